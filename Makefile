@@ -1,0 +1,66 @@
+# Rookery's commands. `make demo` and `make test` set up everything they need on a fresh clone.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+BIN := $(VENV)/bin
+PROTO_FILES := $(wildcard proto/rookery/v1/*.proto)
+SETUP_STAMP := $(VENV)/.rookery-setup
+PROTO_STAMP := gen/python/.stamp
+NODE_STAMP := node_modules/.rookery-stamp
+PYTEST_ARGS ?=
+
+.PHONY: setup demo test lint pytest bench proto buf-lint buf-breaking ladder soak clean help
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
+
+setup: $(SETUP_STAMP) $(PROTO_STAMP) $(NODE_STAMP) ## create .venv, install, generate the stubs
+
+$(SETUP_STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	@touch $@
+
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+proto: $(PROTO_STAMP) ## regenerate the Python stubs from proto/
+
+$(PROTO_STAMP): $(PROTO_FILES) $(SETUP_STAMP)
+	rm -rf gen/python && mkdir -p gen/python
+	$(PY) -m grpc_tools.protoc -I proto \
+	  --python_out=gen/python --grpc_python_out=gen/python \
+	  --plugin=protoc-gen-mypy=$(BIN)/protoc-gen-mypy --mypy_out=gen/python \
+	  --plugin=protoc-gen-mypy_grpc=$(BIN)/protoc-gen-mypy_grpc --mypy_grpc_out=gen/python \
+	  $(PROTO_FILES)
+	@touch $@
+
+demo: setup ## the main job: a demo tournament of the reference bots, with ratings and a report
+	$(BIN)/rookery demo
+
+test: setup lint pytest ## lint, type-check and run every test suite
+
+lint: setup buf-lint buf-breaking ## ruff, mypy and buf lint/breaking
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy engine server arena clients/python cli tests bench
+
+buf-lint: $(NODE_STAMP)
+	npx --no-install buf lint
+
+buf-breaking: $(NODE_STAMP) ## compare the contract with the previous commit's
+	@if git rev-parse -q --verify HEAD~1 >/dev/null && git cat-file -e HEAD~1:buf.yaml 2>/dev/null; then \
+	  echo "buf breaking against HEAD~1"; npx --no-install buf breaking --against '.git#ref=HEAD~1'; \
+	else echo "buf breaking: no previous contract to compare with"; fi
+
+pytest: setup
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+bench: setup ## performance figures (engine, server, arena)
+	$(PY) bench/run.py
+
+clean: ## remove the venv, generated code and caches
+	rm -rf $(VENV) gen node_modules .mypy_cache .ruff_cache .pytest_cache

@@ -1,0 +1,1 @@
+"""The `rookery` command line: one entry point, one module per command group."""
