@@ -46,7 +46,7 @@ test: setup lint pytest ## lint, type-check and run every test suite
 lint: setup buf-lint buf-breaking ## ruff, mypy and buf lint/breaking
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy $(wildcard engine wire server arena clients/python cli) tests bench
+	$(BIN)/mypy $(wildcard engine wire server arena clients/python cli tests bench)
 
 buf-lint: $(NODE_STAMP)
 	npx --no-install buf lint
