@@ -1,0 +1,773 @@
+"""The game state machine: deal, auction, nest, trump, bury, call, play, scoring, game end."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ._actions import PASS, PLAY, Action, Bid, Bury, CallCard, NameTrump, Pass, Phase, PlayCard, bid_action
+from ._cards import NUM_CARDS, ROOK_MASK, SUIT_MASKS, Suit, card_name, format_cards, mask_points
+from ._deal import Deal, deal_for_hand
+from ._errors import GameOverError, IllegalActionError, MalformedActionError
+from ._events import (
+    AuctionWon,
+    BidMade,
+    CardCalled,
+    CardPlayed,
+    CardsBuried,
+    Event,
+    GameOver,
+    HandDealt,
+    HandRedealt,
+    HandScored,
+    NestTaken,
+    PartnerRevealed,
+    Passed,
+    TrickWon,
+    TrumpNamed,
+)
+from ._legal import LegalActions
+from ._observation import NO_TRICK, Observation, Trick
+from ._results import GameResult, HandResult, Termination
+from ._ruleset import AllPass, BothOver, FirstLead, Partnership, Ruleset
+
+if TYPE_CHECKING:
+    from ._record import GameRecord
+
+__all__ = ["Game"]
+
+_SUITS = tuple(Suit)
+_SEED_LIMIT = 1 << 64
+
+# _KEYS[trump][card]: a trick-taking strength. Trumps (the Rook cards included) rank 100+, above
+# every card of the led suit (1..14); ROOK above ROOK2 above the trump 14 (RULES.md §5).
+_KEYS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(
+        (100 + card % 14 + 1 if card // 14 == trump else card % 14 + 1)
+        if card < 56
+        else (116 if card == 56 else 115)
+        for card in range(NUM_CARDS)
+    )
+    for trump in range(4)
+)
+_TRUMP_MASKS: tuple[int, ...] = tuple(SUIT_MASKS[suit] | ROOK_MASK for suit in range(4))
+# _FOLLOW_MASKS[trump][card]: the cards that follow suit when ``card`` leads.
+_FOLLOW_MASKS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(
+        _TRUMP_MASKS[trump] if card >= 56 or card // 14 == trump else SUIT_MASKS[card // 14]
+        for card in range(NUM_CARDS)
+    )
+    for trump in range(4)
+)
+_EXCHANGE = (Phase.NAME_TRUMP, Phase.BURY)
+
+
+def _illegal(reason: str, message: str) -> IllegalActionError:
+    return IllegalActionError(reason, message)
+
+
+class Game:
+    """One game of Rook: a ruleset, a seed and the actions applied so far.
+
+    The deal of every hand comes from the seed (``deal_for_hand``); everything else follows from
+    the actions. ``apply`` refuses a malformed action with ``MalformedActionError`` and a
+    well-formed one the rules forbid with ``IllegalActionError``, leaving the state unchanged.
+
+    >>> game = Game(Ruleset.preset("standard"), seed=7)
+    >>> game.phase, game.current_player, game.hand_number
+    (<Phase.BIDDING: 'BIDDING'>, 1, 0)
+    >>> game.apply(parse_action("bid 70")); game.current_player
+    2
+    """
+
+    __slots__ = (
+        "_aborted",
+        "_actions",
+        "_bid",
+        "_bidder",
+        "_buried",
+        "_called",
+        "_current",
+        "_deal",
+        "_dealer",
+        "_events",
+        "_events_on",
+        "_follow",
+        "_forced",
+        "_forfeit",
+        "_hand_number",
+        "_hand_results",
+        "_hands",
+        "_high_bid",
+        "_high_bidder",
+        "_keys",
+        "_auction",
+        "_lead",
+        "_log",
+        "_nest",
+        "_partner",
+        "_partner_shown",
+        "_passed",
+        "_phase",
+        "_result",
+        "_rules",
+        "_scores",
+        "_seed",
+        "_trick",
+        "_trick_mask",
+        "_tricks",
+        "_trump",
+        "_trump_mask",
+        "_win_key",
+        "_win_seat",
+        "_won",
+    )
+
+    def __init__(self, ruleset: Ruleset, seed: int, *, events: bool = True) -> None:
+        if not isinstance(ruleset, Ruleset):
+            raise TypeError(f"ruleset must be a Ruleset, got {type(ruleset).__name__}")
+        if type(seed) is not int or not 0 <= seed < _SEED_LIMIT:
+            raise ValueError(f"seed must be an int in 0..2**64-1, got {seed!r}")
+        self._rules = ruleset
+        self._seed = seed
+        self._events_on = events
+        self._log: list[tuple[Any, ...]] = []
+        self._events: list[Event] = []
+        self._actions: list[tuple[int, Action]] = []
+        self._scores = [0] * ruleset.num_sides
+        self._hand_results: list[HandResult] = []
+        self._result: GameResult | None = None
+        self._forfeit: tuple[int, str] | None = None
+        self._aborted = False
+        self._dealer = ruleset.first_dealer
+        self._hand_number = 0
+        self._start_hand(deal_for_hand(ruleset, seed, 0))
+
+    # Public state ---------------------------------------------------------------------------
+
+    @property
+    def ruleset(self) -> Ruleset:
+        """The game's rules."""
+        return self._rules
+
+    @property
+    def seed(self) -> int:
+        """The game seed every deal derives from."""
+        return self._seed
+
+    @property
+    def phase(self) -> Phase:
+        """What the game waits for."""
+        return self._phase
+
+    @property
+    def current_player(self) -> int | None:
+        """The seat to act; ``None`` once the game is over."""
+        return None if self._current < 0 else self._current
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the game has ended."""
+        return self._result is not None
+
+    @property
+    def result(self) -> GameResult | None:
+        """The result once the game is over."""
+        return self._result
+
+    @property
+    def hand_number(self) -> int:
+        """The 0-based number of the current hand; void (all-pass) hands count."""
+        return self._hand_number
+
+    @property
+    def dealer(self) -> int:
+        """The dealer of the current hand."""
+        return self._dealer
+
+    @property
+    def scores(self) -> tuple[int, ...]:
+        """Cumulative scores per side of the hands scored so far."""
+        return tuple(self._scores)
+
+    @property
+    def hand_results(self) -> list[HandResult]:
+        """One result per hand dealt and finished so far (redeals included), in order."""
+        return list(self._hand_results)
+
+    @property
+    def deal(self) -> Deal:
+        """The current hand's deal as dealt. Server side only: it shows every hidden card."""
+        return self._deal
+
+    @property
+    def hands(self) -> tuple[int, ...]:
+        """Every seat's cards now. Server side only."""
+        return tuple(self._hands)
+
+    @property
+    def bidder(self) -> int:
+        """The bidder of the current hand (-1 during the auction)."""
+        return self._bidder
+
+    @property
+    def trump(self) -> Suit | None:
+        """The trump suit of the current hand, once named."""
+        return None if self._trump < 0 else _SUITS[self._trump]
+
+    @property
+    def actions(self) -> list[tuple[int, Action]]:
+        """Every action applied so far as ``(seat, action)``."""
+        return list(self._actions)
+
+    @property
+    def events(self) -> list[Event]:
+        """Every event so far, in order (``seq`` = index + 1); empty when events are off."""
+        self._materialize()
+        return list(self._events)
+
+    def events_since(self, seq: int) -> list[Event]:
+        """The events whose ``seq`` is greater than ``seq``."""
+        self._materialize()
+        return self._events[max(seq, 0) :]
+
+    def _materialize(self) -> None:
+        log, events = self._log, self._events
+        for index in range(len(events), len(log)):
+            kind, *fields = log[index]
+            events.append(kind(index + 1, *fields))
+
+    @property
+    def record(self) -> GameRecord:
+        """The game's record: ruleset, seed, actions, and the results reached so far."""
+        from ._record import GameRecord
+
+        return GameRecord(
+            ruleset=self._rules,
+            seed=self._seed,
+            actions=tuple(self._actions),
+            forfeit=self._forfeit,
+            aborted=self._aborted,
+            hand_scores=tuple(result.scores_after for result in self._hand_results),
+            result=self._result,
+        )
+
+    def clone(self) -> Game:
+        """An independent copy (a search game stays a search game: events stay off)."""
+        other = object.__new__(Game)
+        for name in Game.__slots__:
+            value = getattr(self, name)
+            if type(value) is list:
+                value = list(value)
+            object.__setattr__(other, name, value)
+        return other
+
+    # Hand set-up ----------------------------------------------------------------------------
+
+    def _start_hand(self, deal: Deal) -> None:
+        rules = self._rules
+        self._deal = deal
+        self._hands = list(deal.hands)
+        self._phase = Phase.BIDDING
+        self._current = (self._dealer + 1) % rules.players
+        self._auction: list[tuple[int, int]] = []
+        self._passed = 0
+        self._high_bid = 0
+        self._high_bidder = -1
+        self._bidder = -1
+        self._bid = 0
+        self._forced = False
+        self._trump = -1
+        self._trump_mask = 0
+        self._keys = _KEYS[0]
+        self._nest = 0
+        self._buried = 0
+        self._called = -1
+        self._partner = -1
+        self._partner_shown = False
+        self._trick: list[tuple[int, int]] = []
+        self._trick_mask = 0
+        self._lead = -1
+        self._follow = 0
+        self._win_seat = -1
+        self._win_key = 0
+        self._tricks: list[Trick] = []
+        self._won = [0] * rules.players
+        if self._events_on:
+            self._log.append((HandDealt, self._hand_number, self._dealer, deal.hands))
+
+    # Legal actions --------------------------------------------------------------------------
+
+    def legal_actions(self) -> LegalActions:
+        """Every legal action of the player to act (empty once the game is over)."""
+        phase = self._phase
+        if phase is Phase.PLAY:
+            seat = self._current
+            hand = self._hands[seat]
+            if self._trick:
+                follow = hand & self._follow
+                if follow:
+                    if self._rules.rook_free_play:
+                        follow |= hand & ROOK_MASK
+                    return LegalActions._for_play(seat, follow)
+            return LegalActions._for_play(seat, hand)
+        rules = self._rules
+        if phase is Phase.BIDDING:
+            low = rules.min_bid if self._high_bid == 0 else self._high_bid + rules.bid_step
+            bids = tuple(range(low, rules.effective_max_bid + 1, rules.bid_step))
+            return LegalActions(phase, self._current, can_pass=True, bids=bids)
+        if phase is Phase.NAME_TRUMP:
+            return LegalActions(phase, self._current)
+        if phase is Phase.BURY:
+            return LegalActions(
+                phase, self._current, bury_from=self._hands[self._bidder], bury_count=rules.nest_size
+            )
+        if phase is Phase.CALL:
+            call_from = rules.deck_mask & ~self._hands[self._bidder] & ~self._buried
+            return LegalActions(phase, self._current, call_from=call_from)
+        return LegalActions(Phase.GAME_OVER, -1)
+
+    def is_legal(self, action: object) -> bool:
+        """Whether ``action`` is a legal action of the player to act."""
+        return action in self.legal_actions()
+
+    # Applying actions -----------------------------------------------------------------------
+
+    def apply(self, action: Action) -> None:
+        """Apply ``action`` for the player to act.
+
+        Raises ``MalformedActionError`` (not an action, a card outside the deck, a bury of the
+        wrong size) or ``IllegalActionError`` (with a ``reason`` code) and then changes nothing.
+        """
+        kind = type(action)
+        if kind is PlayCard:
+            self._play(action.card)  # type: ignore[union-attr]
+        elif kind is Bid:
+            self._bid_action(action.amount)  # type: ignore[union-attr]
+        elif kind is Pass:
+            self._pass()
+        elif kind is NameTrump:
+            self._name_trump(action.suit)  # type: ignore[union-attr]
+        elif kind is Bury:
+            self._bury(action.cards)  # type: ignore[union-attr]
+        elif kind is CallCard:
+            self._call(action.card)  # type: ignore[union-attr]
+        else:
+            raise MalformedActionError(f"not an action: {action!r}")
+
+    def _expect(self, phase: Phase, what: str) -> int:
+        if self._phase is not phase:
+            if self._result is not None:
+                raise GameOverError(f"the game is over: cannot {what}")
+            raise _illegal(
+                "wrong_phase", f"cannot {what} during {self._phase.name}; expected {phase.name}"
+            )
+        return self._current
+
+    def _check_card(self, card: object, what: str) -> int:
+        if type(card) is not int or not 0 <= card < NUM_CARDS:
+            raise MalformedActionError(f"{what}: not a card index 0..{NUM_CARDS - 1}: {card!r}")
+        if not self._rules.deck_mask >> card & 1:
+            raise MalformedActionError(
+                f"{what}: {card_name(card)} is not in the {self._rules.name} deck"
+            )
+        return card
+
+    # Auction
+
+    def _bid_action(self, amount: object) -> None:
+        if type(amount) is not int:
+            raise MalformedActionError(f"a bid amount must be an int, got {amount!r}")
+        seat = self._expect(Phase.BIDDING, "bid")
+        rules = self._rules
+        if amount % rules.bid_step:
+            raise _illegal(
+                "bid_not_multiple", f"bid {amount} is not a multiple of {rules.bid_step}"
+            )
+        if amount < rules.min_bid:
+            raise _illegal("bid_too_low", f"bid {amount} is below the minimum bid {rules.min_bid}")
+        if amount <= self._high_bid:
+            raise _illegal(
+                "bid_too_low", f"bid {amount} is not above the high bid {self._high_bid}"
+            )
+        if amount > rules.effective_max_bid:
+            raise _illegal(
+                "bid_too_high", f"bid {amount} is above the maximum bid {rules.effective_max_bid}"
+            )
+        self._actions.append((seat, bid_action(amount)))
+        self._auction.append((seat, amount))
+        self._high_bid = amount
+        self._high_bidder = seat
+        if self._events_on:
+            self._log.append((BidMade, self._hand_number, seat, amount))
+        self._next_bidder()
+
+    def _pass(self) -> None:
+        seat = self._expect(Phase.BIDDING, "pass")
+        self._actions.append((seat, PASS))
+        self._auction.append((seat, 0))
+        self._passed |= 1 << seat
+        if self._events_on:
+            self._log.append((Passed, self._hand_number, seat))
+        self._next_bidder()
+
+    def _next_bidder(self) -> None:
+        players = self._rules.players
+        remaining = [seat for seat in range(players) if not self._passed >> seat & 1]
+        if len(remaining) == 1 and remaining[0] == self._high_bidder:
+            self._win_auction(self._high_bidder, self._high_bid, forced=False)
+        elif not remaining:
+            self._all_passed()
+        else:
+            seat = (self._current + 1) % players
+            while self._passed >> seat & 1:
+                seat = (seat + 1) % players
+            self._current = seat
+
+    def _all_passed(self) -> None:
+        rules = self._rules
+        if rules.all_pass is AllPass.DEALER_FORCED:
+            self._win_auction(self._dealer, rules.min_bid, forced=True)
+            return
+        result = HandResult(
+            hand_number=self._hand_number,
+            dealer=self._dealer,
+            bidder=-1,
+            bid=0,
+            forced=False,
+            trump=None,
+            made=False,
+            bidding_total=0,
+            points_per_side=(0,) * rules.num_sides,
+            score_deltas=(0,) * rules.num_sides,
+            scores_after=tuple(self._scores),
+            deal=self._deal,
+            buried=0,
+            called_card=-1,
+            partner=-1,
+            redeal=True,
+        )
+        self._hand_results.append(result)
+        if self._events_on:
+            self._log.append((HandRedealt, self._hand_number, self._dealer))
+        if len(self._hand_results) >= rules.max_hands:
+            self._adjudicate()
+        else:
+            self._next_hand(rotate=False)
+
+    def _win_auction(self, seat: int, amount: int, *, forced: bool) -> None:
+        rules = self._rules
+        self._bidder = seat
+        self._bid = amount
+        self._forced = forced
+        self._current = seat
+        if self._events_on:
+            self._log.append((AuctionWon, self._hand_number, seat, amount, forced))
+        nest = self._deal.nest
+        if rules.nest_size:
+            self._hands[seat] |= nest
+            self._nest = nest
+            if self._events_on:
+                self._log.append((NestTaken, self._hand_number, seat, nest, rules.nest_size))
+        self._phase = Phase.NAME_TRUMP if rules.trump_first or not rules.nest_size else Phase.BURY
+
+    # Exchange
+
+    def _name_trump(self, suit: object) -> None:
+        if type(suit) is not Suit and (type(suit) is not int or not 0 <= suit < 4):
+            raise MalformedActionError(f"not a suit: {suit!r}")
+        seat = self._expect(Phase.NAME_TRUMP, "name trump")
+        trump = int(suit)  # type: ignore[call-overload]
+        self._actions.append((seat, NameTrump(_SUITS[trump])))
+        self._trump = trump
+        self._trump_mask = _TRUMP_MASKS[trump]
+        self._keys = _KEYS[trump]
+        if self._events_on:
+            self._log.append((TrumpNamed, self._hand_number, seat, _SUITS[trump]))
+        if self._rules.nest_size and not self._buried:
+            self._phase = Phase.BURY
+        else:
+            self._after_exchange()
+
+    def _bury(self, cards: object) -> None:
+        rules = self._rules
+        if type(cards) is not int or cards < 0:
+            raise MalformedActionError(f"a bury must be a card mask (non-negative int), got {cards!r}")
+        if cards & ~rules.deck_mask:
+            raise MalformedActionError(
+                f"bury: not in the {rules.name} deck: {format_cards(cards & ~rules.deck_mask & ((1 << NUM_CARDS) - 1)) or hex(cards)}"
+            )
+        if cards.bit_count() != rules.nest_size:
+            raise MalformedActionError(
+                f"bury: exactly {rules.nest_size} cards must be buried, got {cards.bit_count()}"
+            )
+        seat = self._expect(Phase.BURY, "bury")
+        hand = self._hands[seat]
+        if cards & ~hand:
+            raise _illegal(
+                "not_in_hand", f"cannot bury cards not in hand: {format_cards(cards & ~hand)}"
+            )
+        self._actions.append((seat, Bury(cards)))
+        self._hands[seat] = hand ^ cards
+        self._buried = cards
+        self._nest = 0
+        if self._events_on:
+            self._log.append((CardsBuried, self._hand_number, seat, cards, rules.nest_size))
+        if self._trump < 0:
+            self._phase = Phase.NAME_TRUMP
+        else:
+            self._after_exchange()
+
+    def _after_exchange(self) -> None:
+        if self._rules.partnership is Partnership.CALLED:
+            self._phase = Phase.CALL
+        else:
+            self._start_play()
+
+    def _call(self, card: object) -> None:
+        card = self._check_card(card, "call")
+        seat = self._expect(Phase.CALL, "call a card")
+        bit = 1 << card
+        if self._hands[seat] & bit:
+            raise _illegal("own_card", f"cannot call {card_name(card)}: it is in the bidder's hand")
+        if self._buried & bit:
+            raise _illegal("own_card", f"cannot call {card_name(card)}: the bidder buried it")
+        self._actions.append((seat, CallCard(card)))
+        self._called = card
+        self._partner = next(
+            (holder for holder, hand in enumerate(self._hands) if hand & bit), -1
+        )
+        if self._events_on:
+            self._log.append((CardCalled, self._hand_number, seat, card))
+        self._start_play()
+
+    # Play
+
+    def _start_play(self) -> None:
+        bidder = self._bidder
+        if self._rules.first_lead is FirstLead.LEFT_OF_BIDDER:
+            self._current = (bidder + 1) % self._rules.players
+        else:
+            self._current = bidder
+        self._phase = Phase.PLAY
+
+    def _play(self, card: int) -> None:
+        if type(card) is not int or not 0 <= card < NUM_CARDS or not self._rules.deck_mask >> card & 1:
+            self._check_card(card, "play")
+        if self._phase is not Phase.PLAY:
+            self._expect(Phase.PLAY, "play a card")
+        seat = self._current
+        bit = 1 << card
+        hand = self._hands[seat]
+        if not hand & bit:
+            raise _illegal("not_in_hand", f"seat {seat} does not hold {card_name(card)}")
+        trick = self._trick
+        if trick:
+            follow_mask = self._follow
+            if not bit & follow_mask and hand & follow_mask:
+                if not (bit & ROOK_MASK and self._rules.rook_free_play):
+                    raise _illegal(
+                        "must_follow_suit",
+                        f"seat {seat} must follow suit: holds {format_cards(hand & follow_mask)}",
+                    )
+            key = self._keys[card]
+            if bit & self._trump_mask or bit & follow_mask:
+                if key > self._win_key:
+                    self._win_key = key
+                    self._win_seat = seat
+        else:
+            self._lead = seat
+            self._follow = _FOLLOW_MASKS[self._trump][card]
+            self._win_key = self._keys[card]
+            self._win_seat = seat
+        self._hands[seat] = hand ^ bit
+        self._actions.append((seat, PLAY[card]))
+        trick.append((seat, card))
+        self._trick_mask |= bit
+        if self._events_on:
+            self._log.append((CardPlayed, self._hand_number, seat, card))
+        if card == self._called:
+            self._partner_shown = True
+            if self._events_on:
+                self._log.append((PartnerRevealed, self._hand_number, seat))
+        if len(trick) < self._rules.players:
+            seat += 1
+            self._current = 0 if seat == self._rules.players else seat
+            return
+        winner = self._win_seat
+        points = mask_points(self._trick_mask)
+        self._won[winner] += points
+        self._tricks.append(Trick(self._lead, tuple(trick), winner, points))
+        if self._events_on:
+            self._log.append((TrickWon, self._hand_number, winner, points, len(self._tricks) - 1))
+        self._trick = []
+        self._trick_mask = 0
+        self._current = winner
+        if len(self._tricks) == self._rules.hand_size:
+            self._score_hand()
+
+    # Scoring and the end of the game ----------------------------------------------------------
+
+    def _bidding_seats(self) -> tuple[int, ...]:
+        rules = self._rules
+        if rules.partnership is Partnership.FIXED:
+            return rules.seats_of_side(rules.side_of(self._bidder))
+        if self._partner >= 0:
+            return (self._bidder, self._partner)
+        return (self._bidder,)
+
+    def _score_hand(self) -> None:
+        rules = self._rules
+        counted = list(self._won)
+        counted[self._tricks[-1].winner] += rules.last_trick_bonus
+        counted[self._bidder] += mask_points(self._buried)
+        bidding_seats = self._bidding_seats()
+        bidding_total = sum(counted[seat] for seat in bidding_seats)
+        made = bidding_total >= self._bid
+        bidding_result = bidding_total if made else -self._bid
+        points = [0] * rules.num_sides
+        for seat, value in enumerate(counted):
+            points[rules.side_of(seat)] += value
+        bidding_sides = {rules.side_of(seat) for seat in bidding_seats}
+        deltas = tuple(
+            bidding_result if side in bidding_sides else points[side]
+            for side in range(rules.num_sides)
+        )
+        for side, delta in enumerate(deltas):
+            self._scores[side] += delta
+        result = HandResult(
+            hand_number=self._hand_number,
+            dealer=self._dealer,
+            bidder=self._bidder,
+            bid=self._bid,
+            forced=self._forced,
+            trump=_SUITS[self._trump],
+            made=made,
+            bidding_total=bidding_total,
+            points_per_side=tuple(points),
+            score_deltas=deltas,
+            scores_after=tuple(self._scores),
+            deal=self._deal,
+            buried=self._buried,
+            called_card=self._called,
+            partner=self._partner,
+            redeal=False,
+        )
+        self._hand_results.append(result)
+        if self._events_on:
+            self._log.append((HandScored, self._hand_number, result))
+        self._check_game_end(bidding_sides)
+
+    def _check_game_end(self, bidding_sides: set[int]) -> None:
+        rules = self._rules
+        scores = self._scores
+        over = [side for side in range(rules.num_sides) if scores[side] >= rules.target]
+        if over:
+            candidates = over
+            if rules.both_over is BothOver.BIDDER_WINS:
+                candidates = [side for side in over if side in bidding_sides] or over
+            best = max(scores[side] for side in candidates)
+            top = [side for side in candidates if scores[side] == best]
+            if len(top) == 1:
+                self._finish(tuple(top), Termination.TARGET_REACHED)
+                return
+        if len(self._hand_results) >= rules.max_hands:
+            self._adjudicate()
+        else:
+            self._next_hand(rotate=True)
+
+    def _adjudicate(self) -> None:
+        best = max(self._scores)
+        top = tuple(side for side, score in enumerate(self._scores) if score == best)
+        self._finish(top if len(top) == 1 else (), Termination.MAX_HANDS)
+
+    def _next_hand(self, *, rotate: bool) -> None:
+        if rotate:
+            self._dealer = (self._dealer + 1) % self._rules.players
+        self._hand_number += 1
+        self._start_hand(deal_for_hand(self._rules, self._seed, self._hand_number))
+
+    def _finish(self, winners: tuple[int, ...], reason: Termination) -> None:
+        self._result = GameResult(
+            winners=winners,
+            scores=tuple(self._scores),
+            hands_played=len(self._hand_results),
+            reason=reason,
+        )
+        self._phase = Phase.GAME_OVER
+        self._current = -1
+        if self._events_on:
+            self._log.append((GameOver, self._hand_number, self._result))
+
+    def forfeit(self, seat: int, reason: str = "") -> None:
+        """End the game by forfeit of ``seat``: every other side wins jointly."""
+        if self._result is not None:
+            raise GameOverError("the game is over: cannot forfeit")
+        if type(seat) is not int or not 0 <= seat < self._rules.players:
+            raise ValueError(f"not a seat: {seat!r}")
+        loser = self._rules.side_of(seat)
+        self._forfeit = (seat, reason)
+        winners = tuple(side for side in range(self._rules.num_sides) if side != loser)
+        self._finish(winners, Termination.FORFEIT)
+
+    def abort(self) -> None:
+        """End the game with no winner."""
+        if self._result is not None:
+            raise GameOverError("the game is over: cannot abort")
+        self._aborted = True
+        self._finish((), Termination.ABORTED)
+
+    # Observations ---------------------------------------------------------------------------
+
+    def observation_for(self, seat: int) -> Observation:
+        """Exactly what ``seat`` may know now (``-1``: the public view of a spectator)."""
+        rules = self._rules
+        if type(seat) is not int or not -1 <= seat < rules.players:
+            raise ValueError(f"not a seat: {seat!r}")
+        is_bidder = seat >= 0 and seat == self._bidder
+        partner = -1
+        if self._partner >= 0 and (self._partner_shown or seat == self._partner):
+            partner = self._partner
+        points = [0] * rules.num_sides
+        for holder, value in enumerate(self._won):
+            points[rules.side_of(holder)] += value
+        if self._phase is Phase.PLAY:
+            leader = self._lead if self._trick else self._current
+            current = Trick(leader, tuple(self._trick), -1, mask_points(self._trick_mask))
+        else:
+            current = NO_TRICK
+        return Observation(
+            ruleset=rules,
+            seat=seat,
+            hand_number=self._hand_number,
+            dealer=self._dealer,
+            phase=self._phase,
+            current_player=self._current,
+            hand=self._hands[seat] if seat >= 0 else 0,
+            nest=self._nest if is_bidder else 0,
+            auction=tuple(self._auction),
+            high_bid=self._high_bid,
+            high_bidder=self._high_bidder,
+            bidder=self._bidder,
+            bid=self._bid,
+            trump=self.trump,
+            buried=self._buried if is_bidder else 0,
+            buried_count=self._buried.bit_count(),
+            called_card=self._called,
+            partner=partner,
+            current_trick=current,
+            completed_tricks=tuple(self._tricks),
+            points_captured=tuple(points),
+            scores=tuple(self._scores),
+            sides=rules.sides,
+        )
+
+    def public_view(self) -> Observation:
+        """What a spectator may know: public information only (``seat = -1``)."""
+        return self.observation_for(-1)
+
+    def __repr__(self) -> str:
+        return (
+            f"<Game {self._rules.name} seed={self._seed} hand={self._hand_number} "
+            f"phase={self._phase.name} to_act={self._current} scores={tuple(self._scores)}>"
+        )
+

@@ -1,0 +1,284 @@
+"""``LegalActions``: a compact, immutable description of what the player to act may do."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Sequence
+from math import comb
+from typing import overload
+
+from ._actions import PASS, PLAY, TRUMP, Action, Bid, Bury, CallCard, NameTrump, Pass, Phase, PlayCard, bid_action
+from ._cards import ROOK_MASK, SUIT_MASKS, Suit, cards_of, format_cards
+
+__all__ = ["LegalActions", "legal_play_mask"]
+
+_SUITS = tuple(Suit)
+
+
+def legal_play_mask(hand: int, lead_card: int, trump: int, rook_free_play: bool) -> int:
+    """The cards of ``hand`` that may be played to a trick led by ``lead_card`` (-1: to lead).
+
+    The Rook cards belong to the trump suit (RULES.md §5): a player holding a card of the led suit
+    (for a trump lead, any trump or Rook) must play one; under ``rook_free_play`` the Rook may be
+    played anyway.
+    """
+    if lead_card < 0:
+        return hand
+    lead_bit = 1 << lead_card
+    trump_mask = SUIT_MASKS[trump] | ROOK_MASK
+    follow_mask = trump_mask if lead_bit & trump_mask else SUIT_MASKS[lead_card // 14]
+    follow = hand & follow_mask
+    if not follow:
+        return hand
+    if rook_free_play:
+        follow |= hand & ROOK_MASK
+    return follow
+
+
+def _nth_bit(mask: int, index: int) -> int:
+    """The card index of the ``index``-th lowest set bit of ``mask``."""
+    for _ in range(index):
+        mask &= mask - 1
+    return (mask & -mask).bit_length() - 1
+
+
+class LegalActions(Sequence[Action]):
+    """Every legal action of the player to act, described compactly and enumerated lazily.
+
+    It is a ``Sequence[Action]`` in a fixed order: indexing, ``len``, iteration and ``in`` work
+    without materialising the list (a bury of 5 cards out of 18 has 8,568 actions, produced by
+    unranking combinations on demand). ``sample(rng)`` draws one uniformly.
+
+    >>> legal = LegalActions(Phase.BIDDING, 1, can_pass=True, bids=(70, 75))
+    >>> [str(action) for action in legal]
+    ['pass', 'bid 70', 'bid 75']
+    """
+
+    __slots__ = ("_bids", "_count", "_mask", "_phase", "_player")
+
+    _phase: Phase
+    _player: int
+    _mask: int
+    _bids: tuple[int, ...]
+    _count: int
+
+    def __init__(
+        self,
+        phase: Phase,
+        player: int,
+        *,
+        can_pass: bool = False,
+        bids: tuple[int, ...] = (),
+        bury_from: int = 0,
+        bury_count: int = 0,
+        call_from: int = 0,
+        play: int = 0,
+    ) -> None:
+        self._phase = phase
+        self._player = player
+        self._bids = bids if phase is Phase.BIDDING else ()
+        self._count = 0
+        self._mask = 0
+        if phase is Phase.BIDDING:
+            self._count = 1 if can_pass else 0
+        elif phase is Phase.NAME_TRUMP:
+            self._mask = 0b1111
+        elif phase is Phase.BURY:
+            self._mask = bury_from
+            self._count = bury_count
+        elif phase is Phase.CALL:
+            self._mask = call_from
+        elif phase is Phase.PLAY:
+            self._mask = play
+
+    @classmethod
+    def _for_play(cls, player: int, play: int) -> LegalActions:
+        """The hot-path constructor for the PLAY phase."""
+        self = object.__new__(cls)
+        self._phase = Phase.PLAY
+        self._player = player
+        self._mask = play
+        self._bids = ()
+        self._count = 0
+        return self
+
+    # The described fields -------------------------------------------------------------------
+
+    @property
+    def phase(self) -> Phase:
+        """The phase these actions belong to."""
+        return self._phase
+
+    @property
+    def player(self) -> int:
+        """The seat to act (-1 when nobody acts)."""
+        return self._player
+
+    @property
+    def can_pass(self) -> bool:
+        """Whether passing is legal (always, during the auction)."""
+        return self._phase is Phase.BIDDING and self._count == 1
+
+    @property
+    def bids(self) -> tuple[int, ...]:
+        """Every legal bid amount, ascending."""
+        return self._bids
+
+    @property
+    def suits(self) -> tuple[Suit, ...]:
+        """The suits that may be named trump."""
+        return _SUITS if self._phase is Phase.NAME_TRUMP else ()
+
+    @property
+    def bury_from(self) -> int:
+        """The mask of the cards that may be buried."""
+        return self._mask if self._phase is Phase.BURY else 0
+
+    @property
+    def bury_count(self) -> int:
+        """How many cards must be buried."""
+        return self._count if self._phase is Phase.BURY else 0
+
+    @property
+    def call_from(self) -> int:
+        """The mask of the cards that may be called."""
+        return self._mask if self._phase is Phase.CALL else 0
+
+    @property
+    def play(self) -> int:
+        """The mask of the cards that may be played."""
+        return self._mask if self._phase is Phase.PLAY else 0
+
+    # Sequence protocol ----------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        phase = self._phase
+        if phase is Phase.PLAY or phase is Phase.CALL or phase is Phase.NAME_TRUMP:
+            return self._mask.bit_count()
+        if phase is Phase.BIDDING:
+            return self._count + len(self._bids)
+        if phase is Phase.BURY:
+            return comb(self._mask.bit_count(), self._count)
+        return 0
+
+    @overload
+    def __getitem__(self, index: int) -> Action: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Action]: ...
+
+    def __getitem__(self, index: int | slice) -> Action | Sequence[Action]:
+        if isinstance(index, slice):
+            return tuple(self[i] for i in range(*index.indices(len(self))))
+        phase = self._phase
+        if phase is Phase.PLAY and index >= 0:
+            mask = self._mask
+            for _ in range(index):
+                mask &= mask - 1
+            if not mask:
+                raise IndexError("legal action index out of range")
+            return PLAY[(mask & -mask).bit_length() - 1]
+        size = len(self)
+        if index < 0:
+            index += size
+        if not 0 <= index < size:
+            raise IndexError("legal action index out of range")
+        if phase is Phase.PLAY:
+            return PLAY[_nth_bit(self._mask, index)]
+        if phase is Phase.BIDDING:
+            if self._count:
+                if index == 0:
+                    return PASS
+                index -= 1
+            return bid_action(self._bids[index])
+        if phase is Phase.NAME_TRUMP:
+            return TRUMP[index]
+        if phase is Phase.CALL:
+            return CallCard(_nth_bit(self._mask, index))
+        return Bury(self._unrank_bury(index))
+
+    def _unrank_bury(self, index: int) -> int:
+        """The ``index``-th combination (colexicographic order) of ``bury_count`` cards."""
+        cards = cards_of(self._mask)
+        mask = 0
+        position = len(cards)
+        for k in range(self._count, 0, -1):
+            position -= 1
+            while comb(position, k) > index:
+                position -= 1
+            index -= comb(position, k)
+            mask |= 1 << cards[position]
+        return mask
+
+    def __iter__(self) -> Iterator[Action]:
+        phase = self._phase
+        if phase is Phase.PLAY:
+            return (PLAY[card] for card in cards_of(self._mask))
+        return (self[i] for i in range(len(self)))
+
+    def __contains__(self, action: object) -> bool:
+        phase = self._phase
+        if phase is Phase.PLAY:
+            return type(action) is PlayCard and _is_card(action.card) and bool(
+                self._mask >> action.card & 1
+            )
+        if phase is Phase.BIDDING:
+            if isinstance(action, Pass):
+                return self._count == 1
+            return isinstance(action, Bid) and action.amount in self._bids
+        if phase is Phase.NAME_TRUMP:
+            return isinstance(action, NameTrump) and action.suit in _SUITS
+        if phase is Phase.CALL:
+            return isinstance(action, CallCard) and _is_card(action.card) and bool(
+                self._mask >> action.card & 1
+            )
+        if phase is Phase.BURY:
+            return (
+                isinstance(action, Bury)
+                and type(action.cards) is int
+                and action.cards >= 0
+                and action.cards & self._mask == action.cards
+                and action.cards.bit_count() == self._count
+            )
+        return False
+
+    def sample(self, rng: random.Random) -> Action:
+        """One legal action drawn uniformly with ``rng``; ``IndexError`` when there is none."""
+        size = len(self)
+        if not size:
+            raise IndexError("no legal action to sample")
+        return self[rng.randrange(size)]
+
+    # Values ---------------------------------------------------------------------------------
+
+    def _key(self) -> tuple[Phase, int, int, tuple[int, ...], int]:
+        return (self._phase, self._player, self._mask, self._bids, self._count)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, LegalActions):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        phase = self._phase
+        if phase is Phase.BIDDING:
+            detail = f"can_pass={self.can_pass}, bids={self._bids}"
+        elif phase is Phase.BURY:
+            detail = f"bury_count={self._count}, bury_from={format_cards(self._mask)!r}"
+        elif phase is Phase.CALL:
+            detail = f"call_from={format_cards(self._mask)!r}"
+        elif phase is Phase.PLAY:
+            detail = f"play={format_cards(self._mask)!r}"
+        elif phase is Phase.NAME_TRUMP:
+            detail = "suits=B R Y G"
+        else:
+            detail = "none"
+        return f"LegalActions({phase.name}, player={self._player}, {detail})"
+
+
+def _is_card(card: object) -> bool:
+    return type(card) is int and 0 <= card < 58
+
