@@ -62,5 +62,8 @@ pytest: setup
 bench: setup ## performance figures (engine, server, arena)
 	$(PY) bench/run.py
 
+ladder: setup ## duplicate matches random vs heuristic vs pimc, Elo ± 95 % CI
+	$(PY) bench/ladder.py
+
 clean: ## remove the venv, generated code and caches
 	rm -rf $(VENV) gen node_modules .mypy_cache .ruff_cache .pytest_cache
