@@ -48,7 +48,7 @@ from ._cards import (
     parse_cards,
     popcount,
 )
-from ._deal import Deal, deal_for_hand, hand_seed
+from ._deal import Deal, deal_for_hand
 from ._errors import (
     CardParseError,
     EngineError,
@@ -149,7 +149,6 @@ __all__ = [
     "cards_of",
     "deal_for_hand",
     "format_cards",
-    "hand_seed",
     "legal_play_mask",
     "make_card",
     "mask_of",

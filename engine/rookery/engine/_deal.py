@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import hashlib
-import random
+import sys
+from array import array
 from dataclasses import dataclass
 
-from ._cards import cards_of, format_cards
+from ._cards import NUM_CARDS, format_cards
 from ._ruleset import Ruleset
 
-__all__ = ["Deal", "deal_for_hand", "hand_seed"]
+__all__ = ["Deal", "deal_for_hand"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,35 +35,29 @@ class Deal:
         return "\n".join(lines)
 
 
-def hand_seed(game_seed: int, hand_number: int) -> int:
-    """The seed of hand ``hand_number``: the 64-bit blake2b digest of ``"{game_seed}:{hand_number}"``."""
-    digest = hashlib.blake2b(f"{game_seed}:{hand_number}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big")
-
-
 def deal_for_hand(ruleset: Ruleset, game_seed: int, hand_number: int) -> Deal:
     """The deal of hand ``hand_number`` of a game seeded ``game_seed``.
 
-    The deck's cards in ascending index order are shuffled by ``random.Random(hand_seed)``; seat 0
-    receives the first ``hand_size`` cards, seat 1 the next, and so on by absolute seat; then come
-    the nest and the dead pile. The deal depends on nothing else, so duplicate tables with the same
-    seed see the same cards on the same seats whoever sits there.
+    The shuffle: ``shake_256(f"{game_seed}:{hand_number}")`` yields one little-endian 64-bit key
+    per card of the deck (cards in ascending index order); the deck sorted by ``(key, card)`` is
+    the shuffled deck. Seat 0 receives the first ``hand_size`` cards, seat 1 the next, and so on by
+    absolute seat; then come the nest and the dead pile. The deal depends on nothing else, so
+    duplicate tables with the same seed see the same cards on the same seats whoever sits there,
+    and any language with SHAKE-256 can reproduce it.
     """
-    deck = cards_of(ruleset.deck_mask)
-    random.Random(hand_seed(game_seed, hand_number)).shuffle(deck)
+    cards = ruleset.deck_cards
+    keys = array("Q", hashlib.shake_256(f"{game_seed}:{hand_number}".encode()).digest(8 * len(cards)))
+    if sys.byteorder != "little":
+        keys.byteswap()
+    order = sorted(range(len(cards)), key=keys.__getitem__)
+    bit = _BITS.__getitem__
+    deck = [cards[index] for index in order]
     size = ruleset.hand_size
-    hands = []
-    position = 0
-    for _ in range(ruleset.players):
-        mask = 0
-        for card in deck[position : position + size]:
-            mask |= 1 << card
-        hands.append(mask)
-        position += size
-    nest = 0
-    for card in deck[position : position + ruleset.nest_size]:
-        nest |= 1 << card
-    dead = 0
-    for card in deck[position + ruleset.nest_size :]:
-        dead |= 1 << card
-    return Deal(tuple(hands), nest, dead)
+    dealt = size * ruleset.players
+    hands = tuple(sum(map(bit, deck[start : start + size])) for start in range(0, dealt, size))
+    nest = sum(map(bit, deck[dealt : dealt + ruleset.nest_size]))
+    dead = sum(map(bit, deck[dealt + ruleset.nest_size :]))
+    return Deal(hands, nest, dead)
+
+
+_BITS = tuple(1 << card for card in range(NUM_CARDS))

@@ -25,7 +25,7 @@ from ._events import (
     TrickWon,
     TrumpNamed,
 )
-from ._legal import LegalActions
+from ._legal import LegalActions, _PlayActions
 from ._observation import NO_TRICK, Observation, Trick
 from ._results import GameResult, HandResult, Termination
 from ._ruleset import AllPass, BothOver, FirstLead, Partnership, Ruleset
@@ -58,7 +58,16 @@ _FOLLOW_MASKS: tuple[tuple[int, ...], ...] = tuple(
     )
     for trump in range(4)
 )
-_EXCHANGE = (Phase.NAME_TRUMP, Phase.BURY)
+# Enum member access costs a descriptor call on Python 3.11; the hot paths use these constants.
+_BIDDING = Phase.BIDDING
+_NAME_TRUMP = Phase.NAME_TRUMP
+_BURY = Phase.BURY
+_CALL = Phase.CALL
+_PLAY = Phase.PLAY
+_GAME_OVER = Phase.GAME_OVER
+
+
+_new_play_actions = object.__new__
 
 
 def _illegal(reason: str, message: str) -> IllegalActionError:
@@ -89,6 +98,10 @@ class Game:
         "_current",
         "_deal",
         "_dealer",
+        "_deck_mask",
+        "_hand_size",
+        "_players",
+        "_rook_free",
         "_events",
         "_events_on",
         "_follow",
@@ -128,6 +141,10 @@ class Game:
         if type(seed) is not int or not 0 <= seed < _SEED_LIMIT:
             raise ValueError(f"seed must be an int in 0..2**64-1, got {seed!r}")
         self._rules = ruleset
+        self._players = ruleset.players
+        self._hand_size = ruleset.hand_size
+        self._deck_mask = ruleset.deck_mask
+        self._rook_free = ruleset.rook_free_play
         self._seed = seed
         self._events_on = events
         self._log: list[tuple[Any, ...]] = []
@@ -267,7 +284,7 @@ class Game:
         rules = self._rules
         self._deal = deal
         self._hands = list(deal.hands)
-        self._phase = Phase.BIDDING
+        self._phase = _BIDDING
         self._current = (self._dealer + 1) % rules.players
         self._auction: list[tuple[int, int]] = []
         self._passed = 0
@@ -290,7 +307,7 @@ class Game:
         self._follow = 0
         self._win_seat = -1
         self._win_key = 0
-        self._tricks: list[Trick] = []
+        self._tricks: list[tuple[int, tuple[tuple[int, int], ...], int, int]] = []
         self._won = [0] * rules.players
         if self._events_on:
             self._log.append((HandDealt, self._hand_number, self._dealer, deal.hands))
@@ -300,31 +317,32 @@ class Game:
     def legal_actions(self) -> LegalActions:
         """Every legal action of the player to act (empty once the game is over)."""
         phase = self._phase
-        if phase is Phase.PLAY:
+        if phase is _PLAY:
             seat = self._current
             hand = self._hands[seat]
             if self._trick:
                 follow = hand & self._follow
                 if follow:
-                    if self._rules.rook_free_play:
-                        follow |= hand & ROOK_MASK
-                    return LegalActions._for_play(seat, follow)
-            return LegalActions._for_play(seat, hand)
+                    hand = follow | hand & ROOK_MASK if self._rook_free else follow
+            legal = _new_play_actions(_PlayActions)
+            legal._player = seat
+            legal._mask = hand
+            return legal
         rules = self._rules
-        if phase is Phase.BIDDING:
+        if phase is _BIDDING:
             low = rules.min_bid if self._high_bid == 0 else self._high_bid + rules.bid_step
             bids = tuple(range(low, rules.effective_max_bid + 1, rules.bid_step))
             return LegalActions(phase, self._current, can_pass=True, bids=bids)
-        if phase is Phase.NAME_TRUMP:
+        if phase is _NAME_TRUMP:
             return LegalActions(phase, self._current)
-        if phase is Phase.BURY:
+        if phase is _BURY:
             return LegalActions(
                 phase, self._current, bury_from=self._hands[self._bidder], bury_count=rules.nest_size
             )
-        if phase is Phase.CALL:
+        if phase is _CALL:
             call_from = rules.deck_mask & ~self._hands[self._bidder] & ~self._buried
             return LegalActions(phase, self._current, call_from=call_from)
-        return LegalActions(Phase.GAME_OVER, -1)
+        return LegalActions(_GAME_OVER, -1)
 
     def is_legal(self, action: object) -> bool:
         """Whether ``action`` is a legal action of the player to act."""
@@ -339,20 +357,80 @@ class Game:
         wrong size) or ``IllegalActionError`` (with a ``reason`` code) and then changes nothing.
         """
         kind = type(action)
+        if kind is not PlayCard or self._phase is not _PLAY:
+            self._apply_other(kind, action)
+            return
+        # The hot path of every playout: one card played to the current trick (RULES.md §5).
+        card: int = action.card  # type: ignore[union-attr]
+        if type(card) is not int or card < 0 or not self._deck_mask >> card & 1:
+            self._check_card(card, "play")
+        seat = self._current
+        bit = 1 << card
+        hands = self._hands
+        hand = hands[seat]
+        if not hand & bit:
+            raise _illegal("not_in_hand", f"seat {seat} does not hold {card_name(card)}")
+        trick = self._trick
+        if trick:
+            follow_mask = self._follow
+            if bit & follow_mask:
+                key = self._keys[card]
+                if key > self._win_key:
+                    self._win_key = key
+                    self._win_seat = seat
+            elif hand & follow_mask and not (bit & ROOK_MASK and self._rook_free):
+                raise self._revoke(seat, hand, card)
+            elif bit & self._trump_mask:
+                key = self._keys[card]
+                if key > self._win_key:
+                    self._win_key = key
+                    self._win_seat = seat
+        else:
+            self._lead = seat
+            self._follow = _FOLLOW_MASKS[self._trump][card]
+            self._win_key = self._keys[card]
+            self._win_seat = seat
+        hands[seat] = hand ^ bit
+        self._actions.append((seat, PLAY[card]))
+        trick.append((seat, card))
+        self._trick_mask |= bit
+        if self._events_on:
+            self._log.append((CardPlayed, self._hand_number, seat, card))
+        if card == self._called:
+            self._partner_shown = True
+            if self._events_on:
+                self._log.append((PartnerRevealed, self._hand_number, seat))
+        seat += 1
+        if seat == self._players:
+            seat = 0
+        if seat == self._lead:
+            self._finish_trick()
+        else:
+            self._current = seat
+
+    def _apply_other(self, kind: type, action: object) -> None:
         if kind is PlayCard:
-            self._play(action.card)  # type: ignore[union-attr]
+            self._check_card(action.card, "play")  # type: ignore[attr-defined]
+            self._expect(_PLAY, "play a card")
         elif kind is Bid:
-            self._bid_action(action.amount)  # type: ignore[union-attr]
+            self._bid_action(action.amount)  # type: ignore[attr-defined]
         elif kind is Pass:
             self._pass()
         elif kind is NameTrump:
-            self._name_trump(action.suit)  # type: ignore[union-attr]
+            self._name_trump(action.suit)  # type: ignore[attr-defined]
         elif kind is Bury:
-            self._bury(action.cards)  # type: ignore[union-attr]
+            self._bury(action.cards)  # type: ignore[attr-defined]
         elif kind is CallCard:
-            self._call(action.card)  # type: ignore[union-attr]
+            self._call(action.card)  # type: ignore[attr-defined]
         else:
             raise MalformedActionError(f"not an action: {action!r}")
+
+    def _revoke(self, seat: int, hand: int, card: int) -> IllegalActionError:
+        return _illegal(
+            "must_follow_suit",
+            f"seat {seat} must follow suit, not play {card_name(card)}: holds "
+            f"{format_cards(hand & self._follow)}",
+        )
 
     def _expect(self, phase: Phase, what: str) -> int:
         if self._phase is not phase:
@@ -377,7 +455,7 @@ class Game:
     def _bid_action(self, amount: object) -> None:
         if type(amount) is not int:
             raise MalformedActionError(f"a bid amount must be an int, got {amount!r}")
-        seat = self._expect(Phase.BIDDING, "bid")
+        seat = self._expect(_BIDDING, "bid")
         rules = self._rules
         if amount % rules.bid_step:
             raise _illegal(
@@ -402,7 +480,7 @@ class Game:
         self._next_bidder()
 
     def _pass(self) -> None:
-        seat = self._expect(Phase.BIDDING, "pass")
+        seat = self._expect(_BIDDING, "pass")
         self._actions.append((seat, PASS))
         self._auction.append((seat, 0))
         self._passed |= 1 << seat
@@ -411,9 +489,10 @@ class Game:
         self._next_bidder()
 
     def _next_bidder(self) -> None:
-        players = self._rules.players
-        remaining = [seat for seat in range(players) if not self._passed >> seat & 1]
-        if len(remaining) == 1 and remaining[0] == self._high_bidder:
+        players = self._players
+        remaining = players - self._passed.bit_count()
+        if remaining == 1 and self._high_bidder >= 0:
+            # The high bidder never passes (they act again only once outbid), so they are the one.
             self._win_auction(self._high_bidder, self._high_bid, forced=False)
         elif not remaining:
             self._all_passed()
@@ -468,14 +547,14 @@ class Game:
             self._nest = nest
             if self._events_on:
                 self._log.append((NestTaken, self._hand_number, seat, nest, rules.nest_size))
-        self._phase = Phase.NAME_TRUMP if rules.trump_first or not rules.nest_size else Phase.BURY
+        self._phase = _NAME_TRUMP if rules.trump_first or not rules.nest_size else _BURY
 
     # Exchange
 
     def _name_trump(self, suit: object) -> None:
         if type(suit) is not Suit and (type(suit) is not int or not 0 <= suit < 4):
             raise MalformedActionError(f"not a suit: {suit!r}")
-        seat = self._expect(Phase.NAME_TRUMP, "name trump")
+        seat = self._expect(_NAME_TRUMP, "name trump")
         trump = int(suit)  # type: ignore[call-overload]
         self._actions.append((seat, NameTrump(_SUITS[trump])))
         self._trump = trump
@@ -484,7 +563,7 @@ class Game:
         if self._events_on:
             self._log.append((TrumpNamed, self._hand_number, seat, _SUITS[trump]))
         if self._rules.nest_size and not self._buried:
-            self._phase = Phase.BURY
+            self._phase = _BURY
         else:
             self._after_exchange()
 
@@ -500,7 +579,7 @@ class Game:
             raise MalformedActionError(
                 f"bury: exactly {rules.nest_size} cards must be buried, got {cards.bit_count()}"
             )
-        seat = self._expect(Phase.BURY, "bury")
+        seat = self._expect(_BURY, "bury")
         hand = self._hands[seat]
         if cards & ~hand:
             raise _illegal(
@@ -513,19 +592,19 @@ class Game:
         if self._events_on:
             self._log.append((CardsBuried, self._hand_number, seat, cards, rules.nest_size))
         if self._trump < 0:
-            self._phase = Phase.NAME_TRUMP
+            self._phase = _NAME_TRUMP
         else:
             self._after_exchange()
 
     def _after_exchange(self) -> None:
         if self._rules.partnership is Partnership.CALLED:
-            self._phase = Phase.CALL
+            self._phase = _CALL
         else:
             self._start_play()
 
     def _call(self, card: object) -> None:
         card = self._check_card(card, "call")
-        seat = self._expect(Phase.CALL, "call a card")
+        seat = self._expect(_CALL, "call a card")
         bit = 1 << card
         if self._hands[seat] & bit:
             raise _illegal("own_card", f"cannot call {card_name(card)}: it is in the bidder's hand")
@@ -548,61 +627,20 @@ class Game:
             self._current = (bidder + 1) % self._rules.players
         else:
             self._current = bidder
-        self._phase = Phase.PLAY
+        self._phase = _PLAY
 
-    def _play(self, card: int) -> None:
-        if type(card) is not int or not 0 <= card < NUM_CARDS or not self._rules.deck_mask >> card & 1:
-            self._check_card(card, "play")
-        if self._phase is not Phase.PLAY:
-            self._expect(Phase.PLAY, "play a card")
-        seat = self._current
-        bit = 1 << card
-        hand = self._hands[seat]
-        if not hand & bit:
-            raise _illegal("not_in_hand", f"seat {seat} does not hold {card_name(card)}")
-        trick = self._trick
-        if trick:
-            follow_mask = self._follow
-            if not bit & follow_mask and hand & follow_mask:
-                if not (bit & ROOK_MASK and self._rules.rook_free_play):
-                    raise _illegal(
-                        "must_follow_suit",
-                        f"seat {seat} must follow suit: holds {format_cards(hand & follow_mask)}",
-                    )
-            key = self._keys[card]
-            if bit & self._trump_mask or bit & follow_mask:
-                if key > self._win_key:
-                    self._win_key = key
-                    self._win_seat = seat
-        else:
-            self._lead = seat
-            self._follow = _FOLLOW_MASKS[self._trump][card]
-            self._win_key = self._keys[card]
-            self._win_seat = seat
-        self._hands[seat] = hand ^ bit
-        self._actions.append((seat, PLAY[card]))
-        trick.append((seat, card))
-        self._trick_mask |= bit
-        if self._events_on:
-            self._log.append((CardPlayed, self._hand_number, seat, card))
-        if card == self._called:
-            self._partner_shown = True
-            if self._events_on:
-                self._log.append((PartnerRevealed, self._hand_number, seat))
-        if len(trick) < self._rules.players:
-            seat += 1
-            self._current = 0 if seat == self._rules.players else seat
-            return
+    def _finish_trick(self) -> None:
         winner = self._win_seat
         points = mask_points(self._trick_mask)
         self._won[winner] += points
-        self._tricks.append(Trick(self._lead, tuple(trick), winner, points))
+        tricks = self._tricks
+        tricks.append((self._lead, tuple(self._trick), winner, points))
         if self._events_on:
-            self._log.append((TrickWon, self._hand_number, winner, points, len(self._tricks) - 1))
+            self._log.append((TrickWon, self._hand_number, winner, points, len(tricks) - 1))
         self._trick = []
         self._trick_mask = 0
         self._current = winner
-        if len(self._tricks) == self._rules.hand_size:
+        if len(tricks) == self._hand_size:
             self._score_hand()
 
     # Scoring and the end of the game ----------------------------------------------------------
@@ -618,7 +656,7 @@ class Game:
     def _score_hand(self) -> None:
         rules = self._rules
         counted = list(self._won)
-        counted[self._tricks[-1].winner] += rules.last_trick_bonus
+        counted[self._tricks[-1][2]] += rules.last_trick_bonus
         counted[self._bidder] += mask_points(self._buried)
         bidding_seats = self._bidding_seats()
         bidding_total = sum(counted[seat] for seat in bidding_seats)
@@ -693,7 +731,7 @@ class Game:
             hands_played=len(self._hand_results),
             reason=reason,
         )
-        self._phase = Phase.GAME_OVER
+        self._phase = _GAME_OVER
         self._current = -1
         if self._events_on:
             self._log.append((GameOver, self._hand_number, self._result))
@@ -730,7 +768,7 @@ class Game:
         points = [0] * rules.num_sides
         for holder, value in enumerate(self._won):
             points[rules.side_of(holder)] += value
-        if self._phase is Phase.PLAY:
+        if self._phase is _PLAY:
             leader = self._lead if self._trick else self._current
             current = Trick(leader, tuple(self._trick), -1, mask_points(self._trick_mask))
         else:
@@ -755,7 +793,7 @@ class Game:
             called_card=self._called,
             partner=partner,
             current_trick=current,
-            completed_tricks=tuple(self._tricks),
+            completed_tricks=tuple(Trick(*trick) for trick in self._tricks),
             points_captured=tuple(points),
             scores=tuple(self._scores),
             sides=rules.sides,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Sequence
 from math import comb
-from typing import overload
+from typing import Any, overload
 
 from ._actions import PASS, PLAY, TRUMP, Action, Bid, Bury, CallCard, NameTrump, Pass, Phase, PlayCard, bid_action
 from ._cards import ROOK_MASK, SUIT_MASKS, Suit, cards_of, format_cards
@@ -13,6 +13,12 @@ from ._cards import ROOK_MASK, SUIT_MASKS, Suit, cards_of, format_cards
 __all__ = ["LegalActions", "legal_play_mask"]
 
 _SUITS = tuple(Suit)
+# Enum member access costs a descriptor call on Python 3.11; the hot paths use these constants.
+_BIDDING = Phase.BIDDING
+_NAME_TRUMP = Phase.NAME_TRUMP
+_BURY = Phase.BURY
+_CALL = Phase.CALL
+_PLAY = Phase.PLAY
 
 
 def legal_play_mask(hand: int, lead_card: int, trump: int, rook_free_play: bool) -> int:
@@ -76,31 +82,20 @@ class LegalActions(Sequence[Action]):
     ) -> None:
         self._phase = phase
         self._player = player
-        self._bids = bids if phase is Phase.BIDDING else ()
+        self._bids = bids if phase is _BIDDING else ()
         self._count = 0
         self._mask = 0
-        if phase is Phase.BIDDING:
+        if phase is _BIDDING:
             self._count = 1 if can_pass else 0
-        elif phase is Phase.NAME_TRUMP:
+        elif phase is _NAME_TRUMP:
             self._mask = 0b1111
-        elif phase is Phase.BURY:
+        elif phase is _BURY:
             self._mask = bury_from
             self._count = bury_count
-        elif phase is Phase.CALL:
+        elif phase is _CALL:
             self._mask = call_from
-        elif phase is Phase.PLAY:
+        elif phase is _PLAY:
             self._mask = play
-
-    @classmethod
-    def _for_play(cls, player: int, play: int) -> LegalActions:
-        """The hot-path constructor for the PLAY phase."""
-        self = object.__new__(cls)
-        self._phase = Phase.PLAY
-        self._player = player
-        self._mask = play
-        self._bids = ()
-        self._count = 0
-        return self
 
     # The described fields -------------------------------------------------------------------
 
@@ -117,7 +112,7 @@ class LegalActions(Sequence[Action]):
     @property
     def can_pass(self) -> bool:
         """Whether passing is legal (always, during the auction)."""
-        return self._phase is Phase.BIDDING and self._count == 1
+        return self._phase is _BIDDING and self._count == 1
 
     @property
     def bids(self) -> tuple[int, ...]:
@@ -127,37 +122,37 @@ class LegalActions(Sequence[Action]):
     @property
     def suits(self) -> tuple[Suit, ...]:
         """The suits that may be named trump."""
-        return _SUITS if self._phase is Phase.NAME_TRUMP else ()
+        return _SUITS if self._phase is _NAME_TRUMP else ()
 
     @property
     def bury_from(self) -> int:
         """The mask of the cards that may be buried."""
-        return self._mask if self._phase is Phase.BURY else 0
+        return self._mask if self._phase is _BURY else 0
 
     @property
     def bury_count(self) -> int:
         """How many cards must be buried."""
-        return self._count if self._phase is Phase.BURY else 0
+        return self._count if self._phase is _BURY else 0
 
     @property
     def call_from(self) -> int:
         """The mask of the cards that may be called."""
-        return self._mask if self._phase is Phase.CALL else 0
+        return self._mask if self._phase is _CALL else 0
 
     @property
     def play(self) -> int:
         """The mask of the cards that may be played."""
-        return self._mask if self._phase is Phase.PLAY else 0
+        return self._mask if self._phase is _PLAY else 0
 
     # Sequence protocol ----------------------------------------------------------------------
 
     def __len__(self) -> int:
         phase = self._phase
-        if phase is Phase.PLAY or phase is Phase.CALL or phase is Phase.NAME_TRUMP:
+        if phase is _PLAY or phase is _CALL or phase is _NAME_TRUMP:
             return self._mask.bit_count()
-        if phase is Phase.BIDDING:
+        if phase is _BIDDING:
             return self._count + len(self._bids)
-        if phase is Phase.BURY:
+        if phase is _BURY:
             return comb(self._mask.bit_count(), self._count)
         return 0
 
@@ -171,7 +166,7 @@ class LegalActions(Sequence[Action]):
         if isinstance(index, slice):
             return tuple(self[i] for i in range(*index.indices(len(self))))
         phase = self._phase
-        if phase is Phase.PLAY and index >= 0:
+        if phase is _PLAY and index >= 0:
             mask = self._mask
             for _ in range(index):
                 mask &= mask - 1
@@ -183,17 +178,17 @@ class LegalActions(Sequence[Action]):
             index += size
         if not 0 <= index < size:
             raise IndexError("legal action index out of range")
-        if phase is Phase.PLAY:
+        if phase is _PLAY:
             return PLAY[_nth_bit(self._mask, index)]
-        if phase is Phase.BIDDING:
+        if phase is _BIDDING:
             if self._count:
                 if index == 0:
                     return PASS
                 index -= 1
             return bid_action(self._bids[index])
-        if phase is Phase.NAME_TRUMP:
+        if phase is _NAME_TRUMP:
             return TRUMP[index]
-        if phase is Phase.CALL:
+        if phase is _CALL:
             return CallCard(_nth_bit(self._mask, index))
         return Bury(self._unrank_bury(index))
 
@@ -212,27 +207,27 @@ class LegalActions(Sequence[Action]):
 
     def __iter__(self) -> Iterator[Action]:
         phase = self._phase
-        if phase is Phase.PLAY:
+        if phase is _PLAY:
             return (PLAY[card] for card in cards_of(self._mask))
         return (self[i] for i in range(len(self)))
 
     def __contains__(self, action: object) -> bool:
         phase = self._phase
-        if phase is Phase.PLAY:
+        if phase is _PLAY:
             return type(action) is PlayCard and _is_card(action.card) and bool(
                 self._mask >> action.card & 1
             )
-        if phase is Phase.BIDDING:
+        if phase is _BIDDING:
             if isinstance(action, Pass):
                 return self._count == 1
             return isinstance(action, Bid) and action.amount in self._bids
-        if phase is Phase.NAME_TRUMP:
+        if phase is _NAME_TRUMP:
             return isinstance(action, NameTrump) and action.suit in _SUITS
-        if phase is Phase.CALL:
+        if phase is _CALL:
             return isinstance(action, CallCard) and _is_card(action.card) and bool(
                 self._mask >> action.card & 1
             )
-        if phase is Phase.BURY:
+        if phase is _BURY:
             return (
                 isinstance(action, Bury)
                 and type(action.cards) is int
@@ -243,11 +238,14 @@ class LegalActions(Sequence[Action]):
         return False
 
     def sample(self, rng: random.Random) -> Action:
-        """One legal action drawn uniformly with ``rng``; ``IndexError`` when there is none."""
+        """One legal action drawn uniformly with ``rng``; ``IndexError`` when there is none.
+
+        The index is ``int(rng.random() * len(self))``: one call to the generator per draw.
+        """
         size = len(self)
         if not size:
             raise IndexError("no legal action to sample")
-        return self[rng.randrange(size)]
+        return self[int(rng.random() * size)]
 
     # Values ---------------------------------------------------------------------------------
 
@@ -264,15 +262,15 @@ class LegalActions(Sequence[Action]):
 
     def __repr__(self) -> str:
         phase = self._phase
-        if phase is Phase.BIDDING:
+        if phase is _BIDDING:
             detail = f"can_pass={self.can_pass}, bids={self._bids}"
-        elif phase is Phase.BURY:
+        elif phase is _BURY:
             detail = f"bury_count={self._count}, bury_from={format_cards(self._mask)!r}"
-        elif phase is Phase.CALL:
+        elif phase is _CALL:
             detail = f"call_from={format_cards(self._mask)!r}"
-        elif phase is Phase.PLAY:
+        elif phase is _PLAY:
             detail = f"play={format_cards(self._mask)!r}"
-        elif phase is Phase.NAME_TRUMP:
+        elif phase is _NAME_TRUMP:
             detail = "suits=B R Y G"
         else:
             detail = "none"
@@ -281,4 +279,46 @@ class LegalActions(Sequence[Action]):
 
 def _is_card(card: object) -> bool:
     return type(card) is int and 0 <= card < 58
+
+
+
+class _PlayActions(LegalActions):
+    """``LegalActions`` of the PLAY phase, specialised for the hot path of random playouts."""
+
+    __slots__ = ()
+
+    _phase = _PLAY  # type: ignore[misc]
+    _bids = ()  # type: ignore[misc]
+    _count = 0  # type: ignore[misc]
+
+    def __len__(self) -> int:
+        return self._mask.bit_count()
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if type(index) is int and index >= 0:
+            mask = self._mask
+            for _ in range(index):
+                mask &= mask - 1
+            if mask:
+                return PLAY[(mask & -mask).bit_length() - 1]
+        return LegalActions.__getitem__(self, index)
+
+    def __iter__(self) -> Iterator[Action]:
+        return (PLAY[card] for card in cards_of(self._mask))
+
+    def sample(self, rng: random.Random) -> Action:
+        mask = self._mask
+        if not mask:
+            raise IndexError("no legal action to sample")
+        for _ in range(int(rng.random() * mask.bit_count())):
+            mask &= mask - 1
+        return PLAY[(mask & -mask).bit_length() - 1]
+
+    def __contains__(self, action: object) -> bool:
+        return (
+            type(action) is PlayCard
+            and type(action.card) is int
+            and 0 <= action.card < 58
+            and bool(self._mask >> action.card & 1)
+        )
 

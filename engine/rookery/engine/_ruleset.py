@@ -8,7 +8,7 @@ from enum import Enum
 from functools import cached_property
 from typing import Any, ClassVar
 
-from ._cards import ROOK, ROOK2, SUIT_MASKS, mask_points
+from ._cards import NUM_CARDS, ROOK, ROOK2, SUIT_MASKS, mask_points
 from ._errors import RulesetError
 
 __all__ = ["PRESETS", "AllPass", "BothOver", "FirstLead", "Partnership", "Ruleset"]
@@ -191,6 +191,11 @@ class Ruleset:
     def deck_mask(self) -> int:
         """The mask of every card in the deck."""
         return self._deck_mask_for(self.lowest_rank, self.rook_cards)
+
+    @cached_property
+    def deck_cards(self) -> tuple[int, ...]:
+        """Every card of the deck, ascending."""
+        return tuple(card for card in range(NUM_CARDS) if self.deck_mask >> card & 1)
 
     @property
     def deck_size(self) -> int:
