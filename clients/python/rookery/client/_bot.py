@@ -1,0 +1,136 @@
+"""The ``Bot`` base class: one method to write, optional per-phase and lifecycle hooks."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeAlias
+
+from rookery.engine import Action, GameResult, LegalActions, Observation, Phase, Ruleset
+
+if TYPE_CHECKING:
+    from rookery.engine import Event
+
+__all__ = ["ActionLike", "Bot", "Seat", "Table"]
+
+ActionLike: TypeAlias = Action | str
+"""What a hook may return: an engine action, or its text form (``"play R14"``, ``"bid 80"``)."""
+
+HookResult: TypeAlias = ActionLike | Awaitable[ActionLike]
+"""A hook's return value: an action, or (``async def`` hooks) an awaitable of one."""
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """Who sits at one seat of a table."""
+
+    seat: int
+    side: int
+    bot_name: str
+    bot_version: str
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """The table a bot instance plays at: fixed for the whole game."""
+
+    table_id: str
+    """The server's id of the table."""
+    seat: int
+    """This bot's seat."""
+    ruleset: Ruleset
+    """The table's rules."""
+    seats: tuple[Seat, ...]
+    """Who sits where, indexed by seat."""
+    action_ms: int
+    """Milliseconds allowed per action."""
+    bank_ms: int
+    """The time bank per seat, in milliseconds."""
+    game_number: int
+    """The game's number in its series (a tournament pairing), from 0."""
+
+    @property
+    def side(self) -> int:
+        """This bot's side."""
+        return self.seats[self.seat].side if self.seat < len(self.seats) else self.seat
+
+    @property
+    def partners(self) -> tuple[int, ...]:
+        """The other seats of this bot's side (empty in per-player rulesets)."""
+        side = self.side
+        return tuple(s.seat for s in self.seats if s.side == side and s.seat != self.seat)
+
+
+class Bot:
+    """Subclass and implement :meth:`act`; the runner creates one instance per table.
+
+    ``act`` receives the seat's :class:`rookery.engine.Observation` (everything the seat may know)
+    and returns an action: an engine action (``PlayCard(card)``, ``Bid(80)``, …) or its text form
+    (``"play R14"``). ``observation.legal_actions()`` lists every legal action, and is itself a
+    sequence of actions, so ``return observation.legal_actions()[0]`` is a complete bot.
+
+    Any hook may be ``async def``. The per-phase hooks (``bid``, ``name_trump``, ``bury``,
+    ``call``, ``play``) default to ``act``; override just the ones you care about. A hook that
+    raises, returns something that is not an action or returns an illegal action never ends the
+    session: the runner logs it and sends :meth:`fallback` instead.
+
+    While a hook runs, ``self.table`` describes the table and ``self.time_left()`` gives the
+    seconds left until the deadline of the current request.
+    """
+
+    table: Table
+    """The table this instance plays at (set before :meth:`on_table_joined`)."""
+    deadline: float = 0.0
+    """The ``time.monotonic()`` deadline of the current request (0 when none is open)."""
+
+    def act(self, observation: Observation) -> HookResult:
+        """Choose an action for ``observation``. The default plays the first legal action."""
+        return observation.legal_actions()[0]
+
+    def bid(self, observation: Observation) -> HookResult:
+        """Bid or pass (phase BIDDING). Defaults to :meth:`act`."""
+        return self.act(observation)
+
+    def name_trump(self, observation: Observation) -> HookResult:
+        """Name trump (phase NAME_TRUMP, the bidder only). Defaults to :meth:`act`."""
+        return self.act(observation)
+
+    def bury(self, observation: Observation) -> HookResult:
+        """Bury ``nest_size`` cards (phase BURY; ``observation.hand`` includes the nest)."""
+        return self.act(observation)
+
+    def call(self, observation: Observation) -> HookResult:
+        """Call a card (phase CALL, called-partner rulesets). Defaults to :meth:`act`."""
+        return self.act(observation)
+
+    def play(self, observation: Observation) -> HookResult:
+        """Play a card to the current trick (phase PLAY). Defaults to :meth:`act`."""
+        return self.act(observation)
+
+    def fallback(self, observation: Observation, legal: LegalActions) -> Action:
+        """The action sent when a hook fails or answers illegally: the first legal action."""
+        return legal[0]
+
+    def on_table_joined(self, table: Table) -> Awaitable[None] | None:
+        """Called once, when this instance is seated, before any event or request."""
+
+    def on_event(self, event: Event) -> Awaitable[None] | None:
+        """Called for every event at the table, in order, as this seat may see it."""
+
+    def on_table_finished(self, result: GameResult) -> Awaitable[None] | None:
+        """Called once when the game ends, with its result."""
+
+    def time_left(self) -> float:
+        """Seconds left until the current request's deadline (0 when no request is open)."""
+        return max(0.0, self.deadline - time.monotonic()) if self.deadline else 0.0
+
+
+PHASE_HOOKS: dict[Phase, str] = {
+    Phase.BIDDING: "bid",
+    Phase.NAME_TRUMP: "name_trump",
+    Phase.BURY: "bury",
+    Phase.CALL: "call",
+    Phase.PLAY: "play",
+}
+"""The hook the runner calls for each phase (when the bot overrides it; else ``act``)."""

@@ -1,0 +1,63 @@
+"""The SDK's exceptions: one class per kind of failure, each message precise enough to act on."""
+
+from __future__ import annotations
+
+__all__ = [
+    "BotLoadError",
+    "ClientError",
+    "ResumeRejectedError",
+    "ServerUnreachableError",
+    "SessionRefusedError",
+    "TokenRejectedError",
+]
+
+
+class ClientError(Exception):
+    """Base class of every error the SDK raises."""
+
+
+class TokenRejectedError(ClientError):
+    """The server answered UNAUTHENTICATED: the token is missing, wrong or revoked."""
+
+    def __init__(self, bot_name: str, detail: str = "") -> None:
+        self.bot_name = bot_name
+        self.detail = detail
+        message = f"token rejected for bot {bot_name}"
+        if detail:
+            message += f" ({detail})"
+        super().__init__(message)
+
+
+class ServerUnreachableError(ClientError):
+    """No connection to the server could be made (wrong address, server down, TLS mismatch)."""
+
+    def __init__(self, address: str, detail: str = "", waited_s: float = 0.0) -> None:
+        self.address = address
+        self.detail = detail
+        message = f"cannot reach the Rookery server at {address}"
+        if waited_s:
+            message += f" (tried for {waited_s:.0f} s)"
+        if detail:
+            message += f": {detail}"
+        super().__init__(message)
+
+
+class SessionRefusedError(ClientError):
+    """The server refused the session for a reason retrying cannot fix (bad Hello, limits)."""
+
+    def __init__(self, bot_name: str, code: str, detail: str) -> None:
+        self.bot_name = bot_name
+        self.code = code
+        self.detail = detail
+        super().__init__(f"the server refused the session of bot {bot_name}: {code}: {detail}")
+
+
+class ResumeRejectedError(ClientError):
+    """The server no longer knows the session being resumed (its grace period has passed).
+
+    The runner handles it by starting a fresh session; the tables of the old one are lost.
+    """
+
+
+class BotLoadError(ClientError):
+    """A ``module:Class`` or ``path/to/file.py:Class`` bot reference could not be loaded."""

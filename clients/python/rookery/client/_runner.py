@@ -1,0 +1,151 @@
+"""The runners: ``arun_bot`` (asyncio) and ``run_bot`` (blocking, with signal handling)."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from collections.abc import Callable
+
+import grpc
+import structlog
+
+from ._bot import Bot
+from ._session import RunOptions, RunStats, Session
+
+__all__ = ["arun_bot", "run_bot"]
+
+log = structlog.get_logger("rookery.client")
+
+
+def _default_name(bot_factory: Callable[[], Bot]) -> str:
+    name = getattr(bot_factory, "__name__", "")
+    if not name or name == "<lambda>":
+        raise ValueError("name= is required when the bot factory is not a class or named function")
+    return name
+
+
+async def arun_bot(
+    bot_factory: Callable[[], Bot],
+    server: str,
+    *,
+    token: str = "",
+    name: str | None = None,
+    version: str = "",
+    max_tables: int = 1,
+    sessions: int = 1,
+    games: int | None = None,
+    credentials: grpc.ChannelCredentials | None = None,
+    retry_rejected: bool = True,
+    connect_timeout_s: float = 10.0,
+    reconnect_timeout_s: float = 60.0,
+    stop: asyncio.Event | None = None,
+) -> RunStats:
+    """Play as bot ``name`` at ``server`` (``host:port``) until ``stop`` is set or ``games`` end.
+
+    ``bot_factory`` (usually the ``Bot`` subclass itself) is called once per table, so no state
+    crosses tables. ``sessions`` streams are opened, each seated at up to ``max_tables`` tables at
+    once; a bot that partners itself at one table needs ``sessions=2`` or more. A dropped stream
+    is reopened with exponential backoff and jitter and resumed where it stopped.
+
+    ``credentials`` (``grpc.ssl_channel_credentials()``) connects over TLS. ``games`` ends the run
+    once that many games have finished, counted over every session.
+
+    Raises :class:`TokenRejectedError` (UNAUTHENTICATED), :class:`ServerUnreachableError` (no
+    connection within ``connect_timeout_s`` at first, or ``reconnect_timeout_s`` after a drop) and
+    :class:`SessionRefusedError` (the server refused the Hello).
+    """
+    if sessions < 1:
+        raise ValueError(f"sessions must be at least 1, got {sessions}")
+    if max_tables < 1:
+        raise ValueError(f"max_tables must be at least 1, got {max_tables}")
+    options = RunOptions(
+        server=server,
+        name=name or _default_name(bot_factory),
+        token=token,
+        version=version,
+        max_tables=max_tables,
+        sessions=sessions,
+        games=games,
+        credentials=credentials,
+        retry_rejected=retry_rejected,
+        connect_timeout_s=connect_timeout_s,
+        reconnect_timeout_s=reconnect_timeout_s,
+    )
+    stop = stop if stop is not None else asyncio.Event()
+    stats = RunStats()
+
+    def game_finished() -> None:
+        if games is not None and stats.games >= games:
+            stop.set()
+
+    runners = [
+        Session(index, bot_factory, options, stats, stop, game_finished)
+        for index in range(sessions)
+    ]
+    log.info(
+        "bot starting", bot=options.name, server=server, sessions=sessions, max_tables=max_tables
+    )
+    try:
+        async with asyncio.TaskGroup() as group:
+            for runner in runners:
+                group.create_task(runner.run())
+    except BaseExceptionGroup as group_error:
+        # Surface the first SDK error as itself: callers catch TokenRejectedError, not a group.
+        raise group_error.exceptions[0] from None
+    log.info("bot stopped", bot=options.name, games=stats.games, actions=stats.actions)
+    return stats
+
+
+def run_bot(
+    bot_factory: Callable[[], Bot],
+    server: str,
+    *,
+    token: str = "",
+    name: str | None = None,
+    version: str = "",
+    max_tables: int = 1,
+    sessions: int = 1,
+    games: int | None = None,
+    credentials: grpc.ChannelCredentials | None = None,
+    retry_rejected: bool = True,
+    connect_timeout_s: float = 10.0,
+    reconnect_timeout_s: float = 60.0,
+) -> RunStats:
+    """Blocking :func:`arun_bot`: runs its own event loop and stops cleanly on SIGINT or SIGTERM."""
+
+    async def main() -> RunStats:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        installed = []
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            try:
+                loop.add_signal_handler(signum, _on_signal, stop, signum)
+                installed.append(signum)
+            except (NotImplementedError, RuntimeError, ValueError):  # not the main thread
+                pass
+        try:
+            return await arun_bot(
+                bot_factory,
+                server,
+                token=token,
+                name=name,
+                version=version,
+                max_tables=max_tables,
+                sessions=sessions,
+                games=games,
+                credentials=credentials,
+                retry_rejected=retry_rejected,
+                connect_timeout_s=connect_timeout_s,
+                reconnect_timeout_s=reconnect_timeout_s,
+                stop=stop,
+            )
+        finally:
+            for signum in installed:
+                loop.remove_signal_handler(signum)
+
+    return asyncio.run(main())
+
+
+def _on_signal(stop: asyncio.Event, signum: int) -> None:
+    log.info("stopping", signal=signal.Signals(signum).name)
+    stop.set()

@@ -1,0 +1,592 @@
+"""One bot session: a ``BotService.Connect`` stream, its tables, and reconnecting with resume."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import random
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+import structlog
+from rookery.engine import Action, LegalActions, Observation, Phase, parse_action
+from rookery.v1 import bot_service_pb2 as pb
+from rookery.v1 import bot_service_pb2_grpc
+from rookery.wire import convert
+
+from ._bot import PHASE_HOOKS, Bot, Seat, Table
+from ._errors import (
+    ClientError,
+    ResumeRejectedError,
+    ServerUnreachableError,
+    SessionRefusedError,
+    TokenRejectedError,
+)
+
+__all__ = ["RunOptions", "RunStats", "Session"]
+
+log = structlog.get_logger("rookery.client")
+
+#: Rejections after which the runner sends the bot's fallback action instead.
+_RETRY_WITH_FALLBACK = frozenset(
+    {pb.REJECTION_REASON_ILLEGAL_ACTION, pb.REJECTION_REASON_MALFORMED_ACTION}
+)
+#: Status codes after which reconnecting cannot help.
+_FATAL_CODES = frozenset(
+    {
+        grpc.StatusCode.INVALID_ARGUMENT,
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        grpc.StatusCode.PERMISSION_DENIED,
+        grpc.StatusCode.UNIMPLEMENTED,
+    }
+)
+#: How long to wait for the Welcome after sending the Hello.
+_WELCOME_TIMEOUT_S = 10.0
+#: An async hook is cut short this long before its deadline, so the fallback still arrives in time.
+_DEADLINE_MARGIN_S = 0.05
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How a runner connects and behaves; see :func:`rookery.client.arun_bot`."""
+
+    server: str
+    name: str
+    token: str = ""
+    version: str = ""
+    max_tables: int = 1
+    sessions: int = 1
+    games: int | None = None
+    credentials: grpc.ChannelCredentials | None = None
+    retry_rejected: bool = True
+    connect_timeout_s: float = 10.0
+    reconnect_timeout_s: float = 60.0
+    backoff_initial_s: float = 0.1
+    backoff_max_s: float = 5.0
+    client: str = "rookery-python/0.1"
+    channel_options: tuple[tuple[str, Any], ...] = ()
+
+
+@dataclass
+class RunStats:
+    """What a run did, summed over its sessions."""
+
+    games: int = 0
+    """Tables whose game finished."""
+    actions: int = 0
+    """Replies sent (fallbacks and retries included)."""
+    fallbacks: int = 0
+    """Fallback actions sent because a hook failed, was too slow or answered illegally."""
+    rejections: int = 0
+    """``ActionRejected`` messages received."""
+    reconnects: int = 0
+    """Streams re-opened after a drop."""
+    resumes: int = 0
+    """Reconnections the server accepted as resumes of the earlier session."""
+
+
+@dataclass(slots=True)
+class _OpenRequest:
+    """The request a table's bot is answering or has answered, kept for a retry on rejection."""
+
+    request_id: int
+    observation: Observation
+    legal: LegalActions
+    sent: Action | None = None
+    retried: bool = False
+
+
+@dataclass(slots=True)
+class _TableState:
+    """One table of the session: its bot instance, its hooks and its event cursor."""
+
+    table: Table
+    bot: Bot
+    hooks: dict[Phase, Callable[[Observation], Any]]
+    wants_events: bool
+    last_seq: int = 0
+    request: _OpenRequest | None = None
+    log: Any = None
+
+
+def _hooks_of(bot: Bot) -> dict[Phase, Callable[[Observation], Any]]:
+    """For each phase, the overridden per-phase hook or else ``act`` (resolved once per table)."""
+    cls = type(bot)
+    hooks: dict[Phase, Callable[[Observation], Any]] = {}
+    for phase, name in PHASE_HOOKS.items():
+        overridden = getattr(cls, name) is not getattr(Bot, name)
+        hooks[phase] = getattr(bot, name) if overridden else bot.act
+    return hooks
+
+
+def _table_from_proto(joined: pb.TableJoined) -> Table:
+    seats = tuple(
+        Seat(seat=s.seat, side=s.side, bot_name=s.bot_name, bot_version=s.bot_version)
+        for s in sorted(joined.seats, key=lambda s: s.seat)
+    )
+    return Table(
+        table_id=joined.table_id,
+        seat=joined.seat,
+        ruleset=convert.ruleset_from_proto(joined.ruleset),
+        seats=seats,
+        action_ms=joined.time_control.action_ms,
+        bank_ms=joined.time_control.bank_ms,
+        game_number=joined.game_number,
+    )
+
+
+async def _maybe_await(value: Any) -> Any:
+    return await value if inspect.isawaitable(value) else value
+
+
+class Session:
+    """One ``Connect`` stream of a bot, reconnected and resumed until stopped.
+
+    Tables are multiplexed by id over the stream, each with its own ``Bot`` instance made by the
+    factory. Sync hooks run inline, in the order of the stream; ``async def`` hooks run as tasks so
+    that one slow table never holds up the others.
+    """
+
+    def __init__(
+        self,
+        index: int,
+        factory: Callable[[], Bot],
+        options: RunOptions,
+        stats: RunStats,
+        stop: asyncio.Event,
+        on_game_finished: Callable[[], None],
+    ) -> None:
+        self.index = index
+        self._factory = factory
+        self._options = options
+        self._stats = stats
+        self._stop = stop
+        self._on_game_finished = on_game_finished
+        self._tables: dict[str, _TableState] = {}
+        self._session_id = ""
+        self._resume_secret = ""
+        self._call: Any = None
+        self._write_lock = asyncio.Lock()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._log = log.bind(bot=options.name, session=index)
+        self._idle_timeout_s = 0.0
+        self._last_write = time.monotonic()
+
+    @property
+    def tables(self) -> int:
+        """How many tables the session is seated at now."""
+        return len(self._tables)
+
+    # The connection loop ---------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Connect, play, reconnect after drops; return when ``stop`` is set.
+
+        Raises :class:`TokenRejectedError`, :class:`SessionRefusedError` or (when the server stays
+        unreachable longer than the connect or reconnect timeout) :class:`ServerUnreachableError`.
+        """
+        options = self._options
+        attempt = 0
+        ever_connected = False
+        down_since = time.monotonic()
+        while not self._stop.is_set():
+            welcomed = asyncio.Event()
+            try:
+                if not await self._serve_until_stopped(welcomed):
+                    break
+                detail = "the server closed the stream"
+            except ResumeRejectedError as error:
+                self._log.warning("resume refused; starting a new session", detail=str(error))
+                self._forget_session()
+                continue
+            except grpc.aio.AioRpcError as error:
+                self._raise_if_fatal(error)
+                detail = f"{error.code().name}: {error.details()}"
+            if welcomed.is_set():
+                ever_connected = True
+                attempt = 0
+                down_since = time.monotonic()
+            if self._stop.is_set():
+                break
+            waited = time.monotonic() - down_since
+            limit = options.reconnect_timeout_s if ever_connected else options.connect_timeout_s
+            if waited >= limit:
+                raise ServerUnreachableError(options.server, detail, waited)
+            delay = min(options.backoff_max_s, options.backoff_initial_s * 2**attempt)
+            delay *= random.uniform(0.5, 1.0)
+            attempt += 1
+            self._log.warning(
+                "stream lost; reconnecting", detail=detail, retry_in_s=round(delay, 3)
+            )
+            self._stats.reconnects += 1 if ever_connected else 0
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stop.wait(), delay)
+        for task in list(self._tasks):
+            task.cancel()
+
+    def _raise_if_fatal(self, error: grpc.aio.AioRpcError) -> None:
+        code = error.code()
+        if code == grpc.StatusCode.UNAUTHENTICATED:
+            raise TokenRejectedError(self._options.name, error.details() or "") from None
+        if code == grpc.StatusCode.FAILED_PRECONDITION and self._session_id:
+            self._log.warning("resume refused; starting a new session", detail=error.details())
+            self._forget_session()
+            return
+        if code in _FATAL_CODES:
+            raise SessionRefusedError(
+                self._options.name, code.name, error.details() or ""
+            ) from None
+
+    def _forget_session(self) -> None:
+        """Drop a session the server no longer knows: its tables were lost with it."""
+        for table_id in list(self._tables):
+            self._log.warning("table lost with the session", table_id=table_id)
+        self._tables.clear()
+        self._session_id = ""
+        self._resume_secret = ""
+
+    def _hello(self) -> pb.ConnectRequest:
+        options = self._options
+        hello = pb.Hello(
+            name=options.name,
+            version=options.version,
+            token=options.token,
+            max_tables=options.max_tables,
+            client=options.client,
+        )
+        if self._session_id:
+            hello.resume.session_id = self._session_id
+            hello.resume.resume_secret = self._resume_secret
+            for table_id, state in self._tables.items():
+                hello.resume.cursors.add(table_id=table_id, last_seq=state.last_seq)
+        return pb.ConnectRequest(hello=hello)
+
+    def _channel(self) -> grpc.aio.Channel:
+        options = self._options
+        channel_options = [("grpc.enable_retries", 0), *options.channel_options]
+        if options.credentials is not None:
+            return grpc.aio.secure_channel(options.server, options.credentials, channel_options)
+        return grpc.aio.insecure_channel(options.server, channel_options)
+
+    async def _serve_until_stopped(self, welcomed: asyncio.Event) -> bool:
+        """Serve one stream until it ends (True) or ``stop`` is set (False)."""
+        serving = asyncio.create_task(self._connect_and_serve(welcomed))
+        stopping = asyncio.create_task(self._stop.wait())
+        try:
+            await asyncio.wait({serving, stopping}, return_when=asyncio.FIRST_COMPLETED)
+            if serving.done():
+                serving.result()
+                return True
+            return False
+        finally:
+            stopping.cancel()
+            if not serving.done():
+                serving.cancel()
+                with contextlib.suppress(asyncio.CancelledError, grpc.aio.AioRpcError):
+                    await serving
+
+    async def _connect_and_serve(self, welcomed: asyncio.Event) -> None:
+        async with self._channel() as channel:
+            stub = bot_service_pb2_grpc.BotServiceStub(channel)
+            call = stub.Connect()
+            try:
+                await self._serve(call, welcomed)
+            finally:
+                self._call = None
+                call.cancel()
+
+    async def _serve(self, call: Any, welcomed: asyncio.Event) -> None:
+        resuming = bool(self._session_id)
+        await call.write(self._hello())
+        first = await asyncio.wait_for(call.read(), _WELCOME_TIMEOUT_S)
+        if first is grpc.aio.EOF:
+            await self._raise_status(call)
+            return
+        if first.WhichOneof("message") != "welcome":
+            raise SessionRefusedError(
+                self._options.name, "PROTOCOL", f"expected a Welcome, got {first!r}"
+            )
+        welcome = first.welcome
+        if resuming and not welcome.resumed:
+            self._forget_session()
+        self._session_id = welcome.session_id
+        self._resume_secret = welcome.resume_secret
+        self._idle_timeout_s = welcome.idle_timeout_ms / 1000
+        self._call = call
+        welcomed.set()
+        if welcome.resumed:
+            self._stats.resumes += 1
+        self._log.info(
+            "session resumed" if welcome.resumed else "session started",
+            server=self._options.server,
+            session_id=welcome.session_id,
+            max_tables=welcome.max_tables,
+            server_version=welcome.server_version,
+        )
+        pinger = asyncio.create_task(self._keep_alive()) if self._idle_timeout_s else None
+        try:
+            await self._read_loop(call)
+        finally:
+            if pinger is not None:
+                pinger.cancel()
+
+    async def _raise_status(self, call: Any) -> None:
+        """After an early end of stream, raise the status the server gave."""
+        code = await call.code()
+        if code != grpc.StatusCode.OK and code != grpc.StatusCode.CANCELLED:
+            details = await call.details()
+            raise grpc.aio.AioRpcError(code, grpc.aio.Metadata(), grpc.aio.Metadata(), details)
+
+    async def _keep_alive(self) -> None:
+        """Ping when the stream has been quiet for a third of the server's idle timeout."""
+        interval = self._idle_timeout_s / 3
+        nonce = 0
+        while True:
+            await asyncio.sleep(max(0.05, self._last_write + interval - time.monotonic()))
+            if time.monotonic() - self._last_write >= interval:
+                nonce += 1
+                await self._write(pb.ConnectRequest(ping=pb.Ping(nonce=nonce)))
+
+    async def _write(self, request: pb.ConnectRequest) -> bool:
+        """Send one message on the current stream; False when there is none or it broke."""
+        call = self._call
+        if call is None:
+            return False
+        try:
+            async with self._write_lock:
+                await call.write(request)
+        except (grpc.aio.AioRpcError, asyncio.InvalidStateError, grpc.aio.UsageError) as error:
+            self._log.debug("write failed; the stream is gone", error=str(error))
+            return False
+        self._last_write = time.monotonic()
+        return True
+
+    # Messages from the server ----------------------------------------------------------------
+
+    async def _read_loop(self, call: Any) -> None:
+        while True:
+            message = await call.read()
+            if message is grpc.aio.EOF:
+                await self._raise_status(call)
+                return
+            kind = message.WhichOneof("message")
+            if kind == "action_request":
+                await self._on_request(message.action_request)
+            elif kind == "event":
+                await self._on_event(message.event)
+            elif kind == "table_joined":
+                await self._on_joined(message.table_joined)
+            elif kind == "action_rejected":
+                await self._on_rejected(message.action_rejected)
+            elif kind == "table_finished":
+                await self._on_finished(message.table_finished)
+            elif kind == "table_snapshot":
+                await self._on_snapshot(message.table_snapshot)
+            elif kind in ("pong", "welcome"):
+                pass
+            else:
+                self._log.debug("ignoring an unknown message", kind=kind)
+
+    async def _on_joined(self, joined: pb.TableJoined) -> _TableState | None:
+        table = _table_from_proto(joined)
+        table_log = self._log.bind(table_id=table.table_id, seat=table.seat)
+        try:
+            bot = self._factory()
+        except Exception:
+            table_log.exception("the bot factory raised; the server will play fallbacks")
+            return None
+        bot.table = table
+        state = _TableState(
+            table=table,
+            bot=bot,
+            hooks=_hooks_of(bot),
+            wants_events=type(bot).on_event is not Bot.on_event,
+            log=table_log,
+        )
+        self._tables[table.table_id] = state
+        table_log.info("joined table", ruleset=table.ruleset.name, game_number=table.game_number)
+        await self._call_hook(state, "on_table_joined", bot.on_table_joined, table)
+        return state
+
+    async def _on_event(self, message: Any) -> None:
+        state = self._tables.get(message.table_id)
+        if state is None:
+            return
+        event = message.event
+        if event.seq <= state.last_seq:
+            return
+        state.last_seq = event.seq
+        if state.wants_events:
+            await self._call_hook(
+                state, "on_event", state.bot.on_event, _event_from_proto(event)
+            )
+
+    async def _on_finished(self, finished: pb.TableFinished) -> None:
+        state = self._tables.pop(finished.table_id, None)
+        if state is None:
+            return
+        result = convert.game_result_from_proto(finished.result)
+        state.log.info("table finished", winners=list(result.winners), scores=list(result.scores))
+        await self._call_hook(state, "on_table_finished", state.bot.on_table_finished, result)
+        self._stats.games += 1
+        self._on_game_finished()
+
+    async def _on_snapshot(self, snapshot: pb.TableSnapshot) -> None:
+        table_id = snapshot.table.table_id
+        state = self._tables.get(table_id)
+        if state is None:
+            state = await self._on_joined(snapshot.table)
+            if state is None:
+                return
+        state.log.info(
+            "table resumed", missed_events=len(snapshot.missed_events), cursor=state.last_seq
+        )
+        for missed in snapshot.missed_events:
+            await self._on_event(missed)
+
+    async def _call_hook(self, state: _TableState, name: str, hook: Any, *args: Any) -> None:
+        """Run a lifecycle hook; an exception is logged, never raised."""
+        try:
+            with structlog.contextvars.bound_contextvars(
+                table_id=state.table.table_id, seat=state.table.seat
+            ):
+                await _maybe_await(hook(*args))
+        except Exception:
+            state.log.exception(f"{name} raised")
+
+    # Acting ----------------------------------------------------------------------------------
+
+    async def _on_request(self, request: pb.ActionRequest) -> None:
+        state = self._tables.get(request.table_id)
+        if state is None:
+            self._log.warning("request for an unknown table", table_id=request.table_id)
+            return
+        deadline = time.monotonic() + request.deadline_ms / 1000
+        observation = convert.observation_from_proto(request.observation)
+        legal = convert.legal_actions_from_proto(request.legal_actions)
+        open_request = _OpenRequest(request.request_id, observation, legal)
+        state.request = open_request
+        bot = state.bot
+        bot.deadline = deadline
+        hook = state.hooks.get(observation.phase, bot.act)
+        try:
+            with structlog.contextvars.bound_contextvars(
+                table_id=state.table.table_id, seat=state.table.seat
+            ):
+                chosen = hook(observation)
+        except Exception:
+            state.log.exception(
+                "the bot raised; sending a fallback action", phase=observation.phase.name
+            )
+            await self._send_fallback(state, open_request)
+            return
+        if inspect.isawaitable(chosen):
+            task = asyncio.create_task(self._finish_async(state, open_request, chosen, deadline))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+            return
+        await self._send_chosen(state, open_request, chosen)
+
+    async def _finish_async(
+        self,
+        state: _TableState,
+        open_request: _OpenRequest,
+        chosen: Awaitable[Any],
+        deadline: float,
+    ) -> None:
+        budget = max(0.0, deadline - time.monotonic() - _DEADLINE_MARGIN_S)
+        try:
+            with structlog.contextvars.bound_contextvars(
+                table_id=state.table.table_id, seat=state.table.seat
+            ):
+                action = await asyncio.wait_for(chosen, budget)
+        except TimeoutError:
+            state.log.warning("the bot ran out of time; sending a fallback action", budget_s=budget)
+            await self._send_fallback(state, open_request)
+            return
+        except Exception:
+            state.log.exception("the bot raised; sending a fallback action")
+            await self._send_fallback(state, open_request)
+            return
+        await self._send_chosen(state, open_request, action)
+
+    async def _send_chosen(
+        self, state: _TableState, open_request: _OpenRequest, chosen: Any
+    ) -> None:
+        action = chosen
+        if isinstance(chosen, str):
+            try:
+                action = parse_action(chosen)
+            except Exception as error:
+                state.log.warning(
+                    "the bot returned unreadable action text; sending a fallback action",
+                    returned=chosen,
+                    error=str(error),
+                )
+                await self._send_fallback(state, open_request)
+                return
+        if action not in open_request.legal:
+            state.log.warning(
+                "the bot returned an illegal action; sending a fallback action",
+                returned=str(chosen),
+                phase=open_request.legal.phase.name,
+            )
+            await self._send_fallback(state, open_request)
+            return
+        await self._reply(state, open_request, action)
+
+    async def _send_fallback(self, state: _TableState, open_request: _OpenRequest) -> None:
+        try:
+            action = state.bot.fallback(open_request.observation, open_request.legal)
+            if action not in open_request.legal:
+                raise ClientError(f"fallback returned the illegal action {action}")
+        except Exception:
+            state.log.exception("fallback failed; sending the first legal action")
+            action = open_request.legal[0]
+        self._stats.fallbacks += 1
+        await self._reply(state, open_request, action)
+
+    async def _reply(self, state: _TableState, open_request: _OpenRequest, action: Action) -> None:
+        open_request.sent = action
+        reply = pb.ActionReply(
+            table_id=state.table.table_id,
+            request_id=open_request.request_id,
+            action=convert.action_to_proto(action),
+        )
+        if await self._write(pb.ConnectRequest(action_reply=reply)):
+            self._stats.actions += 1
+
+    async def _on_rejected(self, rejected: pb.ActionRejected) -> None:
+        self._stats.rejections += 1
+        state = self._tables.get(rejected.table_id)
+        reason = pb.RejectionReason.Name(rejected.reason)
+        logger = state.log if state is not None else self._log
+        logger.warning(
+            "action rejected",
+            table_id=rejected.table_id,
+            request_id=rejected.request_id,
+            reason=reason,
+            message=rejected.message,
+        )
+        if state is None or not self._options.retry_rejected:
+            return
+        open_request = state.request
+        if open_request is None or open_request.request_id != rejected.request_id:
+            return
+        if open_request.retried or time.monotonic() >= state.bot.deadline:
+            return
+        open_request.retried = True
+        if rejected.reason == pb.REJECTION_REASON_RATE_LIMITED and open_request.sent is not None:
+            await asyncio.sleep(0.05)
+            await self._reply(state, open_request, open_request.sent)
+        elif rejected.reason in _RETRY_WITH_FALLBACK:
+            await self._send_fallback(state, open_request)
+
+
+def _event_from_proto(event: Any) -> Any:
+    converter = getattr(convert, "event_from_proto", None)
+    return converter(event) if converter is not None else event
