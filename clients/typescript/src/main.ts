@@ -1,0 +1,100 @@
+#!/usr/bin/env node
+// The sample bot's command line: `node dist/src/main.js --name NAME [--server HOST:PORT] …`.
+
+import { parseArgs } from "node:util";
+import { BotFactory, ClientStats, DEFAULT_SERVER, RookeryClient, RookeryError } from "./client";
+import { SampleBot } from "./sampleBot";
+
+const USAGE = `usage: rookery-sample-bot [options]
+
+Connects to a Rookery server and plays every table it is seated at with the sample strategy.
+
+options:
+  --server HOST:PORT   the server (env ROOKERY_SERVER, default ${DEFAULT_SERVER})
+  --name NAME          the bot's name (env ROOKERY_BOT_NAME)
+  --token TOKEN        the bot's token in token mode (env ROOKERY_TOKEN)
+  --bot-version V      the version sent in Hello (default 0.1.0)
+  --max-tables N       tables to play at once per session (default 4)
+  --sessions N         sessions to open, e.g. 2 to sit at two seats of one table (default 1)
+  --max-games N        exit after N finished tables per session (default 0: run until stopped)
+  --tls                connect with TLS
+  --quiet              log errors only
+  -h, --help           this help`;
+
+function positiveInt(name: string, text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0) {
+    throw new RookeryError(`--${name} must be a non-negative integer, got ${JSON.stringify(text)}`);
+  }
+  return n;
+}
+
+/** Runs `factory` as a bot with the command-line options; resolves with the exit code. */
+export async function runMain(factory: BotFactory, argv: string[] = process.argv.slice(2)): Promise<number> {
+  let values;
+  try {
+    values = parseArgs({
+      args: argv,
+      options: {
+        server: { type: "string" },
+        name: { type: "string" },
+        token: { type: "string" },
+        "bot-version": { type: "string" },
+        "max-tables": { type: "string" },
+        "max-games": { type: "string" },
+        sessions: { type: "string" },
+        tls: { type: "boolean" },
+        quiet: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+      strict: true,
+    }).values;
+  } catch (e) {
+    process.stderr.write(`${e instanceof Error ? e.message : String(e)}\n${USAGE}\n`);
+    return 2;
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  try {
+    const quiet = values.quiet ?? false;
+    const sessions = Math.max(1, positiveInt("sessions", values.sessions, 1));
+    const clients: RookeryClient[] = [];
+    for (let i = 0; i < sessions; i++) {
+      const client = new RookeryClient(factory, {
+        server: values.server,
+        name: values.name,
+        token: values.token,
+        version: values["bot-version"],
+        maxTables: positiveInt("max-tables", values["max-tables"], 4),
+        maxGames: positiveInt("max-games", values["max-games"], 0),
+        tls: values.tls,
+        log: (line) => {
+          if (!quiet || /rejected|failed|illegal|refused|cannot/.test(line)) {
+            process.stderr.write(`[${values.name ?? process.env.ROOKERY_BOT_NAME}${sessions > 1 ? `#${i}` : ""}] ${line}\n`);
+          }
+        },
+      });
+      clients.push(client);
+    }
+    const stop = () => clients.forEach((c) => c.close());
+    process.once("SIGTERM", stop);
+    process.once("SIGINT", stop);
+    const all: ClientStats[] = await Promise.all(clients.map((c) => c.run()));
+    const sum = (f: (s: ClientStats) => number) => all.reduce((n, s) => n + f(s), 0);
+    process.stderr.write(
+      `[${clients[0].name}] done: ${sum((s) => s.tablesFinished)} tables, ${sum((s) => s.actionsSent)} actions, ` +
+        `${sum((s) => s.rejections)} rejected, ${sum((s) => s.fallbacks)} fallbacks, ${sum((s) => s.reconnects)} reconnects\n`,
+    );
+    return 0;
+  } catch (e) {
+    process.stderr.write(`rookery-sample-bot: ${e instanceof Error ? e.message : String(e)}\n`);
+    return 1;
+  }
+}
+
+if (require.main === module) {
+  runMain(() => new SampleBot()).then((code) => process.exit(code));
+}
