@@ -1,0 +1,499 @@
+//! The session runner: connect, hello, play many tables at once (one `Bot` per table), answer
+//! requests, ping, reconnect with backoff and resume the session after a dropped stream.
+use crate::actions::{action_text, first_legal, is_legal};
+use crate::pb::bot_service_client::BotServiceClient;
+use crate::pb::{
+    connect_request, connect_response, Action, ActionReply, ActionRequest, ConnectRequest, Event,
+    Hello, Ping, RejectionReason, Resume, TableCursor, TableFinished, TableJoined,
+};
+use std::collections::HashMap;
+use std::fmt;
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::transport::Endpoint;
+use tonic::Code;
+
+/// A bot: one instance per table, made by the factory handed to [`run`]. Only `act` is required.
+pub trait Bot {
+    /// The bot was seated at a table (also after a resume, for a table it did not know).
+    fn on_joined(&mut self, _table: &TableJoined) {}
+    /// An event at the table, in order, without duplicates.
+    fn on_event(&mut self, _event: &Event) {}
+    /// The bot must act: choose one of `request.legal_actions`. The observation is complete.
+    fn act(&mut self, request: &ActionRequest) -> Action;
+    /// The table's game ended.
+    fn on_finished(&mut self, _finished: &TableFinished) {}
+}
+
+/// How to connect and who the bot is.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// host:port of the server (`--server`, env `ROOKERY_SERVER`).
+    pub server: String,
+    /// The bot's token in token mode (`--token`, env `ROOKERY_TOKEN`).
+    pub token: String,
+    /// The bot's registered name (`--name`, env `ROOKERY_BOT_NAME`).
+    pub name: String,
+    /// The bot's version (`--version`).
+    pub version: String,
+    /// Tables at once (`--max-tables`).
+    pub max_tables: i32,
+    /// Exit after this many finished games; 0 plays until stopped (`--games`).
+    pub games: u32,
+    /// Seconds to wait for the server at start (`--connect-timeout`).
+    pub connect_timeout: Duration,
+    /// Seconds to keep trying to reconnect after a drop.
+    pub reconnect_timeout: Duration,
+    /// Log each action (`--verbose`).
+    pub verbose: bool,
+}
+
+pub const USAGE: &str = "\
+options (flags override the environment):
+  --server HOST:PORT     the server (env ROOKERY_SERVER; default 127.0.0.1:50051)
+  --token TOKEN          the bot's token in token mode (env ROOKERY_TOKEN)
+  --name NAME            the bot's registered name (env ROOKERY_BOT_NAME)
+  --version VERSION      the bot's version
+  --max-tables N         tables to play at once (default 8)
+  --games N              exit after N finished games (default 0: until stopped)
+  --connect-timeout S    seconds to wait for the server at start (default 10)
+  --verbose              log every action
+exit codes: 0 done; 1 unexpected error; 2 bad arguments; 3 token rejected;
+4 server unreachable; 5 session refused by the server";
+
+impl Config {
+    /// Reads the flags in `args` (without the program name) over the environment.
+    pub fn from_args(args: impl IntoIterator<Item = String>, default_name: &str) -> Result<Config, ClientError> {
+        let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+        let mut c = Config {
+            server: env("ROOKERY_SERVER").unwrap_or_else(|| "127.0.0.1:50051".into()),
+            token: env("ROOKERY_TOKEN").unwrap_or_default(),
+            name: env("ROOKERY_BOT_NAME").unwrap_or_else(|| default_name.into()),
+            version: env!("CARGO_PKG_VERSION").into(),
+            max_tables: 8,
+            games: 0,
+            connect_timeout: Duration::from_secs(10),
+            reconnect_timeout: Duration::from_secs(60),
+            verbose: false,
+        };
+        let mut args = args.into_iter();
+        while let Some(flag) = args.next() {
+            let (flag, inline) = match flag.split_once('=') {
+                Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
+                _ => (flag, None),
+            };
+            if flag == "--help" || flag == "-h" {
+                return Err(ClientError::Usage(String::new()));
+            }
+            if flag == "--verbose" {
+                c.verbose = true;
+                continue;
+            }
+            let value = match inline.or_else(|| args.next()) {
+                Some(v) => v,
+                None => return Err(ClientError::Usage(format!("{flag} needs a value"))),
+            };
+            let number = |v: &str| {
+                v.parse::<u32>()
+                    .map_err(|_| ClientError::Usage(format!("{flag} needs a whole number, got {v:?}")))
+            };
+            match flag.as_str() {
+                "--server" => c.server = value,
+                "--token" => c.token = value,
+                "--name" => c.name = value,
+                "--version" => c.version = value,
+                "--max-tables" => c.max_tables = number(&value)?.max(1) as i32,
+                "--games" => c.games = number(&value)?,
+                "--connect-timeout" => c.connect_timeout = Duration::from_secs(number(&value)?.into()),
+                _ => return Err(ClientError::Usage(format!("unknown option {flag}"))),
+            }
+        }
+        if c.name.is_empty() {
+            return Err(ClientError::Usage("the bot needs a name (--name or ROOKERY_BOT_NAME)".into()));
+        }
+        Ok(c)
+    }
+}
+
+/// Why a run stopped with an error. `exit_code` maps each kind to the process exit code.
+#[derive(Debug)]
+pub enum ClientError {
+    /// Bad command-line arguments (an empty message asks for the usage text only).
+    Usage(String),
+    /// The server refused the token (UNAUTHENTICATED).
+    TokenRejected(String),
+    /// The server could not be reached, or not again after a drop, in time.
+    Unreachable { server: String, detail: String, waited: Duration },
+    /// The server refused the session (INVALID_ARGUMENT, RESOURCE_EXHAUSTED, …).
+    Refused { code: String, detail: String },
+}
+
+impl ClientError {
+    /// The process exit code for this error (as `rookery bot run`'s).
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            ClientError::Usage(_) => 2,
+            ClientError::TokenRejected(_) => 3,
+            ClientError::Unreachable { .. } => 4,
+            ClientError::Refused { .. } => 5,
+        }
+    }
+}
+
+impl fmt::Display for ClientError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ClientError::Usage(m) if m.is_empty() => write!(f, "{USAGE}"),
+            ClientError::Usage(m) => write!(f, "{m}\n{USAGE}"),
+            ClientError::TokenRejected(d) => write!(f, "the server rejected the token: {d} (check --token / ROOKERY_TOKEN and --name)"),
+            ClientError::Unreachable { server, detail, waited } => write!(
+                f,
+                "the server at {server} was unreachable for {:.1}s: {detail} (is `rookery serve` running there?)",
+                waited.as_secs_f64()
+            ),
+            ClientError::Refused { code, detail } => write!(f, "the server refused the session: {code}: {detail}"),
+        }
+    }
+}
+
+impl std::error::Error for ClientError {}
+
+/// What a run did.
+#[derive(Debug, Default, Clone)]
+pub struct Stats {
+    /// Tables whose game finished.
+    pub games: u32,
+    /// Replies sent.
+    pub actions: u32,
+    /// Replies where the bot's choice was not legal and the first legal action was sent instead.
+    pub fallbacks: u32,
+    /// ActionRejected messages received.
+    pub rejections: u32,
+    /// Streams re-opened after a drop.
+    pub reconnects: u32,
+    /// Reconnections the server accepted as resumes.
+    pub resumes: u32,
+}
+
+impl fmt::Display for Stats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "games={} actions={} fallbacks={} rejections={} reconnects={} resumes={}",
+            self.games, self.actions, self.fallbacks, self.rejections, self.reconnects, self.resumes
+        )
+    }
+}
+
+struct TableState {
+    bot: Box<dyn Bot>,
+    last_seq: u64,
+    open: Option<ActionRequest>,
+    retried: bool,
+}
+
+enum StreamEnd {
+    /// `--games` was reached.
+    Done,
+    /// The stream ended or broke; reconnect.
+    Dropped(String),
+}
+
+fn log(msg: impl fmt::Display) {
+    eprintln!("[rookery] {msg}");
+}
+
+/// The session runner.
+struct Runner<F> {
+    config: Config,
+    factory: F,
+    tables: HashMap<String, TableState>,
+    session: Option<(String, String)>,
+    stats: Stats,
+    nonce: u64,
+}
+
+/// Plays until `config.games` games are finished (forever when 0). One `Bot` per table from
+/// `factory`. Reconnects with exponential backoff and resumes the session after a drop.
+pub async fn run<F>(config: Config, factory: F) -> Result<Stats, ClientError>
+where
+    F: FnMut(&TableJoined) -> Box<dyn Bot>,
+{
+    let mut runner = Runner { config, factory, tables: HashMap::new(), session: None, stats: Stats::default(), nonce: 0 };
+    runner.run().await
+}
+
+impl<F> Runner<F>
+where
+    F: FnMut(&TableJoined) -> Box<dyn Bot>,
+{
+    async fn run(&mut self) -> Result<Stats, ClientError> {
+        let mut attempt: u32 = 0;
+        let mut ever_connected = false;
+        let mut down_since = Instant::now();
+        loop {
+            let mut welcomed = false;
+            let detail = match self.serve(&mut welcomed).await {
+                Ok(StreamEnd::Done) => return Ok(self.stats.clone()),
+                Ok(StreamEnd::Dropped(detail)) => detail,
+                Err(status) => self.classify(status)?,
+            };
+            if welcomed {
+                ever_connected = true;
+                attempt = 0;
+                down_since = Instant::now();
+            }
+            let waited = down_since.elapsed();
+            let limit = if ever_connected { self.config.reconnect_timeout } else { self.config.connect_timeout };
+            if waited >= limit {
+                return Err(ClientError::Unreachable { server: self.config.server.clone(), detail, waited });
+            }
+            let delay = Duration::from_millis((100u64 << attempt.min(6)).min(5000));
+            attempt += 1;
+            if ever_connected {
+                self.stats.reconnects += 1;
+                log(format_args!("stream lost ({detail}); reconnecting in {}ms", delay.as_millis()));
+            }
+            tokio::time::sleep(delay).await;
+        }
+    }
+
+    /// Turns a gRPC status into a retry detail, or a fatal error.
+    fn classify(&mut self, status: tonic::Status) -> Result<String, ClientError> {
+        let detail = format!("{:?}: {}", status.code(), status.message());
+        match status.code() {
+            Code::Unauthenticated => Err(ClientError::TokenRejected(status.message().to_string())),
+            Code::FailedPrecondition if self.session.is_some() => {
+                log(format_args!("resume refused ({detail}); starting a new session"));
+                self.forget_session();
+                Ok(detail)
+            }
+            Code::InvalidArgument | Code::ResourceExhausted | Code::PermissionDenied | Code::Unimplemented => {
+                Err(ClientError::Refused { code: format!("{:?}", status.code()), detail: status.message().to_string() })
+            }
+            _ => Ok(detail),
+        }
+    }
+
+    fn forget_session(&mut self) {
+        for table_id in self.tables.keys() {
+            log(format_args!("table {table_id} was lost with the session"));
+        }
+        self.tables.clear();
+        self.session = None;
+    }
+
+    fn hello(&self) -> ConnectRequest {
+        let resume = self.session.as_ref().map(|(id, secret)| Resume {
+            session_id: id.clone(),
+            resume_secret: secret.clone(),
+            cursors: self
+                .tables
+                .iter()
+                .map(|(table_id, t)| TableCursor { table_id: table_id.clone(), last_seq: t.last_seq })
+                .collect(),
+        });
+        ConnectRequest {
+            message: Some(connect_request::Message::Hello(Hello {
+                name: self.config.name.clone(),
+                version: self.config.version.clone(),
+                token: self.config.token.clone(),
+                max_tables: self.config.max_tables,
+                resume,
+                client: concat!("rookery-rust/", env!("CARGO_PKG_VERSION")).into(),
+            })),
+        }
+    }
+
+    /// One stream, from connecting to its end.
+    async fn serve(&mut self, welcomed: &mut bool) -> Result<StreamEnd, tonic::Status> {
+        let uri = if self.config.server.contains("://") {
+            self.config.server.clone()
+        } else {
+            format!("http://{}", self.config.server)
+        };
+        let endpoint = Endpoint::from_shared(uri)
+            .map_err(|e| tonic::Status::invalid_argument(format!("bad server address {:?}: {e}", self.config.server)))?
+            .connect_timeout(Duration::from_secs(5));
+        let channel = match endpoint.connect().await {
+            Ok(channel) => channel,
+            Err(e) => return Ok(StreamEnd::Dropped(format!("cannot connect: {e}"))),
+        };
+        let mut client = BotServiceClient::new(channel).max_decoding_message_size(64 << 20);
+        let (tx, rx) = mpsc::channel::<ConnectRequest>(256);
+        let resuming = self.session.is_some();
+        let _ = tx.send(self.hello()).await;
+        let mut inbound = client.connect(ReceiverStream::new(rx)).await?.into_inner();
+
+        let first = tokio::time::timeout(Duration::from_secs(10), inbound.message())
+            .await
+            .map_err(|_| tonic::Status::deadline_exceeded("no Welcome within 10s of the Hello"))??;
+        let Some(connect_response::Message::Welcome(welcome)) = first.and_then(|m| m.message) else {
+            return Ok(StreamEnd::Dropped("the stream ended before a Welcome".into()));
+        };
+        if resuming && !welcome.resumed {
+            self.forget_session();
+        }
+        if welcome.resumed {
+            self.stats.resumes += 1;
+        }
+        self.session = Some((welcome.session_id.clone(), welcome.resume_secret.clone()));
+        *welcomed = true;
+        log(format_args!(
+            "session {} {} as {:?} at {} (server {}, max_tables {})",
+            welcome.session_id,
+            if welcome.resumed { "resumed" } else { "started" },
+            self.config.name,
+            self.config.server,
+            welcome.server_version,
+            welcome.max_tables
+        ));
+        let ping_every = if welcome.idle_timeout_ms > 0 {
+            Duration::from_millis((welcome.idle_timeout_ms as u64 / 3).max(50))
+        } else {
+            Duration::from_secs(15)
+        };
+        let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + ping_every, ping_every);
+        loop {
+            tokio::select! {
+                message = inbound.message() => {
+                    let Some(message) = message? else {
+                        return Ok(StreamEnd::Dropped("the server closed the stream".into()));
+                    };
+                    let mut out = Vec::new();
+                    let done = self.handle(message, &mut out);
+                    for request in out {
+                        if tx.send(request).await.is_err() {
+                            return Ok(StreamEnd::Dropped("the stream's sender closed".into()));
+                        }
+                    }
+                    if done {
+                        return Ok(StreamEnd::Done);
+                    }
+                }
+                _ = ping.tick() => {
+                    self.nonce += 1;
+                    let ping = ConnectRequest { message: Some(connect_request::Message::Ping(Ping { nonce: self.nonce })) };
+                    if tx.send(ping).await.is_err() {
+                        return Ok(StreamEnd::Dropped("the stream's sender closed".into()));
+                    }
+                }
+            }
+        }
+    }
+
+    fn new_table(&mut self, joined: &TableJoined) {
+        let mut bot = (self.factory)(joined);
+        bot.on_joined(joined);
+        self.tables.insert(joined.table_id.clone(), TableState { bot, last_seq: 0, open: None, retried: false });
+    }
+
+    fn on_event(&mut self, table_id: &str, event: Option<&Event>) {
+        let (Some(table), Some(event)) = (self.tables.get_mut(table_id), event) else { return };
+        if event.seq <= table.last_seq {
+            return;
+        }
+        table.last_seq = event.seq;
+        table.bot.on_event(event);
+    }
+
+    fn reply(&mut self, table_id: &str, request_id: u64, action: Action, out: &mut Vec<ConnectRequest>) {
+        if self.config.verbose {
+            log(format_args!("table {table_id} request {request_id}: {}", action_text(&action)));
+        }
+        self.stats.actions += 1;
+        out.push(ConnectRequest {
+            message: Some(connect_request::Message::ActionReply(ActionReply {
+                table_id: table_id.to_string(),
+                request_id,
+                action: Some(action),
+            })),
+        });
+    }
+
+    /// Handles one server message; queues replies in `out`; true when `--games` is reached.
+    fn handle(&mut self, message: crate::pb::ConnectResponse, out: &mut Vec<ConnectRequest>) -> bool {
+        use connect_response::Message as M;
+        match message.message {
+            Some(M::TableJoined(joined)) => {
+                log(format_args!("joined table {} at seat {}", joined.table_id, joined.seat));
+                self.new_table(&joined);
+            }
+            Some(M::Event(e)) => self.on_event(&e.table_id, e.event.as_ref()),
+            Some(M::TableSnapshot(snapshot)) => {
+                let Some(joined) = snapshot.table else { return false };
+                if !self.tables.contains_key(&joined.table_id) {
+                    self.new_table(&joined);
+                }
+                log(format_args!("table {} resumed with {} missed events", joined.table_id, snapshot.missed_events.len()));
+                for missed in &snapshot.missed_events {
+                    self.on_event(&joined.table_id, missed.event.as_ref());
+                }
+            }
+            Some(M::ActionRequest(request)) => {
+                let table_id = request.table_id.clone();
+                if !self.tables.contains_key(&table_id) {
+                    // A request for a table we were not told about: play it with a fresh bot.
+                    let joined = TableJoined { table_id: table_id.clone(), seat: request.seat, ..Default::default() };
+                    self.new_table(&joined);
+                }
+                let legal = request.legal_actions.clone().unwrap_or_default();
+                let table = self.tables.get_mut(&table_id).expect("table exists");
+                let chosen = table.bot.act(&request);
+                let action = if is_legal(&chosen, &legal) {
+                    chosen
+                } else {
+                    self.stats.fallbacks += 1;
+                    log(format_args!(
+                        "table {table_id}: the bot chose the illegal action {:?}; sending the first legal action",
+                        action_text(&chosen)
+                    ));
+                    first_legal(&legal).unwrap_or(chosen)
+                };
+                let request_id = request.request_id;
+                table.open = Some(request);
+                table.retried = false;
+                self.reply(&table_id, request_id, action, out);
+            }
+            Some(M::ActionRejected(rejected)) => {
+                self.stats.rejections += 1;
+                log(format_args!(
+                    "table {} request {}: action rejected: {:?}: {}",
+                    rejected.table_id,
+                    rejected.request_id,
+                    rejected.reason(),
+                    rejected.message
+                ));
+                let retry = matches!(rejected.reason(), RejectionReason::IllegalAction | RejectionReason::MalformedAction);
+                let fallback = self.tables.get_mut(&rejected.table_id).and_then(|t| {
+                    let open = t.open.as_ref().filter(|o| o.request_id == rejected.request_id && retry && !t.retried)?;
+                    t.retried = true;
+                    first_legal(open.legal_actions.as_ref()?)
+                });
+                if let Some(action) = fallback {
+                    self.reply(&rejected.table_id, rejected.request_id, action, out);
+                }
+            }
+            Some(M::TableFinished(finished)) => {
+                if let Some(mut table) = self.tables.remove(&finished.table_id) {
+                    table.bot.on_finished(&finished);
+                }
+                self.stats.games += 1;
+                let result = finished.result.clone().unwrap_or_default();
+                log(format_args!(
+                    "table {} finished: {:?}, winners {:?}, scores {:?}",
+                    finished.table_id,
+                    result.reason(),
+                    result.winners,
+                    result.scores
+                ));
+                if self.config.games > 0 && self.stats.games >= self.config.games {
+                    return true;
+                }
+            }
+            Some(M::Welcome(_)) | Some(M::Pong(_)) | None => {}
+        }
+        false
+    }
+}
