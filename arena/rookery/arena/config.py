@@ -1,0 +1,433 @@
+"""Tournament configuration: a TOML file, validated into frozen values, overridable by flags.
+
+A minimal file::
+
+    name = "nightly"
+    preset = "standard"
+    format = "round-robin"     # round-robin | gauntlet | sprt
+    games = 20                 # per pairing; duplicate pairs count as two games; SPRT: the cap
+
+    [[bots]]
+    name = "random"
+    command = "rookery bot run rookery.client.bots.random:RandomBot"
+
+    [[bots]]
+    name = "contestant"
+    remote = true              # an already-connected session of that name
+
+Every mistake is reported as a :class:`~rookery.arena.errors.ConfigError` naming the file, the
+key and what is wrong.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import re
+import shlex
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from rookery.arena.errors import ConfigError
+from rookery.arena.sprt import SprtParams
+from rookery.engine import Ruleset, RulesetError
+
+__all__ = [
+    "BotSpec",
+    "Format",
+    "LatePolicyName",
+    "TimeControlSpec",
+    "TournamentConfig",
+    "config_from_dict",
+    "default_concurrency",
+    "load_config",
+    "parse_bot_flag",
+]
+
+_BOT_NAME = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+
+
+class Format(Enum):
+    """How the bots are paired."""
+
+    ROUND_ROBIN = "round-robin"
+    """Every pair of bots (per-player presets: every combination, seats rotated)."""
+    GAUNTLET = "gauntlet"
+    """The first bot against each of the others."""
+    SPRT = "sprt"
+    """The first bot (new) against the second (old) until the SPRT decides or the cap."""
+
+
+class LatePolicyName(Enum):
+    """What the table does with a late bot (the server's ``LatePolicy``)."""
+
+    AUTO_PLAY = "auto-play"
+    """A fallback legal action is played for it and a strike counted."""
+    FORFEIT = "forfeit"
+    """Its side loses at once."""
+
+
+@dataclass(frozen=True)
+class TimeControlSpec:
+    """The clock of every table of the tournament."""
+
+    action_ms: int = 2000
+    bank_ms: int = 0
+    late_policy: LatePolicyName = LatePolicyName.AUTO_PLAY
+    strike_limit: int = 3
+    grace_ms: int = 5000
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """One bot: launched from ``command`` by the arena, or ``remote`` (already connected)."""
+
+    name: str
+    command: str = ""
+    remote: bool = False
+    #: Sessions to open (launched bots); 0 lets the arena pick enough for the concurrency.
+    sessions: int = 0
+    #: Extra environment variables for a launched bot.
+    env: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def argv(self) -> list[str]:
+        """The command split as a shell would (no shell is involved)."""
+        return shlex.split(self.command)
+
+
+def default_concurrency() -> int:
+    """Games at once when unset: the number of cores (at least 1)."""
+    return max(1, os.cpu_count() or 1)
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    """A complete, validated tournament definition."""
+
+    name: str
+    ruleset: Ruleset
+    bots: tuple[BotSpec, ...]
+    format: Format = Format.ROUND_ROBIN
+    games: int = 10
+    duplicate: bool = True
+    concurrency: int = field(default_factory=default_concurrency)
+    seed: int = 1
+    time_control: TimeControlSpec = field(default_factory=TimeControlSpec)
+    sprt: SprtParams = field(default_factory=SprtParams)
+    elo_k: float = 16.0
+    bootstrap: int = 200
+    out: Path | None = None
+    source: str = "<config>"
+
+    def bot(self, name: str) -> BotSpec:
+        """The bot called ``name``."""
+        for bot in self.bots:
+            if bot.name == name:
+                return bot
+        raise KeyError(name)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able description (stored with the run; ``out`` and ``source`` left out)."""
+        return {
+            "name": self.name,
+            "ruleset": self.ruleset.to_dict(),
+            "format": self.format.value,
+            "games": self.games,
+            "duplicate": self.duplicate,
+            "concurrency": self.concurrency,
+            "seed": self.seed,
+            "time_control": {
+                "action_ms": self.time_control.action_ms,
+                "bank_ms": self.time_control.bank_ms,
+                "late_policy": self.time_control.late_policy.value,
+                "strike_limit": self.time_control.strike_limit,
+                "grace_ms": self.time_control.grace_ms,
+            },
+            "sprt": {
+                "elo0": self.sprt.elo0,
+                "elo1": self.sprt.elo1,
+                "alpha": self.sprt.alpha,
+                "beta": self.sprt.beta,
+                "model": self.sprt.model,
+            },
+            "ratings": {"k": self.elo_k, "bootstrap": self.bootstrap},
+            "bots": [
+                {"name": b.name, "command": b.command, "remote": b.remote, "sessions": b.sessions}
+                for b in self.bots
+            ],
+        }
+
+    def fingerprint(self) -> str:
+        """A hash of what decides the schedule and the games: a resumed run must match it.
+
+        Concurrency, ratings settings, commands and the output directory may change between
+        runs without changing which games are played.
+        """
+        data = self.to_dict()
+        for key in ("concurrency", "ratings", "name"):
+            data.pop(key)
+        data["bots"] = [b["name"] for b in data["bots"]]
+        if self.format is not Format.SPRT:
+            data.pop("sprt")
+        text = json.dumps(data, sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def with_overrides(self, **changes: Any) -> TournamentConfig:
+        """A copy with the given fields replaced and validated again (``None`` leaves a field)."""
+        actual = {k: v for k, v in changes.items() if v is not None}
+        updated = dataclasses.replace(self, **actual)
+        _validate(updated, "command line")
+        return updated
+
+
+def _validate(config: TournamentConfig, source: str) -> None:
+    if not config.bots:
+        raise ConfigError(source, "bots", "no bots: give at least two [[bots]] or --bot flags")
+    names = [b.name for b in config.bots]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise ConfigError(source, "bots", f"bot names must be unique; repeated: {duplicates}")
+    if len(config.bots) < 2:
+        raise ConfigError(source, "bots", f"a tournament needs at least two bots, got {names}")
+    if config.format is Format.SPRT and len(config.bots) != 2:
+        raise ConfigError(
+            source, "bots", f"format 'sprt' plays exactly two bots (new, old); got {names}"
+        )
+    if config.games < 1:
+        raise ConfigError(source, "games", f"must be at least 1, got {config.games}")
+    if config.concurrency < 1:
+        raise ConfigError(source, "concurrency", f"must be at least 1, got {config.concurrency}")
+    if not 0 <= config.seed < 2**63:
+        raise ConfigError(source, "seed", f"must lie in 0 .. 2**63 - 1, got {config.seed}")
+    if config.elo_k <= 0:
+        raise ConfigError(source, "ratings.k", f"must be positive, got {config.elo_k}")
+    if config.bootstrap < 0:
+        raise ConfigError(source, "ratings.bootstrap", f"must be >= 0, got {config.bootstrap}")
+
+
+def _expect(source: str, key: str, value: Any, kinds: type | tuple[type, ...], what: str) -> Any:
+    if isinstance(value, bool) and bool not in (kinds if isinstance(kinds, tuple) else (kinds,)):
+        raise ConfigError(source, key, f"must be {what}, got {value!r}")
+    if not isinstance(value, kinds):
+        raise ConfigError(source, key, f"must be {what}, got {type(value).__name__} {value!r}")
+    return value
+
+
+def _check_keys(source: str, prefix: str, table: Mapping[str, Any], allowed: set[str]) -> None:
+    unknown = sorted(set(table) - allowed)
+    if unknown:
+        where = f"{prefix}.{unknown[0]}" if prefix else unknown[0]
+        raise ConfigError(
+            source, where, f"unknown key; expected one of: {', '.join(sorted(allowed))}"
+        )
+
+
+def _ruleset(source: str, data: Mapping[str, Any]) -> Ruleset:
+    preset = data.get("preset")
+    table = data.get("ruleset")
+    if preset is not None and table is not None and "preset" in table:
+        raise ConfigError(source, "preset", "give the preset either at the top or in [ruleset]")
+    base_name = "standard"
+    overrides: dict[str, Any] = {}
+    if table is not None:
+        _expect(source, "ruleset", table, dict, "a table")
+        overrides = dict(table)
+        base_name = overrides.pop("preset", preset or "standard")
+    elif preset is not None:
+        base_name = preset
+    _expect(source, "preset", base_name, str, "a preset name")
+    try:
+        base = Ruleset.preset(base_name)
+        if not overrides:
+            return base
+        merged = base.to_dict()
+        merged.update(overrides)
+        if "name" not in overrides:
+            merged["name"] = f"{base_name}*"
+        return Ruleset.from_dict(merged)
+    except RulesetError as error:
+        key = "preset" if not overrides else f"ruleset.{error.parameter}"
+        raise ConfigError(source, key, str(error)) from None
+    except (TypeError, ValueError) as error:
+        raise ConfigError(source, "ruleset", str(error)) from None
+
+
+def _bots(source: str, entries: Any) -> tuple[BotSpec, ...]:
+    _expect(source, "bots", entries, list, "an array of tables ([[bots]])")
+    bots = []
+    for i, entry in enumerate(entries):
+        key = f"bots[{i}]"
+        _expect(source, key, entry, dict, "a table with name and command (or remote = true)")
+        _check_keys(source, key, entry, {"name", "command", "remote", "sessions", "env"})
+        name = _expect(source, f"{key}.name", entry.get("name"), str, "a bot name")
+        if not _BOT_NAME.match(name):
+            raise ConfigError(
+                source, f"{key}.name", f"{name!r}: use 1-64 letters, digits, '.', '_' or '-'"
+            )
+        remote = _expect(source, f"{key}.remote", entry.get("remote", False), bool, "true/false")
+        command = entry.get("command", "")
+        if isinstance(command, list):
+            if not all(isinstance(part, str) for part in command):
+                raise ConfigError(source, f"{key}.command", "an array command must hold strings")
+            command = shlex.join(command)
+        _expect(source, f"{key}.command", command, str, "a command line")
+        if remote and command:
+            raise ConfigError(
+                source, key, f"bot {name!r}: give a command or remote = true, not both"
+            )
+        if not remote and not command.strip():
+            raise ConfigError(source, key, f"bot {name!r}: needs a command (or remote = true)")
+        if command:
+            try:
+                shlex.split(command)
+            except ValueError as error:
+                raise ConfigError(source, f"{key}.command", f"cannot be split: {error}") from None
+        sessions = _expect(source, f"{key}.sessions", entry.get("sessions", 0), int, "an integer")
+        if sessions < 0:
+            raise ConfigError(source, f"{key}.sessions", f"must be >= 0, got {sessions}")
+        env = _expect(source, f"{key}.env", entry.get("env", {}), dict, "a table of strings")
+        if not all(isinstance(v, str) for v in env.values()):
+            raise ConfigError(source, f"{key}.env", "every value must be a string")
+        bots.append(BotSpec(name, command, remote, sessions, dict(env)))
+    return tuple(bots)
+
+
+def _time_control(source: str, table: Any) -> TimeControlSpec:
+    _expect(source, "time_control", table, dict, "a table")
+    allowed = {"action_ms", "bank_ms", "late_policy", "strike_limit", "grace_ms"}
+    _check_keys(source, "time_control", table, allowed)
+    values: dict[str, Any] = {}
+    for key in ("action_ms", "bank_ms", "strike_limit", "grace_ms"):
+        if key in table:
+            value = _expect(source, f"time_control.{key}", table[key], int, "an integer")
+            if value < 0 or (key == "action_ms" and value == 0):
+                raise ConfigError(source, f"time_control.{key}", f"out of range: {value}")
+            values[key] = value
+    if "late_policy" in table:
+        raw = table["late_policy"]
+        try:
+            values["late_policy"] = LatePolicyName(raw)
+        except ValueError:
+            choices = ", ".join(p.value for p in LatePolicyName)
+            raise ConfigError(
+                source, "time_control.late_policy", f"must be one of {choices}, got {raw!r}"
+            ) from None
+    return TimeControlSpec(**values)
+
+
+def _sprt(source: str, table: Any) -> SprtParams:
+    _expect(source, "sprt", table, dict, "a table")
+    _check_keys(source, "sprt", table, {"elo0", "elo1", "alpha", "beta", "model"})
+    values: dict[str, Any] = {}
+    for key in ("elo0", "elo1", "alpha", "beta"):
+        if key in table:
+            values[key] = float(
+                _expect(source, f"sprt.{key}", table[key], (int, float), "a number")
+            )
+    if "model" in table:
+        values["model"] = _expect(source, "sprt.model", table["model"], str, "a string")
+    try:
+        return SprtParams(**values)
+    except ValueError as error:
+        raise ConfigError(source, "sprt", str(error)) from None
+
+
+_TOP_KEYS = {
+    "name",
+    "preset",
+    "ruleset",
+    "format",
+    "games",
+    "duplicate",
+    "concurrency",
+    "seed",
+    "time_control",
+    "sprt",
+    "ratings",
+    "bots",
+    "out",
+}
+
+
+def config_from_dict(data: Mapping[str, Any], source: str = "<config>") -> TournamentConfig:
+    """Validate a parsed TOML document into a :class:`TournamentConfig`."""
+    _check_keys(source, "", data, _TOP_KEYS)
+    name = _expect(source, "name", data.get("name", "tournament"), str, "a string")
+    raw_format = _expect(source, "format", data.get("format", "round-robin"), str, "a string")
+    try:
+        tournament_format = Format(raw_format)
+    except ValueError:
+        choices = ", ".join(f.value for f in Format)
+        raise ConfigError(
+            source, "format", f"must be one of {choices}, got {raw_format!r}"
+        ) from None
+    values: dict[str, Any] = {}
+    for key in ("games", "concurrency", "seed"):
+        if key in data:
+            values[key] = _expect(source, key, data[key], int, "an integer")
+    if "duplicate" in data:
+        values["duplicate"] = _expect(source, "duplicate", data["duplicate"], bool, "true/false")
+    if "time_control" in data:
+        values["time_control"] = _time_control(source, data["time_control"])
+    if "sprt" in data:
+        values["sprt"] = _sprt(source, data["sprt"])
+    if "ratings" in data:
+        ratings = _expect(source, "ratings", data["ratings"], dict, "a table")
+        _check_keys(source, "ratings", ratings, {"k", "bootstrap"})
+        if "k" in ratings:
+            values["elo_k"] = float(
+                _expect(source, "ratings.k", ratings["k"], (int, float), "a number")
+            )
+        if "bootstrap" in ratings:
+            values["bootstrap"] = _expect(
+                source, "ratings.bootstrap", ratings["bootstrap"], int, "an integer"
+            )
+    if "out" in data:
+        values["out"] = Path(_expect(source, "out", data["out"], str, "a directory path"))
+    config = TournamentConfig(
+        name=name,
+        ruleset=_ruleset(source, data),
+        bots=_bots(source, data.get("bots", [])),
+        format=tournament_format,
+        source=source,
+        **values,
+    )
+    _validate(config, source)
+    return config
+
+
+def load_config(path: str | Path) -> TournamentConfig:
+    """Read and validate a tournament TOML file."""
+    path = Path(path)
+    source = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ConfigError(source, "", f"cannot read the file: {error.strerror}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(source, "", f"not valid TOML: {error}") from None
+    return config_from_dict(data, source)
+
+
+def parse_bot_flag(text: str) -> BotSpec:
+    """A ``--bot NAME=COMMAND`` flag (``NAME=remote`` for a connected bot)."""
+    name, sep, command = text.partition("=")
+    name = name.strip()
+    if not sep or not name:
+        raise ConfigError("--bot", text, "expected NAME=COMMAND (or NAME=remote)")
+    if not _BOT_NAME.match(name):
+        raise ConfigError("--bot", text, f"{name!r}: use 1-64 letters, digits, '.', '_' or '-'")
+    if command.strip() == "remote":
+        return BotSpec(name, remote=True)
+    if not command.strip():
+        raise ConfigError("--bot", text, f"bot {name!r} needs a command after '='")
+    return BotSpec(name, command.strip())

@@ -1,0 +1,162 @@
+"""Pairings, generated lazily and deterministically from the tournament seed.
+
+A **lineup** assigns one bot to each side of the ruleset (two sides for the partnership presets,
+one per seat for the per-player presets, three for six-handed). A bot on a side fills every seat
+of that side, so in a partnership game a bot partners itself. A **group** is one lineup played on
+one seed in every rotation of the sides: for two sides that is the duplicate pair (the same deals
+twice, sides swapped), for ``k`` sides the ``k`` cyclic rotations. The group is the unit of the
+statistics. Without duplicate each group is a single game, and successive rounds rotate the sides.
+
+Round ``r`` uses the seed ``derive_seed(tournament seed, r)`` for every lineup: all pairings of a
+round play the same deals. Game ``index`` is a position in the schedule; ``games(start)`` resumes
+from any position and produces exactly the games a fresh run would.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from rookery.arena.config import Format
+from rookery.arena.errors import ScheduleError
+from rookery.engine import Ruleset
+
+__all__ = ["Schedule", "ScheduledGame", "derive_seed", "lineups_for"]
+
+
+def derive_seed(tournament_seed: int, round_index: int) -> int:
+    """The game seed of a round: 63 bits of blake2b, never 0 (0 asks the server for a random one).
+
+    >>> derive_seed(1, 0) == derive_seed(1, 0) != derive_seed(1, 1)
+    True
+    """
+    digest = hashlib.blake2b(
+        f"rookery-arena:{tournament_seed}:{round_index}".encode(), digest_size=8
+    )
+    return (int.from_bytes(digest.digest(), "big") >> 1) or 1
+
+
+@dataclass(frozen=True)
+class ScheduledGame:
+    """One game to play: where it sits in the schedule, its seed and who sits where."""
+
+    index: int
+    group: int
+    round: int
+    rotation: int
+    seed: int
+    #: The bot at each seat, in seat order.
+    seat_bots: tuple[str, ...]
+    #: The bot playing each side, in side order.
+    side_bots: tuple[str, ...]
+
+    @property
+    def game_id(self) -> str:
+        """A stable identifier: the zero-padded schedule index."""
+        return f"{self.index:06d}"
+
+
+def lineups_for(
+    bots: Sequence[str], sides: int, tournament_format: Format
+) -> list[tuple[str, ...]]:
+    """Every lineup (bot per side, before rotation) the format plays.
+
+    Round-robin: every combination of ``sides`` distinct bots; with fewer bots than sides, every
+    multiset of bots that uses each bot at least once. Gauntlet: those lineups that include the
+    first bot. SPRT: the first two bots.
+    """
+    if len(bots) < 2:
+        raise ScheduleError(f"a schedule needs at least two bots, got {list(bots)}")
+    if tournament_format is Format.SPRT:
+        if sides != 2:
+            # Per-player head-to-head: the two bots share the seats in every multiset.
+            return _multisets(bots[:2], sides)
+        return [(bots[0], bots[1])]
+    if len(bots) >= sides:
+        lineups = list(itertools.combinations(bots, sides))
+    else:
+        lineups = _multisets(bots, sides)
+    if tournament_format is Format.GAUNTLET:
+        lineups = [lineup for lineup in lineups if bots[0] in lineup]
+    return lineups
+
+
+def _multisets(bots: Sequence[str], sides: int) -> list[tuple[str, ...]]:
+    return [
+        combo
+        for combo in itertools.combinations_with_replacement(bots, sides)
+        if set(combo) == set(bots)
+    ]
+
+
+class Schedule:
+    """The lazily generated schedule of a tournament."""
+
+    def __init__(
+        self,
+        bots: Sequence[str],
+        ruleset: Ruleset,
+        tournament_format: Format,
+        games_per_pairing: int,
+        *,
+        duplicate: bool = True,
+        seed: int = 1,
+    ) -> None:
+        self.bots = tuple(bots)
+        self.ruleset = ruleset
+        self.format = tournament_format
+        self.sides = ruleset.num_sides
+        self.duplicate = duplicate
+        self.seed = seed
+        self.lineups = lineups_for(self.bots, self.sides, tournament_format)
+        self.group_size = self.sides if duplicate else 1
+        if games_per_pairing < 1:
+            raise ScheduleError(f"games per pairing must be at least 1, got {games_per_pairing}")
+        #: Rounds: each lineup plays one group per round.
+        self.rounds = math.ceil(games_per_pairing / self.group_size)
+        self._side_seats = [ruleset.seats_of_side(side) for side in range(self.sides)]
+
+    @property
+    def total(self) -> int:
+        """Games in the whole schedule (for SPRT: the cap, rounded up to whole pairs)."""
+        return self.rounds * len(self.lineups) * self.group_size
+
+    @property
+    def groups_per_round(self) -> int:
+        """Groups in each round: one per lineup."""
+        return len(self.lineups)
+
+    def game(self, index: int) -> ScheduledGame:
+        """The game at position ``index`` of the schedule."""
+        if not 0 <= index < self.total:
+            raise IndexError(f"game index {index} outside the schedule of {self.total} games")
+        group, rotation_slot = divmod(index, self.group_size)
+        round_index, lineup_index = divmod(group, len(self.lineups))
+        lineup = self.lineups[lineup_index]
+        rotation = rotation_slot if self.duplicate else round_index % self.sides
+        side_bots = tuple(lineup[(side - rotation) % self.sides] for side in range(self.sides))
+        seat_bots = [""] * self.ruleset.players
+        for side, seats in enumerate(self._side_seats):
+            for seat in seats:
+                seat_bots[seat] = side_bots[side]
+        return ScheduledGame(
+            index=index,
+            group=group,
+            round=round_index,
+            rotation=rotation,
+            seed=derive_seed(self.seed, round_index),
+            seat_bots=tuple(seat_bots),
+            side_bots=side_bots,
+        )
+
+    def games(self, start: int = 0) -> Iterator[ScheduledGame]:
+        """The games from position ``start`` on, generated one at a time."""
+        for index in range(start, self.total):
+            yield self.game(index)
+
+    def group_indices(self, group: int) -> range:
+        """The schedule positions of the games of ``group``."""
+        return range(group * self.group_size, (group + 1) * self.group_size)
