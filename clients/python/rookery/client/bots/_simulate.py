@@ -1,0 +1,305 @@
+"""A perfect-information hand, played out fast on masks: the search bot's playout model.
+
+``HandSimulation`` holds every seat's cards (a sampled deal) from some point of the play phase
+and plays the hand to its end, every seat using the heuristic play on what that seat could know.
+It follows RULES.md §5-§7 for the play and the hand's score; the tests check it against the
+engine card for card.
+"""
+
+from __future__ import annotations
+
+from rookery.engine import CARD_POINTS, ROOK_MASK, Observation, Partnership, Ruleset
+
+from ._play import FOLLOW_MASKS, KEYS, TRUMP_MASKS, PlayView, choose_play, infer_voids
+
+__all__ = ["HandSimulation", "hand_utility"]
+
+
+class HandSimulation:
+    """One hand's play phase with every hand known; ``clone`` is cheap."""
+
+    __slots__ = (
+        "bid",
+        "bidder",
+        "buried_points",
+        "called",
+        "current",
+        "hands",
+        "last_trick_bonus",
+        "leader",
+        "partner",
+        "partner_shown",
+        "played",
+        "players",
+        "rook_free_play",
+        "rules",
+        "seat_friends",
+        "trick",
+        "tricks_left",
+        "trump",
+        "view",
+        "voids",
+        "won",
+    )
+
+    def __init__(
+        self,
+        rules: Ruleset,
+        hands: list[int],
+        *,
+        trump: int,
+        bidder: int,
+        bid: int,
+        leader: int,
+        buried_points: int,
+        called: int = -1,
+        partner: int = -1,
+        partner_shown: bool = False,
+        played: int = 0,
+        trick: list[tuple[int, int]] | None = None,
+        voids: list[int] | None = None,
+        won: list[int] | None = None,
+        tricks_left: int | None = None,
+    ) -> None:
+        self.rules = rules
+        self.players = rules.players
+        self.rook_free_play = rules.rook_free_play
+        self.last_trick_bonus = rules.last_trick_bonus
+        self.hands = hands
+        self.trump = trump
+        self.bidder = bidder
+        self.bid = bid
+        self.buried_points = buried_points
+        self.called = called
+        self.partner = partner
+        self.partner_shown = partner_shown
+        self.played = played
+        self.trick = list(trick or [])
+        self.leader = leader
+        self.current = (leader + len(self.trick)) % self.players
+        self.voids = list(voids) if voids is not None else [0] * self.players
+        self.won = list(won) if won is not None else [0] * self.players
+        self.tricks_left = rules.hand_size if tricks_left is None else tricks_left
+        self.view = PlayView()
+        self.view.players = self.players
+        self.view.trump = trump
+        self.seat_friends = self._friends()
+
+    @classmethod
+    def from_observation(cls, obs: Observation, hands: list[int]) -> HandSimulation:
+        """The hand at ``obs`` (the PLAY phase) with ``hands`` as every seat's current cards."""
+        assert obs.trump is not None
+        rules = obs.ruleset
+        trump = int(obs.trump)
+        tricks = [trick.cards for trick in obs.completed_tricks]
+        tricks.append(obs.current_trick.cards)
+        played = 0
+        for cards in tricks:
+            for _, card in cards:
+                played |= 1 << card
+        won = [0] * rules.players
+        for trick in obs.completed_tricks:
+            won[trick.winner] += trick.points
+        partner = -1
+        if rules.partnership is Partnership.CALLED and obs.called_card >= 0:
+            bit = 1 << obs.called_card
+            partner = next((s for s, hand in enumerate(hands) if hand & bit), obs.partner)
+            if obs.partner >= 0:
+                partner = obs.partner
+        buried_points = sum(CARD_POINTS[c] for c in range(58) if obs.buried >> c & 1)
+        if obs.seat != obs.bidder:
+            buried_points = -1  # unknown: set by the caller from the sampled hidden cards
+        return cls(
+            rules,
+            hands,
+            trump=trump,
+            bidder=obs.bidder,
+            bid=obs.bid,
+            leader=obs.current_trick.leader,
+            buried_points=buried_points,
+            called=obs.called_card,
+            partner=partner,
+            partner_shown=obs.partner >= 0
+            and obs.called_card >= 0
+            and bool(played >> obs.called_card & 1),
+            played=played,
+            trick=list(obs.current_trick.cards),
+            voids=infer_voids(rules.players, trump, tricks, rules.rook_free_play),
+            won=won,
+            tricks_left=rules.hand_size - len(obs.completed_tricks),
+        )
+
+    def _friends(self) -> list[int]:
+        """Per seat, the seats it knows to be on its side (bit masks)."""
+        rules = self.rules
+        players = self.players
+        if rules.partnership is Partnership.FIXED:
+            sides = rules.sides
+            return [
+                sum(1 << o for o in range(players) if sides[o] == sides[s]) for s in range(players)
+            ]
+        friends = [1 << s for s in range(players)]
+        if self.partner >= 0:
+            pair = (1 << self.bidder) | (1 << self.partner)
+            friends[self.partner] = pair
+            if self.partner_shown:
+                friends[self.bidder] = pair
+        return friends
+
+    def bidding_seats(self) -> int:
+        """The seats of the bidding side (bit mask)."""
+        rules = self.rules
+        if rules.partnership is Partnership.FIXED:
+            sides = rules.sides
+            return sum(1 << s for s in range(self.players) if sides[s] == sides[self.bidder])
+        if self.partner >= 0:
+            return (1 << self.bidder) | (1 << self.partner)
+        return 1 << self.bidder
+
+    def clone(self) -> HandSimulation:
+        """An independent copy."""
+        other = object.__new__(HandSimulation)
+        for name in HandSimulation.__slots__:
+            object.__setattr__(other, name, getattr(self, name))
+        other.hands = list(self.hands)
+        other.trick = list(self.trick)
+        other.voids = list(self.voids)
+        other.won = list(self.won)
+        other.seat_friends = list(self.seat_friends)
+        other.view = PlayView()
+        other.view.players = self.players
+        other.view.trump = self.trump
+        return other
+
+    def legal(self) -> int:
+        """The cards the seat to act may play."""
+        hand = self.hands[self.current]
+        if not self.trick:
+            return hand
+        follow = hand & FOLLOW_MASKS[self.trump][self.trick[0][1]]
+        if not follow:
+            return hand
+        if self.rook_free_play:
+            follow |= hand & ROOK_MASK
+        return follow
+
+    def heuristic_card(self) -> int:
+        """The heuristic play of the seat to act, on what that seat could know."""
+        seat = self.current
+        view = self.view
+        view.seat = seat
+        hand = self.hands[seat]
+        view.hand = hand
+        view.legal = self.legal()
+        view.trick = self.trick
+        view.unseen = self.rules.deck_mask & ~self.played & ~hand
+        view.voids = self.voids
+        view.friends = self.seat_friends[seat]
+        view.bidding_side = bool(self.bidding_seats() >> seat & 1)
+        trick = self.trick
+        if trick:
+            keys = KEYS[self.trump]
+            trump_mask = TRUMP_MASKS[self.trump]
+            follow = FOLLOW_MASKS[self.trump][trick[0][1]]
+            win_seat, win_key, points = -1, 0, 0
+            for s, card in trick:
+                points += CARD_POINTS[card]
+                if (1 << card) & (follow | trump_mask) and keys[card] > win_key:
+                    win_seat, win_key = s, keys[card]
+            view.follow = follow
+            view.win_seat = win_seat
+            view.win_key = win_key
+            view.trick_points = points
+        else:
+            view.follow = 0
+            view.win_seat = -1
+            view.win_key = 0
+            view.trick_points = 0
+        return choose_play(view)
+
+    def play(self, card: int) -> None:
+        """Play ``card`` for the seat to act (assumed legal)."""
+        seat = self.current
+        bit = 1 << card
+        self.hands[seat] ^= bit
+        self.played |= bit
+        trick = self.trick
+        if trick:
+            follow = FOLLOW_MASKS[self.trump][trick[0][1]]
+            if not bit & follow and not (self.rook_free_play and bit & ROOK_MASK):
+                self.voids[seat] |= follow
+        trick.append((seat, card))
+        if card == self.called and not self.partner_shown:
+            self.partner_shown = True
+            self.seat_friends = self._friends()
+        if len(trick) < self.players:
+            self.current = (seat + 1) % self.players
+            return
+        keys = KEYS[self.trump]
+        trump_mask = TRUMP_MASKS[self.trump]
+        follow = FOLLOW_MASKS[self.trump][trick[0][1]]
+        win_seat, win_key, points = -1, 0, 0
+        for s, c in trick:
+            points += CARD_POINTS[c]
+            if (1 << c) & (follow | trump_mask) and keys[c] > win_key:
+                win_seat, win_key = s, keys[c]
+        self.won[win_seat] += points
+        self.tricks_left -= 1
+        if self.tricks_left == 0:
+            self.won[win_seat] += self.last_trick_bonus
+        self.trick = []
+        self.leader = win_seat
+        self.current = win_seat
+
+    @property
+    def is_over(self) -> bool:
+        """Whether every trick has been played."""
+        return self.tricks_left == 0
+
+    def play_out(self) -> None:
+        """Play the rest of the hand with the heuristic on every seat."""
+        while self.tricks_left:
+            self.play(self.heuristic_card())
+
+    def bidding_total(self) -> int:
+        """The bidding side's hand total so far (tricks won plus buried points)."""
+        seats = self.bidding_seats()
+        total = self.buried_points
+        for seat in range(self.players):
+            if seats >> seat & 1:
+                total += self.won[seat]
+        return total
+
+    def side_deltas(self) -> list[int]:
+        """Each seat's side's score change for the hand, per seat (RULES.md §7)."""
+        rules = self.rules
+        seats = self.bidding_seats()
+        total = self.bidding_total()
+        result = total if total >= self.bid else -self.bid
+        sides = rules.sides
+        side_points = [0] * rules.num_sides
+        for seat in range(self.players):
+            side_points[sides[seat]] += self.won[seat]
+        side_points[sides[self.bidder]] += self.buried_points
+        deltas = []
+        for seat in range(self.players):
+            if seats >> seat & 1:
+                deltas.append(result)
+            elif rules.is_per_player:
+                deltas.append(self.won[seat])
+            else:
+                deltas.append(side_points[sides[seat]])
+        return deltas
+
+
+def hand_utility(deltas: list[int], seat: int, rules: Ruleset) -> float:
+    """The hand's worth to ``seat``: its side's score change minus the others' average."""
+    sides = rules.sides
+    mine = deltas[seat]
+    others: dict[int, int] = {}
+    for other, delta in enumerate(deltas):
+        if sides[other] != sides[seat]:
+            others[sides[other]] = delta
+    if not others:
+        return float(mine)
+    return mine - sum(others.values()) / len(others)
