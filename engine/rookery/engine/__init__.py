@@ -80,8 +80,12 @@ from ._events import (
 from ._game import Game
 from ._legal import LegalActions, legal_play_mask
 from ._observation import Observation, Trick
+from ._playout import random_playout
+from ._record import RECORD_FORMAT, GameRecord
 from ._results import GameResult, HandResult, Termination
 from ._ruleset import PRESETS, AllPass, BothOver, FirstLead, Partnership, Ruleset
+from ._sampling import sample_deal, sample_deals
+from ._text import format_replay_text
 
 __all__ = [
     "ALL_CARDS_MASK",
@@ -90,6 +94,7 @@ __all__ = [
     "PASS",
     "PLAY",
     "PRESETS",
+    "RECORD_FORMAT",
     "ROOK",
     "ROOK2",
     "ROOK_MASK",
@@ -98,8 +103,8 @@ __all__ = [
     "Action",
     "AllPass",
     "AuctionWon",
-    "BidMade",
     "Bid",
+    "BidMade",
     "BothOver",
     "Bury",
     "CallCard",
@@ -115,6 +120,7 @@ __all__ = [
     "Game",
     "GameOver",
     "GameOverError",
+    "GameRecord",
     "GameResult",
     "HandDealt",
     "HandRedealt",
@@ -149,6 +155,7 @@ __all__ = [
     "cards_of",
     "deal_for_hand",
     "format_cards",
+    "format_replay_text",
     "legal_play_mask",
     "make_card",
     "mask_of",
@@ -157,4 +164,7 @@ __all__ = [
     "parse_card",
     "parse_cards",
     "popcount",
+    "random_playout",
+    "sample_deal",
+    "sample_deals",
 ]

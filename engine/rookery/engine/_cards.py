@@ -78,9 +78,10 @@ SUIT_MASKS: tuple[int, int, int, int] = (
 _SUITS = tuple(Suit)
 _CARD_SUIT: tuple[Suit | None, ...] = tuple(_SUITS[c // 14] for c in range(56)) + (None, None)
 _CARD_RANK: tuple[int, ...] = tuple(c % 14 + 1 for c in range(56)) + (0, 0)
-_CARD_NAMES: tuple[str, ...] = tuple(
-    f"{'BRYG'[c // 14]}{c % 14 + 1}" for c in range(56)
-) + ("ROOK", "ROOK2")
+_CARD_NAMES: tuple[str, ...] = tuple(f"{'BRYG'[c // 14]}{c % 14 + 1}" for c in range(56)) + (
+    "ROOK",
+    "ROOK2",
+)
 _NAME_TO_CARD: dict[str, int] = {name: card for card, name in enumerate(_CARD_NAMES)}
 
 

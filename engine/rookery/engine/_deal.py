@@ -15,17 +15,11 @@ __all__ = ["Deal", "deal_for_hand"]
 
 @dataclass(frozen=True, slots=True)
 class Deal:
-    """Where every card of a hand lies, as masks: each seat's hand, the nest and the dead pile.
-
-    ``buried`` is 0 in a deal as dealt; a deal sampled for search after the bidder has buried
-    carries the buried cards there (see ``sample_deals``), and ``hands[bidder]`` then includes them
-    as the cards the bidder held before burying.
-    """
+    """Where every card of a hand lies as dealt: a mask per seat, the nest and the dead pile."""
 
     hands: tuple[int, ...]
     nest: int
     dead: int
-    buried: int = 0
 
     def __str__(self) -> str:
         lines = [f"seat {seat}: {format_cards(hand)}" for seat, hand in enumerate(self.hands)]
@@ -46,7 +40,9 @@ def deal_for_hand(ruleset: Ruleset, game_seed: int, hand_number: int) -> Deal:
     and any language with SHAKE-256 can reproduce it.
     """
     cards = ruleset.deck_cards
-    keys = array("Q", hashlib.shake_256(f"{game_seed}:{hand_number}".encode()).digest(8 * len(cards)))
+    keys = array(
+        "Q", hashlib.shake_256(f"{game_seed}:{hand_number}".encode()).digest(8 * len(cards))
+    )
     if sys.byteorder != "little":
         keys.byteswap()
     order = sorted(range(len(cards)), key=keys.__getitem__)

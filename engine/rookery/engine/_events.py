@@ -48,7 +48,7 @@ class EventBase:
 
 @dataclass(frozen=True, slots=True)
 class HandDealt(EventBase):
-    """A hand was dealt; ``hands[s]`` is seat ``s``'s cards (each seat's view shows only its own)."""
+    """A hand was dealt; ``hands[s]`` is seat ``s``'s cards (a seat's view shows only its own)."""
 
     dealer: int
     hands: tuple[int, ...]

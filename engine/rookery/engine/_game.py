@@ -4,10 +4,31 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._actions import PASS, PLAY, Action, Bid, Bury, CallCard, NameTrump, Pass, Phase, PlayCard, bid_action
-from ._cards import NUM_CARDS, ROOK_MASK, SUIT_MASKS, Suit, card_name, format_cards, mask_points
+from ._actions import (
+    PASS,
+    PLAY,
+    Action,
+    Bid,
+    Bury,
+    CallCard,
+    NameTrump,
+    Pass,
+    Phase,
+    PlayCard,
+    bid_action,
+)
+from ._cards import (
+    ALL_CARDS_MASK,
+    NUM_CARDS,
+    ROOK_MASK,
+    SUIT_MASKS,
+    Suit,
+    card_name,
+    format_cards,
+    mask_points,
+)
 from ._deal import Deal, deal_for_hand
-from ._errors import GameOverError, IllegalActionError, MalformedActionError
+from ._errors import EngineError, GameOverError, IllegalActionError, MalformedActionError
 from ._events import (
     AuctionWon,
     BidMade,
@@ -70,6 +91,21 @@ _GAME_OVER = Phase.GAME_OVER
 _new_play_actions = object.__new__
 
 
+def _check_deal(rules: Ruleset, deal: Deal) -> None:
+    cards = [*deal.hands, deal.nest, deal.dead]
+    union = 0
+    for mask in cards:
+        if union & mask:
+            raise ValueError("a card lies in two places in the deal")
+        union |= mask
+    if union != rules.deck_mask or len(deal.hands) != rules.players:
+        raise ValueError("the deal is not a partition of the deck over the seats")
+    if any(hand.bit_count() != rules.hand_size for hand in deal.hands):
+        raise ValueError(f"every hand must hold {rules.hand_size} cards")
+    if deal.nest.bit_count() != rules.nest_size:
+        raise ValueError(f"the nest must hold {rules.nest_size} cards")
+
+
 def _illegal(reason: str, message: str) -> IllegalActionError:
     return IllegalActionError(reason, message)
 
@@ -84,13 +120,14 @@ class Game:
     >>> game = Game(Ruleset.preset("standard"), seed=7)
     >>> game.phase, game.current_player, game.hand_number
     (<Phase.BIDDING: 'BIDDING'>, 1, 0)
-    >>> game.apply(parse_action("bid 70")); game.current_player
+    >>> game.apply(Bid(70)); game.current_player
     2
     """
 
     __slots__ = (
         "_aborted",
         "_actions",
+        "_auction",
         "_bid",
         "_bidder",
         "_buried",
@@ -99,9 +136,6 @@ class Game:
         "_deal",
         "_dealer",
         "_deck_mask",
-        "_hand_size",
-        "_players",
-        "_rook_free",
         "_events",
         "_events_on",
         "_follow",
@@ -109,11 +143,11 @@ class Game:
         "_forfeit",
         "_hand_number",
         "_hand_results",
+        "_hand_size",
         "_hands",
         "_high_bid",
         "_high_bidder",
         "_keys",
-        "_auction",
         "_lead",
         "_log",
         "_nest",
@@ -121,7 +155,9 @@ class Game:
         "_partner_shown",
         "_passed",
         "_phase",
+        "_players",
         "_result",
+        "_rook_free",
         "_rules",
         "_scores",
         "_seed",
@@ -140,6 +176,10 @@ class Game:
             raise TypeError(f"ruleset must be a Ruleset, got {type(ruleset).__name__}")
         if type(seed) is not int or not 0 <= seed < _SEED_LIMIT:
             raise ValueError(f"seed must be an int in 0..2**64-1, got {seed!r}")
+        self._setup(ruleset, seed, events)
+        self._start_hand(deal_for_hand(ruleset, seed, 0))
+
+    def _setup(self, ruleset: Ruleset, seed: int, events: bool) -> None:
         self._rules = ruleset
         self._players = ruleset.players
         self._hand_size = ruleset.hand_size
@@ -157,7 +197,6 @@ class Game:
         self._aborted = False
         self._dealer = ruleset.first_dealer
         self._hand_number = 0
-        self._start_hand(deal_for_hand(ruleset, seed, 0))
 
     # Public state ---------------------------------------------------------------------------
 
@@ -268,6 +307,85 @@ class Game:
             result=self._result,
         )
 
+    @classmethod
+    def from_deal(
+        cls,
+        ruleset: Ruleset,
+        deal: Deal,
+        *,
+        seed: int = 0,
+        dealer: int | None = None,
+        hand_number: int = 0,
+        scores: tuple[int, ...] | None = None,
+        events: bool = True,
+    ) -> Game:
+        """A game whose current hand is ``deal`` (for analysis, puzzles, tests and search).
+
+        The hand is number ``hand_number`` dealt by ``dealer`` (default ``first_dealer``) with
+        cumulative ``scores`` so far (default zeros); later hands are dealt from ``seed``.
+        ``ValueError`` when ``deal`` is not a partition of the deck of the right sizes. Such a
+        game has no record that ``GameRecord.replay`` could re-simulate from the seed alone.
+        """
+        _check_deal(ruleset, deal)
+        if scores is not None and len(scores) != ruleset.num_sides:
+            raise ValueError(f"scores must have {ruleset.num_sides} entries, got {len(scores)}")
+        game = cls.__new__(cls)
+        game._setup(ruleset, seed, events)
+        if scores is not None:
+            game._scores = list(scores)
+        if dealer is not None:
+            if not 0 <= dealer < ruleset.players:
+                raise ValueError(f"not a seat: {dealer!r}")
+            game._dealer = dealer
+        game._hand_number = hand_number
+        game._start_hand(deal)
+        return game
+
+    @classmethod
+    def from_observation(cls, observation: Observation, deal: Deal, *, seed: int = 0) -> Game:
+        """A perfect-information game at ``observation``'s point, for search (events off).
+
+        ``deal`` says where every card lay as dealt (``sample_deals`` draws such deals consistent
+        with the observation; after the bury, its ``nest`` stands for the buried cards). The
+        observation's public history (auction, trump, bury, call, tricks) is replayed on that deal;
+        the scores, dealer and hand number are the observation's. Later hands are dealt from
+        ``seed``. ``ValueError`` when the deal does not fit the observation.
+        """
+        game = cls.from_deal(
+            observation.ruleset,
+            deal,
+            seed=seed,
+            dealer=observation.dealer,
+            hand_number=observation.hand_number,
+            scores=observation.scores,
+            events=False,
+        )
+        script: list[Action] = [
+            bid_action(amount) if amount else PASS for _, amount in observation.auction
+        ]
+        try:
+            for action in script:
+                game.apply(action)
+            while game._phase in (_NAME_TRUMP, _BURY, _CALL):
+                if game._phase is _NAME_TRUMP and observation.trump is not None:
+                    game.apply(NameTrump(observation.trump))
+                elif game._phase is _BURY and observation.buried_count:
+                    game.apply(Bury(deal.nest))
+                elif game._phase is _CALL and observation.called_card >= 0:
+                    game.apply(CallCard(observation.called_card))
+                else:
+                    break
+            for trick in observation.completed_tricks + (observation.current_trick,):
+                for _, card in trick.cards:
+                    game.apply(PLAY[card])
+        except EngineError as error:
+            raise ValueError(f"the deal does not fit the observation: {error}") from None
+        if game._phase is not observation.phase or game._current != observation.current_player:
+            raise ValueError("the deal does not fit the observation: the replay ends elsewhere")
+        if observation.seat >= 0 and game._hands[observation.seat] != observation.hand:
+            raise ValueError("the deal does not fit the observation: the observer's hand differs")
+        return game
+
     def clone(self) -> Game:
         """An independent copy (a search game stays a search game: events stay off)."""
         other = object.__new__(Game)
@@ -337,7 +455,10 @@ class Game:
             return LegalActions(phase, self._current)
         if phase is _BURY:
             return LegalActions(
-                phase, self._current, bury_from=self._hands[self._bidder], bury_count=rules.nest_size
+                phase,
+                self._current,
+                bury_from=self._hands[self._bidder],
+                bury_count=rules.nest_size,
             )
         if phase is _CALL:
             call_from = rules.deck_mask & ~self._hands[self._bidder] & ~self._buried
@@ -528,7 +649,7 @@ class Game:
         self._hand_results.append(result)
         if self._events_on:
             self._log.append((HandRedealt, self._hand_number, self._dealer))
-        if len(self._hand_results) >= rules.max_hands:
+        if self._hand_number + 1 >= rules.max_hands:
             self._adjudicate()
         else:
             self._next_hand(rotate=False)
@@ -555,7 +676,7 @@ class Game:
         if type(suit) is not Suit and (type(suit) is not int or not 0 <= suit < 4):
             raise MalformedActionError(f"not a suit: {suit!r}")
         seat = self._expect(_NAME_TRUMP, "name trump")
-        trump = int(suit)  # type: ignore[call-overload]
+        trump = int(suit)
         self._actions.append((seat, NameTrump(_SUITS[trump])))
         self._trump = trump
         self._trump_mask = _TRUMP_MASKS[trump]
@@ -570,10 +691,14 @@ class Game:
     def _bury(self, cards: object) -> None:
         rules = self._rules
         if type(cards) is not int or cards < 0:
-            raise MalformedActionError(f"a bury must be a card mask (non-negative int), got {cards!r}")
-        if cards & ~rules.deck_mask:
             raise MalformedActionError(
-                f"bury: not in the {rules.name} deck: {format_cards(cards & ~rules.deck_mask & ((1 << NUM_CARDS) - 1)) or hex(cards)}"
+                f"a bury must be a card mask (non-negative int), got {cards!r}"
+            )
+        if cards & ~rules.deck_mask:
+            outside = cards & ~rules.deck_mask
+            named = format_cards(outside & ALL_CARDS_MASK) if outside <= ALL_CARDS_MASK else ""
+            raise MalformedActionError(
+                f"bury: not in the {rules.name} deck: {named or hex(outside)}"
             )
         if cards.bit_count() != rules.nest_size:
             raise MalformedActionError(
@@ -612,9 +737,7 @@ class Game:
             raise _illegal("own_card", f"cannot call {card_name(card)}: the bidder buried it")
         self._actions.append((seat, CallCard(card)))
         self._called = card
-        self._partner = next(
-            (holder for holder, hand in enumerate(self._hands) if hand & bit), -1
-        )
+        self._partner = next((holder for holder, hand in enumerate(self._hands) if hand & bit), -1)
         if self._events_on:
             self._log.append((CardCalled, self._hand_number, seat, card))
         self._start_play()
@@ -708,7 +831,7 @@ class Game:
             if len(top) == 1:
                 self._finish(tuple(top), Termination.TARGET_REACHED)
                 return
-        if len(self._hand_results) >= rules.max_hands:
+        if self._hand_number + 1 >= rules.max_hands:
             self._adjudicate()
         else:
             self._next_hand(rotate=True)
@@ -728,7 +851,7 @@ class Game:
         self._result = GameResult(
             winners=winners,
             scores=tuple(self._scores),
-            hands_played=len(self._hand_results),
+            hands_played=self._hand_number + 1,
             reason=reason,
         )
         self._phase = _GAME_OVER
@@ -808,4 +931,3 @@ class Game:
             f"<Game {self._rules.name} seed={self._seed} hand={self._hand_number} "
             f"phase={self._phase.name} to_act={self._current} scores={tuple(self._scores)}>"
         )
-

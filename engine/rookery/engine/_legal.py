@@ -7,7 +7,20 @@ from collections.abc import Iterator, Sequence
 from math import comb
 from typing import Any, overload
 
-from ._actions import PASS, PLAY, TRUMP, Action, Bid, Bury, CallCard, NameTrump, Pass, Phase, PlayCard, bid_action
+from ._actions import (
+    PASS,
+    PLAY,
+    TRUMP,
+    Action,
+    Bid,
+    Bury,
+    CallCard,
+    NameTrump,
+    Pass,
+    Phase,
+    PlayCard,
+    bid_action,
+)
 from ._cards import ROOK_MASK, SUIT_MASKS, Suit, cards_of, format_cards
 
 __all__ = ["LegalActions", "legal_play_mask"]
@@ -214,8 +227,10 @@ class LegalActions(Sequence[Action]):
     def __contains__(self, action: object) -> bool:
         phase = self._phase
         if phase is _PLAY:
-            return type(action) is PlayCard and _is_card(action.card) and bool(
-                self._mask >> action.card & 1
+            return (
+                type(action) is PlayCard
+                and _is_card(action.card)
+                and bool(self._mask >> action.card & 1)
             )
         if phase is _BIDDING:
             if isinstance(action, Pass):
@@ -224,8 +239,10 @@ class LegalActions(Sequence[Action]):
         if phase is _NAME_TRUMP:
             return isinstance(action, NameTrump) and action.suit in _SUITS
         if phase is _CALL:
-            return isinstance(action, CallCard) and _is_card(action.card) and bool(
-                self._mask >> action.card & 1
+            return (
+                isinstance(action, CallCard)
+                and _is_card(action.card)
+                and bool(self._mask >> action.card & 1)
             )
         if phase is _BURY:
             return (
@@ -281,15 +298,14 @@ def _is_card(card: object) -> bool:
     return type(card) is int and 0 <= card < 58
 
 
-
 class _PlayActions(LegalActions):
     """``LegalActions`` of the PLAY phase, specialised for the hot path of random playouts."""
 
     __slots__ = ()
 
-    _phase = _PLAY  # type: ignore[misc]
-    _bids = ()  # type: ignore[misc]
-    _count = 0  # type: ignore[misc]
+    _phase = _PLAY
+    _bids = ()
+    _count = 0
 
     def __len__(self) -> int:
         return self._mask.bit_count()
@@ -321,4 +337,3 @@ class _PlayActions(LegalActions):
             and 0 <= action.card < 58
             and bool(self._mask >> action.card & 1)
         )
-

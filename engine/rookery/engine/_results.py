@@ -17,7 +17,7 @@ class Termination(Enum):
     TARGET_REACHED = "TARGET_REACHED"
     """A side reached the target after a scored hand and won under the ``both_over`` policy."""
     MAX_HANDS = "MAX_HANDS"
-    """``max_hands`` hands (redeals included) were dealt: the highest score wins, a tie is a draw."""
+    """``max_hands`` hands (redeals included) were dealt: the highest score wins; a tie draws."""
     FORFEIT = "FORFEIT"
     """A seat forfeited (the server records which and why): every other side wins jointly."""
     ABORTED = "ABORTED"

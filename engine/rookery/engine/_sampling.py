@@ -1,0 +1,170 @@
+"""Determinization: full deals consistent with what one seat knows, for search bots."""
+
+from __future__ import annotations
+
+import random
+from itertools import combinations
+
+from ._cards import ROOK_MASK, SUIT_MASKS, cards_of
+from ._deal import Deal
+from ._observation import Observation
+
+__all__ = ["sample_deal", "sample_deals"]
+
+
+def sample_deals(observation: Observation, rng: random.Random, n: int) -> list[Deal]:
+    """``n`` deals drawn with ``rng``, each consistent with ``observation`` (``sample_deal``)."""
+    return [sample_deal(observation, rng) for _ in range(n)]
+
+
+def sample_deal(observation: Observation, rng: random.Random) -> Deal:
+    """One full deal consistent with everything ``observation`` shows.
+
+    Kept fixed: the observer's own cards, every card seen played and by whom, the nest and the
+    bury when the observer is the bidder. Respected: the voids a seat showed by not following suit
+    (a Rook thrown under ``rook_free_play`` shows nothing), and that the called card is neither in
+    the bidder's hand nor buried. Hidden cards are spread over the hidden places (other hands, the
+    unseen nest or bury, the dead pile) at random; uniformly when no void constrains them, and
+    otherwise one card at a time among the places that can still complete a consistent deal.
+
+    The deal is "as dealt", ready for ``Game.from_observation``: each hand holds the cards its
+    seat holds now plus those it played. After the bury, the sample's ``nest`` holds the buried
+    cards and the bidder's hand the rest of what they held (an equivalent world from then on).
+    """
+    rules = observation.ruleset
+    players = rules.players
+    seat = observation.seat
+    bidder = observation.bidder
+    tricks = (*observation.completed_tricks, observation.current_trick)
+    played = [0] * players
+    for trick in tricks:
+        for who, card in trick.cards:
+            played[who] |= 1 << card
+    voids = [0] * players
+    if observation.trump is not None:
+        trump_mask = SUIT_MASKS[observation.trump] | ROOK_MASK
+        for trick in tricks:
+            if not trick.cards:
+                continue
+            lead = 1 << trick.cards[0][1]
+            follow = trump_mask if lead & trump_mask else SUIT_MASKS[trick.cards[0][1] // 14]
+            for who, card in trick.cards[1:]:
+                bit = 1 << card
+                if bit & follow:
+                    continue
+                if rules.rook_free_play and bit & ROOK_MASK and follow != trump_mask:
+                    continue
+                voids[who] |= follow
+    buried_done = observation.buried_count > 0
+    nest_in_hand = bidder >= 0 and rules.nest_size > 0 and not buried_done
+    known = observation.hand | observation.buried
+    for mask in played:
+        known |= mask
+    unknown = rules.deck_mask & ~known
+
+    # Hidden places: (kind, seat, capacity, forbidden cards).
+    called = observation.called_card
+    called_hidden = called >= 0 and unknown >> called & 1
+    called_bit = (1 << called) if called_hidden else 0
+    places: list[tuple[str, int, int, int]] = []
+    for other in range(players):
+        if other == seat:
+            continue
+        count = rules.hand_size - played[other].bit_count()
+        if other == bidder and nest_in_hand:
+            count += rules.nest_size
+        forbidden = voids[other] | (called_bit if other == bidder else 0)
+        places.append(("hand", other, count, forbidden))
+    if bidder < 0 and rules.nest_size:
+        places.append(("nest", -1, rules.nest_size, 0))
+    if buried_done and seat != bidder:
+        places.append(("buried", -1, rules.nest_size, called_bit))
+    if rules.dead_count:
+        places.append(("dead", -1, rules.dead_count, 0))
+    if sum(place[2] for place in places) != unknown.bit_count():
+        raise ValueError(
+            "inconsistent observation: hidden cards and hidden places differ in number"
+        )
+
+    filled = _fill(unknown, [(capacity, forbidden) for _, _, capacity, forbidden in places], rng)
+
+    hands = [0] * players
+    if seat >= 0:
+        hands[seat] = observation.hand
+    nest = observation.nest if seat == bidder else 0
+    buried = observation.buried
+    dead = 0
+    for (kind, who, _, _), mask in zip(places, filled, strict=True):
+        if kind == "hand":
+            hands[who] = mask
+        elif kind == "nest":
+            nest = mask
+        elif kind == "buried":
+            buried = mask
+        else:
+            dead = mask
+    hands = [hand | played_mask for hand, played_mask in zip(hands, played, strict=True)]
+    if bidder >= 0 and rules.nest_size:
+        if buried_done:
+            nest = buried
+        elif not nest:
+            cards = cards_of(hands[bidder])
+            nest = sum(1 << card for card in rng.sample(cards, rules.nest_size))
+        hands[bidder] &= ~nest
+    return Deal(tuple(hands), nest, dead)
+
+
+def _fill(cards: int, places: list[tuple[int, int]], rng: random.Random) -> list[int]:
+    """Spread ``cards`` over ``places`` (capacity, forbidden mask) at random; masks per place."""
+    deck = cards_of(cards)
+    rng.shuffle(deck)
+    filled = [0] * len(places)
+    if not any(forbidden & cards for _, forbidden in places):
+        start = 0
+        for index, (capacity, _) in enumerate(places):
+            filled[index] = sum(1 << card for card in deck[start : start + capacity])
+            start += capacity
+        return filled
+    capacities = [capacity for capacity, _ in places]
+    allowed_of = {
+        card: sum(
+            1 << index for index, (_, forbidden) in enumerate(places) if not forbidden >> card & 1
+        )
+        for card in deck
+    }
+    # The most constrained cards first: fewer dead ends, fewer feasibility checks.
+    deck.sort(key=lambda card: allowed_of[card].bit_count())
+    remaining: dict[int, int] = {}
+    for card in deck:
+        remaining[allowed_of[card]] = remaining.get(allowed_of[card], 0) + 1
+    if not _feasible(remaining, capacities):
+        raise ValueError("inconsistent observation: no deal satisfies the voids shown")
+    for card in deck:
+        allowed = allowed_of[card]
+        remaining[allowed] -= 1
+        options = [i for i in range(len(places)) if allowed >> i & 1 and capacities[i]]
+        while True:
+            pick = rng.choices(options, weights=[capacities[i] for i in options])[0]
+            capacities[pick] -= 1
+            if _feasible(remaining, capacities):
+                break
+            capacities[pick] += 1
+            options.remove(pick)
+        filled[pick] |= 1 << card
+    return filled
+
+
+def _feasible(remaining: dict[int, int], capacities: list[int]) -> bool:
+    """Hall's condition: every set of card groups fits in the places those groups may use."""
+    groups = [(allowed, count) for allowed, count in remaining.items() if count]
+    for size in range(1, len(groups) + 1):
+        for subset in combinations(groups, size):
+            union = 0
+            need = 0
+            for allowed, count in subset:
+                union |= allowed
+                need += count
+            room = sum(capacities[i] for i in range(len(capacities)) if union >> i & 1)
+            if need > room:
+                return False
+    return True
