@@ -1,0 +1,60 @@
+"""Rookery's authoritative game server: tables, bot sessions, spectators, the arena API (gRPC).
+
+>>> from rookery.server import RookeryServer, ServerConfig
+>>> server = RookeryServer(ServerConfig(address="127.0.0.1:0"))
+
+``await server.start()``, ``await server.create_table(TableSpec(...))``, ``await server.stop()``;
+see docs/dev/server-api.md and docs/server.md.
+"""
+
+from ._config import AuthMode, ServerConfig
+from ._errors import (
+    BotRegistryError,
+    ConfigError,
+    InvalidBotNameError,
+    ServerError,
+    ServerStoppingError,
+    TableNotFinishedError,
+    TableSpecError,
+    UnknownBotError,
+    UnknownTableError,
+    UnknownTournamentError,
+)
+from ._logging import configure_logging
+from ._registry import BotRecord, BotRegistry, validate_bot_name
+from ._server import SERVER_VERSION, RookeryServer
+from ._session import Session
+from ._table import SeatStats, Table, TableOutcome, TableSpec, TableStatus, fallback_action
+from ._time_control import LatePolicy, TimeControl
+from ._tournament import TournamentBackend
+
+__all__ = [
+    "SERVER_VERSION",
+    "AuthMode",
+    "BotRecord",
+    "BotRegistry",
+    "BotRegistryError",
+    "ConfigError",
+    "InvalidBotNameError",
+    "LatePolicy",
+    "RookeryServer",
+    "SeatStats",
+    "ServerConfig",
+    "ServerError",
+    "ServerStoppingError",
+    "Session",
+    "Table",
+    "TableNotFinishedError",
+    "TableOutcome",
+    "TableSpec",
+    "TableSpecError",
+    "TableStatus",
+    "TimeControl",
+    "TournamentBackend",
+    "UnknownBotError",
+    "UnknownTableError",
+    "UnknownTournamentError",
+    "configure_logging",
+    "fallback_action",
+    "validate_bot_name",
+]

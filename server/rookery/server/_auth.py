@@ -1,0 +1,81 @@
+"""Authentication: the admin token on ArenaService mutations (an interceptor), bot tokens in Hello.
+
+Bots authenticate with the first message of their stream: ``Hello.token`` is checked against the
+registry before anything else happens, and a missing or wrong token ends the stream with
+UNAUTHENTICATED at once. Organisers authenticate every ArenaService mutation with the metadata
+``authorization: Bearer <admin token>``; :class:`AdminInterceptor` refuses a call without it
+before the handler runs. Reads (listing tables, bots, replays of finished games) are public.
+"""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import grpc
+
+__all__ = ["GUARDED_METHODS", "AdminInterceptor", "bearer_token"]
+
+GUARDED_METHODS = frozenset(
+    "/rookery.v1.ArenaService/" + name
+    for name in ("AddBot", "RemoveBot", "CreateTable", "AbortTable", "CreateTournament")
+)
+"""The RPCs that need the admin token."""
+
+
+def bearer_token(metadata: Any) -> str | None:
+    """The token of an ``authorization: Bearer <token>`` metadata entry, if any."""
+    for key, value in metadata or ():
+        if key.lower() == "authorization":
+            text = value.decode() if isinstance(value, bytes) else str(value)
+            scheme, _, token = text.strip().partition(" ")
+            if scheme.lower() == "bearer" and token.strip():
+                return token.strip()
+    return None
+
+
+class AdminInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+    """Refuses ArenaService mutations without the admin token (UNAUTHENTICATED).
+
+    ``admin_token`` empty with ``required`` (token mode) refuses every mutation: the server was
+    started without an admin token. Empty without ``required`` (open mode) lets them through.
+    """
+
+    def __init__(self, admin_token: str, *, required: bool) -> None:
+        self._token = admin_token
+        self._required = required
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[Any], Awaitable[Any]],
+        handler_call_details: Any,
+    ) -> Any:
+        method = handler_call_details.method
+        if method not in GUARDED_METHODS or (not self._token and not self._required):
+            return await continuation(handler_call_details)
+        presented = bearer_token(handler_call_details.invocation_metadata)
+        if not self._token:
+            problem = (
+                "this server has no admin token configured (--admin-token or "
+                "ROOKERY_ADMIN_TOKEN), so ArenaService mutations are refused"
+            )
+        elif presented is None:
+            problem = f"{method} needs the admin token: metadata 'authorization: Bearer <token>'"
+        elif not hmac.compare_digest(presented.encode(), self._token.encode()):
+            problem = "the admin token is wrong"
+        else:
+            return await continuation(handler_call_details)
+        handler = await continuation(handler_call_details)
+        return _refusal(handler, problem)
+
+
+def _refusal(handler: Any, problem: str) -> Any:
+    async def refuse(request: Any, context: Any) -> Any:
+        await context.abort(grpc.StatusCode.UNAUTHENTICATED, problem)
+
+    return grpc.unary_unary_rpc_method_handler(
+        refuse,
+        request_deserializer=handler.request_deserializer if handler else None,
+        response_serializer=handler.response_serializer if handler else None,
+    )

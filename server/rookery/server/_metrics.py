@@ -1,0 +1,249 @@
+"""Prometheus metrics: grpc-prometheus's server metrics plus Rookery's own, a registry per server.
+
+The gRPC metrics come from :class:`MetricsInterceptor`, which wraps every handler; the names and
+labels are those of go-grpc-prometheus so that existing dashboards work.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import grpc
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client.exposition import start_http_server
+
+__all__ = ["Metrics", "MetricsHttpServer", "MetricsInterceptor"]
+
+_LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+_HANDLING_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60, 300, 3600)
+
+
+class Metrics:
+    """Every metric of one server, registered in its own :class:`CollectorRegistry`."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        labels = ("grpc_type", "grpc_service", "grpc_method")
+        self.started = Counter(
+            "grpc_server_started_total",
+            "Total number of RPCs started on the server.",
+            labels,
+            registry=self.registry,
+        )
+        self.handled = Counter(
+            "grpc_server_handled_total",
+            "Total number of RPCs completed on the server, regardless of success or failure.",
+            (*labels, "grpc_code"),
+            registry=self.registry,
+        )
+        self.received = Counter(
+            "grpc_server_msg_received_total",
+            "Total number of RPC stream messages received on the server.",
+            labels,
+            registry=self.registry,
+        )
+        self.sent = Counter(
+            "grpc_server_msg_sent_total",
+            "Total number of gRPC stream messages sent by the server.",
+            labels,
+            registry=self.registry,
+        )
+        self.handling = Histogram(
+            "grpc_server_handling_seconds",
+            "Histogram of response latency (seconds) of gRPC that had been application-level "
+            "handled by the server.",
+            labels,
+            buckets=_HANDLING_BUCKETS,
+            registry=self.registry,
+        )
+        self.active_tables = Gauge(
+            "rookery_active_tables",
+            "Tables waiting for their bots or being played.",
+            registry=self.registry,
+        )
+        self.active_sessions = Gauge(
+            "rookery_active_sessions",
+            "Bot sessions connected or awaiting resume.",
+            registry=self.registry,
+        )
+        self.actions = Counter(
+            "rookery_actions_total",
+            "Actions applied at tables, by how they came about (accepted, auto_played).",
+            ("outcome",),
+            registry=self.registry,
+        )
+        self.action_latency = Histogram(
+            "rookery_action_latency_seconds",
+            "Time from sending an ActionRequest to receiving the accepted reply.",
+            buckets=_LATENCY_BUCKETS,
+            registry=self.registry,
+        )
+        self.timeouts = Counter(
+            "rookery_timeouts_total",
+            "Deadlines missed by bots.",
+            registry=self.registry,
+        )
+        self.rejections = Counter(
+            "rookery_rejections_total",
+            "Action replies refused, by reason.",
+            ("reason",),
+            registry=self.registry,
+        )
+        self.games_finished = Counter(
+            "rookery_games_finished_total",
+            "Games ended, by termination reason.",
+            ("reason",),
+            registry=self.registry,
+        )
+
+
+def _split_method(full_method: str) -> tuple[str, str]:
+    _, service, method = full_method.split("/", 2) if full_method.count("/") >= 2 else ("", "", "")
+    return service or "unknown", method or full_method
+
+
+def _code_name(context: Any) -> str:
+    code = context.code()
+    if code is None:
+        return "OK"
+    if isinstance(code, grpc.StatusCode):
+        return str(code.name)
+    for status in grpc.StatusCode:
+        if status.value[0] == code:
+            return str(status.name)
+    return "UNKNOWN"
+
+
+class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+    """Counts every RPC and message and times every call, by service and method."""
+
+    def __init__(self, metrics: Metrics) -> None:
+        self._metrics = metrics
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[Any], Awaitable[Any]],
+        handler_call_details: Any,
+    ) -> Any:
+        handler = await continuation(handler_call_details)
+        if handler is None:
+            return None
+        service, method = _split_method(handler_call_details.method)
+        if handler.request_streaming and handler.response_streaming:
+            kind, inner = "bidi_stream", handler.stream_stream
+        elif handler.request_streaming:
+            kind, inner = "client_stream", handler.stream_unary
+        elif handler.response_streaming:
+            kind, inner = "server_stream", handler.unary_stream
+        else:
+            kind, inner = "unary", handler.unary_unary
+        labels = (kind, service, method)
+        m = self._metrics
+        started, received, sent = (
+            m.started.labels(*labels),
+            m.received.labels(*labels),
+            m.sent.labels(*labels),
+        )
+        handling = m.handling.labels(*labels)
+
+        def finish(context: Any, begin: float, error: BaseException | None) -> None:
+            code = _code_name(context)
+            if error is not None and code == "OK":
+                code = "CANCELLED" if isinstance(error, asyncio.CancelledError) else "UNKNOWN"
+            m.handled.labels(*labels, code).inc()
+            handling.observe(time.perf_counter() - begin)
+
+        async def count_requests(requests: AsyncIterator[Any]) -> AsyncIterator[Any]:
+            async for request in requests:
+                received.inc()
+                yield request
+
+        if not handler.response_streaming:
+
+            async def unary_response(request: Any, context: Any) -> Any:
+                started.inc()
+                begin = time.perf_counter()
+                if handler.request_streaming:
+                    request = count_requests(request)
+                else:
+                    received.inc()
+                try:
+                    response = await inner(request, context)
+                except BaseException as error:
+                    finish(context, begin, error)
+                    raise
+                sent.inc()
+                finish(context, begin, None)
+                return response
+
+            return _rebuild(handler, kind, unary_response)
+
+        if not inspect.isasyncgenfunction(inner):
+            # A handler that writes with context.write: count the call, not its messages.
+            async def writing_response(request: Any, context: Any) -> None:
+                started.inc()
+                begin = time.perf_counter()
+                if handler.request_streaming:
+                    request = count_requests(request)
+                else:
+                    received.inc()
+                try:
+                    await inner(request, context)
+                except BaseException as error:
+                    finish(context, begin, error)
+                    raise
+                finish(context, begin, None)
+
+            return _rebuild(handler, kind, writing_response)
+
+        async def streaming_response(request: Any, context: Any) -> AsyncIterator[Any]:
+            started.inc()
+            begin = time.perf_counter()
+            if handler.request_streaming:
+                request = count_requests(request)
+            else:
+                received.inc()
+            try:
+                async for response in inner(request, context):
+                    sent.inc()
+                    yield response
+            except BaseException as error:
+                finish(context, begin, error)
+                raise
+            finish(context, begin, None)
+
+        return _rebuild(handler, kind, streaming_response)
+
+
+def _rebuild(handler: Any, kind: str, behaviour: Any) -> Any:
+    build = {
+        "unary": grpc.unary_unary_rpc_method_handler,
+        "client_stream": grpc.stream_unary_rpc_method_handler,
+        "server_stream": grpc.unary_stream_rpc_method_handler,
+        "bidi_stream": grpc.stream_stream_rpc_method_handler,
+    }[kind]
+    return build(
+        behaviour,
+        request_deserializer=handler.request_deserializer,
+        response_serializer=handler.response_serializer,
+    )
+
+
+class MetricsHttpServer:
+    """The ``/metrics`` HTTP endpoint (a daemon thread serving one registry)."""
+
+    def __init__(self, metrics: Metrics, address: str) -> None:
+        host, _, port = address.rpartition(":")
+        self._httpd, self._thread = start_http_server(
+            int(port), addr=host.strip("[]") or "0.0.0.0", registry=metrics.registry
+        )
+        self.port: int = self._httpd.server_port
+
+    def stop(self) -> None:
+        """Stops serving."""
+        self._httpd.shutdown()
+        self._httpd.server_close()

@@ -1,0 +1,496 @@
+"""RookeryServer: the grpc.aio server, its tables and sessions, seating, health and shutdown."""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import secrets
+import time
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+import grpc
+import structlog
+from google.protobuf import json_format
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1._async import HealthServicer
+from grpc_reflection.v1alpha import reflection
+from rookery.v1 import (
+    arena_service_pb2,
+    arena_service_pb2_grpc,
+    bot_service_pb2,
+    bot_service_pb2_grpc,
+    replay_pb2,
+    spectator_service_pb2,
+    spectator_service_pb2_grpc,
+)
+
+from ._auth import AdminInterceptor
+from ._config import ServerConfig
+from ._errors import (
+    ServerStoppingError,
+    TableNotFinishedError,
+    TableSpecError,
+    UnknownTableError,
+)
+from ._metrics import Metrics, MetricsHttpServer, MetricsInterceptor
+from ._registry import BotRegistry, validate_bot_name
+from ._session import Session
+from ._table import Table, TableHooks, TableOutcome, TableSpec, TableStatus
+from ._tournament import TournamentBackend
+
+__all__ = ["SERVER_VERSION", "RookeryServer"]
+
+log = structlog.get_logger("rookery.server")
+
+SERVER_VERSION = "0.1.0"
+"""The version the server reports in Welcome and replays."""
+
+_SERVICE_NAMES = (
+    bot_service_pb2.DESCRIPTOR.services_by_name["BotService"].full_name,
+    arena_service_pb2.DESCRIPTOR.services_by_name["ArenaService"].full_name,
+    spectator_service_pb2.DESCRIPTOR.services_by_name["SpectatorService"].full_name,
+)
+
+
+class _Hooks(TableHooks):
+    def __init__(self, server: RookeryServer) -> None:
+        self._server = server
+        metrics = server.metrics
+        self._accepted = metrics.actions.labels("accepted")
+        self._auto = metrics.actions.labels("auto_played")
+        self._latency = metrics.action_latency
+        self._timeouts = metrics.timeouts
+        self._rejections = metrics.rejections
+
+    def table_started(self, table: Table) -> None:
+        pass
+
+    def table_finished(self, table: Table) -> None:
+        self._server._table_finished(table)
+
+    def action_done(self, outcome: str, latency_s: float | None) -> None:
+        if latency_s is None:
+            self._auto.inc()
+        else:
+            self._accepted.inc()
+            self._latency.observe(latency_s)
+
+    def timeout(self) -> None:
+        self._timeouts.inc()
+
+    def rejection(self, reason: str) -> None:
+        self._rejections.labels(reason).inc()
+
+
+def _read_key_pair(key: str, cert: str) -> tuple[bytes, bytes]:
+    return Path(key).read_bytes(), Path(cert).read_bytes()
+
+
+class RookeryServer:
+    """The whole server in one asyncio loop: start it, create tables, stop it.
+
+    ``tournaments`` is the optional :class:`TournamentBackend` the ArenaService tournament RPCs
+    call (the arena sets it; it may also be assigned after construction).
+    """
+
+    def __init__(
+        self,
+        config: ServerConfig | None = None,
+        tournaments: TournamentBackend | None = None,
+    ) -> None:
+        self.config = config or ServerConfig()
+        self.tournaments = tournaments
+        self.metrics = Metrics()
+        self.bots = BotRegistry(self.config.db or ":memory:")
+        self.tables: OrderedDict[str, Table] = OrderedDict()
+        self._sessions: dict[str, Session] = {}
+        self._pending: list[Table] = []
+        self._hooks = _Hooks(self)
+        self._grpc: Any = None
+        self._health: HealthServicer | None = None
+        self._metrics_http: MetricsHttpServer | None = None
+        self._watchdog: asyncio.Task[None] | None = None
+        self._stopping = False
+        self._stopped = asyncio.Event()
+        self.port = 0
+        self.metrics_port = 0
+        self._log = log
+
+    # Running ------------------------------------------------------------------------------------
+
+    @property
+    def target(self) -> str:
+        """``host:port`` for clients of this server."""
+        host = self.config.address.rpartition(":")[0] or "127.0.0.1"
+        if host in ("0.0.0.0", "[::]", "::", ""):
+            host = "127.0.0.1"
+        return f"{host}:{self.port}"
+
+    @property
+    def is_stopping(self) -> bool:
+        """Whether :meth:`stop` was called."""
+        return self._stopping
+
+    def _grpc_options(self) -> list[tuple[str, Any]]:
+        c = self.config
+        return [
+            ("grpc.max_receive_message_length", c.max_message_bytes),
+            ("grpc.max_send_message_length", c.max_send_message_bytes),
+            ("grpc.keepalive_time_ms", int(c.keepalive_time_s * 1000)),
+            ("grpc.keepalive_timeout_ms", int(c.keepalive_timeout_s * 1000)),
+            ("grpc.keepalive_permit_without_calls", 1),
+            (
+                "grpc.http2.min_recv_ping_interval_without_data_ms",
+                int(c.min_client_ping_interval_s * 1000),
+            ),
+            (
+                "grpc.http2.min_ping_interval_without_data_ms",
+                int(c.min_client_ping_interval_s * 1000),
+            ),
+            ("grpc.http2.max_ping_strikes", 2),
+            ("grpc.so_reuseport", 0),
+        ]
+
+    async def start(self) -> None:
+        """Binds the port, starts serving, health SERVING; the metrics endpoint if configured."""
+        from ._services import ArenaServicer, BotServicer, SpectatorServicer
+
+        c = self.config
+        interceptors = [
+            MetricsInterceptor(self.metrics),
+            AdminInterceptor(c.admin_token, required=c.is_token_mode),
+        ]
+        server = grpc.aio.server(interceptors=interceptors, options=self._grpc_options())
+        bot_service_pb2_grpc.add_BotServiceServicer_to_server(BotServicer(self), server)
+        arena_service_pb2_grpc.add_ArenaServiceServicer_to_server(ArenaServicer(self), server)
+        spectator_service_pb2_grpc.add_SpectatorServiceServicer_to_server(
+            SpectatorServicer(self), server
+        )
+        self._health = HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
+        names = (*_SERVICE_NAMES, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name)
+        reflection.enable_server_reflection((*names, reflection.SERVICE_NAME), server)
+        if c.is_tls:
+            credentials = grpc.ssl_server_credentials([_read_key_pair(c.tls_key, c.tls_cert)])
+            self.port = server.add_secure_port(c.address, credentials)
+        else:
+            self.port = server.add_insecure_port(c.address)
+        if not self.port:
+            raise OSError(f"could not bind {c.address}")
+        await server.start()
+        self._grpc = server
+        for name in ("", *names):
+            await self._health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        if c.metrics_address:
+            self._metrics_http = MetricsHttpServer(self.metrics, c.metrics_address)
+            self.metrics_port = self._metrics_http.port
+        self._watchdog = asyncio.get_running_loop().create_task(self._watch_idle())
+        self._log.info(
+            "server started",
+            address=self.target,
+            auth=c.auth,
+            tls=c.is_tls,
+            metrics_port=self.metrics_port or None,
+        )
+
+    async def stop(self, grace_s: float = 5.0) -> None:
+        """Health NOT_SERVING; no new tables; running tables get ``grace_s`` to finish, the rest
+        are aborted; then the sessions are closed and the server stops."""
+        if self._stopping:
+            await self._stopped.wait()
+            return
+        self._stopping = True
+        self._log.info("server stopping", grace_s=grace_s)
+        if self._health is not None:
+            await self._health.enter_graceful_shutdown()
+        for table in list(self._pending):
+            table.abort("the server is shutting down")
+        running = [t for t in self.tables.values() if not t.is_finished]
+        if running:
+            waits = [asyncio.ensure_future(t.wait_finished()) for t in running]
+            _, pending = await asyncio.wait(waits, timeout=grace_s)
+            for future in pending:
+                future.cancel()
+        for table in list(self.tables.values()):
+            table.abort("the server is shutting down")
+        for table in list(self.tables.values()):
+            if table.task is not None and not table.task.done():
+                try:
+                    await asyncio.wait_for(asyncio.shield(table.task), 2.0)
+                except TimeoutError:
+                    table.task.cancel()
+        for session in list(self._sessions.values()):
+            session.close(grpc.StatusCode.UNAVAILABLE, "the server is shutting down")
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+        if self._grpc is not None:
+            await self._grpc.stop(min(grace_s, 1.0))
+        if self._metrics_http is not None:
+            self._metrics_http.stop()
+        self.bots.close()
+        self._stopped.set()
+        self._log.info("server stopped")
+
+    async def wait_for_termination(self) -> None:
+        """Waits until :meth:`stop` has finished."""
+        await self._stopped.wait()
+
+    async def __aenter__(self) -> RookeryServer:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop(grace_s=0.5)
+
+    async def _watch_idle(self) -> None:
+        idle = self.config.idle_timeout_s
+        period = max(0.05, min(1.0, idle / 4)) if idle else 1.0
+        while True:
+            await asyncio.sleep(period)
+            if not idle:
+                continue
+            now = time.monotonic()
+            for session in list(self._sessions.values()):
+                if session.is_attached and now - session.last_heard > idle:
+                    session.close(
+                        grpc.StatusCode.DEADLINE_EXCEEDED,
+                        f"no message from the bot for {idle:g} s (idle timeout): send a Ping "
+                        "when otherwise silent",
+                    )
+
+    # Tables -------------------------------------------------------------------------------------
+
+    async def create_table(self, spec: TableSpec) -> Table:
+        """Creates a table; it starts as soon as every seat can be given a connected session."""
+        if self._stopping:
+            raise ServerStoppingError("the server is shutting down: no new tables")
+        for name in spec.seat_bots:
+            try:
+                validate_bot_name(name)
+            except ValueError as error:
+                raise TableSpecError(str(error)) from None
+            if self.config.is_token_mode and not self.bots.is_active(name):
+                raise TableSpecError(f"no registered bot named {name!r}")
+        table_id = spec.table_id or "t-" + secrets.token_hex(6)
+        if table_id in self.tables:
+            raise TableSpecError(f"a table with id {table_id!r} exists already")
+        seed = spec.seed if spec.seed is not None else secrets.randbits(64)
+        table = Table(
+            table_id,
+            spec,
+            seed,
+            spec.time_control or self.config.time_control,
+            hooks=self._hooks,
+            server_version=SERVER_VERSION,
+            replay_writer=self._write_replay if self.config.replay_dir else None,
+        )
+        self.tables[table_id] = table
+        self.metrics.active_tables.inc()
+        self._pending.append(table)
+        table.start()
+        self._seat_pending()
+        log.info("table created", table=table_id, bots=list(spec.seat_bots))
+        return table
+
+    def get_table(self, table_id: str) -> Table:
+        """The table ``table_id``; :class:`UnknownTableError` if the server does not know it."""
+        table = self.tables.get(table_id)
+        if table is None:
+            raise UnknownTableError(f"no table {table_id!r}")
+        return table
+
+    def list_tables(self, status: TableStatus | None = None) -> list[Table]:
+        """Every table in memory, oldest first (``status``: only those)."""
+        return [t for t in self.tables.values() if status is None or t.status is status]
+
+    def abort_table(self, table_id: str, detail: str = "aborted by the organiser") -> Table:
+        """Aborts a table's game (no winner)."""
+        table = self.get_table(table_id)
+        table.abort(detail)
+        return table
+
+    def replay(self, table_id: str) -> replay_pb2.Replay:
+        """A finished game's replay; :class:`TableNotFinishedError` while it is being played."""
+        table = self.tables.get(table_id)
+        if table is None:
+            replay = self._read_replay_file(table_id)
+            if replay is None:
+                raise UnknownTableError(f"no table {table_id!r}")
+            return replay
+        if table.outcome is None:
+            raise TableNotFinishedError(
+                f"table {table_id!r} is still {table.status.name.lower()}: its replay is "
+                "available once the game has ended"
+            )
+        return table.outcome.replay
+
+    async def play(self, spec: TableSpec) -> TableOutcome:
+        """Creates a table and waits for its outcome."""
+        table = await self.create_table(spec)
+        return await table.wait_finished()
+
+    def _table_finished(self, table: Table) -> None:
+        self.metrics.active_tables.dec()
+        if table.outcome is not None:
+            name = table.outcome.result_proto.reason
+            from rookery.v1 import results_pb2
+
+            self.metrics.games_finished.labels(results_pb2.TerminationReason.Name(name)).inc()
+        if table in self._pending:
+            self._pending.remove(table)
+        finished = [t for t in self.tables.values() if t.is_finished]
+        excess = len(finished) - self.config.finished_tables_kept
+        for old in finished[: max(0, excess)]:
+            del self.tables[old.id]
+
+    def _write_replay(self, table: Table, replay: replay_pb2.Replay) -> None:
+        directory = Path(self.config.replay_dir)
+        directory.mkdir(parents=True, exist_ok=True)
+        path = directory / f"{table.id}.replay.jsonl.gz"
+        records = [replay_pb2.ReplayRecord(header=replay.header)]
+        records += [replay_pb2.ReplayRecord(hand=hand) for hand in replay.hands]
+        records.append(replay_pb2.ReplayRecord(result=replay.result))
+        lines = [
+            json_format.MessageToJson(r, indent=None, preserving_proto_field_name=True)
+            for r in records
+        ]
+        tmp = path.with_suffix(".tmp")
+        with gzip.open(tmp, "wt", encoding="utf-8") as handle:
+            handle.write("\n".join(lines) + "\n")
+        tmp.replace(path)
+
+    def _read_replay_file(self, table_id: str) -> replay_pb2.Replay | None:
+        if not self.config.replay_dir or "/" in table_id or table_id.startswith("."):
+            return None
+        path = Path(self.config.replay_dir) / f"{table_id}.replay.jsonl.gz"
+        if not path.is_file():
+            return None
+        replay = replay_pb2.Replay()
+        with gzip.open(path, "rt", encoding="utf-8") as handle:
+            for line in handle:
+                if not line.strip():
+                    continue
+                record = json_format.Parse(line, replay_pb2.ReplayRecord())
+                part = record.WhichOneof("part")
+                if part == "header":
+                    replay.header.CopyFrom(record.header)
+                elif part == "hand":
+                    replay.hands.append(record.hand)
+                elif part == "result":
+                    replay.result.CopyFrom(record.result)
+        return replay
+
+    # Seating ------------------------------------------------------------------------------------
+
+    def _seat_pending(self) -> None:
+        """Seats every waiting table for which each seat can get a distinct, free session."""
+        if not self._pending:
+            return
+        by_bot: dict[str, list[Session]] = {}
+        for session in self._sessions.values():
+            if session.is_attached and session.free_capacity > 0:
+                by_bot.setdefault(session.bot, []).append(session)
+        for table in list(self._pending):
+            if table.is_finished:
+                self._pending.remove(table)
+                continue
+            chosen: list[Session] = []
+            for bot in table.seat_bots():
+                candidates = [
+                    s for s in by_bot.get(bot, ()) if s.free_capacity > 0 and s not in chosen
+                ]
+                if not candidates:
+                    break
+                chosen.append(max(candidates, key=lambda s: s.free_capacity))
+            else:
+                self._pending.remove(table)
+                table.seat(chosen)
+
+    # Sessions -----------------------------------------------------------------------------------
+
+    @property
+    def sessions(self) -> dict[str, list[Session]]:
+        """Connected sessions by bot name."""
+        result: dict[str, list[Session]] = {}
+        for session in self._sessions.values():
+            if session.is_attached:
+                result.setdefault(session.bot, []).append(session)
+        return result
+
+    def session(self, session_id: str) -> Session | None:
+        """A session (connected or awaiting resume) by id."""
+        return self._sessions.get(session_id)
+
+    async def wait_for_bot(
+        self,
+        name: str,
+        sessions: int = 1,
+        timeout: float = 10.0,  # noqa: ASYNC109 - the documented in-process API
+    ) -> None:
+        """Waits until ``sessions`` sessions of bot ``name`` are connected (TimeoutError after)."""
+        deadline = time.monotonic() + timeout
+        while len(self.sessions.get(name, ())) < sessions:
+            if time.monotonic() > deadline:
+                raise TimeoutError(
+                    f"{sessions} session(s) of bot {name!r} did not connect within {timeout:g} s"
+                )
+            await asyncio.sleep(0.01)
+
+    def open_session(self, hello: bot_service_pb2.Hello) -> Session:
+        """A new session for a Hello that passed authentication."""
+        c = self.config
+        if self._stopping:
+            raise ServerStoppingError("the server is shutting down")
+        max_tables = min(hello.max_tables or 1, c.max_tables_per_session)
+        session = Session(
+            hello.name,
+            hello.version,
+            hello.client,
+            max_tables,
+            queue_size=c.send_queue_size,
+            rate=c.action_rate,
+            burst=c.action_burst,
+            on_capacity=self._seat_pending,
+            on_rejection=self._hooks.rejection,
+        )
+        self._sessions[session.id] = session
+        self.metrics.active_sessions.set(len(self._sessions))
+        if not c.is_token_mode:
+            self.bots.note_seen(hello.name, hello.version)
+        else:
+            self.bots.note_version(hello.name, hello.version)
+        return session
+
+    @property
+    def session_count(self) -> int:
+        """Sessions connected or awaiting resume."""
+        return len(self._sessions)
+
+    def session_detached(self, session: Session) -> None:
+        """A session's stream ended: keep it for resuming while it holds seats, else forget it."""
+        if not session.has_unfinished_business:
+            self._forget(session)
+            return
+        grace_ms = max(
+            [self.config.time_control.grace_ms]
+            + [table.time_control.grace_ms for table, _ in session.seats()]
+        )
+        for table, seat in session.seats():
+            table.seat_disconnected(seat)
+        session.expiry = asyncio.get_running_loop().call_later(
+            grace_ms / 1000.0 + 0.1, self._expire, session
+        )
+
+    def _expire(self, session: Session) -> None:
+        session.expiry = None
+        if not session.is_attached:
+            self._forget(session)
+
+    def _forget(self, session: Session) -> None:
+        if self._sessions.pop(session.id, None) is not None:
+            self.metrics.active_sessions.set(len(self._sessions))
+            if session.expiry is not None:
+                session.expiry.cancel()
+                session.expiry = None

@@ -1,0 +1,476 @@
+"""The gRPC servicers: thin adapters between the wire and :class:`RookeryServer`."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+
+import grpc
+import structlog
+from google.protobuf.timestamp_pb2 import Timestamp
+from rookery.engine import Ruleset, RulesetError
+from rookery.v1 import (
+    arena_service_pb2,
+    arena_service_pb2_grpc,
+    bot_service_pb2,
+    bot_service_pb2_grpc,
+    spectator_service_pb2,
+    spectator_service_pb2_grpc,
+    table_pb2,
+)
+from rookery.wire import convert
+from rookery.wire.errors import MalformedMessageError
+
+from ._errors import (
+    InvalidBotNameError,
+    ServerStoppingError,
+    TableNotFinishedError,
+    TableSpecError,
+    UnknownBotError,
+    UnknownTableError,
+)
+from ._registry import BotRecord, validate_bot_name
+from ._session import CloseStream, Session
+from ._table import TableSpec, TableStatus, Watcher
+
+if TYPE_CHECKING:
+    from ._server import RookeryServer
+
+__all__ = ["ArenaServicer", "BotServicer", "SpectatorServicer"]
+
+log = structlog.get_logger("rookery.server.bots")
+
+_ConnectResponse = bot_service_pb2.ConnectResponse
+_Code = grpc.StatusCode
+_T = TypeVar("_T")
+
+
+async def _abort(context: Any, code: grpc.StatusCode, details: str) -> NoReturn:
+    await context.abort(code, details)
+    raise AssertionError("unreachable: context.abort raises")
+
+
+class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
+    """BotService.Connect: Hello and authentication, then the session's messages both ways."""
+
+    def __init__(self, server: RookeryServer) -> None:
+        self._server = server
+
+    async def Connect(
+        self,
+        request_iterator: AsyncIterator[bot_service_pb2.ConnectRequest],
+        context: Any,
+    ) -> AsyncIterator[_ConnectResponse]:
+        server = self._server
+        config = server.config
+        iterator = request_iterator.__aiter__()
+        try:
+            first = await asyncio.wait_for(anext(iterator), config.hello_timeout_s)
+        except TimeoutError:
+            await _abort(
+                context,
+                _Code.DEADLINE_EXCEEDED,
+                f"no Hello within {config.hello_timeout_s:g} s of opening the stream",
+            )
+        except StopAsyncIteration:
+            return
+        kind = first.WhichOneof("message")
+        if kind != "hello":
+            await _abort(
+                context,
+                _Code.INVALID_ARGUMENT,
+                f"the first message of a session must be a Hello, got "
+                f"{kind or 'an empty ConnectRequest'}",
+            )
+        session, generation, queue = await self._open(first.hello, context)
+        structlog.contextvars.bind_contextvars(bot=session.bot, session=session.id)
+        reader = asyncio.get_running_loop().create_task(
+            self._read(session, generation, iterator), name=f"reader-{session.id}"
+        )
+        try:
+            while True:
+                message = await queue.get()
+                if type(message) is CloseStream:
+                    if message.code is _Code.OK:
+                        return
+                    await _abort(context, message.code, message.details)
+                yield message  # type: ignore[misc]
+        finally:
+            reader.cancel()
+            if session.detach(generation):
+                log.info("stream ended", tables=len(session.tables))
+                server.session_detached(session)
+
+    async def _open(
+        self, hello: bot_service_pb2.Hello, context: Any
+    ) -> tuple[Session, int, asyncio.Queue[_ConnectResponse | CloseStream]]:
+        """Authenticates a Hello and opens (or resumes) its session, Welcome queued first."""
+        server = self._server
+        config = server.config
+        if server.is_stopping:
+            await _abort(context, _Code.UNAVAILABLE, "the server is shutting down")
+        try:
+            validate_bot_name(hello.name)
+        except InvalidBotNameError as error:
+            await _abort(context, _Code.INVALID_ARGUMENT, f"Hello.name: {error}")
+        if hello.max_tables < 0:
+            await _abort(
+                context,
+                _Code.INVALID_ARGUMENT,
+                f"Hello.max_tables must be ≥ 0, got {hello.max_tables}",
+            )
+        if config.is_token_mode:
+            if not hello.token:
+                await _abort(
+                    context,
+                    _Code.UNAUTHENTICATED,
+                    "Hello.token is empty: this server needs a bot token (issued by the "
+                    "organiser with 'rookery bots add NAME')",
+                )
+            if not server.bots.check_token(hello.name, hello.token):
+                await _abort(
+                    context,
+                    _Code.UNAUTHENTICATED,
+                    f"the token is not valid for bot {hello.name!r}",
+                )
+        resume = hello.resume if hello.HasField("resume") else None
+        if resume is not None and resume.session_id:
+            session = server.session(resume.session_id)
+            if session is None:
+                await _abort(
+                    context,
+                    _Code.FAILED_PRECONDITION,
+                    f"unknown or expired session {resume.session_id!r}: open a new session "
+                    "(a Hello without resume)",
+                )
+            if not session.check_secret(resume.resume_secret):
+                await _abort(
+                    context,
+                    _Code.UNAUTHENTICATED,
+                    f"wrong resume secret for session {resume.session_id!r}",
+                )
+            if session.bot != hello.name:
+                await _abort(
+                    context,
+                    _Code.FAILED_PRECONDITION,
+                    f"session {resume.session_id!r} belongs to bot {session.bot!r}, "
+                    f"not {hello.name!r}",
+                )
+            generation, queue = session.attach()
+            session.send(_ConnectResponse(welcome=self._welcome(session, resumed=True)))
+            cursors = {c.table_id: c.last_seq for c in resume.cursors}
+            session.resume_messages(cursors)
+            log.info(
+                "session resumed", bot=session.bot, session=session.id, tables=len(session.tables)
+            )
+            return session, generation, queue
+        if server.session_count >= config.max_sessions:
+            await _abort(
+                context,
+                _Code.RESOURCE_EXHAUSTED,
+                f"the server has its maximum of {config.max_sessions} sessions",
+            )
+        try:
+            session = server.open_session(hello)
+        except ServerStoppingError as error:
+            await _abort(context, _Code.UNAVAILABLE, str(error))
+        generation, queue = session.attach()
+        session.send(_ConnectResponse(welcome=self._welcome(session, resumed=False)))
+        log.info(
+            "session opened",
+            bot=session.bot,
+            session=session.id,
+            version=session.version,
+            client=session.client,
+            max_tables=session.max_tables,
+        )
+        server._seat_pending()
+        return session, generation, queue
+
+    def _welcome(self, session: Session, *, resumed: bool) -> bot_service_pb2.Welcome:
+        from ._server import SERVER_VERSION
+
+        config = self._server.config
+        return bot_service_pb2.Welcome(
+            session_id=session.id,
+            resume_secret=session.secret,
+            server_version=SERVER_VERSION,
+            max_tables=session.max_tables,
+            grace_ms=config.time_control.grace_ms,
+            idle_timeout_ms=int(config.idle_timeout_s * 1000),
+            resumed=resumed,
+        )
+
+    async def _read(
+        self,
+        session: Session,
+        generation: int,
+        iterator: AsyncIterator[bot_service_pb2.ConnectRequest],
+    ) -> None:
+        """Reads the bot's messages until the stream ends; wrong ones are answered precisely."""
+        try:
+            async for request in iterator:
+                if not session.is_generation(generation):
+                    return
+                allowed = session.heard()
+                kind = request.WhichOneof("message")
+                if kind == "action_reply":
+                    session.handle_reply(request.action_reply, allowed=allowed)
+                elif kind == "ping":
+                    if allowed:
+                        session.send(
+                            _ConnectResponse(pong=bot_service_pb2.Pong(nonce=request.ping.nonce))
+                        )
+                elif kind == "hello":
+                    session.close(
+                        _Code.FAILED_PRECONDITION,
+                        "a second Hello on the same stream: a stream carries one session and "
+                        "one Hello (to resume, open a new stream)",
+                        generation,
+                    )
+                    return
+                else:
+                    session.close(
+                        _Code.INVALID_ARGUMENT,
+                        "an empty ConnectRequest: set one of hello, action_reply, ping",
+                        generation,
+                    )
+                    return
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # the stream broke: the writer side sees it too
+            log.debug("stream read ended", error=repr(error))
+            return
+        # The bot closed its side: end the stream; the session may be resumed.
+        session.close(_Code.OK, "", generation)
+
+
+def _bot_info(record: BotRecord, connected: bool) -> arena_service_pb2.BotInfo:
+    created = Timestamp()
+    created.FromNanoseconds(int(record.created_at * 1e9))
+    return arena_service_pb2.BotInfo(
+        name=record.name,
+        created_at=created,
+        connected=connected,
+        version=record.version,
+        active=record.active,
+    )
+
+
+class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
+    """ArenaService: bots and tokens, ad-hoc tables, replays; tournaments via the backend."""
+
+    def __init__(self, server: RookeryServer) -> None:
+        self._server = server
+
+    async def AddBot(
+        self, request: arena_service_pb2.AddBotRequest, context: Any
+    ) -> arena_service_pb2.AddBotResponse:
+        try:
+            record, token = self._server.bots.add(request.name)
+        except InvalidBotNameError as error:
+            await _abort(context, _Code.INVALID_ARGUMENT, str(error))
+        except ValueError as error:
+            await _abort(context, _Code.ALREADY_EXISTS, str(error))
+        connected = request.name in self._server.sessions
+        return arena_service_pb2.AddBotResponse(bot=_bot_info(record, connected), token=token)
+
+    async def ListBots(
+        self, request: arena_service_pb2.ListBotsRequest, context: Any
+    ) -> arena_service_pb2.ListBotsResponse:
+        connected = self._server.sessions
+        return arena_service_pb2.ListBotsResponse(
+            bots=[_bot_info(r, r.name in connected) for r in self._server.bots.list()]
+        )
+
+    async def RemoveBot(
+        self, request: arena_service_pb2.RemoveBotRequest, context: Any
+    ) -> arena_service_pb2.RemoveBotResponse:
+        try:
+            self._server.bots.remove(request.name)
+        except UnknownBotError as error:
+            await _abort(context, _Code.NOT_FOUND, str(error))
+        if self._server.config.is_token_mode:
+            for session in self._server.sessions.get(request.name, ()):
+                session.close(_Code.UNAUTHENTICATED, f"bot {request.name!r} was revoked")
+        return arena_service_pb2.RemoveBotResponse()
+
+    async def CreateTable(
+        self, request: arena_service_pb2.CreateTableRequest, context: Any
+    ) -> arena_service_pb2.CreateTableResponse:
+        server = self._server
+        rules = request.WhichOneof("rules")
+        try:
+            if rules == "preset":
+                ruleset = Ruleset.preset(request.preset)
+            elif rules == "ruleset":
+                ruleset = convert.ruleset_from_proto(request.ruleset)
+            else:
+                raise TableSpecError("set the rules: a preset name or a complete ruleset")
+            time_control = server.config.time_control.merged_with(request.time_control)
+            spec = TableSpec(
+                ruleset=ruleset,
+                seat_bots=tuple(request.seat_bots),
+                seed=request.seed or None,
+                time_control=time_control,
+                join_timeout_s=server.config.join_timeout_s or 30.0,
+            )
+            table = await server.create_table(spec)
+        except (RulesetError, MalformedMessageError, TableSpecError) as error:
+            await _abort(context, _Code.INVALID_ARGUMENT, str(error))
+        except ServerStoppingError as error:
+            await _abort(context, _Code.UNAVAILABLE, str(error))
+        return arena_service_pb2.CreateTableResponse(table=table.summary())
+
+    async def ListTables(
+        self, request: arena_service_pb2.ListTablesRequest, context: Any
+    ) -> arena_service_pb2.ListTablesResponse:
+        status = None
+        if request.status != table_pb2.TABLE_STATUS_UNSPECIFIED:
+            try:
+                status = TableStatus(request.status)
+            except ValueError:
+                await _abort(context, _Code.INVALID_ARGUMENT, f"unknown status {request.status}")
+        tables = self._server.list_tables(status)
+        return arena_service_pb2.ListTablesResponse(tables=[t.summary() for t in tables])
+
+    async def GetTable(
+        self, request: arena_service_pb2.GetTableRequest, context: Any
+    ) -> arena_service_pb2.GetTableResponse:
+        try:
+            table = self._server.get_table(request.table_id)
+        except UnknownTableError as error:
+            await _abort(context, _Code.NOT_FOUND, str(error))
+        return arena_service_pb2.GetTableResponse(table=table.summary())
+
+    async def AbortTable(
+        self, request: arena_service_pb2.AbortTableRequest, context: Any
+    ) -> arena_service_pb2.AbortTableResponse:
+        try:
+            table = self._server.get_table(request.table_id)
+        except UnknownTableError as error:
+            await _abort(context, _Code.NOT_FOUND, str(error))
+        if table.is_finished:
+            await _abort(
+                context, _Code.FAILED_PRECONDITION, f"table {table.id!r} has finished already"
+            )
+        table.abort("aborted by the organiser")
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(table.wait_finished(), 5.0)
+        return arena_service_pb2.AbortTableResponse(table=table.summary())
+
+    async def GetReplay(
+        self, request: arena_service_pb2.GetReplayRequest, context: Any
+    ) -> arena_service_pb2.GetReplayResponse:
+        try:
+            replay = self._server.replay(request.table_id)
+        except UnknownTableError as error:
+            await _abort(context, _Code.NOT_FOUND, str(error))
+        except TableNotFinishedError as error:
+            await _abort(context, _Code.FAILED_PRECONDITION, str(error))
+        return arena_service_pb2.GetReplayResponse(replay=replay)
+
+    # Tournaments: delegated to the backend ----------------------------------------------------
+
+    async def _tournaments(self, context: Any, call: Callable[[Any], Awaitable[_T]]) -> _T:
+        backend = self._server.tournaments
+        if backend is None:
+            await _abort(
+                context,
+                _Code.UNIMPLEMENTED,
+                "tournaments need the arena: this server was started without a tournament "
+                "backend (rookery serve without the arena); ad-hoc tables work (CreateTable)",
+            )
+        try:
+            return await call(backend)
+        except LookupError as error:
+            await _abort(context, _Code.NOT_FOUND, str(error).strip("'\""))
+        except ValueError as error:
+            await _abort(context, _Code.INVALID_ARGUMENT, str(error))
+
+    async def CreateTournament(
+        self, request: arena_service_pb2.CreateTournamentRequest, context: Any
+    ) -> arena_service_pb2.CreateTournamentResponse:
+        info = await self._tournaments(context, lambda b: b.create_tournament(request.spec))
+        return arena_service_pb2.CreateTournamentResponse(tournament=info)
+
+    async def GetTournament(
+        self, request: arena_service_pb2.GetTournamentRequest, context: Any
+    ) -> arena_service_pb2.GetTournamentResponse:
+        info = await self._tournaments(context, lambda b: b.get_tournament(request.tournament_id))
+        return arena_service_pb2.GetTournamentResponse(tournament=info)
+
+    async def ListTournaments(
+        self, request: arena_service_pb2.ListTournamentsRequest, context: Any
+    ) -> arena_service_pb2.ListTournamentsResponse:
+        infos = await self._tournaments(context, lambda b: b.list_tournaments())
+        return arena_service_pb2.ListTournamentsResponse(tournaments=infos)
+
+    async def ListGames(
+        self, request: arena_service_pb2.ListGamesRequest, context: Any
+    ) -> arena_service_pb2.ListGamesResponse:
+        games = await self._tournaments(
+            context, lambda b: b.list_games(request.tournament_id, request.limit)
+        )
+        return arena_service_pb2.ListGamesResponse(games=games)
+
+    async def GetStandings(
+        self, request: arena_service_pb2.GetStandingsRequest, context: Any
+    ) -> arena_service_pb2.GetStandingsResponse:
+        standings = await self._tournaments(
+            context, lambda b: b.get_standings(request.tournament_id)
+        )
+        return arena_service_pb2.GetStandingsResponse(standings=standings)
+
+
+class SpectatorServicer(spectator_service_pb2_grpc.SpectatorServiceServicer):
+    """SpectatorService: public views of the tables only."""
+
+    def __init__(self, server: RookeryServer) -> None:
+        self._server = server
+
+    async def ListLiveTables(
+        self, request: spectator_service_pb2.ListLiveTablesRequest, context: Any
+    ) -> spectator_service_pb2.ListLiveTablesResponse:
+        tables = [
+            t for t in self._server.list_tables() if request.include_finished or not t.is_finished
+        ]
+        return spectator_service_pb2.ListLiveTablesResponse(tables=[t.summary() for t in tables])
+
+    async def WatchTable(
+        self, request: spectator_service_pb2.WatchTableRequest, context: Any
+    ) -> AsyncIterator[spectator_service_pb2.WatchTableResponse]:
+        try:
+            table = self._server.get_table(request.table_id)
+        except UnknownTableError as error:
+            await _abort(context, _Code.NOT_FOUND, str(error))
+        _Response = spectator_service_pb2.WatchTableResponse
+        first: list[spectator_service_pb2.WatchTableResponse]
+        if request.after_seq:
+            first = [_Response(event=e) for e in table.public_events_since(request.after_seq)]
+        else:
+            first = [_Response(snapshot=table.public_snapshot())]
+        watcher = Watcher(self._server.config.send_queue_size, table.game_seq)
+        finished = table.is_finished
+        if not finished:
+            table.watchers.add(watcher)
+        try:
+            for message in first:
+                yield message
+            if finished:
+                return
+            while True:
+                item = await watcher.queue.get()
+                if item is None:
+                    if watcher.overflowed:
+                        await _abort(
+                            context,
+                            _Code.RESOURCE_EXHAUSTED,
+                            "the watcher fell behind the table: watch again with after_seq",
+                        )
+                    return
+                yield item
+        finally:
+            table.watchers.discard(watcher)

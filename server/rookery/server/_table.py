@@ -1,0 +1,930 @@
+"""A table: one engine game, its seats and clock, the bots' replies, the events, the replay.
+
+A table runs as one asyncio task. It asks the seat to act, enforces the deadline, and applies the
+reply that :meth:`Table.submit` accepted (validation happens there, synchronously, as the reply
+arrives). Nothing a table does waits on another table or on a bot's stream: messages go into each
+session's bounded queue.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
+from typing import TYPE_CHECKING, Any
+
+import structlog
+from google.protobuf.timestamp_pb2 import Timestamp
+from rookery.engine import (
+    Action,
+    Bid,
+    Bury,
+    CallCard,
+    EventBase,
+    Game,
+    GameOverError,
+    GameResult,
+    IllegalActionError,
+    LegalActions,
+    MalformedActionError,
+    NameTrump,
+    Pass,
+    Phase,
+    PlayCard,
+    Ruleset,
+    Termination,
+    card_rank,
+    cards_of,
+)
+from rookery.v1 import (
+    actions_pb2,
+    bot_service_pb2,
+    events_pb2,
+    replay_pb2,
+    results_pb2,
+    spectator_service_pb2,
+    table_pb2,
+)
+from rookery.wire import convert
+from rookery.wire.errors import MalformedMessageError
+
+from ._errors import TableSpecError
+from ._time_control import LatePolicy, TimeControl
+
+if TYPE_CHECKING:
+    from ._session import Session
+
+__all__ = [
+    "SeatStats",
+    "Table",
+    "TableOutcome",
+    "TableSpec",
+    "TableStatus",
+    "fallback_action",
+]
+
+log = structlog.get_logger("rookery.server.table")
+
+_Reason = bot_service_pb2.RejectionReason
+_ConnectResponse = bot_service_pb2.ConnectResponse
+
+
+class TableStatus(Enum):
+    """The lifecycle of a table."""
+
+    WAITING = table_pb2.TABLE_STATUS_WAITING
+    """Waiting for a connected session of every seated bot."""
+    PLAYING = table_pb2.TABLE_STATUS_PLAYING
+    """The game is being played."""
+    FINISHED = table_pb2.TABLE_STATUS_FINISHED
+    """The game has ended (or was aborted); its replay is available."""
+
+
+@dataclass(frozen=True, slots=True)
+class TableSpec:
+    """What a table plays and who sits where.
+
+    ``seed`` None picks a random seed; ``time_control`` None takes the server's default;
+    ``table_id`` None generates one; ``join_timeout_s`` is how long the table waits for its bots
+    before it is aborted; ``game_number`` is the table's number in a series (sent in TableJoined).
+    """
+
+    ruleset: Ruleset
+    seat_bots: tuple[str, ...]
+    seed: int | None = None
+    time_control: TimeControl | None = None
+    tournament_id: str = ""
+    table_id: str | None = None
+    join_timeout_s: float = 30.0
+    game_number: int = 0
+
+    def __post_init__(self) -> None:
+        if len(self.seat_bots) != self.ruleset.players:
+            raise TableSpecError(
+                f"the ruleset has {self.ruleset.players} seats but {len(self.seat_bots)} bots "
+                "were named"
+            )
+        if self.seed is not None and not 0 <= self.seed < 2**64:
+            raise TableSpecError(f"seed must be in 0..2**64-1, got {self.seed}")
+        if self.join_timeout_s <= 0:
+            raise TableSpecError(f"join_timeout_s must be > 0, got {self.join_timeout_s}")
+
+
+@dataclass(frozen=True, slots=True)
+class SeatStats:
+    """How one seat's bot behaved during a game."""
+
+    seat: int
+    bot_name: str
+    bot_version: str
+    actions: int
+    think_ms_mean: float
+    think_ms_max: int
+    timeouts: int
+    auto_plays: int
+    illegal_replies: int
+    malformed_replies: int
+    disconnects: int
+
+
+@dataclass(frozen=True, slots=True)
+class TableOutcome:
+    """How a table's game ended, with its replay and per-seat statistics.
+
+    ``termination`` is a proto ``TerminationReason`` value; ``forfeit_seat`` is -1 unless a seat
+    forfeited; ``result_proto`` is the ``GameResult`` message sent to the bots.
+    """
+
+    table_id: str
+    result: GameResult
+    result_proto: results_pb2.GameResult
+    termination: int
+    forfeit_seat: int
+    detail: str
+    replay: replay_pb2.Replay
+    seat_stats: tuple[SeatStats, ...]
+    duration_s: float
+
+
+def _card_order(card: int) -> tuple[int, int]:
+    rank = card_rank(card)
+    return (rank if rank else 99, card)
+
+
+def fallback_action(legal: LegalActions) -> Action:
+    """The action the server plays for a late bot (AUTO_PLAY): simple and always legal.
+
+    Auction: pass (the lowest bid if passing is not allowed). Trump: the first legal suit (black,
+    red, yellow, green). Bury and call: the lowest-ranked cards (the Rook counts as highest). Play:
+    the lowest-ranked playable card, the Rook only when nothing else is playable.
+    """
+    phase = legal.phase
+    if phase is Phase.BIDDING:
+        return Pass() if legal.can_pass else Bid(legal.bids[0])
+    if phase is Phase.NAME_TRUMP:
+        return NameTrump(legal.suits[0])
+    if phase is Phase.BURY:
+        chosen = sorted(cards_of(legal.bury_from), key=_card_order)[: legal.bury_count]
+        mask = 0
+        for card in chosen:
+            mask |= 1 << card
+        return Bury(mask)
+    if phase is Phase.CALL:
+        return CallCard(min(cards_of(legal.call_from), key=_card_order))
+    if phase is Phase.PLAY:
+        return PlayCard(min(cards_of(legal.play), key=_card_order))
+    raise GameOverError("the game is over: nothing to play")
+
+
+class _Reply(Enum):
+    ACCEPTED = "accepted"
+    TIMEOUT = "timeout"
+    GONE = "gone"
+    ABORTED = "aborted"
+
+
+class _Request:
+    """The one open ActionRequest of a table."""
+
+    __slots__ = ("budget_ms", "future", "id", "message", "seat", "sent_at", "timer")
+
+    def __init__(self, request_id: int, seat: int, future: asyncio.Future[_Reply]) -> None:
+        self.id = request_id
+        self.seat = seat
+        self.future = future
+        self.sent_at = 0.0
+        self.budget_ms = 0
+        self.timer: asyncio.TimerHandle | None = None
+        self.message: _ConnectResponse | None = None
+
+    @property
+    def is_open(self) -> bool:
+        return not self.future.done()
+
+    def close(self, reply: _Reply) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+        if not self.future.done():
+            self.future.set_result(reply)
+
+
+class _Seat:
+    """The mutable state of one seat."""
+
+    __slots__ = (
+        "accepted",
+        "auto_plays",
+        "bank_ms",
+        "bot",
+        "disconnects",
+        "gone",
+        "grace_timer",
+        "illegal",
+        "index",
+        "last_late_request",
+        "malformed",
+        "session",
+        "skip_until",
+        "strikes",
+        "think_ms_max",
+        "think_ms_total",
+        "timeouts",
+        "version",
+    )
+
+    def __init__(self, index: int, bot: str, bank_ms: int) -> None:
+        self.index = index
+        self.bot = bot
+        self.version = ""
+        self.session: Session | None = None
+        self.bank_ms = bank_ms
+        self.strikes = 0
+        self.gone = False
+        self.skip_until = 0
+        self.grace_timer: asyncio.TimerHandle | None = None
+        self.last_late_request = 0
+        self.accepted = 0
+        self.think_ms_total = 0
+        self.think_ms_max = 0
+        self.timeouts = 0
+        self.auto_plays = 0
+        self.illegal = 0
+        self.malformed = 0
+        self.disconnects = 0
+
+    @property
+    def is_connected(self) -> bool:
+        return self.session is not None and self.session.is_attached
+
+    def stats(self) -> SeatStats:
+        mean = self.think_ms_total / self.accepted if self.accepted else 0.0
+        return SeatStats(
+            seat=self.index,
+            bot_name=self.bot,
+            bot_version=self.version,
+            actions=self.accepted,
+            think_ms_mean=mean,
+            think_ms_max=self.think_ms_max,
+            timeouts=self.timeouts,
+            auto_plays=self.auto_plays,
+            illegal_replies=self.illegal,
+            malformed_replies=self.malformed,
+            disconnects=self.disconnects,
+        )
+
+
+class Watcher:
+    """One spectator stream of a table: a bounded queue of WatchTableResponse (None ends it)."""
+
+    __slots__ = ("overflowed", "queue", "skip_until")
+
+    def __init__(self, size: int, skip_until: int = 0) -> None:
+        self.skip_until = skip_until
+        self.queue: asyncio.Queue[spectator_service_pb2.WatchTableResponse | None] = asyncio.Queue(
+            size
+        )
+        self.overflowed = False
+
+    def put(self, message: spectator_service_pb2.WatchTableResponse | None) -> None:
+        if self.overflowed:
+            return
+        try:
+            self.queue.put_nowait(message)
+        except asyncio.QueueFull:
+            self.overflowed = True
+            # Make room for the end marker: the watcher is told it fell behind.
+            while not self.queue.empty():
+                self.queue.get_nowait()
+            self.queue.put_nowait(None)
+
+
+class TableHooks:
+    """What a table needs from its server (kept narrow so that tables test without a network)."""
+
+    def table_started(self, table: Table) -> None:
+        """The table was seated and its game begins."""
+
+    def table_finished(self, table: Table) -> None:
+        """The table's game ended; its seats are released."""
+
+    def action_done(self, outcome: str, latency_s: float | None) -> None:
+        """An action was applied (``accepted`` or ``auto_played``)."""
+
+    def timeout(self) -> None:
+        """A bot missed its deadline."""
+
+    def rejection(self, reason: str) -> None:
+        """A reply was refused for ``reason``."""
+
+
+class Table:
+    """One table: the game, the seats, the clock, the events and the replay."""
+
+    def __init__(
+        self,
+        table_id: str,
+        spec: TableSpec,
+        seed: int,
+        time_control: TimeControl,
+        *,
+        hooks: TableHooks | None = None,
+        server_version: str = "",
+        replay_writer: Callable[[Table, replay_pb2.Replay], None] | None = None,
+    ) -> None:
+        self.id = table_id
+        self.spec = spec
+        self.seed = seed
+        self.time_control = time_control
+        self.ruleset = spec.ruleset
+        self.status = TableStatus.WAITING
+        self.created_at = time.time()
+        self.started_at = 0.0
+        self.game = Game(spec.ruleset, seed)
+        self.outcome: TableOutcome | None = None
+        self.watchers: set[Watcher] = set()
+        self._hooks = hooks or TableHooks()
+        self._server_version = server_version
+        self._replay_writer = replay_writer
+        self._seats = [_Seat(i, bot, time_control.bank_ms) for i, bot in enumerate(spec.seat_bots)]
+        self._seated = asyncio.Event()
+        self._finished = asyncio.Event()
+        self._request: _Request | None = None
+        self._next_request_id = 0
+        self._sent_seq = 0
+        self._abort_detail = ""
+        self._forfeit: convert.Forfeit | None = None
+        self._detail = ""
+        self._record: list[replay_pb2.ReplayAction] = []
+        self._record_hands: list[int] = []
+        self._ruleset_proto = convert.ruleset_to_proto(spec.ruleset)
+        self._time_control_proto = time_control.to_proto()
+        self._log = log.bind(table=table_id)
+        self._task: asyncio.Task[None] | None = None
+
+    # Lifecycle ----------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Starts the table's task (it waits for its seats first)."""
+        self._task = asyncio.get_running_loop().create_task(self._run(), name=f"table-{self.id}")
+
+    @property
+    def task(self) -> asyncio.Task[None] | None:
+        """The table's task, once started."""
+        return self._task
+
+    async def wait_finished(self) -> TableOutcome:
+        """Waits until the game ends; the outcome."""
+        await self._finished.wait()
+        assert self.outcome is not None
+        return self.outcome
+
+    @property
+    def is_finished(self) -> bool:
+        """Whether the game has ended."""
+        return self.status is TableStatus.FINISHED
+
+    def seat_bots(self) -> tuple[str, ...]:
+        """The bot named for each seat."""
+        return self.spec.seat_bots
+
+    def seat_of(self, session: Session) -> int | None:
+        """The seat ``session`` holds at this table, if any."""
+        for seat in self._seats:
+            if seat.session is session:
+                return seat.index
+        return None
+
+    def seat(self, sessions: list[Session]) -> None:
+        """Seats one session per seat (the server chose them) and lets the game begin."""
+        for seat, session in zip(self._seats, sessions, strict=True):
+            seat.session = session
+            seat.version = session.version
+            session.join(self, seat.index)
+        self.status = TableStatus.PLAYING
+        self.started_at = time.time()
+        self._seated.set()
+
+    def abort(self, detail: str) -> None:
+        """Ends the game with no winner (an operator, a shutdown, or a join timeout)."""
+        if self.status is TableStatus.FINISHED or self._abort_detail:
+            return
+        self._abort_detail = detail or "aborted"
+        if self.status is TableStatus.WAITING:
+            self._seated.set()
+        elif self._request is not None:
+            self._request.close(_Reply.ABORTED)
+
+    async def _run(self) -> None:
+        structlog.contextvars.bind_contextvars(table=self.id)
+        try:
+            try:
+                await asyncio.wait_for(self._seated.wait(), self.spec.join_timeout_s)
+            except TimeoutError:
+                missing = ", ".join(sorted(set(self.spec.seat_bots)))
+                self._abort_detail = (
+                    f"not every seat could be filled within {self.spec.join_timeout_s:g} s: "
+                    f"needs connected sessions with free capacity of {missing}"
+                )
+            if self._abort_detail:
+                self.game.abort()
+            else:
+                self._hooks.table_started(self)
+                self._log.info("table started", seed_hidden=True, bots=list(self.spec.seat_bots))
+                self._announce()
+                await self._play()
+        except Exception:
+            self._log.exception("table failed")
+            if not self.game.is_over:
+                self._abort_detail = "internal server error"
+                self.game.abort()
+        finally:
+            self._finish()
+
+    def _announce(self) -> None:
+        for seat in self._seats:
+            if seat.session is not None:
+                seat.session.send(_ConnectResponse(table_joined=self.joined_message(seat.index)))
+
+    async def _play(self) -> None:
+        game = self.game
+        self._flush()
+        while not game.is_over:
+            if self._abort_detail:
+                game.abort()
+                break
+            seat = self._seats[game.current_player]  # type: ignore[index]
+            if seat.gone:
+                self._missed(seat, gone=True)
+                await asyncio.sleep(0)
+            else:
+                request = self._open_request(seat)
+                reply = await request.future
+                self._request = None
+                if reply is _Reply.TIMEOUT:
+                    self._missed(seat, gone=False)
+                elif reply is _Reply.GONE:
+                    self._missed(seat, gone=True)
+                elif reply is _Reply.ABORTED:
+                    game.abort()
+            self._flush()
+        self._flush()
+
+    # Requests and replies -----------------------------------------------------------------------
+
+    def _open_request(self, seat: _Seat) -> _Request:
+        self._next_request_id += 1
+        loop = asyncio.get_running_loop()
+        request = _Request(self._next_request_id, seat.index, loop.create_future())
+        self._request = request
+        if seat.is_connected:
+            self._send_request(request, seat)
+        return request
+
+    def _send_request(self, request: _Request, seat: _Seat) -> None:
+        """Sends (or sends again, after a resume) the open request and starts its clock."""
+        tc = self.time_control
+        game = self.game
+        if request.message is None:
+            request.message = _ConnectResponse(
+                action_request=bot_service_pb2.ActionRequest(
+                    table_id=self.id,
+                    request_id=request.id,
+                    seat=seat.index,
+                    observation=convert.observation_to_proto(game.observation_for(seat.index)),
+                    legal_actions=convert.legal_actions_to_proto(game.legal_actions()),
+                    deadline_ms=tc.action_ms,
+                    bank_ms=seat.bank_ms,
+                    last_seq=self._sent_seq,
+                )
+            )
+        request.budget_ms = tc.action_ms + seat.bank_ms
+        request.sent_at = time.monotonic()
+        if request.timer is not None:
+            request.timer.cancel()
+        request.timer = asyncio.get_running_loop().call_later(
+            request.budget_ms / 1000.0, self._deadline_passed, request
+        )
+        assert seat.session is not None
+        seat.session.send(request.message)
+
+    def _deadline_passed(self, request: _Request) -> None:
+        request.timer = None
+        if request.is_open:
+            self._seats[request.seat].last_late_request = request.id
+            request.close(_Reply.TIMEOUT)
+
+    def submit(self, seat_index: int, reply: bot_service_pb2.ActionReply) -> tuple[int, str] | None:
+        """Checks and applies a bot's reply; ``None`` when accepted, else (reason, message).
+
+        The checks run in order: the game is not over, the seat has the open request, the
+        request id is the open one, the reply is in time, the action is well-formed, it is legal.
+        """
+        seat = self._seats[seat_index]
+        request = self._request
+        if self.status is TableStatus.FINISHED or self.game.is_over:
+            return _Reason.REJECTION_REASON_GAME_OVER, f"the game at table {self.id} is over"
+        if request is None or not request.is_open or request.seat != seat_index:
+            if reply.request_id and reply.request_id == seat.last_late_request:
+                return self._reject_late(reply.request_id)
+            to_act = self.game.current_player
+            return (
+                _Reason.REJECTION_REASON_NOT_YOUR_TURN,
+                f"no request is open for seat {seat_index}: seat {to_act} is to act",
+            )
+        if reply.request_id != request.id:
+            if reply.request_id == seat.last_late_request:
+                return self._reject_late(reply.request_id)
+            return (
+                _Reason.REJECTION_REASON_STALE_REQUEST,
+                f"request_id {reply.request_id} is not the open request {request.id}",
+            )
+        think_ms = int((time.monotonic() - request.sent_at) * 1000)
+        if request.timer is not None and think_ms > request.budget_ms:
+            self._deadline_passed(request)
+            return self._reject_late(reply.request_id)
+        try:
+            action = convert.action_from_proto(reply.action)
+        except MalformedMessageError as error:
+            seat.malformed += 1
+            return self._rejected(
+                seat, reply, _Reason.REJECTION_REASON_MALFORMED_ACTION, str(error)
+            )
+        try:
+            self.game.apply(action)
+        except MalformedActionError as error:
+            seat.malformed += 1
+            return self._rejected(
+                seat, reply, _Reason.REJECTION_REASON_MALFORMED_ACTION, str(error)
+            )
+        except IllegalActionError as error:
+            seat.illegal += 1
+            return self._rejected(seat, reply, _Reason.REJECTION_REASON_ILLEGAL_ACTION, str(error))
+        overrun = think_ms - self.time_control.action_ms
+        if overrun > 0:
+            seat.bank_ms = max(0, seat.bank_ms - overrun)
+        seat.accepted += 1
+        seat.think_ms_total += think_ms
+        seat.think_ms_max = max(seat.think_ms_max, think_ms)
+        self._record_action(seat_index, reply.action, think_ms, replay_pb2.ACTION_OUTCOME_ACCEPTED)
+        self._hooks.action_done("accepted", think_ms / 1000.0)
+        request.close(_Reply.ACCEPTED)
+        return None
+
+    def _reject_late(self, request_id: int) -> tuple[int, str]:
+        return (
+            _Reason.REJECTION_REASON_LATE,
+            f"request {request_id} passed its deadline before the reply arrived",
+        )
+
+    def _rejected(
+        self, seat: _Seat, reply: bot_service_pb2.ActionReply, reason: int, message: str
+    ) -> tuple[int, str]:
+        self._record_action(
+            seat.index, reply.action, 0, replay_pb2.ACTION_OUTCOME_REJECTED, rejection=message
+        )
+        return reason, message
+
+    def _missed(self, seat: _Seat, *, gone: bool) -> None:
+        """The seat missed its deadline (or is gone): the late policy decides."""
+        tc = self.time_control
+        if not gone:
+            seat.timeouts += 1
+            self._hooks.timeout()
+        if tc.late_policy is LatePolicy.FORFEIT:
+            kind = convert.ForfeitKind.DISCONNECT if gone else convert.ForfeitKind.TIMEOUT
+            why = "did not resume within the grace period" if gone else "missed its deadline"
+            self._forfeit_seat(seat, kind, f"seat {seat.index} ({seat.bot}) {why}")
+            return
+        seat.strikes += 1
+        if tc.strike_limit and seat.strikes > tc.strike_limit:
+            kind = convert.ForfeitKind.DISCONNECT if gone else convert.ForfeitKind.STRIKES
+            self._forfeit_seat(
+                seat,
+                kind,
+                f"seat {seat.index} ({seat.bot}) exceeded the strike limit of {tc.strike_limit}"
+                + (" after disconnecting" if gone else ""),
+            )
+            return
+        action = fallback_action(self.game.legal_actions())
+        self.game.apply(action)
+        seat.auto_plays += 1
+        self._record_action(
+            seat.index, convert.action_to_proto(action), 0, replay_pb2.ACTION_OUTCOME_AUTO_PLAYED
+        )
+        self._hooks.action_done("auto_played", None)
+        self._log.info(
+            "auto-played", seat=seat.index, bot=seat.bot, action=str(action), strikes=seat.strikes
+        )
+
+    def _forfeit_seat(self, seat: _Seat, kind: convert.ForfeitKind, detail: str) -> None:
+        self._forfeit = convert.Forfeit(seat.index, kind, detail)
+        self._detail = detail
+        self._log.info("forfeit", seat=seat.index, bot=seat.bot, reason=kind.value, detail=detail)
+        self.game.forfeit(seat.index, kind.value)
+
+    # Disconnection and resume -------------------------------------------------------------------
+
+    def seat_disconnected(self, seat_index: int) -> None:
+        """The seat's session lost its stream: suspend its clock and start the grace period."""
+        seat = self._seats[seat_index]
+        if self.is_finished or seat.gone:
+            return
+        seat.disconnects += 1
+        request = self._request
+        if request is not None and request.seat == seat_index and request.timer is not None:
+            request.timer.cancel()
+            request.timer = None
+        if seat.grace_timer is None:
+            seat.grace_timer = asyncio.get_running_loop().call_later(
+                self.time_control.grace_ms / 1000.0, self._grace_over, seat
+            )
+        self._log.info("seat disconnected", seat=seat_index, bot=seat.bot)
+
+    def _grace_over(self, seat: _Seat) -> None:
+        seat.grace_timer = None
+        if self.is_finished or seat.is_connected:
+            return
+        seat.gone = True
+        if seat.session is not None:
+            seat.session.leave(self.id)
+        self._log.info("seat gone: no resume within the grace period", seat=seat.index)
+        request = self._request
+        if request is not None and request.seat == seat.index:
+            request.close(_Reply.GONE)
+
+    def resume_messages(self, seat_index: int, last_seq: int) -> list[_ConnectResponse]:
+        """The snapshot (and the open request again) for a seat whose session resumed."""
+        seat = self._seats[seat_index]
+        if seat.grace_timer is not None:
+            seat.grace_timer.cancel()
+            seat.grace_timer = None
+        snapshot = bot_service_pb2.TableSnapshot(
+            table=self.joined_message(seat_index),
+            observation=convert.observation_to_proto(self.game.observation_for(seat_index)),
+        )
+        # The snapshot covers every event so far, flushed or not: the observation is the game's
+        # present, and the events it includes are not sent to this seat again.
+        events = self.game.events_since(max(0, last_seq))
+        for event in events:
+            snapshot.missed_events.add(table_id=self.id, event=self._event_proto(event, seat_index))
+        seat.skip_until = self.game_seq
+        return [_ConnectResponse(table_snapshot=snapshot)]
+
+    @property
+    def game_seq(self) -> int:
+        """The sequence number of the game's latest event (sent or about to be)."""
+        events = self.game.events_since(self._sent_seq)
+        return events[-1].seq if events else self._sent_seq
+
+    def resend_request(self, seat_index: int) -> None:
+        """After a resume: sends the seat's open request again, with a fresh deadline."""
+        request = self._request
+        seat = self._seats[seat_index]
+        if request is not None and request.is_open and request.seat == seat_index:
+            self._send_request(request, seat)
+
+    # Events -------------------------------------------------------------------------------------
+
+    def _event_proto(self, event: Any, seat: int | None) -> events_pb2.Event:
+        return convert.event_to_proto(
+            event, self.ruleset, seat, forfeit=self._forfeit, detail=self._game_detail()
+        )
+
+    def _flush(self) -> None:
+        """Sends every event not sent yet: each seat its own view, spectators the public one."""
+        events = self.game.events_since(self._sent_seq)
+        if not events:
+            return
+        seats = self._seats
+        for event in events:
+            public = self._event_proto(event, None)
+            private = type(event).view is not EventBase.view
+            shared = (
+                None
+                if private
+                else _ConnectResponse(
+                    event=bot_service_pb2.TableEvent(table_id=self.id, event=public)
+                )
+            )
+            for seat in seats:
+                session = seat.session
+                if (
+                    session is None
+                    or not session.is_attached
+                    or seat.gone
+                    or event.seq <= seat.skip_until
+                ):
+                    continue
+                if shared is not None:
+                    session.send(shared)
+                else:
+                    session.send(
+                        _ConnectResponse(
+                            event=bot_service_pb2.TableEvent(
+                                table_id=self.id, event=self._event_proto(event, seat.index)
+                            )
+                        )
+                    )
+            if self.watchers:
+                message = spectator_service_pb2.WatchTableResponse(event=public)
+                for watcher in list(self.watchers):
+                    if event.seq > watcher.skip_until:
+                        watcher.put(message)
+            self._sent_seq = event.seq
+
+    @property
+    def last_seq(self) -> int:
+        """The sequence number of the last event sent."""
+        return self._sent_seq
+
+    def public_events_since(self, seq: int) -> list[events_pb2.Event]:
+        """The public form of every event after ``seq`` (sent or about to be)."""
+        return [self._event_proto(event, None) for event in self.game.events_since(max(0, seq))]
+
+    def public_snapshot(self) -> spectator_service_pb2.PublicSnapshot:
+        """What a spectator sees when watching begins: the summary and the public observation."""
+        return spectator_service_pb2.PublicSnapshot(
+            table=self.summary(),
+            observation=convert.observation_to_proto(self.game.public_view()),
+            last_seq=self.game_seq,
+        )
+
+    # Messages -----------------------------------------------------------------------------------
+
+    def seat_infos(self) -> list[table_pb2.SeatInfo]:
+        """Who sits where (versions once joined)."""
+        return [
+            table_pb2.SeatInfo(
+                seat=seat.index,
+                side=self.ruleset.side_of(seat.index),
+                bot_name=seat.bot,
+                bot_version=seat.version,
+            )
+            for seat in self._seats
+        ]
+
+    def joined_message(self, seat_index: int) -> bot_service_pb2.TableJoined:
+        """The TableJoined message of a seat."""
+        return bot_service_pb2.TableJoined(
+            table_id=self.id,
+            seat=seat_index,
+            ruleset=self._ruleset_proto,
+            seats=self.seat_infos(),
+            time_control=self._time_control_proto,
+            game_number=self.spec.game_number,
+        )
+
+    def summary(self) -> table_pb2.TableSummary:
+        """What anybody may know about the table."""
+        created = Timestamp()
+        created.FromNanoseconds(int(self.created_at * 1e9))
+        summary = table_pb2.TableSummary(
+            table_id=self.id,
+            ruleset=self._ruleset_proto,
+            seats=self.seat_infos(),
+            status=self.status.value,
+            hand_number=self.game.hand_number,
+            scores=self.game.scores,
+            time_control=self._time_control_proto,
+            created_at=created,
+            tournament_id=self.spec.tournament_id,
+        )
+        if self.outcome is not None:
+            summary.result.CopyFrom(self.outcome.result_proto)
+        return summary
+
+    def _game_detail(self) -> str:
+        if self._abort_detail:
+            return self._abort_detail
+        return self._detail
+
+    # Replay -------------------------------------------------------------------------------------
+
+    def _record_action(
+        self,
+        seat: int,
+        action: actions_pb2.Action,
+        think_ms: int,
+        outcome: int,
+        *,
+        rejection: str = "",
+    ) -> None:
+        self._record.append(
+            replay_pb2.ReplayAction(
+                seat=seat,
+                action=action,
+                think_ms=think_ms,
+                outcome=outcome,  # type: ignore[arg-type]
+                rejection_reason=rejection,
+            )
+        )
+        self._record_hands.append(self.game.hand_number)
+
+    def _build_replay(self, result: results_pb2.GameResult) -> replay_pb2.Replay:
+        start = Timestamp()
+        start.FromNanoseconds(int((self.started_at or self.created_at) * 1e9))
+        replay = replay_pb2.Replay(
+            header=replay_pb2.ReplayHeader(
+                ruleset=self._ruleset_proto,
+                seed=self.seed,
+                seats=self.seat_infos(),
+                start_time=start,
+                server_version=self._server_version,
+                table_id=self.id,
+                tournament_id=self.spec.tournament_id,
+                time_control=self._time_control_proto,
+            ),
+            result=result,
+        )
+        if self.status is TableStatus.WAITING:
+            return replay
+        results = self.game.hand_results
+        hands = self.game.hand_number + 1
+        for number in range(hands):
+            hand = replay.hands.add(hand_number=number)
+            if number < len(results):
+                hand.dealer = results[number].dealer
+                hand.deal.CopyFrom(convert.deal_to_proto(results[number].deal))
+                if not results[number].redeal:
+                    hand.result.CopyFrom(convert.hand_result_to_proto(results[number]))
+            else:
+                hand.dealer = self.game.dealer
+                hand.deal.CopyFrom(convert.deal_to_proto(self.game.deal))
+        # Actions were recorded in order; an action belongs to the hand in play when it was sent.
+        for action, number in zip(self._record, self._record_hands, strict=True):
+            replay.hands[min(number, hands - 1)].actions.append(action)
+        return replay
+
+    def _finish(self) -> None:
+        if self.status is TableStatus.FINISHED:
+            return
+        game = self.game
+        if not game.is_over:
+            game.abort()
+        request = self._request
+        if request is not None:
+            request.close(_Reply.ABORTED)
+            self._request = None
+        result = game.result
+        assert result is not None
+        forfeit = self._forfeit if result.reason is Termination.FORFEIT else None
+        if result.reason is Termination.FORFEIT and forfeit is None:
+            forfeit = convert.Forfeit(-1, convert.ForfeitKind.TIMEOUT, "forfeit")
+        detail = self._game_detail()
+        result_proto = convert.game_result_to_proto(result, forfeit=forfeit, detail=detail)
+        was_playing = self.status is TableStatus.PLAYING
+        if was_playing:
+            self._flush()
+        replay = self._build_replay(result_proto)
+        self.status = TableStatus.FINISHED
+        duration = time.time() - self.started_at if self.started_at else 0.0
+        self.outcome = TableOutcome(
+            table_id=self.id,
+            result=result,
+            result_proto=result_proto,
+            termination=result_proto.reason,
+            forfeit_seat=result_proto.forfeit_seat,
+            detail=detail,
+            replay=replay,
+            seat_stats=tuple(seat.stats() for seat in self._seats),
+            duration_s=duration,
+        )
+        for seat in self._seats:
+            if seat.grace_timer is not None:
+                seat.grace_timer.cancel()
+                seat.grace_timer = None
+            session = seat.session
+            if session is not None and not seat.gone:
+                session.table_finished(
+                    self.id,
+                    _ConnectResponse(
+                        table_finished=bot_service_pb2.TableFinished(
+                            table_id=self.id, result=result_proto, seat=seat.index
+                        )
+                    ),
+                )
+        for watcher in list(self.watchers):
+            watcher.put(None)
+        self._log.info(
+            "table finished",
+            reason=results_pb2.TerminationReason.Name(result_proto.reason),
+            winners=list(result.winners),
+            scores=list(result.scores),
+            detail=detail,
+        )
+        if self._replay_writer is not None:
+            try:
+                self._replay_writer(self, replay)
+            except Exception:
+                self._log.exception("could not write the replay")
+        self._hooks.table_finished(self)
+        self._finished.set()
+
+
+def replace_time_control(spec: TableSpec, time_control: TimeControl) -> TableSpec:
+    """``spec`` with a time control."""
+    return dataclasses.replace(spec, time_control=time_control)
