@@ -1,0 +1,77 @@
+"""Helpers for the engine's tests: small decks, hand-built deals, scripted actions."""
+
+from __future__ import annotations
+
+from rookery.engine import (
+    Deal,
+    Game,
+    Observation,
+    Ruleset,
+    mask_points,
+    parse_action,
+    parse_cards,
+)
+
+
+def small_rules(**changes: object) -> Ruleset:
+    """A 17-card deck (ranks 11..14 and the Rook), 4 players, hands of 4 and a nest of 1.
+
+    Its points: each 14 is worth 10 and the Rook 20: 60 in all.
+    """
+    params: dict[str, object] = {
+        "name": "small",
+        "lowest_rank": 11,
+        "nest_size": 1,
+        "min_bid": 5,
+        "bid_step": 5,
+        "target": 300,
+    }
+    params.update(changes)
+    return Ruleset(**params)  # type: ignore[arg-type]
+
+
+def make_deal(ruleset: Ruleset, hands: list[str], nest: str = "", dead: str = "") -> Deal:
+    """A deal from text forms; the cards must cover the deck exactly."""
+    deal = Deal(tuple(parse_cards(hand) for hand in hands), parse_cards(nest), parse_cards(dead))
+    union = 0
+    for mask in (*deal.hands, deal.nest, deal.dead):
+        assert not union & mask, "a card is dealt twice"
+        union |= mask
+    assert union == ruleset.deck_mask, "the deal does not cover the deck"
+    return deal
+
+
+def act(game: Game, *texts: str) -> None:
+    """Apply each action text in turn (for whoever is to act)."""
+    for text in texts:
+        game.apply(parse_action(text))
+
+
+def play_first_legal(game: Game, until_hand_ends: bool = True) -> None:
+    """Play the current hand to its end, every player taking its first legal action."""
+    hand = game.hand_number
+    while not game.is_over and game.hand_number == hand:
+        game.apply(game.legal_actions()[0])
+
+
+def all_observations(game: Game) -> list[Observation]:
+    """The public view and every seat's observation."""
+    return [game.public_view()] + [
+        game.observation_for(seat) for seat in range(game.ruleset.players)
+    ]
+
+
+def trick_points(game: Game) -> int:
+    """Points of the completed tricks of the current hand."""
+    return sum(trick.points for trick in game.public_view().completed_tricks)
+
+
+__all__ = [
+    "act",
+    "all_observations",
+    "make_deal",
+    "mask_points",
+    "play_first_legal",
+    "small_rules",
+    "trick_points",
+]
