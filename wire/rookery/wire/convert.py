@@ -12,6 +12,7 @@ Proto ``0`` / ``UNSPECIFIED`` values read as the defaults the proto comments doc
 ``ALL_PASS_UNSPECIFIED`` → ``REDEAL``, ``BOTH_OVER_UNSPECIFIED`` → ``HIGHER_TOTAL``,
 ``max_bid = 0`` → the deck's point total, an empty ruleset name → ``"custom"``.
 
+>>> from rookery.engine import parse_action, parse_card
 >>> card_from_proto(card_to_proto(parse_card("R14"))) == parse_card("R14")
 True
 >>> str(action_from_proto(action_to_proto(parse_action("bury B5 ROOK"))))
