@@ -6,7 +6,6 @@ import doctest
 from types import ModuleType
 
 import pytest
-
 from rookery.wire import convert, replay
 
 
