@@ -74,8 +74,14 @@ async def arun_bot(
     stop = stop if stop is not None else asyncio.Event()
     stats = RunStats()
 
-    def game_finished() -> None:
-        if games is not None and stats.games >= games:
+    finished: set[str] = set()
+
+    def game_finished(table_id: str) -> None:
+        if table_id not in finished:
+            finished.add(table_id)
+            stats.games += 1
+        # Stop once enough games are over on every seat the bot held (self-play included).
+        if games is not None and stats.games >= games and all(r.tables == 0 for r in runners):
             stop.set()
 
     runners = [

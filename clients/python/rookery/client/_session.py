@@ -76,7 +76,7 @@ class RunStats:
     """What a run did, summed over its sessions."""
 
     games: int = 0
-    """Tables whose game finished."""
+    """Games finished (a game the bot played on several seats counts once)."""
     actions: int = 0
     """Replies sent (fallbacks and retries included)."""
     fallbacks: int = 0
@@ -158,7 +158,7 @@ class Session:
         options: RunOptions,
         stats: RunStats,
         stop: asyncio.Event,
-        on_game_finished: Callable[[], None],
+        on_game_finished: Callable[[str], None],
     ) -> None:
         self.index = index
         self._factory = factory
@@ -421,9 +421,7 @@ class Session:
             return
         state.last_seq = event.seq
         if state.wants_events:
-            await self._call_hook(
-                state, "on_event", state.bot.on_event, _event_from_proto(event)
-            )
+            await self._call_hook(state, "on_event", state.bot.on_event, _event_from_proto(event))
 
     async def _on_finished(self, finished: pb.TableFinished) -> None:
         state = self._tables.pop(finished.table_id, None)
@@ -432,8 +430,7 @@ class Session:
         result = convert.game_result_from_proto(finished.result)
         state.log.info("table finished", winners=list(result.winners), scores=list(result.scores))
         await self._call_hook(state, "on_table_finished", state.bot.on_table_finished, result)
-        self._stats.games += 1
-        self._on_game_finished()
+        self._on_game_finished(finished.table_id)
 
     async def _on_snapshot(self, snapshot: pb.TableSnapshot) -> None:
         table_id = snapshot.table.table_id
