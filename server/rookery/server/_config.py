@@ -13,7 +13,7 @@ from typing import Any
 from ._errors import ConfigError, TableSpecError
 from ._time_control import LatePolicy, TimeControl
 
-__all__ = ["AuthMode", "ServerConfig"]
+__all__ = ["AuthMode", "ServerConfig", "environment_values"]
 
 AuthMode = str
 """``"open"`` (any bot name, no tokens) or ``"token"`` (bot tokens from the registry)."""
@@ -154,36 +154,83 @@ class ServerConfig:
 
         A ``[server]`` table, if present, is read instead of the top level.
         """
-        try:
-            with open(path, "rb") as handle:
-                data = tomllib.load(handle)
-        except OSError as error:
-            raise ConfigError("config", f"cannot read {path}: {error.strerror}") from None
-        except tomllib.TOMLDecodeError as error:
-            raise ConfigError("config", f"{path} is not valid TOML: {error}") from None
-        section = data.get("server", data)
-        return cls.from_mapping(section, source=str(path))
+        return cls.from_mapping(_read_toml(path), source=str(path))
 
     def with_environment(self, environ: Mapping[str, str] | None = None) -> ServerConfig:
-        """This config with every ``ROOKERY_<OPTION>`` variable applied.
-
-        Time-control options are ``ROOKERY_TIME_CONTROL_<FIELD>``, e.g.
-        ``ROOKERY_TIME_CONTROL_ACTION_MS``.
-        """
-        environ = os.environ if environ is None else environ
-        values: dict[str, Any] = {}
-        time_control: dict[str, Any] = {}
-        for key, raw in environ.items():
-            if not key.startswith(_ENV_PREFIX):
-                continue
-            name = key[len(_ENV_PREFIX) :].lower()
-            if name.startswith("time_control_"):
-                time_control[name[len("time_control_") :]] = raw
-            elif name in _OPTION_TYPES:
-                values[name] = raw
-        if time_control:
-            values["time_control"] = time_control
+        """This config with every ``ROOKERY_<OPTION>`` variable applied (see
+        :func:`environment_values`)."""
+        values = environment_values(environ)
         return self.updated(values, source="environment") if values else self
+
+    @classmethod
+    def load(
+        cls,
+        path: str | Path | None = None,
+        *,
+        environ: Mapping[str, str] | None = None,
+        overrides: Mapping[str, Any] | None = None,
+    ) -> ServerConfig:
+        """The config from every source: defaults < the TOML file < ``ROOKERY_*`` < ``overrides``.
+
+        When no source sets ``auth``, a server given a bot registry file (``db``) runs in token
+        mode, otherwise in open mode.
+        """
+        layers: list[tuple[str, Mapping[str, Any]]] = []
+        if path is not None:
+            layers.append((str(path), _read_toml(path)))
+        layers.append(("environment", environment_values(environ)))
+        layers.append(("command line", dict(overrides or {})))
+        merged: dict[str, Any] = {}
+        time_control: dict[str, Any] = {}
+        for _, values in layers:
+            for key, value in values.items():
+                name = key.replace("-", "_")
+                if name == "time_control" and isinstance(value, Mapping):
+                    time_control.update(value)
+                else:
+                    merged[name] = value
+        if "auth" not in merged:
+            merged["auth"] = "token" if merged.get("db") else "open"
+        if time_control:
+            merged["time_control"] = time_control
+        return cls.from_mapping(merged, source="configuration")
+
+
+def environment_values(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The options set by ``ROOKERY_<OPTION>`` variables (``ROOKERY_ADMIN_TOKEN``, …).
+
+    Time-control options are ``ROOKERY_TIME_CONTROL_<FIELD>``, e.g.
+    ``ROOKERY_TIME_CONTROL_ACTION_MS``. Other ``ROOKERY_*`` variables are ignored (the SDK uses
+    some of its own).
+    """
+    environ = os.environ if environ is None else environ
+    values: dict[str, Any] = {}
+    time_control: dict[str, Any] = {}
+    for key, raw in environ.items():
+        if not key.startswith(_ENV_PREFIX):
+            continue
+        name = key[len(_ENV_PREFIX) :].lower()
+        if name.startswith("time_control_"):
+            time_control[name[len("time_control_") :]] = raw
+        elif name in _OPTION_TYPES:
+            values[name] = raw
+    if time_control:
+        values["time_control"] = time_control
+    return values
+
+
+def _read_toml(path: str | Path) -> Mapping[str, Any]:
+    try:
+        with open(path, "rb") as handle:
+            data = tomllib.load(handle)
+    except OSError as error:
+        raise ConfigError("config", f"cannot read {path}: {error.strerror}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError("config", f"{path} is not valid TOML: {error}") from None
+    section = data.get("server", data)
+    if not isinstance(section, Mapping):
+        raise ConfigError("config", f"{path}: [server] must be a table")
+    return section
 
 
 def _time_control_with(base: TimeControl, raw: Mapping[str, Any], source: str) -> TimeControl:

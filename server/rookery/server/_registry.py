@@ -23,7 +23,7 @@ _NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
 _TOKEN_PREFIX = "rk_"
 
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS bots (
+CREATE TABLE IF NOT EXISTS bot_tokens (
     name TEXT PRIMARY KEY,
     token_sha256 TEXT NOT NULL,
     created_at REAL NOT NULL,
@@ -84,12 +84,13 @@ class BotRegistry:
         now = time.time()
         with self._db:
             row = self._db.execute(
-                "SELECT active, token_sha256 FROM bots WHERE name = ?", (name,)
+                "SELECT active, token_sha256 FROM bot_tokens WHERE name = ?", (name,)
             ).fetchone()
             if row is not None and row[0] and row[1]:
                 raise ValueError(f"a bot named {name!r} is already registered")
             self._db.execute(
-                "INSERT INTO bots (name, token_sha256, created_at, active) VALUES (?, ?, ?, 1) "
+                "INSERT INTO bot_tokens (name, token_sha256, created_at, active) "
+                "VALUES (?, ?, ?, 1) "
                 "ON CONFLICT(name) DO UPDATE SET token_sha256 = excluded.token_sha256, "
                 "created_at = excluded.created_at, active = 1",
                 (name, _hash(token), now),
@@ -99,7 +100,7 @@ class BotRegistry:
     def remove(self, name: str) -> None:
         """Revokes ``name``'s token; :class:`UnknownBotError` if no active bot has that name."""
         cursor = self._db.execute(
-            "UPDATE bots SET active = 0 WHERE name = ? AND active = 1", (name,)
+            "UPDATE bot_tokens SET active = 0 WHERE name = ? AND active = 1", (name,)
         )
         if cursor.rowcount == 0:
             raise UnknownBotError(f"no registered bot named {name!r}")
@@ -107,7 +108,7 @@ class BotRegistry:
     def get(self, name: str) -> BotRecord:
         """The bot ``name`` (active or revoked); :class:`UnknownBotError` if never registered."""
         row = self._db.execute(
-            "SELECT name, created_at, active, version FROM bots WHERE name = ?", (name,)
+            "SELECT name, created_at, active, version FROM bot_tokens WHERE name = ?", (name,)
         ).fetchone()
         if row is None:
             raise UnknownBotError(f"no registered bot named {name!r}")
@@ -116,19 +117,19 @@ class BotRegistry:
     def list(self) -> list[BotRecord]:
         """Every bot ever registered, by name."""
         rows = self._db.execute(
-            "SELECT name, created_at, active, version FROM bots ORDER BY name"
+            "SELECT name, created_at, active, version FROM bot_tokens ORDER BY name"
         ).fetchall()
         return [BotRecord(r[0], r[1], bool(r[2]), r[3]) for r in rows]
 
     def is_active(self, name: str) -> bool:
         """Whether ``name`` is registered and not revoked."""
-        row = self._db.execute("SELECT active FROM bots WHERE name = ?", (name,)).fetchone()
+        row = self._db.execute("SELECT active FROM bot_tokens WHERE name = ?", (name,)).fetchone()
         return row is not None and bool(row[0])
 
     def check_token(self, name: str, token: str) -> bool:
         """Whether ``token`` is the active token of bot ``name`` (constant-time comparison)."""
         row = self._db.execute(
-            "SELECT token_sha256, active FROM bots WHERE name = ?", (name,)
+            "SELECT token_sha256, active FROM bot_tokens WHERE name = ?", (name,)
         ).fetchone()
         # Hash even for an unknown bot so that timing does not tell which names exist.
         presented = _hash(token)
@@ -139,13 +140,13 @@ class BotRegistry:
 
     def note_version(self, name: str, version: str) -> None:
         """Records the version a registered bot gave in its Hello."""
-        self._db.execute("UPDATE bots SET version = ? WHERE name = ?", (version, name))
+        self._db.execute("UPDATE bot_tokens SET version = ? WHERE name = ?", (version, name))
 
     def note_seen(self, name: str, version: str) -> None:
         """Records the version a bot gave in its Hello; registers unknown names (open mode)."""
         with self._db:
             self._db.execute(
-                "INSERT INTO bots (name, token_sha256, created_at, active, version) "
+                "INSERT INTO bot_tokens (name, token_sha256, created_at, active, version) "
                 "VALUES (?, '', ?, 1, ?) "
                 "ON CONFLICT(name) DO UPDATE SET version = excluded.version",
                 (name, time.time(), version),

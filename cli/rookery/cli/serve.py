@@ -1,0 +1,134 @@
+"""``rookery serve``: run the Rookery gRPC server until SIGTERM/SIGINT."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import os
+import signal
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+__all__ = ["register"]
+
+_EXAMPLES = textwrap.dedent(
+    """\
+    examples:
+      # a local server, open mode (any bot name, no tokens)
+      rookery serve
+
+      # a public server: bot tokens from a registry file, an admin token, TLS, metrics
+      rookery bots add alpha --db rookery.db
+      rookery serve --address 0.0.0.0:50051 --db rookery.db --admin-token "$ADMIN" \\
+          --tls-cert cert.pem --tls-key key.pem --metrics-address 0.0.0.0:9100
+
+    Options also come from a TOML file (--config) and ROOKERY_<OPTION> environment variables;
+    command-line flags win over the environment, which wins over the file. docs/server.md lists
+    every option with its default.
+    """
+)
+
+# Command-line flags that map one to one onto ServerConfig options.
+_FLAGS: tuple[tuple[str, str, Any, str], ...] = (
+    ("--address", "address", str, "host:port to listen on (default 127.0.0.1:50051)"),
+    ("--metrics-address", "metrics_address", str, "host:port of the Prometheus /metrics endpoint"),
+    ("--db", "db", str, "the bot registry's SQLite file; implies token mode unless --open"),
+    ("--admin-token", "admin_token", str, "the token that guards ArenaService mutations"),
+    ("--tls-cert", "tls_cert", str, "PEM certificate chain: serve TLS (with --tls-key)"),
+    ("--tls-key", "tls_key", str, "PEM private key of --tls-cert"),
+    ("--replay-dir", "replay_dir", str, "write every finished game's replay file here"),
+    ("--log-level", "log_level", str, "debug, info, warning or error (default info)"),
+    ("--max-tables-per-session", "max_tables_per_session", int, "tables one session plays at once"),
+    ("--max-sessions", "max_sessions", int, "bot sessions at once"),
+    ("--idle-timeout", "idle_timeout_s", float, "seconds of silence before a session is closed"),
+    ("--join-timeout", "join_timeout_s", float, "seconds an API-created table waits for its bots"),
+    ("--shutdown-grace", "shutdown_grace_s", float, "seconds running tables get on SIGTERM"),
+)
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``rookery serve``."""
+    parser = subparsers.add_parser(
+        "serve",
+        help="run the gRPC server (tables, bot sessions, spectators, arena API)",
+        description=(
+            "Run the Rookery server: BotService, SpectatorService, ArenaService, health checking "
+            "and reflection, until SIGTERM or SIGINT (then drain and stop)."
+        ),
+        epilog=_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--config", metavar="FILE", help="a TOML file of server options")
+    for flag, dest, kind, text in _FLAGS:
+        parser.add_argument(flag, dest=dest, type=kind, default=None, help=text)
+    parser.add_argument(
+        "--open", action="store_true", help="open mode: any bot name, no tokens (the default)"
+    )
+    parser.add_argument(
+        "--log-format",
+        choices=("json", "console"),
+        default=None,
+        help="log line format (default json)",
+    )
+    parser.add_argument(
+        "--port-file",
+        metavar="FILE",
+        help="write the bound gRPC port to FILE once serving (for scripts and tests)",
+    )
+    parser.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from rookery.server import ConfigError, ServerConfig
+
+    overrides: dict[str, Any] = {
+        dest: getattr(args, dest) for _, dest, _, _ in _FLAGS if getattr(args, dest) is not None
+    }
+    if args.open:
+        overrides["auth"] = "open"
+    if args.log_format is not None:
+        overrides["log_json"] = args.log_format == "json"
+    try:
+        config = ServerConfig.load(args.config, overrides=overrides)
+    except ConfigError as error:
+        print(f"rookery serve: {error}", file=sys.stderr)
+        return 2
+    try:
+        return asyncio.run(_serve(config, args.port_file))
+    except OSError as error:
+        print(f"rookery serve: {error}", file=sys.stderr)
+        return 1
+
+
+def _tournament_backend(server: Any) -> Any:
+    """The arena's tournament backend, if the arena provides one (``rookery.arena.service``)."""
+    try:
+        module = importlib.import_module("rookery.arena.service")
+    except ImportError:
+        return None
+    factory = getattr(module, "create_tournament_backend", None)
+    return factory(server) if factory is not None else None
+
+
+async def _serve(config: Any, port_file: str | None) -> int:
+    from rookery.server import RookeryServer, configure_logging
+
+    configure_logging(config.log_level, json=config.log_json)
+    server = RookeryServer(config)
+    server.tournaments = _tournament_backend(server)
+    await server.start()
+    if port_file:
+        path = Path(port_file)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(f"{server.port}\n")
+        os.replace(tmp, path)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+    await stop.wait()
+    await server.stop(grace_s=config.shutdown_grace_s)
+    return 0
