@@ -7,6 +7,7 @@ from rookery.engine import (
     Game,
     Observation,
     Ruleset,
+    format_cards,
     mask_points,
     parse_action,
     parse_cards,
@@ -75,3 +76,39 @@ __all__ = [
     "small_rules",
     "trick_points",
 ]
+
+
+def fill_deal(ruleset: Ruleset, fixed: dict[int, str], nest: str = "", dead: str = "") -> Deal:
+    """A deal where ``fixed`` seats hold (at least) the given cards and the nest and dead pile
+    start with the given ones; the rest of the deck fills the gaps in ascending card order."""
+    hands = {seat: parse_cards(cards) for seat, cards in fixed.items()}
+    nest_mask, dead_mask = parse_cards(nest), parse_cards(dead)
+    used = nest_mask | dead_mask
+    for mask in hands.values():
+        used |= mask
+    free = [card for card in ruleset.deck_cards if not used >> card & 1]
+
+    def take(mask: int, size: int) -> int:
+        while mask.bit_count() < size:
+            mask |= 1 << free.pop(0)
+        return mask
+
+    full = tuple(take(hands.get(seat, 0), ruleset.hand_size) for seat in range(ruleset.players))
+    nest_mask = take(nest_mask, ruleset.nest_size)
+    dead_mask = take(dead_mask, ruleset.dead_count)
+    assert not free
+    return make_deal(ruleset, [format_cards(hand) for hand in full], format_cards(nest_mask),
+                     format_cards(dead_mask))
+
+
+def seat_zero_bids(ruleset: Ruleset, deal: Deal, trump: str, bury: str = "", **kwargs: object) -> Game:
+    """A game on ``deal`` (dealer 0) where seats 1..n-1 pass, seat 0 bids the minimum, names
+    ``trump`` and buries ``bury`` (by default the nest), in the ruleset's order."""
+    game = Game.from_deal(ruleset, deal, **kwargs)  # type: ignore[arg-type]
+    act(game, *["pass"] * (ruleset.players - 1), f"bid {ruleset.min_bid}")
+    burying = f"bury {bury or format_cards(deal.nest)}"
+    steps = [f"trump {trump}"]
+    if ruleset.nest_size:
+        steps = [steps[0], burying] if ruleset.trump_first else [burying, steps[0]]
+    act(game, *steps)
+    return game
