@@ -1,0 +1,112 @@
+package rookery
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// Main runs a bot from the command line and exits: flags (or the environment variables
+// ROOKERY_SERVER, ROOKERY_BOT_NAME, ROOKERY_TOKEN) say where to connect and as whom.
+func Main(factory BotFactory) {
+	os.Exit(RunMain(factory, os.Args[1:]))
+}
+
+// RunMain is Main without the exit: it returns the exit code.
+func RunMain(factory BotFactory, args []string) int {
+	fs := flag.NewFlagSet("rookery-bot", flag.ContinueOnError)
+	server := fs.String("server", "", "the server host:port (env ROOKERY_SERVER, default "+DefaultServer+")")
+	name := fs.String("name", "", "the bot's name (env ROOKERY_BOT_NAME)")
+	token := fs.String("token", "", "the bot's token in token mode (env ROOKERY_TOKEN)")
+	version := fs.String("bot-version", "0.1.0", "the version sent in Hello")
+	maxTables := fs.Int("max-tables", 4, "tables to play at once per session")
+	sessions := fs.Int("sessions", 1, "sessions to open, e.g. 2 to sit at two seats of one table")
+	maxGames := fs.Int("max-games", 0, "exit after this many finished tables per session (0: run until stopped)")
+	useTLS := fs.Bool("tls", false, "connect with TLS")
+	quiet := fs.Bool("quiet", false, "log errors only")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if *sessions < 1 || *maxTables < 1 || *maxGames < 0 {
+		fmt.Fprintln(os.Stderr, "rookery-bot: -sessions and -max-tables must be at least 1, -max-games at least 0")
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	clients := make([]*Client, *sessions)
+	for i := range clients {
+		botName := *name
+		if botName == "" {
+			botName = os.Getenv("ROOKERY_BOT_NAME")
+		}
+		prefix := "[" + botName
+		if *sessions > 1 {
+			prefix += fmt.Sprintf("#%d", i)
+		}
+		logger := log.New(&filterWriter{quiet: *quiet}, prefix+"] ", log.Lmsgprefix)
+		c, err := NewClient(factory, Options{Server: *server, Name: *name, Token: *token, Version: *version,
+			MaxTables: int32(*maxTables), MaxGames: *maxGames, TLS: *useTLS, Logger: logger})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "rookery-bot:", err)
+			return 2
+		}
+		clients[i] = c
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, len(clients))
+	total := Stats{}
+	var mu sync.Mutex
+	for i, c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := c.Run(ctx)
+			if err != nil {
+				errs[i] = err
+				stop() // one fatal error ends every session
+			}
+			mu.Lock()
+			total.TablesFinished += s.TablesFinished
+			total.ActionsSent += s.ActionsSent
+			total.Rejections += s.Rejections
+			total.Fallbacks += s.Fallbacks
+			total.Reconnects += s.Reconnects
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	fmt.Fprintf(os.Stderr, "[%s] done: %s\n", clients[0].opts.Name, total.Summary())
+	if err := errors.Join(errs...); err != nil {
+		fmt.Fprintln(os.Stderr, "rookery-bot:", err)
+		return 1
+	}
+	return 0
+}
+
+// filterWriter passes every log line, or with quiet only the lines that report a problem.
+type filterWriter struct{ quiet bool }
+
+func (w *filterWriter) Write(p []byte) (int, error) {
+	if w.quiet {
+		line := string(p)
+		keep := false
+		for _, word := range []string{"rejected", "failed", "illegal", "refused", "cannot", "not sent", "fallback"} {
+			keep = keep || strings.Contains(line, word)
+		}
+		if !keep {
+			return len(p), nil
+		}
+	}
+	return os.Stderr.Write(p)
+}
