@@ -1,0 +1,33 @@
+"""Fixtures for the server suite: loopback servers and raw protocol clients."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import pytest
+from rookery.server import RookeryServer, ServerConfig
+from rookery.server.testing import running_server
+from server_helpers import RawBot
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[RookeryServer]:
+    """An open-mode server on a loopback port."""
+    async with running_server(ServerConfig(log_level="warning"), stop_grace_s=0.1) as running:
+        yield running
+
+
+@pytest.fixture
+async def bots() -> AsyncIterator[Callable[..., RawBot]]:
+    """A factory of raw bots, all closed at the end of the test."""
+    made: list[RawBot] = []
+
+    def make(target: str, name: str, **options: Any) -> RawBot:
+        bot = RawBot(target, name, **options)
+        made.append(bot)
+        return bot
+
+    yield make
+    for bot in made:
+        await bot.close()
