@@ -38,6 +38,7 @@ from rookery.engine import (
     Ruleset,
     card_name,
     format_cards,
+    format_replay_text,
 )
 from rookery.v1 import actions_pb2, cards_pb2, replay_pb2, results_pb2, table_pb2
 
@@ -65,6 +66,7 @@ __all__ = [
     "encode_replay",
     "read_replay",
     "replay_records",
+    "replay_text",
     "replay_to_record",
     "verify_replay",
     "write_replay",
@@ -724,3 +726,69 @@ def _replay_hand_actions(
             return True
         last_applied = action_index
     return False
+
+
+# Text -------------------------------------------------------------------------------------------
+
+
+def replay_text(replay: replay_pb2.Replay) -> str:
+    """A replay as text a person can read: who played where and when, then hand by hand (the
+    engine's ``format_replay_text`` of the re-simulated game), then what the server recorded
+    beyond the rules: rejected and auto-played actions, and how the game ended.
+
+    Raises ``MalformedMessageError`` or the engine's ``ReplayMismatchError`` for a replay that
+    does not verify (check with ``verify_replay`` first).
+    """
+    header = replay.header
+    lines = []
+    if header.table_id or header.tournament_id:
+        tournament = f", tournament {header.tournament_id}" if header.tournament_id else ""
+        lines.append(f"Table {header.table_id or '-'}{tournament}")
+    if header.HasField("start_time"):
+        lines.append(f"Started {header.start_time.ToDatetime(tzinfo=UTC).isoformat()}")
+    if header.server_version:
+        lines.append(f"Server {header.server_version}")
+    if header.HasField("time_control"):
+        clock = header.time_control
+        policy = _enum_name(table_pb2.LatePolicy.DESCRIPTOR, clock.late_policy)
+        lines.append(
+            f"Clock {clock.action_ms} ms per action, bank {clock.bank_ms} ms, "
+            f"{policy.removeprefix('LATE_POLICY_')}, strike limit {clock.strike_limit}"
+        )
+    for seat in header.seats:
+        version = f" {seat.bot_version}" if seat.bot_version else ""
+        lines.append(f"  seat {seat.seat} (side {seat.side}): {seat.bot_name}{version}")
+    body = format_replay_text(replay_to_record(replay)).rstrip()
+    lines.extend(["", body] if lines else [body])
+    notes = []
+    for hand_index, hand in enumerate(replay.hands):
+        for index, recorded in enumerate(hand.actions):
+            if recorded.outcome == replay_pb2.ACTION_OUTCOME_REJECTED:
+                try:
+                    shown = str(action_from_proto(recorded.action))
+                except MalformedMessageError as error:
+                    shown = f"malformed ({error})"
+                reason = f": {recorded.rejection_reason}" if recorded.rejection_reason else ""
+                notes.append(
+                    f"  hand {hand_index}, action {index}: seat {recorded.seat} {shown} "
+                    f"rejected{reason}"
+                )
+            elif recorded.outcome == replay_pb2.ACTION_OUTCOME_AUTO_PLAYED:
+                shown = str(action_from_proto(recorded.action))
+                notes.append(
+                    f"  hand {hand_index}, action {index}: seat {recorded.seat} {shown} "
+                    "auto-played (late)"
+                )
+    if notes:
+        lines.extend(["", "Rejected and auto-played actions:", *notes])
+    result = replay.result
+    forfeit = forfeit_from_proto(result)
+    if forfeit is not None or result.detail:
+        reason = _enum_name(results_pb2.TerminationReason.DESCRIPTOR, result.reason)
+        ending = reason.removeprefix("TERMINATION_REASON_").lower().replace("_", " ")
+        if forfeit is not None:
+            ending += f" by seat {forfeit.seat}"
+        if result.detail:
+            ending += f" ({result.detail})"
+        lines.extend(["", f"Ended: {ending}"])
+    return "\n".join(lines) + "\n"
