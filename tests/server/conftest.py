@@ -7,8 +7,7 @@ from typing import Any
 
 import pytest
 from rookery.server import RookeryServer, ServerConfig
-from rookery.server.testing import running_server
-from server_helpers import RawBot
+from rookery.server.testing import RawBot, running_server
 
 
 @pytest.fixture

@@ -8,12 +8,12 @@ from collections.abc import Callable
 import pytest
 from rookery.engine import Game, Ruleset
 from rookery.server import RookeryServer, TableSpec, TableStatus, TimeControl
-from rookery.v1 import replay_pb2, results_pb2
+from rookery.server.testing import RawBot, bot_names, seat_raw_bots
+from rookery.v1 import bot_service_pb2, replay_pb2, results_pb2
 from rookery.wire import convert
-from server_helpers import RawBot, names_for, seated
 
 
-async def play_all(players: list[RawBot]) -> list[object]:
+async def play_all(players: list[RawBot]) -> list[bot_service_pb2.TableFinished]:
     results = await asyncio.gather(*(bot.play() for bot in players))
     return [finished[0] for finished in results]
 
@@ -35,7 +35,9 @@ async def test_a_whole_game_is_played_to_its_end(
     server: RookeryServer, bots: Callable[..., RawBot], preset: str
 ) -> None:
     players = Ruleset.preset(preset).players
-    table, seated_bots = await seated(server, bots, names_for(players), preset=preset, seed=11)
+    table, seated_bots = await seat_raw_bots(
+        server, bots, bot_names(players), preset=preset, seed=11
+    )
     finished = await asyncio.wait_for(play_all(seated_bots), 60)
     outcome = await table.wait_finished()
     assert outcome.termination == results_pb2.TERMINATION_REASON_TARGET_REACHED
@@ -47,7 +49,7 @@ async def test_a_whole_game_is_played_to_its_end(
 async def test_the_replay_resimulates_to_the_same_result(
     server: RookeryServer, bots: Callable[..., RawBot]
 ) -> None:
-    table, players = await seated(server, bots, names_for(4), seed=5)
+    table, players = await seat_raw_bots(server, bots, bot_names(4), seed=5)
     await asyncio.wait_for(play_all(players), 60)
     outcome = await table.wait_finished()
     game = resimulate(outcome.replay)
@@ -59,7 +61,7 @@ async def test_the_replay_resimulates_to_the_same_result(
 async def test_every_seat_gets_every_event_numbered_from_one_without_gaps(
     server: RookeryServer, bots: Callable[..., RawBot]
 ) -> None:
-    table, players = await seated(server, bots, names_for(4), seed=3)
+    table, players = await seat_raw_bots(server, bots, bot_names(4), seed=3)
     await asyncio.wait_for(play_all(players), 60)
     total = len(table.game.events)
     for bot in players:
@@ -69,7 +71,7 @@ async def test_every_seat_gets_every_event_numbered_from_one_without_gaps(
 async def test_each_seat_sees_only_its_own_dealt_cards(
     server: RookeryServer, bots: Callable[..., RawBot]
 ) -> None:
-    table, players = await seated(server, bots, names_for(4), seed=9)
+    table, players = await seat_raw_bots(server, bots, bot_names(4), seed=9)
     await asyncio.wait_for(play_all(players), 60)
     first_deal = table.game.hand_results[0].deal
     for seat, bot in enumerate(players):
@@ -81,8 +83,9 @@ async def test_an_action_request_carries_observation_legal_actions_and_clock(
     server: RookeryServer, bots: Callable[..., RawBot]
 ) -> None:
     clock = TimeControl(action_ms=3000, bank_ms=1500)
-    table, players = await seated(server, bots, names_for(4), time_control=clock)
+    table, players = await seat_raw_bots(server, bots, bot_names(4), time_control=clock)
     to_act = table.game.current_player
+    assert to_act is not None
     request = await players[to_act].read_kind("action_request")
     assert request.table_id == table.id
     assert request.seat == to_act
@@ -100,7 +103,7 @@ async def test_one_session_plays_several_tables_at_once(
     for bot in multi:
         await bot.connect()
     tables = [
-        await server.create_table(TableSpec(Ruleset.preset("standard"), names_for(4), seed=s))
+        await server.create_table(TableSpec(Ruleset.preset("standard"), bot_names(4), seed=s))
         for s in (1, 2)
     ]
     await asyncio.wait_for(asyncio.gather(*(b.play(tables=2) for b in multi)), 60)
@@ -142,7 +145,7 @@ async def test_a_silent_bot_does_not_hold_up_another_table(
             time_control=slow_clock,
         )
     )
-    table, players = await seated(server, bots, names_for(4), seed=2)
+    table, players = await seat_raw_bots(server, bots, bot_names(4), seed=2)
     await asyncio.wait_for(play_all(players), 30)
     assert (await table.wait_finished()).result.winners
     assert stalled.status is TableStatus.PLAYING
@@ -152,7 +155,7 @@ async def test_a_table_whose_bots_never_come_is_aborted_with_a_reason(
     server: RookeryServer,
 ) -> None:
     table = await server.create_table(
-        TableSpec(Ruleset.preset("standard"), names_for(4), seed=1, join_timeout_s=0.2)
+        TableSpec(Ruleset.preset("standard"), bot_names(4), seed=1, join_timeout_s=0.2)
     )
     outcome = await asyncio.wait_for(table.wait_finished(), 5)
     assert outcome.termination == results_pb2.TERMINATION_REASON_ABORTED
@@ -163,11 +166,11 @@ async def test_a_table_whose_bots_never_come_is_aborted_with_a_reason(
 async def test_seat_statistics_count_actions_and_think_time(
     server: RookeryServer, bots: Callable[..., RawBot]
 ) -> None:
-    table, players = await seated(server, bots, names_for(4), seed=4)
+    table, players = await seat_raw_bots(server, bots, bot_names(4), seed=4)
     await asyncio.wait_for(play_all(players), 60)
     outcome = await table.wait_finished()
     actions = sum(len(hand.actions) for hand in outcome.replay.hands)
     assert sum(stats.actions for stats in outcome.seat_stats) == actions
-    assert [stats.bot_name for stats in outcome.seat_stats] == list(names_for(4))
+    assert [stats.bot_name for stats in outcome.seat_stats] == list(bot_names(4))
     assert all(stats.bot_version == "1.0" for stats in outcome.seat_stats)
     assert all(stats.timeouts == 0 for stats in outcome.seat_stats)
