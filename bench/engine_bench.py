@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "engine"))
 
-from rookery.engine import Game, Ruleset  # noqa: E402
+from rookery.engine import Game, Ruleset
 
 
 def one_run(ruleset: Ruleset, hands_wanted: int, seed: int) -> tuple[float, float]:
@@ -48,7 +48,11 @@ def main(argv: list[str] | None = None) -> int:
     results = [one_run(ruleset, args.hands, run) for run in range(args.runs)]
     hands_per_s = statistics.median(hands for hands, _ in results)
     actions_per_s = statistics.median(actions for _, actions in results)
-    label = "engine.random_playout" if args.preset == "standard" else f"engine.random_playout[{args.preset}]"
+    label = (
+        "engine.random_playout"
+        if args.preset == "standard"
+        else f"engine.random_playout[{args.preset}]"
+    )
     print(f"{label} hands/s={hands_per_s:.0f} actions/s={actions_per_s:.0f}")
     return 0
 

@@ -97,11 +97,17 @@ def fill_deal(ruleset: Ruleset, fixed: dict[int, str], nest: str = "", dead: str
     nest_mask = take(nest_mask, ruleset.nest_size)
     dead_mask = take(dead_mask, ruleset.dead_count)
     assert not free
-    return make_deal(ruleset, [format_cards(hand) for hand in full], format_cards(nest_mask),
-                     format_cards(dead_mask))
+    return make_deal(
+        ruleset,
+        [format_cards(hand) for hand in full],
+        format_cards(nest_mask),
+        format_cards(dead_mask),
+    )
 
 
-def seat_zero_bids(ruleset: Ruleset, deal: Deal, trump: str, bury: str = "", **kwargs: object) -> Game:
+def seat_zero_bids(
+    ruleset: Ruleset, deal: Deal, trump: str, bury: str = "", **kwargs: object
+) -> Game:
     """A game on ``deal`` (dealer 0) where seats 1..n-1 pass, seat 0 bids the minimum, names
     ``trump`` and buries ``bury`` (by default the nest), in the ruleset's order."""
     game = Game.from_deal(ruleset, deal, **kwargs)  # type: ignore[arg-type]

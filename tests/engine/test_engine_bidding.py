@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 from engine_helpers import act
-
 from rookery.engine import (
     PRESETS,
     AllPass,

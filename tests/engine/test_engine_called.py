@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import pytest
 from engine_helpers import act, make_deal, small_rules
-
 from rookery.engine import (
     CallCard,
     Game,
     IllegalActionError,
     MalformedActionError,
-    Partnership,
     PartnerRevealed,
+    Partnership,
     Phase,
     parse_card,
     parse_cards,

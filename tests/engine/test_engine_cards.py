@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from rookery.engine import (
     NUM_CARDS,
     PRESETS,

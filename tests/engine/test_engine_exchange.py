@@ -6,7 +6,6 @@ from math import comb
 
 import pytest
 from engine_helpers import act, make_deal, small_rules
-
 from rookery.engine import (
     PRESETS,
     Bury,
@@ -45,19 +44,21 @@ def test_only_the_bidder_sees_the_nest() -> None:
 
 def test_trump_first_names_trump_then_buries() -> None:
     game = won_by_seat_1()
-    assert game.phase is Phase.NAME_TRUMP
+    phases = [game.phase]
     game.apply(NameTrump(Suit.RED))
-    assert game.phase is Phase.BURY and game.trump is Suit.RED
+    phases.append(game.phase)
+    assert phases == [Phase.NAME_TRUMP, Phase.BURY] and game.trump is Suit.RED
     legal = game.legal_actions()
     assert legal.bury_count == 5 and legal.bury_from == game.observation_for(1).hand
 
 
 def test_traditional_buries_then_names_trump() -> None:
     game = won_by_seat_1("traditional")
-    assert game.phase is Phase.BURY
+    phases = [game.phase]
     hand = game.observation_for(1).hand
     game.apply(game.legal_actions()[0])
-    assert game.phase is Phase.NAME_TRUMP
+    phases.append(game.phase)
+    assert phases == [Phase.BURY, Phase.NAME_TRUMP]
     assert game.observation_for(1).hand.bit_count() == PRESETS["traditional"].hand_size
     assert game.observation_for(1).nest == 0
     assert hand & game.observation_for(1).buried == game.observation_for(1).buried
@@ -117,10 +118,11 @@ def test_others_learn_only_how_many_cards_were_buried() -> None:
 
 def test_without_a_nest_the_bidder_only_names_trump() -> None:
     game = won_by_seat_1("straight")
-    assert game.phase is Phase.NAME_TRUMP
+    phases = [game.phase]
     assert game.observation_for(1).hand.bit_count() == 14
     game.apply(NameTrump(Suit.YELLOW))
-    assert game.phase is Phase.PLAY
+    phases.append(game.phase)
+    assert phases == [Phase.NAME_TRUMP, Phase.PLAY]
 
 
 def test_every_bury_is_enumerated_once() -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 from engine_helpers import act, fill_deal, make_deal, seat_zero_bids, small_rules
-
 from rookery.engine import (
     PRESETS,
     FirstLead,

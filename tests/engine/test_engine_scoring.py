@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 from engine_helpers import act, make_deal, small_rules
-
 from rookery.engine import (
     PRESETS,
     BothOver,

@@ -8,7 +8,7 @@ only the standard library.
 >>> game = Game(Ruleset.preset("standard"), seed=1)
 >>> legal = game.legal_actions()
 >>> str(legal[0]), len(legal)
-('pass', 11)
+('pass', 12)
 """
 
 from ._actions import (

@@ -1,0 +1,74 @@
+"""The engine imports only the standard library (STYLE.md: imports point inward)."""
+
+from __future__ import annotations
+
+import ast
+import doctest
+import importlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import rookery.engine
+
+PACKAGE = Path(rookery.engine.__file__).parent
+
+
+def test_importing_the_engine_imports_neither_grpc_nor_asyncio() -> None:
+    code = (
+        "import sys, rookery.engine\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('grpc', 'asyncio', 'google'))\n"
+        "assert not bad, bad\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(PACKAGE.parent.parent))
+    completed = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False
+    )
+    assert completed.returncode == 0, completed.stderr
+
+
+@pytest.mark.parametrize("path", sorted(PACKAGE.glob("*.py")), ids=lambda p: p.name)
+def test_every_engine_module_imports_only_the_standard_library(path: Path) -> None:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            names = [node.module or ""]
+        else:
+            continue
+        for name in names:
+            top = name.split(".")[0]
+            assert top in sys.stdlib_module_names or top == "__future__", f"{path.name}: {name}"
+            assert top not in ("asyncio", "logging", "time", "socket"), f"{path.name}: {name}"
+
+
+def test_the_engine_never_uses_the_global_random_generator() -> None:
+    for path in PACKAGE.glob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        for call in ("random.random(", "random.choice(", "random.shuffle(", "random.randrange("):
+            assert call not in text, f"{path.name} uses the global generator: {call}"
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "rookery.engine",
+        "rookery.engine._cards",
+        "rookery.engine._ruleset",
+        "rookery.engine._actions",
+        "rookery.engine._legal",
+        "rookery.engine._game",
+        "rookery.engine._playout",
+    ],
+)
+def test_doctests(module: str) -> None:
+    result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0
+
+
+def test_public_api_is_listed_in_all() -> None:
+    for name in rookery.engine.__all__:
+        assert hasattr(rookery.engine, name), name
