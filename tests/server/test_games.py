@@ -11,6 +11,7 @@ from rookery.server import RookeryServer, TableSpec, TableStatus, TimeControl
 from rookery.server.testing import RawBot, bot_names, seat_raw_bots
 from rookery.v1 import bot_service_pb2, replay_pb2, results_pb2
 from rookery.wire import convert
+from rookery.wire.replay import verify_replay
 
 
 async def play_all(players: list[RawBot]) -> list[bot_service_pb2.TableFinished]:
@@ -52,6 +53,7 @@ async def test_the_replay_resimulates_to_the_same_result(
     table, players = await seat_raw_bots(server, bots, bot_names(4), seed=5)
     await asyncio.wait_for(play_all(players), 60)
     outcome = await table.wait_finished()
+    assert verify_replay(outcome.replay) == []
     game = resimulate(outcome.replay)
     assert game.result == outcome.result
     assert outcome.replay.result == outcome.result_proto

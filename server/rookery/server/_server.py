@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import gzip
+import re
 import secrets
 import time
 from collections import OrderedDict
@@ -12,7 +12,6 @@ from typing import Any
 
 import grpc
 import structlog
-from google.protobuf import json_format
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
@@ -25,6 +24,7 @@ from rookery.v1 import (
     spectator_service_pb2,
     spectator_service_pb2_grpc,
 )
+from rookery.wire.replay import read_replay, write_replay
 
 from ._auth import AdminInterceptor
 from ._config import ServerConfig
@@ -46,6 +46,8 @@ log = structlog.get_logger("rookery.server")
 
 SERVER_VERSION = "0.1.0"
 """The version the server reports in Welcome and replays."""
+
+_SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
 _SERVICE_NAMES = (
     bot_service_pb2.DESCRIPTOR.services_by_name["BotService"].full_name,
@@ -274,6 +276,10 @@ class RookeryServer:
             if self.config.is_token_mode and not self.bots.is_active(name):
                 raise TableSpecError(f"no registered bot named {name!r}")
         table_id = spec.table_id or "t-" + secrets.token_hex(6)
+        if not _SAFE_ID.fullmatch(table_id):
+            raise TableSpecError(
+                f"invalid table id {table_id!r}: use up to 128 letters, digits, '.', '_', '-'"
+            )
         if table_id in self.tables:
             raise TableSpecError(f"a table with id {table_id!r} exists already")
         seed = spec.seed if spec.seed is not None else secrets.randbits(64)
@@ -345,42 +351,18 @@ class RookeryServer:
         for old in finished[: max(0, excess)]:
             del self.tables[old.id]
 
+    def _replay_path(self, table_id: str) -> Path:
+        return Path(self.config.replay_dir) / f"{table_id}.jsonl.gz"
+
     def _write_replay(self, table: Table, replay: replay_pb2.Replay) -> None:
-        directory = Path(self.config.replay_dir)
-        directory.mkdir(parents=True, exist_ok=True)
-        path = directory / f"{table.id}.replay.jsonl.gz"
-        records = [replay_pb2.ReplayRecord(header=replay.header)]
-        records += [replay_pb2.ReplayRecord(hand=hand) for hand in replay.hands]
-        records.append(replay_pb2.ReplayRecord(result=replay.result))
-        lines = [
-            json_format.MessageToJson(r, indent=None, preserving_proto_field_name=True)
-            for r in records
-        ]
-        tmp = path.with_suffix(".tmp")
-        with gzip.open(tmp, "wt", encoding="utf-8") as handle:
-            handle.write("\n".join(lines) + "\n")
-        tmp.replace(path)
+        Path(self.config.replay_dir).mkdir(parents=True, exist_ok=True)
+        write_replay(self._replay_path(table.id), replay)
 
     def _read_replay_file(self, table_id: str) -> replay_pb2.Replay | None:
-        if not self.config.replay_dir or "/" in table_id or table_id.startswith("."):
+        if not self.config.replay_dir or not _SAFE_ID.fullmatch(table_id):
             return None
-        path = Path(self.config.replay_dir) / f"{table_id}.replay.jsonl.gz"
-        if not path.is_file():
-            return None
-        replay = replay_pb2.Replay()
-        with gzip.open(path, "rt", encoding="utf-8") as handle:
-            for line in handle:
-                if not line.strip():
-                    continue
-                record = json_format.Parse(line, replay_pb2.ReplayRecord())
-                part = record.WhichOneof("part")
-                if part == "header":
-                    replay.header.CopyFrom(record.header)
-                elif part == "hand":
-                    replay.hands.append(record.hand)
-                elif part == "result":
-                    replay.result.CopyFrom(record.result)
-        return replay
+        path = self._replay_path(table_id)
+        return read_replay(path) if path.is_file() else None
 
     # Seating ------------------------------------------------------------------------------------
 

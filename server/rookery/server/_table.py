@@ -13,6 +13,7 @@ import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
@@ -40,7 +41,6 @@ from rookery.engine import (
     cards_of,
 )
 from rookery.v1 import (
-    actions_pb2,
     bot_service_pb2,
     events_pb2,
     replay_pb2,
@@ -50,6 +50,7 @@ from rookery.v1 import (
 )
 from rookery.wire import convert
 from rookery.wire.errors import MalformedMessageError
+from rookery.wire.replay import ActionOutcome, ReplayBuilder
 
 from ._errors import TableSpecError
 from ._time_control import LatePolicy, TimeControl
@@ -358,8 +359,7 @@ class Table:
         self._abort_detail = ""
         self._forfeit: convert.Forfeit | None = None
         self._detail = ""
-        self._record: list[replay_pb2.ReplayAction] = []
-        self._record_hands: list[int] = []
+        self._replay = ReplayBuilder()
         self._ruleset_proto = convert.ruleset_to_proto(spec.ruleset)
         self._time_control_proto = time_control.to_proto()
         self._log = log.bind(table=table_id)
@@ -406,6 +406,7 @@ class Table:
             session.join(self, seat.index)
         self.status = TableStatus.PLAYING
         self.started_at = time.time()
+        self._start_replay()
         self._seated.set()
 
     def abort(self, detail: str) -> None:
@@ -569,7 +570,7 @@ class Table:
         seat.accepted += 1
         seat.think_ms_total += think_ms
         seat.think_ms_max = max(seat.think_ms_max, think_ms)
-        self._record_action(seat_index, reply.action, think_ms, replay_pb2.ACTION_OUTCOME_ACCEPTED)
+        self._replay.record_action(seat_index, action, think_ms, ActionOutcome.ACCEPTED)
         self._hooks.action_done("accepted", think_ms / 1000.0)
         request.close(_Reply.ACCEPTED)
         return None
@@ -583,8 +584,8 @@ class Table:
     def _rejected(
         self, seat: _Seat, reply: bot_service_pb2.ActionReply, reason: int, message: str
     ) -> tuple[int, str]:
-        self._record_action(
-            seat.index, reply.action, 0, replay_pb2.ACTION_OUTCOME_REJECTED, rejection=message
+        self._replay.record_action(
+            seat.index, reply.action, 0, ActionOutcome.REJECTED, rejection_reason=message
         )
         return reason, message
 
@@ -612,9 +613,7 @@ class Table:
         action = fallback_action(self.game.legal_actions())
         self.game.apply(action)
         seat.auto_plays += 1
-        self._record_action(
-            seat.index, convert.action_to_proto(action), 0, replay_pb2.ACTION_OUTCOME_AUTO_PLAYED
-        )
+        self._replay.record_action(seat.index, action, 0, ActionOutcome.AUTO_PLAYED)
         self._hooks.action_done("auto_played", None)
         self._log.info(
             "auto-played", seat=seat.index, bot=seat.bot, action=str(action), strikes=seat.strikes
@@ -804,59 +803,55 @@ class Table:
 
     # Replay -------------------------------------------------------------------------------------
 
-    def _record_action(
-        self,
-        seat: int,
-        action: actions_pb2.Action,
-        think_ms: int,
-        outcome: int,
-        *,
-        rejection: str = "",
-    ) -> None:
-        self._record.append(
-            replay_pb2.ReplayAction(
-                seat=seat,
-                action=action,
-                think_ms=think_ms,
-                outcome=outcome,  # type: ignore[arg-type]
-                rejection_reason=rejection,
-            )
+    def _start_replay(self) -> None:
+        start = datetime.fromtimestamp(self.started_at, UTC)
+        self._replay.start(
+            self.ruleset,
+            self.seed,
+            seats=[
+                convert.SeatAssignment(
+                    seat.index, self.ruleset.side_of(seat.index), seat.bot, seat.version
+                )
+                for seat in self._seats
+            ],
+            start_time=start,
+            server_version=self._server_version,
+            table_id=self.id,
+            tournament_id=self.spec.tournament_id,
+            time_control=self._time_control_proto,
         )
-        self._record_hands.append(self.game.hand_number)
 
-    def _build_replay(self, result: results_pb2.GameResult) -> replay_pb2.Replay:
-        start = Timestamp()
-        start.FromNanoseconds(int((self.started_at or self.created_at) * 1e9))
-        replay = replay_pb2.Replay(
-            header=replay_pb2.ReplayHeader(
-                ruleset=self._ruleset_proto,
-                seed=self.seed,
-                seats=self.seat_infos(),
-                start_time=start,
-                server_version=self._server_version,
-                table_id=self.id,
-                tournament_id=self.spec.tournament_id,
-                time_control=self._time_control_proto,
-            ),
-            result=result,
-        )
-        if self.status is TableStatus.WAITING:
-            return replay
-        results = self.game.hand_results
-        hands = self.game.hand_number + 1
-        for number in range(hands):
-            hand = replay.hands.add(hand_number=number)
-            if number < len(results):
-                hand.dealer = results[number].dealer
-                hand.deal.CopyFrom(convert.deal_to_proto(results[number].deal))
-                if not results[number].redeal:
-                    hand.result.CopyFrom(convert.hand_result_to_proto(results[number]))
+    def _finish_replay(self, result: results_pb2.GameResult) -> replay_pb2.Replay:
+        """The complete replay. A table aborted before it started has no hands (no deal shown)."""
+        if self.started_at == 0.0:
+            created = Timestamp()
+            created.FromNanoseconds(int(self.created_at * 1e9))
+            return replay_pb2.Replay(
+                header=replay_pb2.ReplayHeader(
+                    ruleset=self._ruleset_proto,
+                    seed=self.seed,
+                    seats=self.seat_infos(),
+                    start_time=created,
+                    server_version=self._server_version,
+                    table_id=self.id,
+                    tournament_id=self.spec.tournament_id,
+                    time_control=self._time_control_proto,
+                ),
+                result=result,
+            )
+        game_result = self.game.result
+        assert game_result is not None
+        if not self._replay.game.is_over:
+            if game_result.reason is Termination.FORFEIT:
+                self._replay.finish(forfeit=self._forfeit, detail=result.detail)
+            elif game_result.reason is Termination.ABORTED:
+                self._replay.finish(aborted=True, detail=result.detail)
             else:
-                hand.dealer = self.game.dealer
-                hand.deal.CopyFrom(convert.deal_to_proto(self.game.deal))
-        # Actions were recorded in order; an action belongs to the hand in play when it was sent.
-        for action, number in zip(self._record, self._record_hands, strict=True):
-            replay.hands[min(number, hands - 1)].actions.append(action)
+                self._replay.finish(detail=result.detail)
+        else:
+            self._replay.finish(detail=result.detail)
+        replay = self._replay.replay()
+        replay.result.CopyFrom(result)
         return replay
 
     def _finish(self) -> None:
@@ -879,7 +874,7 @@ class Table:
         was_playing = self.status is TableStatus.PLAYING
         if was_playing:
             self._flush()
-        replay = self._build_replay(result_proto)
+        replay = self._finish_replay(result_proto)
         self.status = TableStatus.FINISHED
         duration = time.time() - self.started_at if self.started_at else 0.0
         self.outcome = TableOutcome(
