@@ -91,8 +91,10 @@ class BotSpec:
     name: str
     command: str = ""
     remote: bool = False
-    #: Sessions to open (launched bots); 0 lets the arena pick enough for the concurrency.
+    #: Sessions per process (launched bots); 0 lets the arena pick enough for the concurrency.
     sessions: int = 0
+    #: Processes to start (launched bots); 0 lets the arena pick.
+    processes: int = 0
     #: Extra environment variables for a launched bot.
     env: Mapping[str, str] = field(default_factory=dict)
 
@@ -159,7 +161,13 @@ class TournamentConfig:
             },
             "ratings": {"k": self.elo_k, "bootstrap": self.bootstrap},
             "bots": [
-                {"name": b.name, "command": b.command, "remote": b.remote, "sessions": b.sessions}
+                {
+                    "name": b.name,
+                    "command": b.command,
+                    "remote": b.remote,
+                    "sessions": b.sessions,
+                    "processes": b.processes,
+                }
                 for b in self.bots
             ],
         }
@@ -265,7 +273,9 @@ def _bots(source: str, entries: Any) -> tuple[BotSpec, ...]:
     for i, entry in enumerate(entries):
         key = f"bots[{i}]"
         _expect(source, key, entry, dict, "a table with name and command (or remote = true)")
-        _check_keys(source, key, entry, {"name", "command", "remote", "sessions", "env"})
+        _check_keys(
+            source, key, entry, {"name", "command", "remote", "sessions", "processes", "env"}
+        )
         name = _expect(source, f"{key}.name", entry.get("name"), str, "a bot name")
         if not _BOT_NAME.match(name):
             raise ConfigError(
@@ -289,13 +299,20 @@ def _bots(source: str, entries: Any) -> tuple[BotSpec, ...]:
                 shlex.split(command)
             except ValueError as error:
                 raise ConfigError(source, f"{key}.command", f"cannot be split: {error}") from None
-        sessions = _expect(source, f"{key}.sessions", entry.get("sessions", 0), int, "an integer")
-        if sessions < 0:
-            raise ConfigError(source, f"{key}.sessions", f"must be >= 0, got {sessions}")
+        counts = {}
+        for field_name in ("sessions", "processes"):
+            value = _expect(
+                source, f"{key}.{field_name}", entry.get(field_name, 0), int, "an integer"
+            )
+            if value < 0:
+                raise ConfigError(source, f"{key}.{field_name}", f"must be >= 0, got {value}")
+            counts[field_name] = value
         env = _expect(source, f"{key}.env", entry.get("env", {}), dict, "a table of strings")
         if not all(isinstance(v, str) for v in env.values()):
             raise ConfigError(source, f"{key}.env", "every value must be a string")
-        bots.append(BotSpec(name, command, remote, sessions, dict(env)))
+        bots.append(
+            BotSpec(name, command, remote, counts["sessions"], counts["processes"], dict(env))
+        )
     return tuple(bots)
 
 

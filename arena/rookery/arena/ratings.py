@@ -24,6 +24,7 @@ import random
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from statistics import NormalDist
 
 __all__ = [
     "ELO_PER_NATURAL",
@@ -326,6 +327,36 @@ def _newton(
     return theta
 
 
+def _asymptotic_errors(
+    design: _Design,
+    totals: Sequence[tuple[float, float]],
+    prior_draws: float,
+    theta: Sequence[float],
+) -> list[float]:
+    """Standard errors (Elo) of the centered ratings from the inverse observed information."""
+    n = len(theta)
+    information = [[0.0] * n for _ in range(n)]
+    for key, (games, _) in zip(design.keys, totals, strict=True):
+        if games <= 0:
+            continue
+        p = _sigmoid(sum(theta[i] * w for i, w in key))
+        curvature = games * p * (1.0 - p)
+        for i, wi in key:
+            for j, wj in key:
+                information[i][j] += curvature * wi * wj
+    for i in range(n):
+        p = _sigmoid(theta[i])
+        information[i][i] += prior_draws * p * (1.0 - p) + 1e-12
+    columns = [_solve(information, [1.0 if r == c else 0.0 for r in range(n)]) for c in range(n)]
+    errors = []
+    for i in range(n):
+        # Var(theta_i - mean(theta)) = e' C e with e = unit_i - 1/n.
+        e = [(1.0 if k == i else 0.0) - 1.0 / n for k in range(n)]
+        variance = sum(e[r] * columns[c][r] * e[c] for r in range(n) for c in range(n))
+        errors.append(math.sqrt(max(variance, 0.0)) * ELO_PER_NATURAL)
+    return errors
+
+
 def _centered_elo(theta: Sequence[float]) -> list[float]:
     mean = sum(theta) / len(theta) if theta else 0.0
     return [(t - mean) * ELO_PER_NATURAL for t in theta]
@@ -355,7 +386,9 @@ def fit_bradley_terry(
     The fit is Newton's method on the log-likelihood (pure Python: one row and column per bot).
     Intervals are percentile intervals of ``bootstrap`` refits on games resampled by whole
     group (duplicate pair or rotation group) with a generator seeded by ``seed``, so the same
-    games always give the same intervals.
+    games always give the same intervals; each is widened, where narrower, to the asymptotic
+    normal interval from the inverse observed information (which stays honest when every
+    resample looks alike, as with a bot that won every game).
     """
     game_list = list(games)
     if names is None:
@@ -384,12 +417,17 @@ def fit_bradley_terry(
             samples.append(_centered_elo(refit))
 
     tail = (1.0 - confidence) / 2.0
+    z = NormalDist().inv_cdf(1.0 - tail)
+    errors = _asymptotic_errors(design, design.totals(), prior_draws, theta)
     ratings = []
     for i, name in enumerate(names):
         column = sorted(sample[i] for sample in samples)
         lower = _percentile(column, tail) if column else point[i]
         upper = _percentile(column, 1.0 - tail) if column else point[i]
-        lower, upper = min(lower, point[i]), max(upper, point[i])
+        # The bootstrap collapses when every resample looks alike (a bot that won every game);
+        # the asymptotic interval is then the honest one. Report whichever is wider.
+        lower = min(lower, point[i] - z * errors[i])
+        upper = max(upper, point[i] + z * errors[i])
         ratings.append(Rating(name, point[i], lower, upper, design.games_per_bot[name]))
     los: dict[tuple[str, str], float] = {}
     for i, a in enumerate(names):

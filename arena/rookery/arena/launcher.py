@@ -1,0 +1,207 @@
+"""Launched bots: start a bot's command, log its stderr, restart it after a crash.
+
+The arena starts each launched bot with the server's address, the bot's token and its name in
+the environment (``ROOKERY_SERVER``, ``ROOKERY_TOKEN``, ``ROOKERY_BOT_NAME``; also
+``ROOKERY_SESSIONS`` and ``ROOKERY_MAX_TABLES`` as hints), so a starter kit bot needs no flags. A
+table seats a bot on several seats only through several sessions, and the arena plays several
+games at once, so it opens enough sessions:
+
+- a Python SDK bot (``rookery bot run ...``) gets ``--sessions`` and ``--max-tables`` flags and
+  runs as a few processes (one per core, at most one per concurrent game);
+- any other command is assumed to open one session that plays one table at a time, and runs as
+  ``concurrency x seats`` processes.
+
+``processes`` and ``sessions`` in the bot's config entry override the guess. A process that exits
+while the tournament runs is a crash: it is counted, and the process restarted with exponential
+backoff (0.5 s doubling to 10 s, reset after 30 s of uptime).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import math
+import os
+import signal
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import structlog
+from rookery.arena.config import BotSpec
+
+__all__ = ["BotLauncher", "LaunchPlan", "plan_launch"]
+
+log = structlog.get_logger("rookery.arena")
+
+
+@dataclass(frozen=True)
+class LaunchPlan:
+    """How a launched bot is started: the argv, processes, sessions and tables per session."""
+
+    argv: tuple[str, ...]
+    processes: int
+    sessions: int
+    max_tables: int
+
+    @property
+    def capacity(self) -> int:
+        """Seats the bot can hold at once over all its processes."""
+        return self.processes * self.sessions * self.max_tables
+
+
+def _is_python_sdk(argv: list[str]) -> bool:
+    return any(argv[i] == "bot" and argv[i + 1] == "run" for i in range(len(argv) - 1))
+
+
+def plan_launch(bot: BotSpec, concurrency: int, seats_per_table: int) -> LaunchPlan:
+    """Enough processes and sessions to seat the bot at ``concurrency`` tables at once."""
+    argv = bot.argv
+    needed = concurrency * seats_per_table
+    if _is_python_sdk(argv):
+        cores = max(1, os.cpu_count() or 1)
+        processes = bot.processes or max(1, min(concurrency, cores))
+        sessions = bot.sessions or seats_per_table
+        max_tables = max(1, math.ceil(needed / (processes * sessions)))
+        extra = []
+        if "--sessions" not in argv:
+            extra += ["--sessions", str(sessions)]
+        if "--max-tables" not in argv:
+            extra += ["--max-tables", str(max_tables)]
+        return LaunchPlan(tuple(argv + extra), processes, sessions, max_tables)
+    sessions = bot.sessions or 1
+    processes = bot.processes or max(1, math.ceil(needed / sessions))
+    return LaunchPlan(tuple(argv), processes, sessions, 1)
+
+
+class BotLauncher:
+    """Runs one launched bot's processes for the length of a tournament."""
+
+    def __init__(
+        self,
+        bot: BotSpec,
+        plan: LaunchPlan,
+        server_target: str,
+        token: str,
+        log_path: Path,
+        on_incident: Callable[[str, str, str], None],
+    ) -> None:
+        self.bot = bot
+        self.plan = plan
+        self.server_target = server_target
+        self.token = token
+        self.log_path = log_path
+        self._on_incident = on_incident
+        self._processes: list[asyncio.subprocess.Process | None] = [None] * plan.processes
+        self._tasks: list[asyncio.Task[None]] = []
+        self._stopping = False
+        self.crashes = 0
+        self.starts = 0
+
+    def _environment(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env.update(self.bot.env)
+        env.update(
+            {
+                "ROOKERY_SERVER": self.server_target,
+                "ROOKERY_TOKEN": self.token,
+                "ROOKERY_BOT_NAME": self.bot.name,
+                "ROOKERY_SESSIONS": str(self.plan.sessions),
+                "ROOKERY_MAX_TABLES": str(self.plan.max_tables),
+                "PYTHONUNBUFFERED": "1",
+            }
+        )
+        return env
+
+    async def start(self) -> None:
+        """Start every process and keep them running until :meth:`stop`."""
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        for slot in range(self.plan.processes):
+            await self._spawn(slot)
+            self._tasks.append(asyncio.create_task(self._watch(slot)))
+
+    async def _spawn(self, slot: int) -> None:
+        with self.log_path.open("ab") as handle:
+            stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+            handle.write(f"--- {stamp} start process {slot}: {' '.join(self.plan.argv)}\n".encode())
+            handle.flush()
+            try:
+                process = await asyncio.create_subprocess_exec(
+                    sys.executable,
+                    "-m",
+                    "rookery.arena._exec_guard",
+                    *self.plan.argv,
+                    stdin=asyncio.subprocess.DEVNULL,
+                    stdout=handle,
+                    stderr=handle,
+                    env=self._environment(),
+                    start_new_session=True,
+                )
+            except OSError as error:
+                self._processes[slot] = None
+                self._on_incident(self.bot.name, "launch_failed", f"{self.plan.argv[0]}: {error}")
+                raise
+        self.starts += 1
+        self._processes[slot] = process
+
+    async def _watch(self, slot: int) -> None:
+        backoff = 0.5
+        while not self._stopping:
+            process = self._processes[slot]
+            if process is None:
+                return
+            started = time.monotonic()
+            code = await process.wait()
+            if self._stopping:
+                return
+            self.crashes += 1
+            uptime = time.monotonic() - started
+            detail = f"process {slot} exited with code {code} after {uptime:.1f} s"
+            self._on_incident(self.bot.name, "crash", detail)
+            log.warning("bot crashed", bot=self.bot.name, detail=detail)
+            if uptime > 30.0:
+                backoff = 0.5
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, 10.0)
+            if self._stopping:
+                return
+            try:
+                await self._spawn(slot)
+            except OSError:
+                return
+            self._on_incident(self.bot.name, "restart", f"process {slot} restarted")
+
+    def log_tail(self, lines: int = 15) -> str:
+        """The last lines of the bot's log, for error messages."""
+        try:
+            text = self.log_path.read_text(errors="replace")
+        except OSError:
+            return ""
+        return "\n".join(text.splitlines()[-lines:])
+
+    @property
+    def running(self) -> int:
+        """Processes alive now."""
+        return sum(1 for p in self._processes if p is not None and p.returncode is None)
+
+    async def stop(self, grace_s: float = 3.0) -> None:
+        """Stop the processes: SIGTERM to each one's process group, SIGKILL after ``grace_s``."""
+        self._stopping = True
+        for process in self._processes:
+            if process is not None and process.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGTERM)
+        for process in self._processes:
+            if process is None:
+                continue
+            try:
+                await asyncio.wait_for(process.wait(), grace_s)
+            except TimeoutError:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
+                await asyncio.wait_for(process.wait(), grace_s)
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)

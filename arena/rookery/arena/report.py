@@ -1,0 +1,458 @@
+"""Reports of a run directory: terminal tables, report.json, standings.csv, games.csv and a
+self-contained report.html (inline CSS and SVG, no external assets)."""
+
+from __future__ import annotations
+
+import csv
+import html
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
+from rookery.arena.config import Format, TournamentConfig, config_from_dict
+from rookery.arena.errors import StorageError
+from rookery.arena.results import Summary, summarize
+from rookery.arena.sprt import SprtDecision
+from rookery.arena.storage import DATABASE_NAME, GameRow, RunStore, TournamentRecord
+
+__all__ = [
+    "RunData",
+    "crosstable_table",
+    "load_run",
+    "render_html",
+    "report_dict",
+    "sprt_line",
+    "standings_table",
+    "write_report",
+]
+
+
+@dataclass(frozen=True)
+class RunData:
+    """A run directory's tournament, its configuration, games and summary."""
+
+    run_dir: Path
+    tournament: TournamentRecord
+    config: TournamentConfig
+    games: tuple[GameRow, ...]
+    summary: Summary
+
+
+def summary_for(config: TournamentConfig, store: RunStore, tournament_id: str) -> Summary:
+    """Summarize a tournament's recorded games with its configuration's settings."""
+    rows = store.games(tournament_id)
+    sprt = None
+    if config.format is Format.SPRT:
+        pair = config.ruleset.num_sides if config.duplicate else 1
+        sprt = (config.bots[0].name, config.sprt, pair)
+    return summarize(
+        rows,
+        config.ruleset,
+        store.bots(tournament_id),
+        elo_k=config.elo_k,
+        bootstrap=config.bootstrap,
+        seed=config.seed,
+        sprt=sprt,
+    )
+
+
+def load_run(run_dir: str | Path, tournament_id: str | None = None) -> RunData:
+    """Read a run directory (its only tournament, or ``tournament_id``)."""
+    run_dir = Path(run_dir)
+    if not (run_dir / DATABASE_NAME).exists():
+        raise StorageError(f"{run_dir}: no {DATABASE_NAME}; is this a run directory?")
+    with RunStore(run_dir) as store:
+        records = store.tournaments()
+        if not records:
+            raise StorageError(f"{run_dir}: the database holds no tournament")
+        record = records[-1] if tournament_id is None else store.tournament(tournament_id)
+        config = config_from_dict(record.config, f"{run_dir / DATABASE_NAME}")
+        summary = summary_for(config, store, record.tournament_id)
+        if summary.sprt is not None and record.sprt_decision:
+            # The live run's decision is the one that stopped the match: keep it.
+            summary.sprt.decision = SprtDecision(record.sprt_decision)
+        games = tuple(store.games(record.tournament_id))
+    return RunData(run_dir, record, config, games, summary)
+
+
+def _fmt_elo(value: float) -> str:
+    return f"{value:+.0f}"
+
+
+def standings_table(summary: Summary, title: str = "Standings") -> Table:
+    """The standings as a rich table."""
+    table = Table(title=title, title_justify="left")
+    for column, justify in (
+        ("#", "right"),
+        ("bot", "left"),
+        ("Elo", "right"),
+        ("±95%", "right"),
+        ("LOS", "right"),
+        ("games", "right"),
+        ("W", "right"),
+        ("L", "right"),
+        ("D", "right"),
+        ("pts diff", "right"),
+        ("think ms", "right"),
+        ("timeouts", "right"),
+        ("crashes", "right"),
+        ("illegal", "right"),
+    ):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for rank, s in enumerate(summary.standings, 1):
+        table.add_row(
+            str(rank),
+            s.name + (f" {s.version}" if s.version else ""),
+            _fmt_elo(s.elo),
+            f"{s.elo_error:.0f}",
+            "" if s.los_next is None else f"{100 * s.los_next:.0f}%",
+            str(s.games),
+            str(s.wins),
+            str(s.losses),
+            str(s.draws),
+            f"{s.point_difference:+d}",
+            f"{s.think_ms_mean:.1f}",
+            str(s.timeouts),
+            str(s.crashes),
+            str(s.illegal_replies),
+        )
+    return table
+
+
+def crosstable_table(summary: Summary) -> Table:
+    """Points of the row bot against the column bot, out of their games together."""
+    names = [s.name for s in summary.standings]
+    table = Table(title="Crosstable: row's points / games", title_justify="left")
+    table.add_column("bot")
+    for name in names:
+        table.add_column(name, justify="right")
+    for a in names:
+        cells = []
+        for b in names:
+            entry = summary.crosstable.get(a, {}).get(b)
+            cells.append(
+                "—" if a == b else "" if entry is None else _points(entry.points, entry.games)
+            )
+        table.add_row(a, *cells)
+    return table
+
+
+def _points(points: float, games: int) -> str:
+    text = f"{points:g}"
+    return f"{text}/{games}"
+
+
+def sprt_line(summary: Summary, config: TournamentConfig) -> str:
+    """One line about the SPRT: decision, LLR and bounds, Elo estimate, pentanomial."""
+    test = summary.sprt
+    if test is None:
+        return ""
+    p = test.params
+    elo, error = test.elo_estimate()
+    decision = test.decision.value or "inconclusive so far"
+    counts = "pentanomial " if test.uses_pairs else "trinomial "
+    counts += str(test.counts)
+    return (
+        f"SPRT {config.bots[0].name} vs {config.bots[1].name} "
+        f"[elo0={p.elo0:g}, elo1={p.elo1:g}, alpha={p.alpha:g}, beta={p.beta:g}, {p.model}]: "
+        f"{decision}; LLR {test.llr:.2f} in ({p.lower_bound:.2f}, {p.upper_bound:.2f}); "
+        f"Elo {elo:+.1f} ± {error:.1f}; {test.games} games; {counts}"
+    )
+
+
+def report_dict(data: RunData) -> dict[str, Any]:
+    """Everything of the report as JSON-able data."""
+    summary = data.summary
+    sprt: dict[str, Any] | None = None
+    if summary.sprt is not None:
+        elo, error = summary.sprt.elo_estimate()
+        sprt = {
+            "decision": summary.sprt.decision.value,
+            "llr": summary.sprt.llr,
+            "lower_bound": summary.sprt.params.lower_bound,
+            "upper_bound": summary.sprt.params.upper_bound,
+            "pentanomial": summary.sprt.pentanomial,
+            "trinomial": summary.sprt.trinomial,
+            "elo": elo,
+            "elo_error": error if math.isfinite(error) else None,
+        }
+    return {
+        "tournament": {
+            "id": data.tournament.tournament_id,
+            "name": data.tournament.name,
+            "status": data.tournament.status,
+            "games_total": data.tournament.games_total,
+            "created_at": data.tournament.created_at,
+            "finished_at": data.tournament.finished_at,
+        },
+        "config": data.tournament.config,
+        "games": summary.games,
+        "aborted": summary.aborted,
+        "terminations": summary.terminations,
+        "ratings": {
+            "model": "Bradley-Terry maximum likelihood, Elo scale, field mean 0",
+            "bootstrap": summary.fit.bootstrap,
+            "groups": summary.fit.groups,
+            "confidence": summary.fit.confidence,
+        },
+        "standings": [
+            {
+                "rank": rank,
+                "bot": s.name,
+                "version": s.version,
+                "elo": s.elo,
+                "elo_lower": s.elo_lower,
+                "elo_upper": s.elo_upper,
+                "elo_error": s.elo_error,
+                "online_elo": s.online_elo,
+                "los_next": s.los_next,
+                "games": s.games,
+                "wins": s.wins,
+                "losses": s.losses,
+                "draws": s.draws,
+                "aborted": s.aborted,
+                "point_difference": s.point_difference,
+                "think_ms_mean": s.think_ms_mean,
+                "think_ms_max": s.think_ms_max,
+                "timeouts": s.timeouts,
+                "auto_plays": s.auto_plays,
+                "crashes": s.crashes,
+                "illegal_replies": s.illegal_replies,
+                "team_mu": s.team_mu,
+                "team_sigma": s.team_sigma,
+            }
+            for rank, s in enumerate(summary.standings, 1)
+        ],
+        "crosstable": {
+            a: {
+                b: {
+                    "points": e.points,
+                    "games": e.games,
+                    "wins": e.wins,
+                    "losses": e.losses,
+                    "draws": e.draws,
+                }
+                for b, e in row.items()
+            }
+            for a, row in summary.crosstable.items()
+        },
+        "los": {f"{a}>{b}": v for (a, b), v in summary.fit.los.items()},
+        "sprt": sprt,
+    }
+
+
+_GAME_COLUMNS = [
+    "game_id",
+    "index",
+    "pair",
+    "round",
+    "seed",
+    "seats",
+    "winners",
+    "scores",
+    "termination",
+    "forfeit_seat",
+    "detail",
+    "hands",
+    "duration_s",
+    "replay",
+    "replay_sha256",
+]
+
+
+def _write_csvs(data: RunData) -> tuple[Path, Path]:
+    standings_path = data.run_dir / "standings.csv"
+    report = report_dict(data)
+    with standings_path.open("w", newline="", encoding="utf-8") as handle:
+        fields = list(report["standings"][0]) if report["standings"] else ["rank", "bot"]
+        writer = csv.DictWriter(handle, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows(report["standings"])
+    games_path = data.run_dir / "games.csv"
+    with games_path.open("w", newline="", encoding="utf-8") as handle:
+        writer2 = csv.writer(handle)
+        writer2.writerow(_GAME_COLUMNS)
+        for g in data.games:
+            writer2.writerow(
+                [
+                    g.game_id,
+                    g.index,
+                    g.group,
+                    g.round,
+                    g.seed,
+                    " ".join(g.seat_bots),
+                    " ".join(map(str, g.winners)),
+                    " ".join(map(str, g.scores)),
+                    g.termination,
+                    g.forfeit_seat,
+                    g.detail,
+                    g.hands_played,
+                    f"{g.duration_s:.3f}",
+                    g.replay_path,
+                    g.replay_sha256,
+                ]
+            )
+    return standings_path, games_path
+
+
+_PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
+
+
+def rating_chart_svg(summary: Summary, width: int = 720, height: int = 300) -> str:
+    """The online Elo of every bot after each game, as an inline SVG line chart."""
+    names = [s.name for s in summary.standings]
+    history = summary.history
+    if not history or not names:
+        return "<p>No rated games yet.</p>"
+    values = [v for _, point in history for v in point.values()]
+    low, high = min(values + [0.0]), max(values + [0.0])
+    if high - low < 20:
+        low, high = low - 10, high + 10
+    left, right, top, bottom = 50, 130, 15, 30
+    plot_w, plot_h = width - left - right, height - top - bottom
+    n = len(history)
+
+    def x(i: int) -> float:
+        return left + (plot_w * i / max(1, n - 1))
+
+    def y(v: float) -> float:
+        return top + plot_h * (high - v) / (high - low)
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" role="img" aria-label="rating chart">',
+        f'<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="#fafafa" '
+        'stroke="#ccc"/>',
+        f'<line x1="{left}" x2="{left + plot_w}" y1="{y(0):.1f}" y2="{y(0):.1f}" '
+        'stroke="#999" stroke-dasharray="4 3"/>',
+    ]
+    for tick in (low, (low + high) / 2, high):
+        parts.append(
+            f'<text x="{left - 6}" y="{y(tick) + 4:.1f}" font-size="11" text-anchor="end">'
+            f"{tick:+.0f}</text>"
+        )
+    parts.append(
+        f'<text x="{left + plot_w / 2:.0f}" y="{height - 8}" font-size="11" '
+        f'text-anchor="middle">games rated (online Elo, K-factor updates) — {n}</text>'
+    )
+    for k, name in enumerate(names):
+        colour = _PALETTE[k % len(_PALETTE)]
+        step = max(1, n // 400)
+        points = " ".join(
+            f"{x(i):.1f},{y(point.get(name, 0.0)):.1f}"
+            for i, (_, point) in enumerate(history)
+            if i % step == 0 or i == n - 1
+        )
+        parts.append(
+            f'<polyline fill="none" stroke="{colour}" stroke-width="1.8" points="{points}"/>'
+        )
+        last = history[-1][1].get(name, 0.0)
+        parts.append(
+            f'<text x="{left + plot_w + 6}" y="{y(last) + 4:.1f}" font-size="12" '
+            f'fill="{colour}">{html.escape(name)}</text>'
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem;color:#222}
+h1{margin-bottom:.2rem} .meta{color:#666;margin-top:0}
+table{border-collapse:collapse;margin:1rem 0}
+th,td{padding:.3rem .6rem;border-bottom:1px solid #ddd}
+th{background:#f3f3f3;text-align:left} td.n{text-align:right;font-variant-numeric:tabular-nums}
+.sprt{padding:.6rem 1rem;background:#eef6ff;border-left:4px solid #1f77b4}
+"""
+
+
+def render_html(data: RunData) -> str:
+    """The whole report as one self-contained HTML page."""
+    summary = data.summary
+    esc = html.escape
+    rows = []
+    for rank, s in enumerate(summary.standings, 1):
+        los = "" if s.los_next is None else f"{100 * s.los_next:.0f}%"
+        cells = [
+            str(rank),
+            esc(s.name + (f" {s.version}" if s.version else "")),
+            f"{s.elo:+.0f}",
+            f"± {s.elo_error:.0f}",
+            f"[{s.elo_lower:+.0f}, {s.elo_upper:+.0f}]",
+            los,
+            str(s.games),
+            str(s.wins),
+            str(s.losses),
+            str(s.draws),
+            f"{s.point_difference:+d}",
+            f"{s.think_ms_mean:.1f}",
+            str(s.timeouts),
+            str(s.crashes),
+            str(s.illegal_replies),
+        ]
+        rows.append(
+            "<tr>"
+            + "".join(f"<td{' class=n' if i != 1 else ''}>{c}</td>" for i, c in enumerate(cells))
+            + "</tr>"
+        )
+    head = (
+        "<tr><th>#</th><th>bot</th><th>Elo</th><th>±</th><th>95 % interval</th><th>LOS</th>"
+        "<th>games</th><th>W</th><th>L</th><th>D</th><th>point diff</th><th>think ms</th>"
+        "<th>timeouts</th><th>crashes</th><th>illegal</th></tr>"
+    )
+    names = [s.name for s in summary.standings]
+    cross_rows = []
+    for a in names:
+        cells = []
+        for b in names:
+            entry = summary.crosstable.get(a, {}).get(b)
+            if a == b:
+                cells.append("<td class=n>—</td>")
+            elif entry is None:
+                cells.append("<td></td>")
+            else:
+                title = f"{entry.wins} W, {entry.losses} L, {entry.draws} D"
+                cells.append(
+                    f'<td class=n title="{title}">{_points(entry.points, entry.games)}</td>'
+                )
+        cross_rows.append(f"<tr><th>{esc(a)}</th>{''.join(cells)}</tr>")
+    cross_head = "<tr><th></th>" + "".join(f"<th>{esc(n)}</th>" for n in names) + "</tr>"
+    sprt = sprt_line(summary, data.config)
+    terminations = ", ".join(f"{k.lower()}: {v}" for k, v in sorted(summary.terminations.items()))
+    config = data.config
+    ruleset = config.ruleset
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<title>{esc(data.tournament.name)} — Rookery arena report</title>
+<style>{_CSS}</style></head>
+<body>
+<h1>{esc(data.tournament.name)}</h1>
+<p class="meta">{esc(config.format.value)} · ruleset {esc(ruleset.name)} (target {ruleset.target})
+· {summary.games} games ({esc(terminations)}) · duplicate {"on" if config.duplicate else "off"}
+· seed {config.seed} · status {esc(data.tournament.status)}</p>
+{f'<p class="sprt">{esc(sprt)}</p>' if sprt else ""}
+<h2>Standings</h2>
+<table>{head}{"".join(rows)}</table>
+<p class="meta">Elo: maximum-likelihood Bradley–Terry over all games, field mean 0; intervals:
+{summary.fit.confidence:.0%} percentile bootstrap over {summary.fit.groups} duplicate groups
+({summary.fit.bootstrap} resamples). LOS: likelihood that a bot is stronger than the next.</p>
+<h2>Crosstable</h2>
+<p class="meta">Points of the row bot against the column bot, out of the games they met in.</p>
+<table>{cross_head}{"".join(cross_rows)}</table>
+<h2>Rating chart</h2>
+{rating_chart_svg(summary)}
+</body></html>
+"""
+
+
+def write_report(run_dir: str | Path, tournament_id: str | None = None) -> list[Path]:
+    """Write report.json, standings.csv, games.csv and report.html into the run directory."""
+    data = load_run(run_dir, tournament_id)
+    json_path = data.run_dir / "report.json"
+    json_path.write_text(json.dumps(report_dict(data), indent=2, sort_keys=False) + "\n")
+    standings_path, games_path = _write_csvs(data)
+    html_path = data.run_dir / "report.html"
+    html_path.write_text(render_html(data), encoding="utf-8")
+    return [json_path, standings_path, games_path, html_path]

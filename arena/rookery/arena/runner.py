@@ -1,0 +1,556 @@
+"""Running a tournament: an embedded server, the bots, N games at once, one commit per game.
+
+For each scheduled game that is not yet recorded the runner creates a table on the
+:class:`~rookery.server.RookeryServer` (embedded in the same asyncio loop, or the one given),
+awaits its outcome, writes the replay file, commits the game's row and updates the live ratings
+and the SPRT. A bot that crashes, hangs or replies illegally does not stop the tournament: the
+table applies its policy (auto-play and strikes, forfeit, or abort after the join timeout) and
+the game is recorded with its termination reason and per-bot statistics.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import math
+import os
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import structlog
+from rookery.arena.config import BotSpec, Format, LatePolicyName, TournamentConfig
+from rookery.arena.errors import BotLaunchError
+from rookery.arena.launcher import BotLauncher, plan_launch
+from rookery.arena.ratings import GameScore, OnlineElo, ranks_from_result
+from rookery.arena.results import game_score
+from rookery.arena.schedule import Schedule, ScheduledGame
+from rookery.arena.sprt import SprtDecision, SprtTest
+from rookery.arena.storage import BotGameStats, GameRow, RunStore, file_sha256
+from rookery.server import (
+    LatePolicy,
+    RookeryServer,
+    ServerConfig,
+    TableOutcome,
+    TableSpec,
+    TimeControl,
+)
+from rookery.v1 import results_pb2
+from rookery.wire.replay import write_replay
+
+__all__ = ["LiveState", "RunOptions", "RunResult", "TournamentRunner", "seats_per_table"]
+
+log = structlog.get_logger("rookery.arena")
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How to run, beyond the tournament itself (nothing here changes which games are played)."""
+
+    #: Where the embedded server listens; remote bots need a fixed, reachable address.
+    listen: str = "127.0.0.1:0"
+    #: ``open`` (any bot name) or ``token`` (bots need registry tokens).
+    auth: str = "open"
+    #: The token registry (SQLite) in token mode.
+    registry: str = ""
+    #: Seconds a launched bot has to connect at the start.
+    connect_timeout_s: float = 60.0
+    #: Seconds to wait for remote bots to connect at the start.
+    remote_wait_s: float = 600.0
+    #: Seconds a table waits for its bots before it is aborted.
+    join_timeout_s: float = 60.0
+    #: A game still running after this many seconds is aborted.
+    game_timeout_s: float = 3600.0
+
+
+def seats_per_table(schedule: Schedule, bot: str) -> int:
+    """The most seats ``bot`` holds at one table of the schedule (sessions it needs at once)."""
+    most = 0
+    seats_per_side = [len(schedule.ruleset.seats_of_side(s)) for s in range(schedule.sides)]
+    for lineup in schedule.lineups:
+        seats = sum(seats_per_side[i] for i, b in enumerate(lineup) if b == bot)
+        most = max(most, seats)
+    return max(1, most)
+
+
+@dataclass
+class LiveState:
+    """What the progress display shows, updated after every game."""
+
+    name: str
+    total: int
+    done: int
+    started_at: float
+    played_now: int = 0
+    elo: OnlineElo = field(default_factory=OnlineElo)
+    wins: dict[str, int] = field(default_factory=dict)
+    losses: dict[str, int] = field(default_factory=dict)
+    draws: dict[str, int] = field(default_factory=dict)
+    incidents: dict[str, int] = field(default_factory=dict)
+    sprt: SprtTest | None = None
+    last_game: GameRow | None = None
+    messages: list[str] = field(default_factory=list)
+
+    @property
+    def rate(self) -> float:
+        """Games per second in this run."""
+        elapsed = time.monotonic() - self.started_at
+        return self.played_now / elapsed if elapsed > 0 else 0.0
+
+    @property
+    def eta_s(self) -> float | None:
+        """Seconds left at the current rate."""
+        if self.rate <= 0:
+            return None
+        return (self.total - self.done) / self.rate
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What a run did."""
+
+    tournament_id: str
+    run_dir: Path
+    played: int
+    recorded: int
+    total: int
+    resumed: bool
+    sprt_decision: SprtDecision | None
+    sprt_llr: float
+    wall_s: float
+    cancelled: bool
+
+
+def _bot_stats(outcome: TableOutcome) -> dict[str, BotGameStats]:
+    stats: dict[str, BotGameStats] = {}
+    for seat in outcome.seat_stats:
+        game = BotGameStats(
+            actions=seat.actions,
+            think_ms_total=seat.think_ms_mean * seat.actions,
+            think_ms_max=float(seat.think_ms_max),
+            timeouts=seat.timeouts,
+            auto_plays=seat.auto_plays,
+            illegal_replies=seat.illegal_replies,
+            malformed_replies=seat.malformed_replies,
+            disconnects=seat.disconnects,
+        )
+        stats[seat.bot_name] = stats.get(seat.bot_name, BotGameStats()) + game
+    return stats
+
+
+def _termination_name(value: int) -> str:
+    return results_pb2.TerminationReason.Name(value).removeprefix("TERMINATION_REASON_")  # type: ignore[arg-type]
+
+
+class TournamentRunner:
+    """Plays one tournament into a run directory (resuming what is already recorded)."""
+
+    def __init__(
+        self,
+        config: TournamentConfig,
+        run_dir: str | Path,
+        *,
+        options: RunOptions | None = None,
+        tournament_id: str | None = None,
+        server: RookeryServer | None = None,
+        on_progress: Callable[[LiveState], None] | None = None,
+    ) -> None:
+        self.config = config
+        self.run_dir = Path(run_dir)
+        self.options = options or RunOptions()
+        self.tournament_id = tournament_id or config.name
+        self._external_server = server
+        self.server: RookeryServer | None = server
+        self._on_progress = on_progress
+        self.schedule = Schedule(
+            [b.name for b in config.bots],
+            config.ruleset,
+            config.format,
+            config.games,
+            duplicate=config.duplicate,
+            seed=config.seed,
+        )
+        self.store: RunStore | None = None
+        self.live = LiveState(config.name, self.schedule.total, 0, time.monotonic())
+        self.launchers: dict[str, BotLauncher] = {}
+        self._stop = asyncio.Event()
+        self._db_lock = asyncio.Lock()
+        self._group_scores: dict[int, dict[int, float]] = {}
+        self._active_tables: set[str] = set()
+
+    # ------------------------------------------------------------------------- control
+
+    def request_stop(self) -> None:
+        """Stop dispatching games; games in flight are aborted and played again on resume."""
+        self._stop.set()
+
+    @property
+    def is_sprt(self) -> bool:
+        """Whether this tournament is an SPRT match."""
+        return self.config.format is Format.SPRT
+
+    def _time_control(self) -> TimeControl:
+        tc = self.config.time_control
+        policy = (
+            LatePolicy.FORFEIT if tc.late_policy is LatePolicyName.FORFEIT else LatePolicy.AUTO_PLAY
+        )
+        return TimeControl(
+            action_ms=tc.action_ms,
+            bank_ms=tc.bank_ms,
+            late_policy=policy,
+            strike_limit=tc.strike_limit,
+            grace_ms=tc.grace_ms,
+        )
+
+    def _notify(self) -> None:
+        if self._on_progress is not None:
+            self._on_progress(self.live)
+
+    def _message(self, text: str) -> None:
+        self.live.messages.append(text)
+        log.info(text)
+        self._notify()
+
+    # ------------------------------------------------------------------------ the run
+
+    async def run(self) -> RunResult:
+        """Play every game not yet recorded (or until the SPRT decides) and return a summary."""
+        started = time.monotonic()
+        store = RunStore(self.run_dir)
+        self.store = store
+        try:
+            resumed = store.open_tournament(
+                self.tournament_id,
+                self.config.name,
+                self.config.to_dict(),
+                self.config.fingerprint(),
+                self.schedule.total,
+            )
+            for bot in self.config.bots:
+                store.add_bot(self.tournament_id, bot.name, bot.command, bot.remote)
+            self._restore(store)
+            if self._finished_already():
+                store.finish(self.tournament_id)
+                return self._result(started, resumed, cancelled=False)
+            owns_server = self.server is None
+            if self.server is None:
+                self.server = RookeryServer(
+                    ServerConfig(
+                        address=self.options.listen,
+                        auth=self.options.auth,
+                        db=self.options.registry,
+                        log_level="warning",
+                        time_control=self._time_control(),
+                        join_timeout_s=self.options.join_timeout_s,
+                    )
+                )
+                await self.server.start()
+            try:
+                await self._start_bots()
+                await self._play_all()
+            finally:
+                await self._stop_bots()
+                if owns_server:
+                    await self.server.stop(grace_s=1.0)
+            cancelled = self._stop.is_set() and not self._finished_already()
+            if self.live.sprt is not None:
+                store.set_sprt(
+                    self.tournament_id, self.live.sprt.decision.value, self.live.sprt.llr
+                )
+            store.finish(self.tournament_id, "cancelled" if cancelled else "finished")
+            return self._result(started, resumed, cancelled)
+        finally:
+            store.close()
+            self.store = None
+
+    def _result(self, started: float, resumed: bool, cancelled: bool) -> RunResult:
+        sprt = self.live.sprt
+        return RunResult(
+            tournament_id=self.tournament_id,
+            run_dir=self.run_dir,
+            played=self.live.played_now,
+            recorded=self.live.done,
+            total=self.schedule.total,
+            resumed=resumed,
+            sprt_decision=sprt.decision if sprt is not None else None,
+            sprt_llr=sprt.llr if sprt is not None else 0.0,
+            wall_s=time.monotonic() - started,
+            cancelled=cancelled,
+        )
+
+    def _finished_already(self) -> bool:
+        if self.live.sprt is not None and self.live.sprt.decision is not SprtDecision.CONTINUE:
+            return True
+        return self.live.done >= self.schedule.total
+
+    def _restore(self, store: RunStore) -> None:
+        """Rebuild the live state from the games already recorded (resume)."""
+        self.live.elo = OnlineElo(k=self.config.elo_k)
+        if self.is_sprt:
+            self.live.sprt = SprtTest(self.config.sprt)
+        for row in store.iter_games(self.tournament_id):
+            self._account(row)
+        self.live.played_now = 0
+        self.live.started_at = time.monotonic()
+
+    # -------------------------------------------------------------------------- bots
+
+    async def _start_bots(self) -> None:
+        assert self.server is not None and self.store is not None
+        server = self.server
+        for bot in self.config.bots:
+            if bot.remote:
+                continue
+            token = ""
+            if self.options.auth == "token":
+                with contextlib.suppress(LookupError):
+                    server.bots.remove(bot.name)
+                _, token = server.bots.add(bot.name)
+            seats = seats_per_table(self.schedule, bot.name)
+            plan = plan_launch(bot, self.config.concurrency, seats)
+            launcher = BotLauncher(
+                bot,
+                plan,
+                server.target,
+                token,
+                self.run_dir / "logs" / f"{bot.name}.log",
+                self._incident,
+            )
+            self.launchers[bot.name] = launcher
+            try:
+                await launcher.start()
+            except OSError as error:
+                raise BotLaunchError(
+                    f"bot {bot.name!r}: cannot start {bot.command!r}: {error}"
+                ) from None
+        for bot in self.config.bots:
+            seats = seats_per_table(self.schedule, bot.name)
+            if bot.remote:
+                await self._wait_remote(bot, seats)
+            else:
+                await self._wait_launched(bot, seats)
+
+    async def _wait_launched(self, bot: BotSpec, seats: int) -> None:
+        assert self.server is not None
+        try:
+            await self.server.wait_for_bot(
+                bot.name, sessions=seats, timeout=self.options.connect_timeout_s
+            )
+        except TimeoutError:
+            tail = self.launchers[bot.name].log_tail()
+            log_path = self.run_dir / "logs" / f"{bot.name}.log"
+            raise BotLaunchError(
+                f"bot {bot.name!r} did not open {seats} session(s) within "
+                f"{self.options.connect_timeout_s:g} s (command: {bot.command!r}); "
+                f"the end of {log_path}:\n{tail}"
+            ) from None
+
+    async def _wait_remote(self, bot: BotSpec, seats: int) -> None:
+        assert self.server is not None
+        if len(self.server.sessions.get(bot.name, ())) >= seats:
+            return
+        self._message(
+            f"waiting for remote bot {bot.name!r}: {seats} session(s) at {self.server.target}"
+        )
+        try:
+            await self.server.wait_for_bot(
+                bot.name, sessions=seats, timeout=self.options.remote_wait_s
+            )
+        except TimeoutError:
+            raise BotLaunchError(
+                f"remote bot {bot.name!r} did not connect {seats} session(s) to "
+                f"{self.server.target} within {self.options.remote_wait_s:g} s"
+            ) from None
+
+    def _incident(self, bot: str, kind: str, detail: str) -> None:
+        if self.store is not None:
+            self.store.record_incident(self.tournament_id, bot, kind, detail)
+        if kind == "crash":
+            self.live.incidents[bot] = self.live.incidents.get(bot, 0) + 1
+        self._message(f"{bot}: {kind}: {detail}")
+
+    async def _stop_bots(self) -> None:
+        await asyncio.gather(
+            *(launcher.stop() for launcher in self.launchers.values()), return_exceptions=True
+        )
+
+    # ------------------------------------------------------------------------- games
+
+    def _pending(self) -> Iterator[ScheduledGame]:
+        assert self.store is not None
+        recorded = self.store.recorded_indices(self.tournament_id)
+        for game in self.schedule.games():
+            if game.index not in recorded:
+                yield game
+
+    def _should_dispatch(self) -> bool:
+        if self._stop.is_set():
+            return False
+        sprt = self.live.sprt
+        return sprt is None or sprt.decision is SprtDecision.CONTINUE
+
+    async def _play_all(self) -> None:
+        pending = self._pending()
+        workers = [
+            asyncio.create_task(self._worker(pending)) for _ in range(self.config.concurrency)
+        ]
+        stopper: asyncio.Future[object] = asyncio.ensure_future(self._stop.wait())
+        everything: asyncio.Future[object] = asyncio.ensure_future(asyncio.gather(*workers))
+        try:
+            done, _ = await asyncio.wait({stopper, everything}, return_when=asyncio.FIRST_COMPLETED)
+            if stopper in done:
+                # Stop requested: abort the games in flight; they are played again on resume.
+                assert self.server is not None
+                for table_id in list(self._active_tables):
+                    with contextlib.suppress(Exception):
+                        self.server.abort_table(table_id, "the arena was stopped")
+                await asyncio.gather(*workers, return_exceptions=True)
+        finally:
+            stopper.cancel()
+            for worker in workers:
+                worker.cancel()
+            everything.cancel()
+            await asyncio.gather(*workers, stopper, everything, return_exceptions=True)
+
+    async def _worker(self, pending: Iterator[ScheduledGame]) -> None:
+        while self._should_dispatch():
+            game = next(pending, None)
+            if game is None:
+                return
+            assert self.store is not None
+            self.store.set_progress(self.tournament_id, game.index + 1)
+            await self._play(game)
+
+    async def _play(self, game: ScheduledGame) -> None:
+        assert self.server is not None and self.store is not None
+        table_id = f"{self.tournament_id}-{game.game_id}-{os.getpid()}-{int(time.time())}"
+        spec = TableSpec(
+            ruleset=self.config.ruleset,
+            seat_bots=game.seat_bots,
+            seed=game.seed,
+            time_control=self._time_control(),
+            tournament_id=self.tournament_id,
+            table_id=table_id,
+            join_timeout_s=self.options.join_timeout_s,
+            game_number=game.index,
+        )
+        table = await self.server.create_table(spec)
+        self._active_tables.add(table_id)
+        try:
+            try:
+                outcome = await asyncio.wait_for(table.wait_finished(), self.options.game_timeout_s)
+            except TimeoutError:
+                self.server.abort_table(table_id, "game exceeded the arena's game timeout")
+                outcome = await asyncio.wait_for(table.wait_finished(), 30.0)
+        finally:
+            self._active_tables.discard(table_id)
+        if self._stop.is_set() and outcome.termination == results_pb2.TERMINATION_REASON_ABORTED:
+            return  # aborted by our own stop: not a result, played again on resume
+        row = await self._record(game, outcome)
+        self._account(row)
+        self.live.played_now += 1
+        self._notify()
+
+    async def _record(self, game: ScheduledGame, outcome: TableOutcome) -> GameRow:
+        assert self.store is not None
+        store = self.store
+        path = store.replay_path(game.game_id)
+        result = outcome.result
+        scores = tuple(int(s) for s in result.scores)
+        winners = tuple(int(w) for w in result.winners)
+        termination = _termination_name(outcome.termination)
+        for seat in outcome.seat_stats:
+            if seat.bot_version:
+                store.set_bot_version(self.tournament_id, seat.bot_name, seat.bot_version)
+
+        def write() -> str:
+            write_replay(path, outcome.replay)
+            directory = os.open(path.parent, os.O_RDONLY)
+            try:
+                os.fsync(directory)
+            finally:
+                os.close(directory)
+            return file_sha256(path)
+
+        async with self._db_lock:
+            digest = await asyncio.to_thread(write)
+            row = GameRow(
+                tournament_id=self.tournament_id,
+                index=game.index,
+                game_id=game.game_id,
+                group=game.group,
+                round=game.round,
+                seed=game.seed,
+                seat_bots=game.seat_bots,
+                side_bots=game.side_bots,
+                winners=winners,
+                scores=scores,
+                ranks=ranks_from_result(winners, scores, self.config.ruleset.num_sides),
+                termination=termination,
+                forfeit_seat=outcome.forfeit_seat,
+                detail=outcome.detail,
+                hands_played=int(result.hands_played),
+                duration_s=outcome.duration_s,
+                replay_path=str(path.relative_to(store.run_dir)),
+                replay_sha256=digest,
+                bot_stats=_bot_stats(outcome),
+                finished_at=time.time(),
+            )
+            await asyncio.to_thread(store.record_game, row)
+            if self.live.sprt is not None:
+                store.set_sprt(
+                    self.tournament_id, self.live.sprt.decision.value, self.live.sprt.llr
+                )
+        return row
+
+    def _account(self, row: GameRow) -> None:
+        """Update the live counts, online Elo and SPRT with one recorded game."""
+        self.live.done += 1
+        self.live.last_game = row
+        score = game_score(row, self.config.ruleset)
+        if score is None:
+            return
+        self.live.elo.update(score)
+        self._count(score)
+        if self.live.sprt is not None:
+            self._sprt_add(row, score)
+
+    def _count(self, score: GameScore) -> None:
+        live = self.live
+        for i, side in enumerate(score.sides):
+            for bot in set(side):
+                others = [j for j, s in enumerate(score.sides) if j != i and bot not in s]
+                if not others:
+                    continue
+                value = sum(score.side_score(i, j) for j in others) / len(others)
+                table = live.wins if value > 0.5 else live.losses if value < 0.5 else live.draws
+                table[bot] = table.get(bot, 0) + 1
+
+    def _sprt_add(self, row: GameRow, score: GameScore) -> None:
+        assert self.live.sprt is not None
+        new_bot = self.config.bots[0].name
+        value = 0.5
+        for i, side in enumerate(score.sides):
+            if new_bot in side:
+                others = [j for j, s in enumerate(score.sides) if new_bot not in s]
+                if others:
+                    value = sum(score.side_score(i, j) for j in others) / len(others)
+                break
+        value = round(value * 2) / 2
+        group_size = self.schedule.group_size
+        if group_size != 2:
+            self.live.sprt.add_game(value)
+            return
+        members = self._group_scores.setdefault(row.group, {})
+        members[row.index] = value
+        if len(members) == 2:
+            first, second = (members[k] for k in sorted(members))
+            self.live.sprt.add_pair(first, second)
+            del self._group_scores[row.group]
+
+
+def estimated_seconds(runner: TournamentRunner) -> float | None:
+    """Seconds left at the current rate, or None before the first game."""
+    eta = runner.live.eta_s
+    return None if eta is None or math.isinf(eta) else eta

@@ -1,0 +1,272 @@
+"""``rookery arena run|report``: tournaments on an embedded server, and their reports."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+__all__ = ["register", "run_tournament"]
+
+#: Exit codes of ``rookery arena run`` (SPRT codes are what a bot's CI checks).
+EXIT_H1 = 0
+EXIT_H0 = 1
+EXIT_INCONCLUSIVE = 2
+EXIT_ERROR = 3
+EXIT_INTERRUPTED = 130
+
+_EXAMPLES = textwrap.dedent(
+    """\
+    examples:
+      # a round-robin from a config file (resumable: run the same command again after a crash)
+      rookery arena run examples/tournaments/round-robin.toml
+
+      # a quick head-to-head with SPRT, for a bot's CI
+      rookery arena run --format sprt --elo0 0 --elo1 10 \\
+          --bot new="rookery bot run mybot_new.py:Bot" --bot old="rookery bot run mybot_old.py:Bot"
+
+      # the report of a run directory
+      rookery arena report runs/nightly
+
+    exit codes: 0 finished (SPRT: H1 accepted, the new bot is better); 1 SPRT: H0 accepted;
+    2 SPRT: inconclusive at the game cap (or bad arguments); 3 configuration, storage or bot launch
+    error; 130 interrupted (run the same command again to resume).
+    """
+)
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``rookery arena run`` and ``rookery arena report``."""
+    group = subparsers.add_parser(
+        "arena", help="run tournaments of bots and report on them", description="The arena."
+    )
+    commands = group.add_subparsers(title="arena commands", metavar="COMMAND")
+    run = commands.add_parser(
+        "run",
+        help="run (or resume) a tournament",
+        description=(
+            "Run a tournament on an embedded server: launched bots are started from their "
+            "commands, remote bots connect by name. Results go to a run directory (SQLite, "
+            "replays, logs); an interrupted run resumes when the same command is run again."
+        ),
+        epilog=_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    run.add_argument("config", nargs="?", help="the tournament TOML file (optional with --bot)")
+    run.add_argument(
+        "--bot",
+        action="append",
+        default=[],
+        metavar="NAME=COMMAND",
+        help="add a launched bot (NAME=remote for a connected one); repeatable",
+    )
+    run.add_argument("--name", help="the tournament's name (default: from the file, or 'arena')")
+    run.add_argument("--preset", help="the ruleset preset (e.g. standard, cutthroat)")
+    run.add_argument("--target", type=int, help="override the ruleset's target score")
+    run.add_argument("--format", choices=["round-robin", "gauntlet", "sprt"])
+    run.add_argument("--games", type=int, help="games per pairing (SPRT: the cap)")
+    run.add_argument("--no-duplicate", action="store_true", help="one game per seed")
+    run.add_argument("--concurrency", type=int, help="games at once (default: the cores)")
+    run.add_argument("--seed", type=int, help="the schedule's base seed")
+    run.add_argument("--out", help="the run directory (default: runs/<name>)")
+    run.add_argument("--elo0", type=float, help="SPRT: Elo of H0")
+    run.add_argument("--elo1", type=float, help="SPRT: Elo of H1")
+    run.add_argument("--alpha", type=float, help="SPRT: false positive rate")
+    run.add_argument("--beta", type=float, help="SPRT: false negative rate")
+    run.add_argument("--action-ms", type=int, help="milliseconds per action")
+    run.add_argument(
+        "--listen", default="127.0.0.1:0", help="server address (remote bots need a fixed port)"
+    )
+    run.add_argument("--auth", choices=["open", "token"], default="open", help="bot auth mode")
+    run.add_argument("--registry", default="", help="token registry file (with --auth token)")
+    run.add_argument(
+        "--remote-wait", type=float, default=600.0, help="seconds to wait for remote bots"
+    )
+    run.add_argument("--no-report", action="store_true", help="do not write the report files")
+    run.set_defaults(func=_run)
+
+    report = commands.add_parser(
+        "report",
+        help="write report.json, standings.csv, games.csv and report.html for a run directory",
+        description="Summarize a run directory and write its report files into it.",
+    )
+    report.add_argument("run_dir", help="the run directory")
+    report.add_argument("--quiet", action="store_true", help="only print where the files went")
+    report.set_defaults(func=_report)
+
+
+def _build_config(args: argparse.Namespace) -> Any:
+    from rookery.arena.config import (
+        BotSpec,
+        Format,
+        TimeControlSpec,
+        TournamentConfig,
+        load_config,
+        parse_bot_flag,
+    )
+    from rookery.arena.errors import ConfigError
+    from rookery.arena.sprt import SprtParams
+    from rookery.engine import Ruleset, RulesetError
+
+    flag_bots = tuple(parse_bot_flag(text) for text in args.bot)
+    if args.config:
+        config = load_config(args.config)
+        if flag_bots:
+            names = {b.name for b in flag_bots}
+            kept = tuple(b for b in config.bots if b.name not in names)
+            config = config.with_overrides(bots=kept + flag_bots)
+    else:
+        if len(flag_bots) < 2:
+            raise ConfigError(
+                "command line", "--bot", "give a CONFIG file or at least two --bot NAME=COMMAND"
+            )
+        placeholder: tuple[BotSpec, ...] = flag_bots
+        config = TournamentConfig(
+            name="arena", ruleset=Ruleset.preset("standard"), bots=placeholder
+        )
+    changes: dict[str, Any] = {
+        "name": args.name,
+        "games": args.games,
+        "concurrency": args.concurrency,
+        "seed": args.seed,
+    }
+    if args.format:
+        changes["format"] = Format(args.format)
+    if args.no_duplicate:
+        changes["duplicate"] = False
+    try:
+        ruleset = config.ruleset
+        if args.preset:
+            ruleset = Ruleset.preset(args.preset)
+        if args.target is not None:
+            ruleset = ruleset.replace(target=args.target)
+        changes["ruleset"] = ruleset
+    except RulesetError as error:
+        raise ConfigError("command line", "--preset/--target", str(error)) from None
+    sprt = config.sprt
+    sprt_flags = {"elo0": args.elo0, "elo1": args.elo1, "alpha": args.alpha, "beta": args.beta}
+    if any(v is not None for v in sprt_flags.values()):
+        values: dict[str, Any] = {
+            "elo0": sprt.elo0,
+            "elo1": sprt.elo1,
+            "alpha": sprt.alpha,
+            "beta": sprt.beta,
+            "model": sprt.model,
+        }
+        values.update({k: v for k, v in sprt_flags.items() if v is not None})
+        try:
+            changes["sprt"] = SprtParams(**values)
+        except ValueError as error:
+            raise ConfigError("command line", "--elo0/--elo1/--alpha/--beta", str(error)) from None
+    if args.action_ms is not None:
+        tc = config.time_control
+        changes["time_control"] = TimeControlSpec(
+            args.action_ms, tc.bank_ms, tc.late_policy, tc.strike_limit, tc.grace_ms
+        )
+    return config.with_overrides(**changes)
+
+
+def run_tournament(config: Any, out: Path, options: Any, *, write_files: bool = True) -> int:
+    """Run ``config`` into ``out`` with a progress display, print the results; the exit code."""
+    from rich.console import Console
+    from rookery.arena.display import ProgressDisplay
+    from rookery.arena.errors import ArenaError
+    from rookery.arena.report import (
+        crosstable_table,
+        load_run,
+        sprt_line,
+        standings_table,
+        write_report,
+    )
+    from rookery.arena.runner import TournamentRunner
+    from rookery.arena.sprt import SprtDecision
+    from rookery.server import configure_logging
+
+    configure_logging("error", json=False, stream=sys.stderr)
+    console = Console()
+    runner_box: list[TournamentRunner] = []
+
+    async def main() -> Any:
+        loop = asyncio.get_running_loop()
+        with ProgressDisplay() as display:
+            runner = TournamentRunner(config, out, options=options, on_progress=display)
+            runner_box.append(runner)
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(signum, runner.request_stop)
+            return await runner.run()
+
+    try:
+        result = asyncio.run(main())
+    except ArenaError as error:
+        print(f"rookery arena run: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    data = load_run(out, result.tournament_id)
+    console.print(standings_table(data.summary, title=f"{config.name}: standings"))
+    console.print(crosstable_table(data.summary))
+    line = sprt_line(data.summary, config)
+    if line:
+        console.print(line)
+    verb = "resumed and played" if result.resumed else "played"
+    console.print(
+        f"{verb} {result.played} game(s) in {result.wall_s:.1f} s "
+        f"({result.played / result.wall_s if result.wall_s > 0 else 0:.2f} games/s); "
+        f"{result.recorded}/{result.total} recorded in {out}"
+    )
+    if write_files:
+        paths = write_report(out, result.tournament_id)
+        console.print("report: " + ", ".join(str(p) for p in paths))
+    if result.cancelled:
+        console.print("interrupted: run the same command again to resume")
+        return EXIT_INTERRUPTED
+    if result.sprt_decision is not None:
+        if result.sprt_decision is SprtDecision.H1:
+            return EXIT_H1
+        if result.sprt_decision is SprtDecision.H0:
+            return EXIT_H0
+        return EXIT_INCONCLUSIVE
+    return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    from rookery.arena.errors import ArenaError
+    from rookery.arena.runner import RunOptions
+
+    try:
+        config = _build_config(args)
+    except ArenaError as error:
+        print(f"rookery arena run: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    out = Path(args.out) if args.out else config.out or Path("runs") / config.name
+    options = RunOptions(
+        listen=args.listen, auth=args.auth, registry=args.registry, remote_wait_s=args.remote_wait
+    )
+    return run_tournament(config, out, options, write_files=not args.no_report)
+
+
+def _report(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rookery.arena.errors import ArenaError
+    from rookery.arena.report import crosstable_table, load_run, sprt_line, write_report
+
+    try:
+        paths = write_report(args.run_dir)
+        data = load_run(args.run_dir)
+    except ArenaError as error:
+        print(f"rookery arena report: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    console = Console()
+    if not args.quiet:
+        from rookery.arena.report import standings_table
+
+        console.print(standings_table(data.summary, title=f"{data.tournament.name}: standings"))
+        console.print(crosstable_table(data.summary))
+        line = sprt_line(data.summary, data.config)
+        if line:
+            console.print(line)
+    for path in paths:
+        console.print(str(path))
+    return 0
