@@ -106,9 +106,8 @@ class HandSimulation:
             partner = next((s for s, hand in enumerate(hands) if hand & bit), obs.partner)
             if obs.partner >= 0:
                 partner = obs.partner
+        # Known to the bidder only: a caller searching for another seat sets the sampled bury's.
         buried_points = sum(CARD_POINTS[c] for c in range(58) if obs.buried >> c & 1)
-        if obs.seat != obs.bidder:
-            buried_points = -1  # unknown: set by the caller from the sampled hidden cards
         return cls(
             rules,
             hands,

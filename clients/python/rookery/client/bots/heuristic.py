@@ -32,9 +32,20 @@ from rookery.engine import (
     mask_points,
 )
 
+from ._bot import PolicyBot
 from ._play import KEYS, TRUMP_MASKS, choose_play, known_friends, play_view_from_observation
 
-__all__ = ["HeuristicParameters", "HeuristicPolicy", "best_bury", "best_trump", "estimate_points"]
+__all__ = [
+    "HeuristicBot",
+    "HeuristicParameters",
+    "HeuristicPolicy",
+    "best_bury",
+    "best_trump",
+    "bid_value",
+    "bury_candidates",
+    "call_card",
+    "estimate_points",
+]
 
 # Per preset: least-squares coefficients of the bidding side's hand total on the features of the
 # bidder's hand before the nest (``_features``), and the residual standard deviation. Fitted on
@@ -169,11 +180,13 @@ def _bits(mask: int) -> list[int]:
     return out
 
 
-def best_bury(hand: int, trump: int, count: int, void_bonus: float = 7.0) -> int:
-    """The ``count`` cards to bury: exposed points and short-suit losers, keeping trumps and 14s.
+def bury_candidates(
+    hand: int, trump: int, count: int, limit: int = 1, void_bonus: float = 7.0
+) -> list[int]:
+    """Up to ``limit`` buries of ``count`` cards, best first by ``_bury_value``.
 
     Tries voiding every set of side suits that fits, fills the rest with the cheapest side
-    cards, and keeps the best by ``_bury_value``.
+    cards (exposed points first, 14s last), never burying a trump unless it must.
     """
     keys = KEYS[trump]
     trump_mask = TRUMP_MASKS[trump]
@@ -183,7 +196,7 @@ def best_bury(hand: int, trump: int, count: int, void_bonus: float = 7.0) -> int
         bury = side
         for card in trumps[: count - side.bit_count()]:
             bury |= 1 << card
-        return bury
+        return [bury]
     suits = [s for s in range(4) if s != trump and hand & SUIT_MASKS[s]]
 
     def fill_order(card: int) -> tuple[float, int]:
@@ -192,7 +205,7 @@ def best_bury(hand: int, trump: int, count: int, void_bonus: float = 7.0) -> int
         return (-(CARD_POINTS[card] * 2 - suit_length - 30 * is_ace), keys[card])
 
     order = sorted(_bits(side), key=fill_order)
-    best, best_value = 0, float("-inf")
+    scored: dict[int, float] = {}
     for size in range(len(suits) + 1):
         for chosen in combinations(suits, size):
             bury = 0
@@ -204,10 +217,14 @@ def best_bury(hand: int, trump: int, count: int, void_bonus: float = 7.0) -> int
                 if bury.bit_count() == count:
                     break
                 bury |= 1 << card
-            value = _bury_value(hand, bury, trump, void_bonus)
-            if value > best_value:
-                best, best_value = bury, value
-    return best
+            if bury not in scored:
+                scored[bury] = _bury_value(hand, bury, trump, void_bonus)
+    return sorted(scored, key=lambda b: (-scored[b], b))[:limit]
+
+
+def best_bury(hand: int, trump: int, count: int, void_bonus: float = 7.0) -> int:
+    """The ``count`` cards to bury: exposed points and short-suit losers, keeping trumps and 14s."""
+    return bury_candidates(hand, trump, count, 1, void_bonus)[0]
 
 
 def call_card(call_from: int, trump: int) -> int:
@@ -281,3 +298,10 @@ def best_trump_before_nest(hand: int, rules: Ruleset) -> tuple[int, float]:
         if value > best_value:
             best, best_value = trump, value
     return best, best_value
+
+
+class HeuristicBot(PolicyBot):
+    """The ``heuristic`` reference bot."""
+
+    def __init__(self, parameters: HeuristicParameters | None = None, *, seed: int = 0) -> None:
+        super().__init__(HeuristicPolicy(parameters), seed=seed)

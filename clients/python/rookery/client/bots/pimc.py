@@ -1,0 +1,340 @@
+"""The search bot: Perfect Information Monte Carlo (determinized search).
+
+For every decision it samples deals consistent with its observation, plays each candidate
+action out to the end of the hand on every sample (every seat playing the heuristic), and
+chooses the candidate with the best average worth to its side: the hand's score for its side
+(a set counts minus the bid) less the other sides' average. Bids come from the same
+simulations: for each trump suit the simulated hand totals, and the highest bid whose expected
+worth beats passing. Each decision keeps a time budget and an iteration (sample) budget.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+
+from rookery.engine import (
+    PASS,
+    PLAY,
+    TRUMP,
+    Action,
+    Bury,
+    CallCard,
+    FirstLead,
+    LegalActions,
+    Observation,
+    Partnership,
+    Phase,
+    Ruleset,
+    bid_action,
+    mask_points,
+)
+
+from ._bot import PolicyBot
+from ._play import known_friends
+from ._sampling import sample_hands
+from ._simulate import HandSimulation, hand_utility
+from .heuristic import HeuristicPolicy, bury_candidates, call_card
+
+__all__ = ["PimcBot", "PimcParameters", "PimcPolicy", "SearchStats"]
+
+
+@dataclass(frozen=True)
+class PimcParameters:
+    """The search's budget and knobs.
+
+    ``time_budget``: seconds per decision (``None``: samples only); the search stops before a
+    sample would overrun it. ``samples``: the most sampled deals per decision. ``bury_candidates``
+    and ``call_candidates``: how many of the heuristic's best buries and calls are searched.
+    ``pass_value``: the expected score difference of passing, which a bid must beat.
+    ``overbid_partner``: how far above a partner's high bid its limit must reach to bid over it.
+    """
+
+    time_budget: float | None = 0.05
+    samples: int = 24
+    bury_candidates: int = 4
+    call_candidates: int = 4
+    pass_value: float = 0.0
+    overbid_partner: int = 20
+
+
+def _bits(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+@dataclass(frozen=True)
+class SearchStats:
+    """What the last decision's search did: sampled deals and seconds spent."""
+
+    samples: int
+    seconds: float
+
+
+class _Budget:
+    """Counts samples and time; ``more()`` says whether another sample fits."""
+
+    __slots__ = ("_deadline", "_limit", "_start", "count")
+
+    def __init__(self, samples: int, time_budget: float | None) -> None:
+        self._start = time.perf_counter()
+        self._deadline = None if time_budget is None else self._start + time_budget
+        self._limit = max(samples, 1)
+        self.count = 0
+
+    @property
+    def elapsed(self) -> float:
+        return time.perf_counter() - self._start
+
+    def more(self) -> bool:
+        if self.count >= self._limit:
+            return False
+        if self.count == 0 or self._deadline is None:
+            return True
+        now = time.perf_counter()
+        per_sample = (now - self._start) / self.count
+        return now + per_sample <= self._deadline
+
+
+class PimcPolicy:
+    """Determinized search over heuristic playouts: ``policy(obs, legal, rng) -> action``."""
+
+    def __init__(self, parameters: PimcParameters | None = None) -> None:
+        self.parameters = parameters or PimcParameters()
+        self._heuristic = HeuristicPolicy()
+        self._bid_cache: dict[tuple[int, int, int], int] = {}
+        self._trump_cache: dict[tuple[int, int, int], int] = {}
+        self._time_budget = self.parameters.time_budget
+        self.last_search = SearchStats(0, 0.0)
+        """The search of the last decision (no search: 0 samples)."""
+
+    def __call__(self, obs: Observation, legal: LegalActions, rng: random.Random) -> Action:
+        return self.choose(obs, legal, rng, time_budget=self.parameters.time_budget)
+
+    def choose(
+        self,
+        obs: Observation,
+        legal: LegalActions,
+        rng: random.Random,
+        *,
+        time_budget: float | None,
+    ) -> Action:
+        """The action for ``obs``, searching at most ``time_budget`` seconds (``None``: samples)."""
+        self._time_budget = time_budget
+        self.last_search = SearchStats(0, 0.0)
+        phase = legal.phase
+        if phase is Phase.PLAY:
+            return PLAY[self.play(obs, legal.play, rng)]
+        if phase is Phase.BIDDING:
+            return self.bid(obs, legal, rng)
+        if phase is Phase.NAME_TRUMP:
+            return TRUMP[self.trump(obs, rng)]
+        if phase is Phase.BURY:
+            return Bury(self.bury(obs, legal.bury_count, rng))
+        if phase is Phase.CALL:
+            return CallCard(self.call(obs, legal.call_from, rng))
+        raise ValueError(f"no action to choose in phase {phase.name}")
+
+    def _budget(self) -> _Budget:
+        return _Budget(self.parameters.samples, self._time_budget)
+
+    def _record(self, budget: _Budget) -> None:
+        self.last_search = SearchStats(budget.count, budget.elapsed)
+
+    # Card play ------------------------------------------------------------------------------
+
+    def play(self, obs: Observation, legal: int, rng: random.Random) -> int:
+        """The card with the best average worth over the sampled deals."""
+        cards = _bits(legal)
+        if len(cards) == 1:
+            return cards[0]
+        rules = obs.ruleset
+        totals = dict.fromkeys(cards, 0.0)
+        budget = self._budget()
+        while budget.more():
+            hands, buried, _ = sample_hands(obs, rng)
+            base = HandSimulation.from_observation(obs, hands)
+            base.buried_points = mask_points(buried)
+            for card in cards:
+                sim = base.clone()
+                sim.play(card)
+                sim.play_out()
+                totals[card] += hand_utility(sim.side_deltas(), obs.seat, rules)
+            budget.count += 1
+        self._record(budget)
+        return max(cards, key=lambda card: (totals[card], -card))
+
+    # The auction ----------------------------------------------------------------------------
+
+    def bid(self, obs: Observation, legal: LegalActions, rng: random.Random) -> Action:
+        """Bid the lowest legal amount up to the simulated limit; respect a partner's high bid."""
+        if not legal.bids:
+            return PASS
+        limit = self.bid_limit(obs, rng)
+        friends = known_friends(obs)
+        partner_high = obs.high_bidder not in (-1, obs.seat) and friends >> obs.high_bidder & 1
+        if partner_high and limit < obs.high_bid + self.parameters.overbid_partner:
+            return PASS
+        amount = legal.bids[0]
+        return bid_action(amount) if amount <= limit else PASS
+
+    def bid_limit(self, obs: Observation, rng: random.Random) -> int:
+        """The highest bid whose simulated expected worth beats passing (0: none)."""
+        key = (obs.hand_number, obs.seat, obs.hand)
+        cached = self._bid_cache.get(key)
+        if cached is not None:
+            return cached
+        rules = obs.ruleset
+        bids = list(range(rules.min_bid, rules.effective_max_bid + 1, rules.bid_step))
+        # worth[trump][bid index]: summed worth over the samples.
+        worth = [[0.0] * len(bids) for _ in range(4)]
+        budget = self._budget()
+        while budget.more():
+            hands, nest, _ = sample_hands(obs, rng)
+            for trump in range(4):
+                sim = self._simulate_contract(rules, obs.seat, hands, nest, trump)
+                row = worth[trump]
+                for index, amount in enumerate(bids):
+                    sim.bid = amount
+                    row[index] += hand_utility(sim.side_deltas(), obs.seat, rules)
+            budget.count += 1
+        self._record(budget)
+        limit = 0
+        threshold = self.parameters.pass_value * budget.count
+        for index, amount in enumerate(bids):
+            if max(worth[trump][index] for trump in range(4)) >= threshold:
+                limit = amount
+        if len(self._bid_cache) > 64:
+            self._bid_cache.clear()
+        self._bid_cache[key] = limit
+        return limit
+
+    def _simulate_contract(
+        self,
+        rules: Ruleset,
+        bidder: int,
+        hands: list[int],
+        nest: int,
+        trump: int,
+        bury: int | None = None,
+        called: int | None = None,
+    ) -> HandSimulation:
+        """The hand played out with ``bidder`` taking ``nest`` and naming ``trump``."""
+        full = hands[bidder] | nest
+        if bury is None:
+            bury = (
+                bury_candidates(full, trump, rules.nest_size)[0]
+                if rules.nest_size and full.bit_count() > rules.hand_size
+                else 0
+            )
+        hands = list(hands)
+        hands[bidder] = full & ~bury
+        partner = -1
+        if rules.partnership is Partnership.CALLED:
+            if called is None:
+                called = call_card(rules.deck_mask & ~full, trump)
+            partner = next((s for s, hand in enumerate(hands) if hand >> called & 1), -1)
+        leader = bidder if rules.first_lead is FirstLead.BIDDER else (bidder + 1) % rules.players
+        sim = HandSimulation(
+            rules,
+            hands,
+            trump=trump,
+            bidder=bidder,
+            bid=rules.min_bid,
+            leader=leader,
+            buried_points=mask_points(bury),
+            called=-1 if called is None else called,
+            partner=partner,
+        )
+        sim.play_out()
+        return sim
+
+    # The exchange ---------------------------------------------------------------------------
+
+    def _exchange_search(
+        self,
+        obs: Observation,
+        rng: random.Random,
+        candidates: list[tuple[int, int | None, int | None]],
+    ) -> int:
+        """The index of the best (trump, bury, call) candidate for the bidder over the samples."""
+        if len(candidates) == 1:
+            return 0
+        rules = obs.ruleset
+        totals = [0.0] * len(candidates)
+        budget = self._budget()
+        while budget.more():
+            hands = sample_hands(obs, rng).hands
+            hands[obs.seat] = obs.hand | obs.buried
+            for index, (trump, bury, called) in enumerate(candidates):
+                sim = self._simulate_contract(
+                    rules, obs.seat, hands, 0, trump, bury=bury, called=called
+                )
+                sim.bid = obs.bid
+                totals[index] += hand_utility(sim.side_deltas(), obs.seat, rules)
+            budget.count += 1
+        self._record(budget)
+        return max(range(len(candidates)), key=lambda i: (totals[i], -i))
+
+    def trump(self, obs: Observation, rng: random.Random) -> int:
+        """The trump suit with the best simulated worth (the heuristic bury for each)."""
+        key = (obs.hand_number, obs.seat, obs.hand | obs.buried)
+        cached = self._trump_cache.get(key)
+        if cached is not None:
+            return cached
+        if obs.buried:
+            # Buried first (``trump_first = false``): keep the buried cards buried.
+            candidates: list[tuple[int, int | None, int | None]] = [
+                (trump, obs.buried, None) for trump in range(4)
+            ]
+        else:
+            candidates = [(trump, None, None) for trump in range(4)]
+        choice = candidates[self._exchange_search(obs, rng, candidates)][0]
+        self._trump_cache[key] = choice
+        return choice
+
+    def bury(self, obs: Observation, count: int, rng: random.Random) -> int:
+        """The best of the heuristic's top buries for the named trump, by simulation."""
+        trump = self.trump(obs, rng) if obs.trump is None else int(obs.trump)
+        options = bury_candidates(obs.hand, trump, count, self.parameters.bury_candidates)
+        candidates: list[tuple[int, int | None, int | None]] = [
+            (trump, bury, None) for bury in options
+        ]
+        return options[self._exchange_search(obs, rng, candidates)]
+
+    def call(self, obs: Observation, call_from: int, rng: random.Random) -> int:
+        """The best of the top trumps and 14s the bidder lacks, by simulation."""
+        assert obs.trump is not None
+        trump = int(obs.trump)
+        options: list[int] = []
+        remaining = call_from
+        while remaining and len(options) < self.parameters.call_candidates:
+            card = call_card(remaining, trump)
+            options.append(card)
+            remaining &= ~(1 << card)
+        candidates: list[tuple[int, int | None, int | None]] = [
+            (trump, obs.buried, card) for card in options
+        ]
+        return options[self._exchange_search(obs, rng, candidates)]
+
+
+class PimcBot(PolicyBot):
+    """The ``pimc`` reference bot: keeps its time budget and half the table's time left."""
+
+    def __init__(self, parameters: PimcParameters | None = None, *, seed: int = 0) -> None:
+        self.search = PimcPolicy(parameters)
+        super().__init__(self.search, seed=seed)
+
+    def act(self, observation: Observation) -> Action:
+        budget = self.search.parameters.time_budget
+        left = self.time_left()
+        if left > 0:
+            budget = min(budget, left / 2) if budget is not None else left / 2
+        return self.search.choose(
+            observation, observation.legal_actions(), self.rng, time_budget=budget
+        )
