@@ -6,7 +6,6 @@ import random
 from collections.abc import Callable, Sequence
 
 import pytest
-
 from rookery.client.bots import Policy
 from rookery.engine import Game, Ruleset
 

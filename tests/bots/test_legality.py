@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
-from conftest import GameRunner
+from collections.abc import Callable, Sequence
 
-from rookery.client.bots import HeuristicPolicy, PimcParameters, PimcPolicy, random_policy
-from rookery.engine import PRESETS
+import pytest
+from rookery.client.bots import HeuristicPolicy, PimcParameters, PimcPolicy, Policy, random_policy
+from rookery.engine import PRESETS, Game, Ruleset
+
+GameRunner = Callable[[Ruleset, int, Sequence[Policy]], Game]
 
 PRESET_NAMES = sorted(PRESETS)
 

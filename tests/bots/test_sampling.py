@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 
 import pytest
-
 from rookery.client.bots import HeuristicPolicy
 from rookery.client.bots._play import infer_voids
 from rookery.client.bots._sampling import sample_hands

@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 
 import pytest
-
 from rookery.client.bots import HeuristicPolicy
 from rookery.client.bots._simulate import HandSimulation
 from rookery.engine import PRESETS, Game, Phase, PlayCard, mask_points
