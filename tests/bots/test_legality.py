@@ -45,7 +45,7 @@ def test_pimc_plays_only_legal_actions(preset: str, checked_game: GameRunner) ->
 def test_mixed_tables_play_only_legal_actions(preset: str, checked_game: GameRunner) -> None:
     rules = PRESETS[preset].replace(max_hands=3)
     pimc = PimcPolicy(PimcParameters(time_budget=None, samples=1))
-    bots = [random_policy, HeuristicPolicy(), pimc]
+    bots: list[Policy] = [random_policy, HeuristicPolicy(), pimc]
     seats = [bots[seat % 3] for seat in range(rules.players)]
     game = checked_game(rules, 7, seats)
     assert game.is_over
