@@ -61,7 +61,7 @@ async def test_a_resumed_session_gets_a_snapshot_and_the_open_request_again(
     assert welcome.resumed and welcome.session_id == old.welcome.session_id
     snapshot = await back.read_kind("table_snapshot")
     assert snapshot.table.table_id == table.id and snapshot.table.seat == dropped
-    assert [e.event.seq for e in snapshot.missed_events][0] == cursor + 1
+    assert snapshot.missed_events[0].event.seq == cursor + 1
     assert snapshot.observation.seat == dropped
     request = await back.read_kind("action_request")
     assert request.seat == dropped
