@@ -50,7 +50,7 @@ def play(name: str, seed: int, rng_seed: int, *, watch: bool = False) -> tuple[G
         legal = game.legal_actions()
         # Bid the minimum half the time so that hands are made as well as set.
         if legal.bids and rng.random() < 0.5:
-            action: Action = rng.choice([PASS, Bid(legal.bids[0])])
+            action: Action = PASS if rng.random() < 0.5 else Bid(legal.bids[0])
         else:
             action = legal.sample(rng)
         game.apply(action)
