@@ -5,12 +5,10 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TypeAlias
 
 from rookery.engine import Action, GameResult, LegalActions, Observation, Phase, Ruleset
-
-if TYPE_CHECKING:
-    from rookery.engine import Event
+from rookery.v1.events_pb2 import Event
 
 __all__ = ["ActionLike", "Bot", "Seat", "Table"]
 
@@ -116,7 +114,13 @@ class Bot:
         """Called once, when this instance is seated, before any event or request."""
 
     def on_event(self, event: Event) -> Awaitable[None] | None:
-        """Called for every event at the table, in order, as this seat may see it."""
+        """Called for every event at the table, in order, as this seat may see it.
+
+        ``event`` is the ``rookery.v1.Event`` message as sent: ``event.seq``,
+        ``event.hand_number`` and one ``kind`` (``event.WhichOneof("kind")``, e.g.
+        ``event.card_played.seat``). The observation handed to the hooks already holds
+        everything the events tell, so most bots need not override this.
+        """
 
     def on_table_finished(self, result: GameResult) -> Awaitable[None] | None:
         """Called once when the game ends, with its result."""

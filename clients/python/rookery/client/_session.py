@@ -421,7 +421,7 @@ class Session:
             return
         state.last_seq = event.seq
         if state.wants_events:
-            await self._call_hook(state, "on_event", state.bot.on_event, _event_from_proto(event))
+            await self._call_hook(state, "on_event", state.bot.on_event, event)
 
     async def _on_finished(self, finished: pb.TableFinished) -> None:
         state = self._tables.pop(finished.table_id, None)
@@ -582,8 +582,3 @@ class Session:
             await self._reply(state, open_request, open_request.sent)
         elif rejected.reason in _RETRY_WITH_FALLBACK:
             await self._send_fallback(state, open_request)
-
-
-def _event_from_proto(event: Any) -> Any:
-    converter = getattr(convert, "event_from_proto", None)
-    return converter(event) if converter is not None else event
