@@ -8,6 +8,7 @@ import (
 	"log"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -25,12 +26,16 @@ func RunMain(factory BotFactory, args []string) int {
 	server := fs.String("server", "", "the server host:port (env ROOKERY_SERVER, default "+DefaultServer+")")
 	name := fs.String("name", "", "the bot's name (env ROOKERY_BOT_NAME)")
 	token := fs.String("token", "", "the bot's token in token mode (env ROOKERY_TOKEN)")
-	version := fs.String("bot-version", "0.1.0", "the version sent in Hello")
-	maxTables := fs.Int("max-tables", 4, "tables to play at once per session")
-	sessions := fs.Int("sessions", 1, "sessions to open, e.g. 2 to sit at two seats of one table")
-	maxGames := fs.Int("max-games", 0, "exit after this many finished tables per session (0: run until stopped)")
+	version := fs.String("version", "0.1.0", "the bot's version, sent in Hello")
+	maxTables := fs.Int("max-tables", envInt("ROOKERY_MAX_TABLES", 1), "tables to play at once per session (env ROOKERY_MAX_TABLES)")
+	sessions := fs.Int("sessions", envInt("ROOKERY_SESSIONS", 1), "sessions to open, e.g. 2 to sit at two seats of one table (env ROOKERY_SESSIONS)")
+	maxGames := fs.Int("games", 0, "exit after this many finished tables per session (0: run until stopped)")
 	useTLS := fs.Bool("tls", false, "connect with TLS")
 	quiet := fs.Bool("quiet", false, "log errors only")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: %s [flags]\n\nConnects to a Rookery server and plays every table it is seated at.\n\nflags:\n", os.Args[0])
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -92,6 +97,14 @@ func RunMain(factory BotFactory, args []string) int {
 		return 1
 	}
 	return 0
+}
+
+// envInt reads a whole number from the environment, or returns fallback.
+func envInt(name string, fallback int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil {
+		return n
+	}
+	return fallback
 }
 
 // filterWriter passes every log line, or with quiet only the lines that report a problem.

@@ -1,7 +1,7 @@
 // Package samplebot is the kit's sample strategy: simple, legal and non-random. Replace
 // ChooseAction with your own logic (or write a new rookery.Bot).
 //
-//   - bid: the minimum legal bid while it is at most 30 + counted points in hand + 5 × the length
+//   - bid: the minimum legal bid while it is at most 10 + counted points in hand + 5 × the length
 //     of the longest suit; otherwise pass;
 //   - trump: the longest suit (ties: more points, then higher cards, then B, R, Y, G);
 //   - bury: the cheapest cards — non-trump before trump, no points before points, low before high;
@@ -27,7 +27,7 @@ func BidLimit(hand []*pb.Card) int32 {
 	for _, n := range rookery.CountBySuit(hand, pb.Suit_SUIT_UNSPECIFIED) {
 		longest = max(longest, n)
 	}
-	return int32(30 + rookery.PointsOf(hand) + 5*longest)
+	return int32(10 + rookery.PointsOf(hand) + 5*longest)
 }
 
 // ChooseBid bids the lowest legal amount if it is within BidLimit (or passing is not allowed).

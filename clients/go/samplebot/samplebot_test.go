@@ -21,7 +21,7 @@ func request(obs *pb.Observation, legal *pb.LegalActions) *pb.ActionRequest {
 func TestBidsTheMinimumWithAStrongHandAndPassesWithAWeakOne(t *testing.T) {
 	strong := cards("ROOK R14 R10 R5 R13 R12 R11 B14 B10 G5 Y1 Y2 Y3")
 	weak := cards("B2 B3 B4 R2 R3 R4 Y2 Y3 Y4 G2 G3 G4 G6")
-	if got := BidLimit(weak); got != 50 {
+	if got := BidLimit(weak); got != 30 {
 		t.Fatalf("weak limit %d", got)
 	}
 	legal := &pb.LegalActions{Phase: pb.Phase_PHASE_BIDDING, CanPass: true, Bids: []int32{70, 75, 80}}

@@ -13,10 +13,11 @@ options:
   --server HOST:PORT   the server (env ROOKERY_SERVER, default ${DEFAULT_SERVER})
   --name NAME          the bot's name (env ROOKERY_BOT_NAME)
   --token TOKEN        the bot's token in token mode (env ROOKERY_TOKEN)
-  --bot-version V      the version sent in Hello (default 0.1.0)
-  --max-tables N       tables to play at once per session (default 4)
-  --sessions N         sessions to open, e.g. 2 to sit at two seats of one table (default 1)
-  --max-games N        exit after N finished tables per session (default 0: run until stopped)
+  --version V          the bot's version, sent in Hello (default 0.1.0)
+  --max-tables N       tables to play at once per session (env ROOKERY_MAX_TABLES, default 1)
+  --sessions N         sessions to open, e.g. 2 to sit at two seats of one table
+                       (env ROOKERY_SESSIONS, default 1)
+  --games N            exit after N finished tables per session (default 0: run until stopped)
   --tls                connect with TLS
   --quiet              log errors only
   -h, --help           this help`;
@@ -25,7 +26,7 @@ function positiveInt(name: string, text: string | undefined, fallback: number): 
   if (text === undefined) return fallback;
   const n = Number(text);
   if (!Number.isInteger(n) || n < 0) {
-    throw new RookeryError(`--${name} must be a non-negative integer, got ${JSON.stringify(text)}`);
+    throw new RookeryError(`--${name} must be a non-negative integer (flag or environment), got ${JSON.stringify(text)}`);
   }
   return n;
 }
@@ -40,9 +41,9 @@ export async function runMain(factory: BotFactory, argv: string[] = process.argv
         server: { type: "string" },
         name: { type: "string" },
         token: { type: "string" },
-        "bot-version": { type: "string" },
+        version: { type: "string" },
         "max-tables": { type: "string" },
-        "max-games": { type: "string" },
+        games: { type: "string" },
         sessions: { type: "string" },
         tls: { type: "boolean" },
         quiet: { type: "boolean" },
@@ -60,16 +61,18 @@ export async function runMain(factory: BotFactory, argv: string[] = process.argv
   }
   try {
     const quiet = values.quiet ?? false;
-    const sessions = Math.max(1, positiveInt("sessions", values.sessions, 1));
+    const sessions = Math.max(1, positiveInt("sessions", values.sessions ?? process.env.ROOKERY_SESSIONS, 1));
+    const maxTables = Math.max(1, positiveInt("max-tables", values["max-tables"] ?? process.env.ROOKERY_MAX_TABLES, 1));
+    const games = positiveInt("games", values.games, 0);
     const clients: RookeryClient[] = [];
     for (let i = 0; i < sessions; i++) {
       const client = new RookeryClient(factory, {
         server: values.server,
         name: values.name,
         token: values.token,
-        version: values["bot-version"],
-        maxTables: positiveInt("max-tables", values["max-tables"], 4),
-        maxGames: positiveInt("max-games", values["max-games"], 0),
+        version: values.version,
+        maxTables,
+        maxGames: games,
         tls: values.tls,
         log: (line) => {
           if (!quiet || /rejected|failed|illegal|refused|cannot/.test(line)) {

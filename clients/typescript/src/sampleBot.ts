@@ -1,6 +1,6 @@
 // The sample bot: a simple, legal, non-random strategy. Replace `chooseAction` with your own logic.
 //
-//  - bid: the minimum legal bid while it is at most 30 + counted points in hand + 5 × the length
+//  - bid: the minimum legal bid while it is at most 10 + counted points in hand + 5 × the length
 //    of the longest suit; otherwise pass;
 //  - trump: the longest suit (ties: more points, then higher cards, then B, R, Y, G);
 //  - bury: the cheapest cards — non-trump before trump, no points before points, low before high;
@@ -25,10 +25,10 @@ import {
 } from "./cards";
 import { Bot } from "./client";
 
-/** The bid limit of a hand: 30 + counted points + 5 × longest suit length. */
+/** The bid limit of a hand: 10 + counted points + 5 × longest suit length. */
 export function bidLimit(hand: readonly Card[]): number {
   const longest = Math.max(...countBySuit(hand).values());
-  return 30 + pointsOf(hand) + 5 * longest;
+  return 10 + pointsOf(hand) + 5 * longest;
 }
 
 export function chooseBid(hand: readonly Card[], legal: LegalActions): Action {

@@ -32,7 +32,7 @@ function request(o: Observation, l: LegalActions): ActionRequest {
 test("bids the minimum with a strong hand and passes with a weak one", () => {
   const strong = parseCards("ROOK R14 R10 R5 R13 R12 R11 B14 B10 G5 Y1 Y2 Y3");
   const weak = parseCards("B2 B3 B4 R2 R3 R4 Y2 Y3 Y4 G2 G3 G4 G6");
-  assert.equal(bidLimit(weak), 30 + 0 + 5 * 4);
+  assert.equal(bidLimit(weak), 10 + 0 + 5 * 4);
   const l = legal({ phase: Phase.PHASE_BIDDING, canPass: true, bids: [70, 75, 80] });
   assert.deepEqual(chooseAction(request(obs({ hand: strong }), l)).kind, { $case: "bid", value: { amount: 70 } });
   assert.deepEqual(chooseAction(request(obs({ hand: weak }), l)).kind, { $case: "pass", value: {} });
