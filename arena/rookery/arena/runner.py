@@ -333,18 +333,28 @@ class TournamentRunner:
 
     async def _wait_launched(self, bot: BotSpec, seats: int) -> None:
         assert self.server is not None
-        try:
-            await self.server.wait_for_bot(
-                bot.name, sessions=seats, timeout=self.options.connect_timeout_s
-            )
-        except TimeoutError:
-            tail = self.launchers[bot.name].log_tail()
-            log_path = self.run_dir / "logs" / f"{bot.name}.log"
-            raise BotLaunchError(
-                f"bot {bot.name!r} did not open {seats} session(s) within "
-                f"{self.options.connect_timeout_s:g} s (command: {bot.command!r}); "
-                f"the end of {log_path}:\n{tail}"
-            ) from None
+        launcher = self.launchers[bot.name]
+        deadline = time.monotonic() + self.options.connect_timeout_s
+        while True:
+            try:
+                await self.server.wait_for_bot(bot.name, sessions=seats, timeout=0.25)
+                return
+            except TimeoutError:
+                pass
+            # A command that keeps exiting before it connects will never connect: fail fast.
+            gave_up = launcher.crashes >= 2 * launcher.plan.processes
+            if gave_up or time.monotonic() > deadline:
+                break
+        log_path = self.run_dir / "logs" / f"{bot.name}.log"
+        why = (
+            "kept exiting"
+            if gave_up
+            else f"did not connect within {self.options.connect_timeout_s:g} s"
+        )
+        raise BotLaunchError(
+            f"bot {bot.name!r} did not open {seats} session(s): it {why} "
+            f"(command: {bot.command!r}); the end of {log_path}:\n{launcher.log_tail()}"
+        )
 
     async def _wait_remote(self, bot: BotSpec, seats: int) -> None:
         assert self.server is not None

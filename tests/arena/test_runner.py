@@ -1,0 +1,142 @@
+"""Tournaments with real bot processes on an embedded server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from arena_testkit import rogue_bot, sdk_bot, short_config
+from rookery.arena.config import BotSpec, Format
+from rookery.arena.report import load_run, write_report
+from rookery.arena.runner import RunOptions, TournamentRunner
+from rookery.arena.sprt import SprtDecision, SprtParams
+from rookery.arena.storage import RunStore
+from rookery.wire.replay import read_replay
+
+FAST = RunOptions(connect_timeout_s=30.0, join_timeout_s=20.0, game_timeout_s=120.0)
+
+
+async def test_a_round_robin_of_launched_bots_produces_ratings(
+    tmp_path: Path, random_and_greedy: tuple[BotSpec, BotSpec]
+) -> None:
+    bots = (*random_and_greedy, rogue_bot("first", "first"))
+    result = await TournamentRunner(short_config(bots), tmp_path, options=FAST).run()
+    assert (result.played, result.recorded, result.total) == (6, 6, 6)
+    summary = load_run(tmp_path).summary
+    assert {s.name for s in summary.standings} == {"random", "greedy", "first"}
+    assert all(s.games == 4 for s in summary.standings)
+    assert abs(sum(s.elo for s in summary.standings)) < 1e-6
+    assert summary.standings[0].elo > summary.standings[-1].elo
+    assert all(s.elo_lower <= s.elo <= s.elo_upper for s in summary.standings)
+
+
+async def test_the_games_of_a_duplicate_pair_have_identical_deals_with_sides_swapped(
+    tmp_path: Path, random_and_greedy: tuple[BotSpec, BotSpec]
+) -> None:
+    await TournamentRunner(short_config(random_and_greedy), tmp_path, options=FAST).run()
+    with RunStore(tmp_path) as store:
+        first, second = store.games("test")
+    assert first.group == second.group and first.seed == second.seed
+    one, two = (read_replay(tmp_path / g.replay_path) for g in (first, second))
+    assert one.header.seed == two.header.seed
+    seats_one = [s.bot_name for s in one.header.seats]
+    seats_two = [s.bot_name for s in two.header.seats]
+    assert seats_one == ["random", "greedy", "random", "greedy"]
+    assert seats_two == ["greedy", "random", "greedy", "random"]
+    hands = min(len(one.hands), len(two.hands))
+    assert hands >= 1
+    for k in range(hands):
+        assert one.hands[k].deal == two.hands[k].deal
+
+
+async def test_a_report_is_written_with_every_file(
+    tmp_path: Path, random_and_greedy: tuple[BotSpec, BotSpec]
+) -> None:
+    await TournamentRunner(short_config(random_and_greedy), tmp_path, options=FAST).run()
+    paths = write_report(tmp_path)
+    assert sorted(p.name for p in paths) == [
+        "games.csv",
+        "report.html",
+        "report.json",
+        "standings.csv",
+    ]
+    page = (tmp_path / "report.html").read_text()
+    assert "<svg" in page and "greedy" in page
+    assert "http://" not in page.replace('xmlns="http://www.w3.org/2000/svg"', "")
+    assert "https://" not in page
+    assert len((tmp_path / "games.csv").read_text().splitlines()) == 3
+
+
+async def test_a_bot_that_crashes_is_restarted_and_the_tournament_finishes(
+    tmp_path: Path,
+) -> None:
+    bots = (sdk_bot("random", "RandomBot"), rogue_bot("crasher", "crash", CRASH_AFTER="25"))
+    config = short_config(bots, games=4)
+    result = await TournamentRunner(config, tmp_path, options=FAST).run()
+    assert result.recorded == 4
+    with RunStore(tmp_path) as store:
+        kinds = [kind for bot, kind, _, _ in store.incidents("test") if bot == "crasher"]
+        games = store.games("test")
+    assert "crash" in kinds and "restart" in kinds
+    assert any(g.termination == "FORFEIT_DISCONNECT" for g in games)
+    standing = {s.name: s for s in load_run(tmp_path).summary.standings}["crasher"]
+    assert standing.crashes >= 1
+
+
+async def test_a_bot_that_hangs_forfeits_and_the_tournament_finishes(tmp_path: Path) -> None:
+    bots = (sdk_bot("random", "RandomBot"), rogue_bot("sleeper", "hang"))
+    config = short_config(bots)
+    config = config.with_overrides(
+        time_control=config.time_control.__class__(action_ms=200, strike_limit=2, grace_ms=500)
+    )
+    result = await TournamentRunner(config, tmp_path, options=FAST).run()
+    assert result.recorded == 2
+    with RunStore(tmp_path) as store:
+        games = store.games("test")
+    assert all(g.termination == "FORFEIT_STRIKES" for g in games)
+    assert all(g.bot_stats["sleeper"].timeouts >= 2 for g in games)
+    standing = {s.name: s for s in load_run(tmp_path).summary.standings}["sleeper"]
+    assert standing.losses == 2 and standing.timeouts >= 4
+
+
+async def test_a_bot_that_replies_illegally_is_recorded_and_the_tournament_finishes(
+    tmp_path: Path,
+) -> None:
+    bots = (sdk_bot("random", "RandomBot"), rogue_bot("cheat", "illegal"))
+    config = short_config(bots)
+    config = config.with_overrides(
+        time_control=config.time_control.__class__(action_ms=200, strike_limit=2, grace_ms=500)
+    )
+    result = await TournamentRunner(config, tmp_path, options=FAST).run()
+    assert result.recorded == 2
+    standing = {s.name: s for s in load_run(tmp_path).summary.standings}["cheat"]
+    assert standing.illegal_replies >= 2
+    assert standing.losses == 2
+
+
+async def test_sprt_on_a_real_pair_of_bots_accepts_the_better_one(
+    tmp_path: Path, random_and_greedy: tuple[BotSpec, BotSpec]
+) -> None:
+    random_bot, greedy = random_and_greedy
+    config = short_config(
+        (greedy, random_bot),
+        format=Format.SPRT,
+        games=200,
+        concurrency=2,
+        sprt=SprtParams(elo0=0.0, elo1=100.0, alpha=0.05, beta=0.05),
+    )
+    result = await TournamentRunner(config, tmp_path, options=FAST).run()
+    assert result.sprt_decision is SprtDecision.H1
+    assert result.recorded < 200
+    data = load_run(tmp_path)
+    assert data.summary.sprt is not None
+    assert data.summary.sprt.decision is SprtDecision.H1
+    assert data.tournament.sprt_decision == "H1"
+
+
+async def test_a_finished_tournament_run_again_plays_nothing(
+    tmp_path: Path, random_and_greedy: tuple[BotSpec, BotSpec]
+) -> None:
+    config = short_config(random_and_greedy)
+    await TournamentRunner(config, tmp_path, options=FAST).run()
+    again = await TournamentRunner(config, tmp_path, options=FAST).run()
+    assert again.resumed and again.played == 0 and again.recorded == 2
