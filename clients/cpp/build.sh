@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Builds the C++ kit's sample bot into one runnable command: bin/rookery-cpp-bot.
+#   ./build.sh         build (does nothing, not even start CMake, when no input changed)
+#   ./build.sh test    also build and run the unit tests (GoogleTest through ctest); skipped, with
+#                      the saved log shown, when no input changed since they last passed
+# Inputs: CMakeLists.txt, include/, src/, tests/ and the contract in ../../proto.
+# Needs Debian's cmake, g++, libgrpc++-dev, libprotobuf-dev, protobuf-compiler,
+# protobuf-compiler-grpc and (for the tests) libgtest-dev. Parallel jobs: $JOBS (default 2).
+set -euo pipefail
+cd "$(dirname "$0")"
+KIT=$PWD
+PROTO_DIR=$(cd "${ROOKERY_PROTO_DIR:-$KIT/../../proto}" && pwd)
+BIN=$KIT/bin/rookery-cpp-bot
+JOBS=${JOBS:-2}
+
+inputs_hash() {
+  { find CMakeLists.txt include src tests -type f; find "$PROTO_DIR" -name '*.proto'; } \
+    | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -d' ' -f1
+}
+HASH=$(inputs_hash)
+
+configure() {
+  if [[ ! -f build/CMakeCache.txt ]]; then
+    cmake -S . -B build -DROOKERY_PROTO_DIR="$PROTO_DIR" > build.configure.log 2>&1 \
+      || { cat build.configure.log; exit 1; }
+  fi
+}
+
+if [[ ! -x $BIN || ! -f .build.stamp || $(cat .build.stamp) != "$HASH" ]]; then
+  configure
+  cmake --build build --target rookery-cpp-bot -j "$JOBS" -- --no-print-directory > build.log 2>&1 \
+    || { cat build.log; exit 1; }
+  mkdir -p bin
+  cp build/rookery-cpp-bot "$BIN.tmp" && mv "$BIN.tmp" "$BIN"
+  echo "$HASH" > .build.stamp
+fi
+
+if [[ ${1:-} == test ]]; then
+  if [[ -f .test.stamp && $(cat .test.stamp) == "$HASH" && -f .test.log ]]; then
+    cat .test.log
+  else
+    rm -f .test.stamp
+    configure
+    cmake --build build --target rookery_kit_tests -j "$JOBS" -- --no-print-directory > build.log 2>&1 \
+      || { cat build.log; exit 1; }
+    (cd build && ctest --output-on-failure) > .test.log 2>&1 || { cat .test.log; exit 1; }
+    cat .test.log
+    echo "$HASH" > .test.stamp
+  fi
+fi
+echo "$BIN"

@@ -1,0 +1,83 @@
+// The session runner: connect, hello, play many tables at once (one Bot per table), answer
+// requests, ping, reconnect with backoff and resume the session after a dropped stream.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "rookery/v1/bot_service.grpc.pb.h"
+#include "rookery/v1/bot_service.pb.h"
+
+namespace rookery {
+
+// A bot: one instance per table, made by the factory handed to Run. Only Act is required; the
+// calls for one table come in order, on the runner's thread.
+class Bot {
+ public:
+  virtual ~Bot() = default;
+  // The bot was seated at a table (also after a resume, for a table it did not know).
+  virtual void OnJoined(const v1::TableJoined& /*table*/) {}
+  // An event at the table, in order, without duplicates.
+  virtual void OnEvent(const v1::Event& /*event*/) {}
+  // The bot must act: choose one of request.legal_actions().
+  virtual v1::Action Act(const v1::ActionRequest& request) = 0;
+  // The table's game ended.
+  virtual void OnFinished(const v1::TableFinished& /*finished*/) {}
+};
+
+using BotFactory = std::function<std::unique_ptr<Bot>(const v1::TableJoined&)>;
+
+// How to connect and who the bot is: flags over the environment.
+struct Config {
+  std::string server = "127.0.0.1:50051";
+  std::string token;
+  std::string name;
+  std::string version = "0.1.0";
+  int max_tables = 8;
+  int games = 0;  // exit after this many finished games; 0: until stopped
+  std::chrono::milliseconds connect_timeout{10000};
+  std::chrono::milliseconds reconnect_timeout{60000};
+  bool verbose = false;
+  bool help = false;
+};
+
+extern const char* const kUsage;
+
+// Why a run stopped with an error; exit_code() maps each kind to the process exit code.
+class ClientError : public std::runtime_error {
+ public:
+  enum class Kind { kUsage = 2, kTokenRejected = 3, kUnreachable = 4, kRefused = 5 };
+  ClientError(Kind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
+  Kind kind() const { return kind_; }
+  int exit_code() const { return static_cast<int>(kind_); }
+
+ private:
+  Kind kind_;
+};
+
+// Reads the flags in argv (after the program name) over the environment (ROOKERY_SERVER,
+// ROOKERY_TOKEN, ROOKERY_BOT_NAME). Throws ClientError(kUsage) on bad arguments.
+Config ParseConfig(int argc, char** argv, const std::string& default_name);
+
+// What a run did.
+struct Stats {
+  int games = 0;       // tables whose game finished
+  int actions = 0;     // replies sent
+  int fallbacks = 0;   // replies where the bot's choice was illegal and the first legal was sent
+  int rejections = 0;  // ActionRejected messages received
+  int reconnects = 0;  // streams re-opened after a drop
+  int resumes = 0;     // reconnections the server accepted as resumes
+  std::string ToString() const;
+};
+
+// Plays until config.games games are finished (forever when 0). Throws ClientError when the token
+// or the session is refused, or when the server stays unreachable.
+Stats Run(const Config& config, const BotFactory& factory);
+
+}  // namespace rookery
