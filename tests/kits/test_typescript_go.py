@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import csv
 import os
 import signal
 import subprocess
@@ -25,6 +26,7 @@ from rookery.engine import Ruleset
 from rookery.server import RookeryServer, TableOutcome, TableSpec, TimeControl
 from rookery.server.testing import running_server
 from rookery.v1 import arena_service_pb2, arena_service_pb2_grpc, replay_pb2, results_pb2
+from rookery.wire.replay import read_replay
 
 REPO = Path(__file__).resolve().parents[2]
 ROOKERY = Path(sys.executable).with_name("rookery")
@@ -401,3 +403,37 @@ async def test_kit_bots_exit_after_their_games_with_the_games_flag(
     assert await ts.wait() == 0, ts.log()
     assert await go.wait() == 0, go.log()
     assert "done: 1 tables" in ts.log() and "done: 1 tables" in go.log()
+
+
+def test_arena_round_robin_rates_the_typescript_and_go_bots_beside_a_python_bot(
+    built_kits: dict[str, float], tmp_path: Path
+) -> None:
+    out = tmp_path / "run"
+    bots = {
+        "typescript-kit": str(KITS["typescript"][1]),
+        "go-kit": str(KITS["go"][1]),
+        "python-heuristic": f"{ROOKERY} bot run {PYTHON_BOT}",
+    }
+    argv = [str(ROOKERY), "arena", "run", "--name", "kits", "--preset", "standard"]
+    argv += ["--games", "2", "--concurrency", "2", "--seed", "5", "--out", str(out)]
+    for name, command in bots.items():
+        argv += ["--bot", f"{name}={command}"]
+
+    process = subprocess.run(
+        argv, capture_output=True, text=True, timeout=240, check=False, cwd=tmp_path
+    )
+
+    output = process.stdout + process.stderr
+    assert process.returncode == 0, output
+    with (out / "games.csv").open(newline="") as handle:
+        games = list(csv.DictReader(handle))
+    assert len(games) == 6, output  # 3 pairings x 2 games
+    assert {game["termination"] for game in games} <= {"TARGET_REACHED", "MAX_HANDS"}, games
+    for name in ("typescript-kit", "go-kit"):
+        assert sum(name in game["seats"].split() for game in games) == 4, games
+    rejected = [
+        (game["game_id"], refused)
+        for game in games
+        if (refused := refused_actions(read_replay(out / game["replay"])))
+    ]
+    assert rejected == []
