@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from rookery.cli.main import main
 from rookery.engine import PRESETS
 
 #: ``rookery(*args)`` runs the console script and returns the finished process.
@@ -63,3 +67,32 @@ def selfplay_dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         assert process.returncode == 0, f"selfplay {name} failed: {err}"
         assert f"2 games of {name}" in out
     return {name: root / name for name in PRESETS}
+
+
+@dataclass(frozen=True)
+class CliRun:
+    """The exit code and output of one in-process ``rookery`` command."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+#: ``cli(*args)`` runs ``rookery ARGS...`` in this process (``rookery.cli.main.main``).
+Cli = Callable[..., CliRun]
+
+
+def _run_in_process(*args: str | Path) -> CliRun:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main([str(arg) for arg in args])
+        except SystemExit as exit_:  # argparse's --help and usage errors
+            code = exit_.code if isinstance(exit_.code, int) else 1
+    return CliRun(code, out.getvalue(), err.getvalue())
+
+
+@pytest.fixture(scope="session")
+def cli() -> Cli:
+    """Run a ``rookery`` command in-process: as the script does, without a process start."""
+    return _run_in_process

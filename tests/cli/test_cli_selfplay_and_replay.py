@@ -7,6 +7,7 @@ import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from google.protobuf import json_format
@@ -243,9 +244,11 @@ def test_plain_json_lines_files_verify(rookery: Rookery, tmp_path: Path, replay_
     assert rookery("replay", "verify", path).returncode == 0
 
 
-@pytest.mark.parametrize("command", ["selfplay", "replay", "replay verify", "replay show"])
-def test_help_has_examples(rookery: Rookery, command: str) -> None:
-    process = rookery(*command.split(), "--help")
+@pytest.mark.parametrize(
+    "command", ["selfplay", "replay", "replay verify", "replay show", "replay export"]
+)
+def test_help_has_examples(cli: Callable[..., Any], command: str) -> None:
+    process = cli(*command.split(), "--help")
     assert process.returncode == 0
     assert "example" in process.stdout
 
