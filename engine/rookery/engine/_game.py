@@ -46,7 +46,7 @@ from ._events import (
     TrickWon,
     TrumpNamed,
 )
-from ._legal import LegalActions, _PlayActions
+from ._legal import LegalActions, _BiddingActions, _PlayActions
 from ._observation import NO_TRICK, Observation, Trick
 from ._results import GameResult, HandResult, Termination
 from ._ruleset import AllPass, BothOver, FirstLead, Partnership, Ruleset
@@ -88,7 +88,7 @@ _PLAY = Phase.PLAY
 _GAME_OVER = Phase.GAME_OVER
 
 
-_new_play_actions = object.__new__
+_new_object = object.__new__
 
 
 def _check_deal(rules: Ruleset, deal: Deal) -> None:
@@ -442,15 +442,16 @@ class Game:
                 follow = hand & self._follow
                 if follow:
                     hand = follow | hand & ROOK_MASK if self._rook_free else follow
-            legal = _new_play_actions(_PlayActions)
+            legal = _new_object(_PlayActions)
             legal._player = seat
             legal._mask = hand
             return legal
         rules = self._rules
         if phase is _BIDDING:
-            low = rules.min_bid if self._high_bid == 0 else self._high_bid + rules.bid_step
-            bids = tuple(range(low, rules.effective_max_bid + 1, rules.bid_step))
-            return LegalActions(phase, self._current, can_pass=True, bids=bids)
+            bidding = _new_object(_BiddingActions)
+            bidding._player = self._current
+            bidding._bids = rules.bids_above(self._high_bid)
+            return bidding
         if phase is _NAME_TRUMP:
             return LegalActions(phase, self._current)
         if phase is _BURY:
@@ -624,6 +625,9 @@ class Game:
             self._current = seat
 
     def _all_passed(self) -> None:
+        """Every player passed: REDEAL deals hand ``hand_number + 1`` with the same dealer (the
+        void hand is recorded with ``redeal=True`` and counts toward ``max_hands``);
+        DEALER_FORCED makes the dealer the bidder at ``min_bid``."""
         rules = self._rules
         if rules.all_pass is AllPass.DEALER_FORCED:
             self._win_auction(self._dealer, rules.min_bid, forced=True)
@@ -745,6 +749,7 @@ class Game:
     # Play
 
     def _start_play(self) -> None:
+        """The first trick: the bidder leads, or the seat left of the bidder (whoever passed)."""
         bidder = self._bidder
         if self._rules.first_lead is FirstLead.LEFT_OF_BIDDER:
             self._current = (bidder + 1) % self._rules.players
@@ -819,6 +824,12 @@ class Game:
         self._check_game_end(bidding_sides)
 
     def _check_game_end(self, bidding_sides: set[int]) -> None:
+        """RULES.md §8 after a scored hand.
+
+        Under ``BIDDER_WINS`` the candidates are the over-target sides that took part in the bid
+        (with per-player sides: the bidder's and the partner's), else every over-target side; the
+        highest candidate wins and an exact tie plays another hand. ``max_hands`` adjudicates.
+        """
         rules = self._rules
         scores = self._scores
         over = [side for side in range(rules.num_sides) if scores[side] >= rules.target]
@@ -837,6 +848,7 @@ class Game:
             self._next_hand(rotate=True)
 
     def _adjudicate(self) -> None:
+        """``max_hands`` reached: the highest score wins; a tie at the top is a draw."""
         best = max(self._scores)
         top = tuple(side for side, score in enumerate(self._scores) if score == best)
         self._finish(top if len(top) == 1 else (), Termination.MAX_HANDS)

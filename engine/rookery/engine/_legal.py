@@ -337,3 +337,25 @@ class _PlayActions(LegalActions):
             and 0 <= action.card < 58
             and bool(self._mask >> action.card & 1)
         )
+
+
+class _BiddingActions(LegalActions):
+    """``LegalActions`` of the auction: pass, then every bid amount ascending."""
+
+    __slots__ = ()
+
+    _phase = _BIDDING
+    _mask = 0
+    _count = 1
+
+    def __len__(self) -> int:
+        return len(self._bids) + 1
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if type(index) is int and 0 <= index <= len(self._bids):
+            return bid_action(self._bids[index - 1]) if index else PASS
+        return LegalActions.__getitem__(self, index)
+
+    def sample(self, rng: random.Random) -> Action:
+        index = int(rng.random() * (len(self._bids) + 1))
+        return bid_action(self._bids[index - 1]) if index else PASS

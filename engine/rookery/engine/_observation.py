@@ -96,9 +96,7 @@ class Observation:
         if seat < 0 or seat != self.current_player or phase is Phase.GAME_OVER:
             return LegalActions(Phase.GAME_OVER, -1)
         if phase is Phase.BIDDING:
-            low = rules.min_bid if self.high_bid == 0 else self.high_bid + rules.bid_step
-            bids = tuple(range(low, rules.effective_max_bid + 1, rules.bid_step))
-            return LegalActions(phase, seat, can_pass=True, bids=bids)
+            return LegalActions(phase, seat, can_pass=True, bids=rules.bids_above(self.high_bid))
         if phase is Phase.NAME_TRUMP:
             return LegalActions(phase, seat)
         if phase is Phase.BURY:

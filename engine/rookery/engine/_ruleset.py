@@ -205,12 +205,25 @@ class Ruleset:
         """The deck's point total (120 for ``standard``, 140 with two Rook cards)."""
         return mask_points(self.deck_mask)
 
-    @property
+    @cached_property
     def effective_max_bid(self) -> int:
         """``max_bid``, or when it is ``None`` the deck's total rounded down to ``bid_step``."""
         if self.max_bid is not None:
             return self.max_bid
         return self.deck_points - self.deck_points % self.bid_step
+
+    def bids_above(self, high_bid: int) -> tuple[int, ...]:
+        """Every legal bid amount over ``high_bid`` (0: no bid yet), ascending."""
+        cache = self._bid_cache
+        bids = cache.get(high_bid)
+        if bids is None:
+            low = self.min_bid if high_bid == 0 else high_bid + self.bid_step
+            bids = cache[high_bid] = tuple(range(low, self.effective_max_bid + 1, self.bid_step))
+        return bids
+
+    @cached_property
+    def _bid_cache(self) -> dict[int, tuple[int, ...]]:
+        return {}
 
     @property
     def hand_size(self) -> int:
