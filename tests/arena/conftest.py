@@ -1,10 +1,69 @@
-"""Fixtures of the arena tests."""
+"""Fixtures of the arena tests: small bots launched as real processes, short games."""
 
 from __future__ import annotations
 
+import shlex
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
 import pytest
-from arena_testkit import sdk_bot
-from rookery.arena.config import BotSpec
+from rookery.arena.config import BotSpec, TimeControlSpec, TournamentConfig
+from rookery.engine import Ruleset
+
+HERE = Path(__file__).parent
+PYTHON = shlex.quote(sys.executable)
+
+#: Short games: the first side to 100 points wins.
+SHORT = Ruleset.preset("standard").replace(target=100)
+
+
+def sdk_bot(name: str, cls: str) -> BotSpec:
+    """A bot of ``sdk_bots.py`` run by ``rookery bot run``."""
+    path = shlex.quote(str(HERE / "sdk_bots.py"))
+    return BotSpec(name, f"{PYTHON} -m rookery.cli.main bot run {path}:{cls}")
+
+
+def rogue_bot(name: str, mode: str, **env: str) -> BotSpec:
+    """A raw-protocol bot of ``rogue_bot.py`` that misbehaves in ``mode``."""
+    return BotSpec(name, f"{PYTHON} {shlex.quote(str(HERE / 'rogue_bot.py'))} {mode}", env=env)
+
+
+def short_config(bots: tuple[BotSpec, ...], **changes: object) -> TournamentConfig:
+    """A tournament of short games with a brisk clock."""
+    values: dict[str, object] = {
+        "name": "test",
+        "ruleset": SHORT,
+        "bots": bots,
+        "games": 2,
+        "concurrency": 2,
+        "time_control": TimeControlSpec(action_ms=1000, strike_limit=3, grace_ms=500),
+        "bootstrap": 50,
+    }
+    values.update(changes)
+    return TournamentConfig(**values)  # type: ignore[arg-type]
+
+
+BotFactory = Callable[..., BotSpec]
+ConfigFactory = Callable[..., TournamentConfig]
+
+
+@pytest.fixture
+def make_sdk_bot() -> BotFactory:
+    """Make a bot of ``sdk_bots.py``: ``make_sdk_bot(name, class_name)``."""
+    return sdk_bot
+
+
+@pytest.fixture
+def make_rogue_bot() -> BotFactory:
+    """Make a misbehaving bot: ``make_rogue_bot(name, mode, **env)``."""
+    return rogue_bot
+
+
+@pytest.fixture
+def make_config() -> ConfigFactory:
+    """Make a tournament of short games: ``make_config(bots, **changes)``."""
+    return short_config
 
 
 @pytest.fixture

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shlex
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from arena_testkit import HERE, PYTHON
 from rookery.arena.storage import RunStore
+
+HERE = Path(__file__).parent
+PYTHON = shlex.quote(sys.executable)
 
 
 def arena_command(out: Path, *extra: str) -> list[str]:

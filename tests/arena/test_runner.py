@@ -2,24 +2,30 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
-from arena_testkit import rogue_bot, sdk_bot, short_config
-from rookery.arena.config import BotSpec, Format
+from rookery.arena.config import BotSpec, Format, TournamentConfig
 from rookery.arena.report import load_run, write_report
 from rookery.arena.runner import RunOptions, TournamentRunner
 from rookery.arena.sprt import SprtDecision, SprtParams
 from rookery.arena.storage import RunStore
 from rookery.wire.replay import read_replay
 
+BotFactory = Callable[..., BotSpec]
+ConfigFactory = Callable[..., TournamentConfig]
+
 FAST = RunOptions(connect_timeout_s=30.0, join_timeout_s=20.0, game_timeout_s=120.0)
 
 
 async def test_a_round_robin_of_launched_bots_produces_ratings(
-    tmp_path: Path, random_and_greedy: tuple[BotSpec, BotSpec]
+    tmp_path: Path,
+    random_and_greedy: tuple[BotSpec, BotSpec],
+    make_config: ConfigFactory,
+    make_rogue_bot: BotFactory,
 ) -> None:
-    bots = (*random_and_greedy, rogue_bot("first", "first"))
-    result = await TournamentRunner(short_config(bots), tmp_path, options=FAST).run()
+    bots = (*random_and_greedy, make_rogue_bot("first", "first"))
+    result = await TournamentRunner(make_config(bots), tmp_path, options=FAST).run()
     assert (result.played, result.recorded, result.total) == (6, 6, 6)
     summary = load_run(tmp_path).summary
     assert {s.name for s in summary.standings} == {"random", "greedy", "first"}
@@ -30,9 +36,11 @@ async def test_a_round_robin_of_launched_bots_produces_ratings(
 
 
 async def test_the_games_of_a_duplicate_pair_have_identical_deals_with_sides_swapped(
-    tmp_path: Path, random_and_greedy: tuple[BotSpec, BotSpec]
+    tmp_path: Path,
+    random_and_greedy: tuple[BotSpec, BotSpec],
+    make_config: ConfigFactory,
 ) -> None:
-    await TournamentRunner(short_config(random_and_greedy), tmp_path, options=FAST).run()
+    await TournamentRunner(make_config(random_and_greedy), tmp_path, options=FAST).run()
     with RunStore(tmp_path) as store:
         first, second = store.games("test")
     assert first.group == second.group and first.seed == second.seed
@@ -49,9 +57,11 @@ async def test_the_games_of_a_duplicate_pair_have_identical_deals_with_sides_swa
 
 
 async def test_a_report_is_written_with_every_file(
-    tmp_path: Path, random_and_greedy: tuple[BotSpec, BotSpec]
+    tmp_path: Path,
+    random_and_greedy: tuple[BotSpec, BotSpec],
+    make_config: ConfigFactory,
 ) -> None:
-    await TournamentRunner(short_config(random_and_greedy), tmp_path, options=FAST).run()
+    await TournamentRunner(make_config(random_and_greedy), tmp_path, options=FAST).run()
     paths = write_report(tmp_path)
     assert sorted(p.name for p in paths) == [
         "games.csv",
@@ -68,9 +78,15 @@ async def test_a_report_is_written_with_every_file(
 
 async def test_a_bot_that_crashes_is_restarted_and_the_tournament_finishes(
     tmp_path: Path,
+    make_config: ConfigFactory,
+    make_sdk_bot: BotFactory,
+    make_rogue_bot: BotFactory,
 ) -> None:
-    bots = (sdk_bot("random", "RandomBot"), rogue_bot("crasher", "crash", CRASH_AFTER="25"))
-    config = short_config(bots, games=4)
+    bots = (
+        make_sdk_bot("random", "RandomBot"),
+        make_rogue_bot("crasher", "crash", CRASH_AFTER="25"),
+    )
+    config = make_config(bots, games=4)
     result = await TournamentRunner(config, tmp_path, options=FAST).run()
     assert result.recorded == 4
     with RunStore(tmp_path) as store:
@@ -82,9 +98,14 @@ async def test_a_bot_that_crashes_is_restarted_and_the_tournament_finishes(
     assert standing.crashes >= 1
 
 
-async def test_a_bot_that_hangs_forfeits_and_the_tournament_finishes(tmp_path: Path) -> None:
-    bots = (sdk_bot("random", "RandomBot"), rogue_bot("sleeper", "hang"))
-    config = short_config(bots)
+async def test_a_bot_that_hangs_forfeits_and_the_tournament_finishes(
+    tmp_path: Path,
+    make_config: ConfigFactory,
+    make_sdk_bot: BotFactory,
+    make_rogue_bot: BotFactory,
+) -> None:
+    bots = (make_sdk_bot("random", "RandomBot"), make_rogue_bot("sleeper", "hang"))
+    config = make_config(bots)
     config = config.with_overrides(
         time_control=config.time_control.__class__(action_ms=200, strike_limit=2, grace_ms=500)
     )
@@ -100,9 +121,12 @@ async def test_a_bot_that_hangs_forfeits_and_the_tournament_finishes(tmp_path: P
 
 async def test_a_bot_that_replies_illegally_is_recorded_and_the_tournament_finishes(
     tmp_path: Path,
+    make_config: ConfigFactory,
+    make_sdk_bot: BotFactory,
+    make_rogue_bot: BotFactory,
 ) -> None:
-    bots = (sdk_bot("random", "RandomBot"), rogue_bot("cheat", "illegal"))
-    config = short_config(bots)
+    bots = (make_sdk_bot("random", "RandomBot"), make_rogue_bot("cheat", "illegal"))
+    config = make_config(bots)
     config = config.with_overrides(
         time_control=config.time_control.__class__(action_ms=200, strike_limit=2, grace_ms=500)
     )
@@ -114,10 +138,12 @@ async def test_a_bot_that_replies_illegally_is_recorded_and_the_tournament_finis
 
 
 async def test_sprt_on_a_real_pair_of_bots_accepts_the_better_one(
-    tmp_path: Path, random_and_greedy: tuple[BotSpec, BotSpec]
+    tmp_path: Path,
+    random_and_greedy: tuple[BotSpec, BotSpec],
+    make_config: ConfigFactory,
 ) -> None:
     random_bot, greedy = random_and_greedy
-    config = short_config(
+    config = make_config(
         (greedy, random_bot),
         format=Format.SPRT,
         games=200,
@@ -134,9 +160,11 @@ async def test_sprt_on_a_real_pair_of_bots_accepts_the_better_one(
 
 
 async def test_a_finished_tournament_run_again_plays_nothing(
-    tmp_path: Path, random_and_greedy: tuple[BotSpec, BotSpec]
+    tmp_path: Path,
+    random_and_greedy: tuple[BotSpec, BotSpec],
+    make_config: ConfigFactory,
 ) -> None:
-    config = short_config(random_and_greedy)
+    config = make_config(random_and_greedy)
     await TournamentRunner(config, tmp_path, options=FAST).run()
     again = await TournamentRunner(config, tmp_path, options=FAST).run()
     assert again.resumed and again.played == 0 and again.recorded == 2
