@@ -82,30 +82,36 @@ def _fmt_elo(value: float) -> str:
     return f"{value:+.0f}"
 
 
+_CAPTION = (
+    "Elo: Bradley-Terry, field mean 0, ± 95 %; LOS: P(stronger than the next); G/W/L/D: games; "
+    "pts: point difference; ms: mean think time; late: timeouts"
+)
+
+
 def standings_table(summary: Summary, title: str = "Standings") -> Table:
     """The standings as a rich table."""
-    table = Table(title=title, title_justify="left")
+    table = Table(title=title, title_justify="left", caption=_CAPTION, caption_justify="left")
     for column, justify in (
         ("#", "right"),
         ("bot", "left"),
         ("Elo", "right"),
-        ("±95%", "right"),
+        ("±", "right"),
         ("LOS", "right"),
-        ("games", "right"),
+        ("G", "right"),
         ("W", "right"),
         ("L", "right"),
         ("D", "right"),
-        ("pts diff", "right"),
-        ("think ms", "right"),
-        ("timeouts", "right"),
-        ("crashes", "right"),
+        ("pts", "right"),
+        ("ms", "right"),
+        ("late", "right"),
+        ("crash", "right"),
         ("illegal", "right"),
     ):
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
     for rank, s in enumerate(summary.standings, 1):
         table.add_row(
             str(rank),
-            s.name + (f" {s.version}" if s.version else ""),
+            s.name,
             _fmt_elo(s.elo),
             f"{s.elo_error:.0f}",
             "" if s.los_next is None else f"{100 * s.los_next:.0f}%",

@@ -187,7 +187,7 @@ def run_tournament(config: Any, out: Path, options: Any, *, write_files: bool = 
     from rookery.server import configure_logging
 
     configure_logging("error", json=False, stream=sys.stderr)
-    console = Console()
+    console = Console(width=None if sys.stdout.isatty() else 140)
     runner_box: list[TournamentRunner] = []
 
     async def main() -> Any:
@@ -258,7 +258,7 @@ def _report(args: argparse.Namespace) -> int:
     except ArenaError as error:
         print(f"rookery arena report: {error}", file=sys.stderr)
         return EXIT_ERROR
-    console = Console()
+    console = Console(width=None if sys.stdout.isatty() else 140)
     if not args.quiet:
         from rookery.arena.report import standings_table
 

@@ -54,8 +54,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ),
     )
     demo.add_argument("--out", help="the run directory (default: runs/demo-<timestamp>)")
-    demo.add_argument("--games", type=int, default=8, help="games per pairing (default 8)")
-    demo.add_argument("--target", type=int, default=200, help="target score (default 200)")
+    demo.add_argument("--games", type=int, default=6, help="games per pairing (default 6)")
+    demo.add_argument("--target", type=int, default=150, help="target score (default 150)")
     demo.add_argument("--concurrency", type=int, default=None, help="games at once")
     demo.add_argument("--seed", type=int, default=1, help="the schedule's seed")
     demo.set_defaults(func=_demo)
