@@ -388,12 +388,51 @@ class Game:
 
     def clone(self) -> Game:
         """An independent copy (a search game stays a search game: events stay off)."""
-        other = object.__new__(Game)
-        for name in Game.__slots__:
-            value = getattr(self, name)
-            if type(value) is list:
-                value = list(value)
-            object.__setattr__(other, name, value)
+        other = _new_object(Game)
+        other._aborted = self._aborted
+        other._actions = self._actions[:]
+        other._auction = self._auction[:]
+        other._bid = self._bid
+        other._bidder = self._bidder
+        other._buried = self._buried
+        other._called = self._called
+        other._current = self._current
+        other._deal = self._deal
+        other._dealer = self._dealer
+        other._deck_mask = self._deck_mask
+        other._events = self._events[:]
+        other._events_on = self._events_on
+        other._follow = self._follow
+        other._forced = self._forced
+        other._forfeit = self._forfeit
+        other._hand_number = self._hand_number
+        other._hand_results = self._hand_results[:]
+        other._hand_size = self._hand_size
+        other._hands = self._hands[:]
+        other._high_bid = self._high_bid
+        other._high_bidder = self._high_bidder
+        other._keys = self._keys
+        other._lead = self._lead
+        other._log = self._log[:]
+        other._nest = self._nest
+        other._partner = self._partner
+        other._partner_shown = self._partner_shown
+        other._passed = self._passed
+        other._phase = self._phase
+        other._players = self._players
+        other._result = self._result
+        other._rook_free = self._rook_free
+        other._rules = self._rules
+        other._scores = self._scores[:]
+        other._seed = self._seed
+        other._trick = self._trick[:]
+        other._trick_mask = self._trick_mask
+        other._tricks = self._tricks[:]
+        other._trump = self._trump
+        other._trump_mask = self._trump_mask
+        other._win_key = self._win_key
+        other._win_seat = self._win_seat
+        other._won = self._won[:]
         return other
 
     # Hand set-up ----------------------------------------------------------------------------

@@ -257,8 +257,18 @@ class LegalActions(Sequence[Action]):
     def sample(self, rng: random.Random) -> Action:
         """One legal action drawn uniformly with ``rng``; ``IndexError`` when there is none.
 
-        The index is ``int(rng.random() * len(self))``: one call to the generator per draw.
+        One index ``int(rng.random() * len(self))``; a bury draws its cards one at a time
+        without replacement instead (uniform over the combinations too, without counting them).
         """
+        phase = self._phase
+        if phase is _NAME_TRUMP:
+            return TRUMP[int(rng.random() * 4)]
+        if phase is _BURY and self._count <= self._mask.bit_count():
+            cards = cards_of(self._mask)
+            buried = 0
+            for _ in range(self._count):
+                buried |= 1 << cards.pop(int(rng.random() * len(cards)))
+            return Bury(buried)
         size = len(self)
         if not size:
             raise IndexError("no legal action to sample")
