@@ -36,7 +36,7 @@ class ServerUnreachableError(ClientError):
         self.detail = detail
         message = f"cannot reach the Rookery server at {address}"
         if waited_s:
-            message += f" (tried for {waited_s:.0f} s)"
+            message += f" (tried for {waited_s:.1f} s)"
         if detail:
             message += f": {detail}"
         super().__init__(message)

@@ -7,7 +7,7 @@ import contextlib
 import inspect
 import random
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +17,7 @@ from rookery.engine import Action, LegalActions, Observation, Phase, parse_actio
 from rookery.v1 import bot_service_pb2 as pb
 from rookery.v1 import bot_service_pb2_grpc
 from rookery.wire import convert
+from rookery.wire.errors import WireError
 
 from ._bot import PHASE_HOOKS, Bot, Seat, Table
 from ._errors import (
@@ -139,8 +140,9 @@ def _table_from_proto(joined: pb.TableJoined) -> Table:
     )
 
 
-async def _maybe_await(value: Any) -> Any:
-    return await value if inspect.isawaitable(value) else value
+def _bind(table: Table) -> Mapping[str, Any]:
+    """Bind the table and seat for structlog while a hook runs; the tokens to reset them."""
+    return structlog.contextvars.bind_contextvars(table_id=table.table_id, seat=table.seat)
 
 
 class Session:
@@ -220,7 +222,9 @@ class Session:
             delay *= random.uniform(0.5, 1.0)
             attempt += 1
             self._log.warning(
-                "stream lost; reconnecting", detail=detail, retry_in_s=round(delay, 3)
+                "stream lost; reconnecting" if ever_connected else "cannot connect yet; retrying",
+                detail=detail,
+                retry_in_s=round(delay, 3),
             )
             self._stats.reconnects += 1 if ever_connected else 0
             with contextlib.suppress(TimeoutError):
@@ -421,7 +425,13 @@ class Session:
             return
         state.last_seq = event.seq
         if state.wants_events:
-            await self._call_hook(state, "on_event", state.bot.on_event, event)
+            # The hot path: events outnumber requests several times, so no context binding here.
+            try:
+                result = state.bot.on_event(event)
+                if result is not None:
+                    await result
+            except Exception:
+                state.log.exception("on_event raised", seq=event.seq)
 
     async def _on_finished(self, finished: pb.TableFinished) -> None:
         state = self._tables.pop(finished.table_id, None)
@@ -447,13 +457,15 @@ class Session:
 
     async def _call_hook(self, state: _TableState, name: str, hook: Any, *args: Any) -> None:
         """Run a lifecycle hook; an exception is logged, never raised."""
+        tokens = _bind(state.table)
         try:
-            with structlog.contextvars.bound_contextvars(
-                table_id=state.table.table_id, seat=state.table.seat
-            ):
-                await _maybe_await(hook(*args))
+            result = hook(*args)
+            if inspect.isawaitable(result):
+                await result
         except Exception:
             state.log.exception(f"{name} raised")
+        finally:
+            structlog.contextvars.reset_contextvars(**tokens)
 
     # Acting ----------------------------------------------------------------------------------
 
@@ -463,24 +475,28 @@ class Session:
             self._log.warning("request for an unknown table", table_id=request.table_id)
             return
         deadline = time.monotonic() + request.deadline_ms / 1000
-        observation = convert.observation_from_proto(request.observation)
-        legal = convert.legal_actions_from_proto(request.legal_actions)
+        try:
+            observation = convert.observation_from_proto(request.observation)
+            legal = convert.legal_actions_from_proto(request.legal_actions)
+        except WireError:
+            state.log.exception("unreadable action request; the server's clock will run out")
+            return
         open_request = _OpenRequest(request.request_id, observation, legal)
         state.request = open_request
         bot = state.bot
         bot.deadline = deadline
         hook = state.hooks.get(observation.phase, bot.act)
+        tokens = _bind(state.table)
         try:
-            with structlog.contextvars.bound_contextvars(
-                table_id=state.table.table_id, seat=state.table.seat
-            ):
-                chosen = hook(observation)
+            chosen = hook(observation)
         except Exception:
             state.log.exception(
                 "the bot raised; sending a fallback action", phase=observation.phase.name
             )
             await self._send_fallback(state, open_request)
             return
+        finally:
+            structlog.contextvars.reset_contextvars(**tokens)
         if inspect.isawaitable(chosen):
             task = asyncio.create_task(self._finish_async(state, open_request, chosen, deadline))
             self._tasks.add(task)
@@ -496,11 +512,9 @@ class Session:
         deadline: float,
     ) -> None:
         budget = max(0.0, deadline - time.monotonic() - _DEADLINE_MARGIN_S)
+        _bind(state.table)  # this task's own context: no need to reset
         try:
-            with structlog.contextvars.bound_contextvars(
-                table_id=state.table.table_id, seat=state.table.seat
-            ):
-                action = await asyncio.wait_for(chosen, budget)
+            action = await asyncio.wait_for(chosen, budget)
         except TimeoutError:
             state.log.warning("the bot ran out of time; sending a fallback action", budget_s=budget)
             await self._send_fallback(state, open_request)

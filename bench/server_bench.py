@@ -1,0 +1,413 @@
+"""Server benchmark: Rookery's bot path beside a bare grpc.aio echo, and memory per table.
+
+Run alone with ``.venv/bin/python bench/server_bench.py``; prints ``name value unit`` lines:
+
+(a) actions/s through the server with 64 concurrent tables, the bots (the SDK, a fast
+    deterministic bot, 4 sessions of one bot name) in a separate process;
+(b) a bare grpc.aio bidirectional echo at 64 streams in the same layout (server here, clients in
+    a separate process over 4 connections, a ~1 KiB request echoed), and the ratio (a)/(b);
+(c) the move round trip p50/p99 (a bot's reply sent → the event of its own move received) beside
+    the echo's round trip;
+(d) server memory per table with 2,000 tables open (RSS delta / 2,000, games in progress).
+
+Throughputs are the median of several measurement windows after a warm-up. Every part is bounded
+in time. The same script is the child process (``--role bots|echo-clients``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import grpc
+
+HERE = Path(__file__).resolve()
+
+TABLES = 64
+"""Concurrent tables (and echo streams) for the throughput and latency parts."""
+MEMORY_TABLES = 2000
+"""Tables open at once for the memory part."""
+SESSIONS = 4
+"""Bot sessions (and echo connections): one per seat of a 4-player table."""
+WARMUP_S = 2.0
+"""Seconds of load before measuring."""
+WINDOWS = 5
+"""Measurement windows; the throughput reported is their median."""
+WINDOW_S = 2.0
+"""Seconds per measurement window."""
+ECHO_PAYLOAD = b"r" * 1024
+"""The echo request: about the size of an ActionRequest with its observation."""
+ECHO_SERVICE = "rookery.bench.Echo"
+CHILD_TIMEOUT_S = 60.0
+"""The most a child process may take before the benchmark gives up on it."""
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One load run: per-window rates, round-trip percentiles (s), and CPU spent per operation.
+
+    CPU per operation does not depend on what else the machine runs, unlike rates and latencies.
+    """
+
+    rates: list[float]
+    p50: float
+    p99: float
+    operations: int
+    client_cpu_s: float
+    server_cpu_s: float = 0.0
+
+    @property
+    def rate(self) -> float:
+        """The median window's rate."""
+        return statistics.median(self.rates)
+
+    @property
+    def client_cpu_us(self) -> float:
+        return self.client_cpu_s / max(1, self.operations) * 1e6
+
+    @property
+    def server_cpu_us(self) -> float:
+        return self.server_cpu_s / max(1, self.operations) * 1e6
+
+
+def emit(name: str, value: float, unit: str) -> None:
+    """One result line: ``name value unit``."""
+    print(f"{name} {value:.6g} {unit}", flush=True)
+
+
+def rss_bytes() -> int:
+    """This process's resident set size now."""
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def percentile(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    if not ordered:
+        return float("nan")
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+# Measuring inside a child ----------------------------------------------------------------------
+
+
+async def measure(
+    counter: Callable[[], int],
+    samples: list[float],
+    stop: asyncio.Event,
+    measuring: asyncio.Event,
+) -> None:
+    """Warm up, then count ``counter`` over ``WINDOWS`` windows; report; set ``stop``.
+
+    ``measuring`` is set from the end of the warm-up on (round trips are sampled only then). The
+    child prints ``measuring`` when it starts and its report when it ends, so the parent can
+    measure its own CPU time over the same span.
+    """
+    await asyncio.sleep(WARMUP_S)
+    print("measuring", flush=True)
+    measuring.set()
+    first_count, cpu = counter(), time.process_time()
+    rates = []
+    for _ in range(WINDOWS):
+        start_count, start = counter(), time.perf_counter()
+        await asyncio.sleep(WINDOW_S)
+        rates.append((counter() - start_count) / (time.perf_counter() - start))
+    report = {
+        "rates": rates,
+        "p50": percentile(samples, 0.50),
+        "p99": percentile(samples, 0.99),
+        "operations": counter() - first_count,
+        "client_cpu_s": time.process_time() - cpu,
+    }
+    print(json.dumps(report), flush=True)
+    stop.set()
+
+
+async def spawn_child(role: str, target: str, *extra: str) -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(HERE),
+        "--role",
+        role,
+        "--target",
+        target,
+        *extra,
+        stdout=subprocess.PIPE,
+    )
+
+
+async def child_result(process: asyncio.subprocess.Process) -> Measured:
+    """Read a child's report (with this process's CPU time over its measurement); wait for it."""
+    assert process.stdout is not None
+    started = await asyncio.wait_for(process.stdout.readline(), CHILD_TIMEOUT_S)
+    cpu = time.process_time()
+    line = await asyncio.wait_for(process.stdout.readline(), CHILD_TIMEOUT_S)
+    server_cpu_s = time.process_time() - cpu
+    await asyncio.wait_for(process.wait(), 15.0)
+    if started.strip() != b"measuring" or not line:
+        raise RuntimeError(f"the benchmark child exited with {process.returncode} and no report")
+    return Measured(server_cpu_s=server_cpu_s, **json.loads(line))
+
+
+# (b) the bare echo -----------------------------------------------------------------------------
+
+
+async def _echo_chat(request_iterator: Any, context: Any) -> Any:
+    async for message in request_iterator:
+        yield message
+
+
+async def run_echo() -> Measured:
+    """The echo server here, 64 echo streams in a child process."""
+    server = grpc.aio.server()
+    handler = grpc.stream_stream_rpc_method_handler(_echo_chat)  # bytes in, bytes out
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler(ECHO_SERVICE, {"Chat": handler}),)
+    )
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    try:
+        child = await spawn_child("echo-clients", f"127.0.0.1:{port}")
+        return await child_result(child)
+    finally:
+        await server.stop(0)
+
+
+async def echo_clients(target: str) -> None:
+    """Child: 64 streams over 4 connections, each sending 1 KiB and awaiting its echo."""
+    stop, measuring = asyncio.Event(), asyncio.Event()
+    count = 0
+    samples: list[float] = []
+
+    async def stream(channel: grpc.aio.Channel) -> None:
+        nonlocal count
+        call = channel.stream_stream(f"/{ECHO_SERVICE}/Chat")()
+        while not stop.is_set():
+            sent = time.perf_counter()
+            await call.write(ECHO_PAYLOAD)
+            await call.read()
+            if measuring.is_set():
+                samples.append(time.perf_counter() - sent)
+            count += 1
+        await call.done_writing()
+
+    channels = [grpc.aio.insecure_channel(target) for _ in range(SESSIONS)]
+    streams = [asyncio.create_task(stream(channels[i % SESSIONS])) for i in range(TABLES)]
+    await measure(lambda: count, samples, stop, measuring)
+    await asyncio.wait(streams, timeout=5.0)
+    for channel in channels:
+        await channel.close()
+
+
+# (a) and (c): actions through the Rookery server ---------------------------------------------
+
+
+def bench_config(max_tables_per_session: int) -> Any:
+    """A server config whose limits stay out of the way of a benchmark's load."""
+    from rookery.server import ServerConfig
+
+    return ServerConfig(
+        address="127.0.0.1:0",
+        log_level="error",
+        max_tables_per_session=max_tables_per_session,
+        action_rate=1e9,
+        action_burst=1_000_000_000,
+        send_queue_size=1_000_000,
+        finished_tables_kept=100,
+    )
+
+
+async def run_rookery() -> Measured:
+    """The server here, 64 tables kept going; the bots (SDK, 4 sessions) in a child process."""
+    from rookery.engine import Ruleset
+    from rookery.server import RookeryServer, TableSpec, TimeControl
+
+    server = RookeryServer(bench_config(TABLES))
+    await server.start()
+    child = await spawn_child("bots", server.target)
+    stop = asyncio.Event()
+    spec_args: dict[str, Any] = {
+        "ruleset": Ruleset.preset("standard"),
+        "seat_bots": ("fast",) * 4,
+        "time_control": TimeControl(action_ms=60_000, grace_ms=60_000),
+    }
+
+    async def keep_a_table_going(worker: int) -> None:
+        game = 0
+        while not stop.is_set():
+            game += 1
+            table = await server.create_table(TableSpec(seed=worker * 100_000 + game, **spec_args))
+            await table.wait_finished()
+
+    try:
+        await server.wait_for_bot("fast", sessions=SESSIONS, timeout=CHILD_TIMEOUT_S)
+        workers = [asyncio.create_task(keep_a_table_going(i)) for i in range(TABLES)]
+        try:
+            return await child_result(child)
+        finally:
+            stop.set()
+            for worker in workers:
+                worker.cancel()
+    finally:
+        if child.returncode is None:
+            child.kill()
+            await child.wait()
+        await server.stop(grace_s=0)
+
+
+def _own_move_seat(event: Any) -> int:
+    """The seat whose action an event announces; -1 for events that are no seat's action."""
+    kind = event.WhichOneof("kind")
+    if kind in ("card_played", "bid_made", "passed", "trump_named", "cards_buried", "card_called"):
+        return int(getattr(event, kind).seat)
+    return -1
+
+
+async def bots_child(target: str) -> None:
+    """Child: the SDK runner with a fast deterministic bot on every seat of every table."""
+    from rookery.client import Bot, arun_bot, configure_logging
+    from rookery.engine import Action, Bid, Observation, Phase
+
+    configure_logging("error")
+    stop, measuring = asyncio.Event(), asyncio.Event()
+    count = 0
+    samples: list[float] = []
+
+    class Fast(Bot):
+        """Opens the auction at the minimum, passes after; otherwise the first legal action.
+
+        Round trip: from the action leaving ``act`` to the event announcing it.
+        """
+
+        sent = 0.0
+
+        def act(self, observation: Observation) -> Action:
+            nonlocal count
+            count += 1
+            legal = observation.legal_actions()
+            if observation.phase is Phase.BIDDING and observation.high_bid == 0 and legal.bids:
+                action: Action = Bid(legal.bids[0])
+            else:
+                action = legal[0]
+            self.sent = time.perf_counter()
+            return action
+
+        def on_event(self, event: Any) -> None:
+            if self.sent and _own_move_seat(event) == self.table.seat:
+                if measuring.is_set():
+                    samples.append(time.perf_counter() - self.sent)
+                self.sent = 0.0
+
+    runner = asyncio.create_task(
+        arun_bot(Fast, target, name="fast", sessions=SESSIONS, max_tables=TABLES, stop=stop)
+    )
+    await measure(lambda: count, samples, stop, measuring)
+    await asyncio.wait_for(runner, 10.0)
+
+
+# (d) memory per table --------------------------------------------------------------------------
+
+
+async def run_memory() -> float:
+    """Server RSS growth per table with 2,000 games open, bots connected (in a child) and asked
+    to act; the bots never answer within the measurement."""
+    from rookery.engine import Ruleset
+    from rookery.server import RookeryServer, TableSpec, TableStatus, TimeControl
+
+    server = RookeryServer(bench_config(MEMORY_TABLES))
+    await server.start()
+    child = await spawn_child("holders", server.target)
+    try:
+        await server.wait_for_bot("holder", sessions=SESSIONS, timeout=CHILD_TIMEOUT_S)
+        await asyncio.sleep(0.5)
+        gc.collect()
+        before = rss_bytes()
+        clock = TimeControl(action_ms=600_000, grace_ms=600_000)
+        tables = [
+            await server.create_table(
+                TableSpec(Ruleset.preset("standard"), ("holder",) * 4, seed=i, time_control=clock)
+            )
+            for i in range(MEMORY_TABLES)
+        ]
+        deadline = time.monotonic() + 20.0
+        while any(t.status is not TableStatus.PLAYING for t in tables):
+            if time.monotonic() > deadline:
+                raise RuntimeError("the 2,000 tables did not all start within 20 s")
+            await asyncio.sleep(0.1)
+        await asyncio.sleep(1.0)  # let the deals, events and first requests go out
+        gc.collect()
+        return (rss_bytes() - before) / MEMORY_TABLES
+    finally:
+        child.kill()
+        await child.wait()
+        await server.stop(grace_s=0)
+
+
+async def holders_child(target: str) -> None:
+    """Child: bots that sit at their tables and never answer in time."""
+    from rookery.client import Bot, arun_bot, configure_logging
+    from rookery.engine import Action, Observation
+
+    configure_logging("error")
+
+    class Holder(Bot):
+        async def act(self, observation: Observation) -> Action:
+            await asyncio.sleep(3600)
+            return observation.legal_actions()[0]
+
+    await arun_bot(Holder, target, name="holder", sessions=SESSIONS, max_tables=MEMORY_TABLES)
+
+
+# Entry points ----------------------------------------------------------------------------------
+
+
+async def orchestrate() -> int:
+    from rookery.server import configure_logging
+
+    configure_logging("error", json=False)
+    started = time.monotonic()
+    per_table = await run_memory()
+    memory_s = time.monotonic() - started
+    rookery = await run_rookery()
+    echo = await run_echo()
+    emit("server_actions_per_s", rookery.rate, "actions/s")
+    emit("echo_round_trips_per_s", echo.rate, "msgs/s")
+    emit("server_vs_echo_throughput", rookery.rate / echo.rate, "x")
+    emit("server_move_rtt_p50", rookery.p50 * 1000, "ms")
+    emit("server_move_rtt_p99", rookery.p99 * 1000, "ms")
+    emit("echo_rtt_p50", echo.p50 * 1000, "ms")
+    emit("echo_rtt_p99", echo.p99 * 1000, "ms")
+    emit("server_cpu_per_action", rookery.server_cpu_us, "us")
+    emit("echo_server_cpu_per_round_trip", echo.server_cpu_us, "us")
+    emit("bots_cpu_per_action", rookery.client_cpu_us, "us")
+    emit("echo_client_cpu_per_round_trip", echo.client_cpu_us, "us")
+    emit("server_memory_per_table", per_table / 1024, "KiB")
+    emit("server_memory_part_seconds", memory_s, "s")
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--role", choices=("bots", "echo-clients", "holders"), default=None)
+    parser.add_argument("--target", default="")
+    args = parser.parse_args()
+    children = {"echo-clients": echo_clients, "bots": bots_child, "holders": holders_child}
+    if args.role is not None:
+        asyncio.run(children[args.role](args.target))
+        return 0
+    return asyncio.run(orchestrate())
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
