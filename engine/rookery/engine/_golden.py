@@ -22,16 +22,16 @@ from ._text import format_replay_text
 __all__ = ["GOLDEN_SEEDS", "golden_game", "golden_text", "write_golden"]
 
 GOLDEN_SEEDS: dict[str, int] = {
-    "standard": 4,
-    "traditional": 16,
-    "nest-4": 4,
-    "nest-6": 25,
-    "straight": 24,
+    "standard": 2,
+    "traditional": 3,
+    "nest-4": 1,
+    "nest-6": 20,
+    "straight": 9,
     "double-bird": 4,
-    "called-partner": 17,
-    "cutthroat": 2,
-    "five-handed": 16,
-    "six-handed": 59,
+    "called-partner": 4,
+    "cutthroat": 13,
+    "five-handed": 31,
+    "six-handed": 65,
 }
 """The game seed of each preset's golden playthrough (the players' generator uses it too).
 
