@@ -165,6 +165,7 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
             log.info(
                 "session resumed", bot=session.bot, session=session.id, tables=len(session.tables)
             )
+            server._seat_pending()
             return session, generation, queue
         if server.session_count >= config.max_sessions:
             await _abort(
