@@ -28,7 +28,8 @@ command -v go >/dev/null || { echo "build.sh: go (1.26 or later) is required" >&
 # 1. The code generator plugins, at the versions pinned in go.mod.
 if stale .stamp-tools go.mod go.sum; then
   echo "[go-kit] go install tool (protoc-gen-go, protoc-gen-go-grpc)"
-  GOBIN=$KIT/.bin go install tool
+  GOBIN=$KIT/.bin go install tool ||
+    { echo "[go-kit] go install tool failed; once more" >&2; sleep 2; GOBIN=$KIT/.bin go install tool; }
   touch .stamp-tools
 fi
 

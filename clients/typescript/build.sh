@@ -22,7 +22,8 @@ command -v npm >/dev/null || { echo "build.sh: npm is required" >&2; exit 1; }
 # 1. Dependencies, exactly as pinned in package-lock.json.
 if stale .stamp-deps package.json package-lock.json; then
   echo "[ts-kit] npm ci"
-  npm ci --no-audit --no-fund --loglevel=error --prefer-offline
+  npm ci --no-audit --no-fund --loglevel=error --prefer-offline ||
+    { echo "[ts-kit] npm ci failed; once more" >&2; sleep 2; npm ci --no-audit --no-fund --loglevel=error; }
   touch .stamp-deps
 fi
 
