@@ -387,3 +387,19 @@ def test_a_module_reference_loads_the_class() -> None:
 def test_a_bad_reference_names_the_problem(reference: str, message: str) -> None:
     with pytest.raises(BotLoadError, match=message):
         load_bot(reference)
+
+
+def test_choose_calls_the_hook_the_runner_would() -> None:
+    game = Game(Ruleset.preset("standard"), seed=5)
+    seat = game.current_player
+    assert seat is not None
+    observation = game.observation_for(seat)
+    recording = Recording()
+    recording.table = Table("t-1", seat, game.ruleset, (), 1000, 0, 0)
+
+    recording.choose(observation)
+    OnlyAct.phases.clear()
+    OnlyAct().choose(observation)
+
+    assert recording.hooks == [("bid", Phase.BIDDING)]
+    assert OnlyAct.phases == {Phase.BIDDING}

@@ -31,7 +31,10 @@ _EXAMPLES = textwrap.dedent(
 
 
 def _positive(text: str) -> int:
-    value = int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
@@ -71,10 +74,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     run.add_argument("--version", dest="bot_version", default="", help="the bot's version")
     run.add_argument(
-        "--sessions", type=_positive, default=1, help="streams to open (default %(default)s)"
+        "--sessions",
+        type=_positive,
+        default=os.environ.get("ROOKERY_SESSIONS", "1"),
+        help="streams to open; a bot taking N seats of one table needs N (env ROOKERY_SESSIONS; "
+        "default %(default)s)",
     )
     run.add_argument(
-        "--max-tables", type=_positive, default=1, help="tables per session at once (default 1)"
+        "--max-tables",
+        type=_positive,
+        default=os.environ.get("ROOKERY_MAX_TABLES", "1"),
+        help="tables per session at once (env ROOKERY_MAX_TABLES; default %(default)s)",
     )
     run.add_argument("--games", type=_positive, default=None, help="exit after N finished games")
     run.add_argument(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TypeAlias
 
@@ -60,6 +60,16 @@ class Table:
         return tuple(s.seat for s in self.seats if s.side == side and s.seat != self.seat)
 
 
+PHASE_HOOKS: dict[Phase, str] = {
+    Phase.BIDDING: "bid",
+    Phase.NAME_TRUMP: "name_trump",
+    Phase.BURY: "bury",
+    Phase.CALL: "call",
+    Phase.PLAY: "play",
+}
+"""The hook the runner calls for each phase (when the bot overrides it; else ``act``)."""
+
+
 class Bot:
     """Subclass and implement :meth:`act`; the runner creates one instance per table.
 
@@ -106,6 +116,21 @@ class Bot:
         """Play a card to the current trick (phase PLAY). Defaults to :meth:`act`."""
         return self.act(observation)
 
+    def hook_for(self, phase: Phase) -> Callable[[Observation], HookResult]:
+        """The hook the runner calls in ``phase``: the phase's own hook if overridden, else act."""
+        name = PHASE_HOOKS.get(phase)
+        if name is not None and getattr(type(self), name) is not getattr(Bot, name):
+            hook: Callable[[Observation], HookResult] = getattr(self, name)
+            return hook
+        return self.act
+
+    def choose(self, observation: Observation) -> HookResult:
+        """Answer ``observation`` exactly as the runner would (for tests and local games).
+
+        An ``async def`` hook returns an awaitable here, as it does to the runner.
+        """
+        return self.hook_for(observation.phase)(observation)
+
     def fallback(self, observation: Observation, legal: LegalActions) -> Action:
         """The action sent when a hook fails or answers illegally: the first legal action."""
         return legal[0]
@@ -128,13 +153,3 @@ class Bot:
     def time_left(self) -> float:
         """Seconds left until the current request's deadline (0 when no request is open)."""
         return max(0.0, self.deadline - time.monotonic()) if self.deadline else 0.0
-
-
-PHASE_HOOKS: dict[Phase, str] = {
-    Phase.BIDDING: "bid",
-    Phase.NAME_TRUMP: "name_trump",
-    Phase.BURY: "bury",
-    Phase.CALL: "call",
-    Phase.PLAY: "play",
-}
-"""The hook the runner calls for each phase (when the bot overrides it; else ``act``)."""

@@ -116,12 +116,7 @@ class _TableState:
 
 def _hooks_of(bot: Bot) -> dict[Phase, Callable[[Observation], Any]]:
     """For each phase, the overridden per-phase hook or else ``act`` (resolved once per table)."""
-    cls = type(bot)
-    hooks: dict[Phase, Callable[[Observation], Any]] = {}
-    for phase, name in PHASE_HOOKS.items():
-        overridden = getattr(cls, name) is not getattr(Bot, name)
-        hooks[phase] = getattr(bot, name) if overridden else bot.act
-    return hooks
+    return {phase: bot.hook_for(phase) for phase in PHASE_HOOKS}
 
 
 def _table_from_proto(joined: pb.TableJoined) -> Table:
