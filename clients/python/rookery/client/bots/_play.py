@@ -41,13 +41,31 @@ FOLLOW_MASKS: tuple[tuple[int, ...], ...] = tuple(
 _POINT_CARDS = sum(1 << card for card in range(58) if CARD_POINTS[card])
 
 
+# _BYTE_CARDS[chunk][byte]: the cards of bits ``byte`` at bits 8 * chunk ... 8 * chunk + 7.
+_BYTE_CARDS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(tuple(8 * chunk + bit for bit in range(8) if byte >> bit & 1) for byte in range(256))
+    for chunk in range(8)
+)
+
+
 def _cards(mask: int) -> list[int]:
-    out = []
+    """The cards of ``mask``, ascending."""
+    out: list[int] = []
+    chunk = 0
     while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
+        byte = mask & 0xFF
+        if byte:
+            out.extend(_BYTE_CARDS[chunk][byte])
+        mask >>= 8
+        chunk += 1
     return out
+
+
+def _top_key(mask: int, keys: tuple[int, ...]) -> int:
+    """The highest trick-taking key among the cards of ``mask``, all of one follow group."""
+    if mask & ROOK_MASK:
+        return keys[56] if mask >> 56 & 1 else keys[57]
+    return keys[mask.bit_length() - 1] if mask else 0
 
 
 def _highest(mask: int, keys: tuple[int, ...]) -> int:
@@ -192,25 +210,28 @@ def set_trick_state(view: PlayView) -> None:
 def _is_master(card: int, unseen: int, trump: int) -> bool:
     """Whether no unseen card beats ``card`` within its own suit (trumps: among trumps)."""
     keys = KEYS[trump]
-    key = keys[card]
-    same = FOLLOW_MASKS[trump][card] & unseen
-    return all(keys[other] < key for other in _cards(same))
+    return _top_key(FOLLOW_MASKS[trump][card] & unseen, keys) < keys[card]
 
 
 def _could_be_beaten(view: PlayView, win_key: int, extra_seats: list[int]) -> bool:
     """Whether a seat of ``extra_seats`` may hold a card beating ``win_key`` on this trick."""
+    if not extra_seats:
+        return False
     keys = KEYS[view.trump]
     trump_mask = TRUMP_MASKS[view.trump]
     follow = view.follow
     unseen = view.unseen
-    better_follow = [c for c in _cards(unseen & follow) if keys[c] > win_key]
-    better_trump = [c for c in _cards(unseen & trump_mask & ~follow) if keys[c] > win_key]
+    follow_beats = _top_key(unseen & follow, keys) > win_key
+    trumps = unseen & trump_mask & ~follow
+    ruff_beats = _top_key(trumps, keys) > win_key
     for seat in extra_seats:
         void = view.voids[seat]
-        if any(not void >> c & 1 for c in better_follow):
-            return True
+        if not void & follow:
+            if follow_beats:
+                return True
+            continue
         # A seat void in the led suit may trump.
-        if void & follow == follow and any(not void >> c & 1 for c in better_trump):
+        if ruff_beats and (void & trumps) != trumps:
             return True
     return False
 

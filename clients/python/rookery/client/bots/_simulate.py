@@ -21,9 +21,11 @@ class HandSimulation:
     __slots__ = (
         "bid",
         "bidder",
+        "bidding_mask",
         "buried_points",
         "called",
         "current",
+        "follow",
         "hands",
         "last_trick_bonus",
         "leader",
@@ -35,10 +37,13 @@ class HandSimulation:
         "rules",
         "seat_friends",
         "trick",
+        "trick_points",
         "tricks_left",
         "trump",
         "view",
         "voids",
+        "win_key",
+        "win_seat",
         "won",
     )
 
@@ -77,6 +82,13 @@ class HandSimulation:
         self.trick = list(trick or [])
         self.leader = leader
         self.current = (leader + len(self.trick)) % self.players
+        self.follow = 0
+        self.win_seat = -1
+        self.win_key = 0
+        self.trick_points = 0
+        keys = KEYS[trump]
+        for seat, card in self.trick:
+            self._add_to_trick(seat, card, keys)
         self.voids = list(voids) if voids is not None else [0] * self.players
         self.won = list(won) if won is not None else [0] * self.players
         self.tricks_left = rules.hand_size if tricks_left is None else tricks_left
@@ -84,6 +96,7 @@ class HandSimulation:
         self.view.players = self.players
         self.view.trump = trump
         self.seat_friends = self._friends()
+        self.bidding_mask = self.bidding_seats()
 
     @classmethod
     def from_observation(cls, obs: Observation, hands: list[int]) -> HandSimulation:
@@ -194,27 +207,21 @@ class HandSimulation:
         view.unseen = self.rules.deck_mask & ~self.played & ~hand
         view.voids = self.voids
         view.friends = self.seat_friends[seat]
-        view.bidding_side = bool(self.bidding_seats() >> seat & 1)
-        trick = self.trick
-        if trick:
-            keys = KEYS[self.trump]
-            trump_mask = TRUMP_MASKS[self.trump]
-            follow = FOLLOW_MASKS[self.trump][trick[0][1]]
-            win_seat, win_key, points = -1, 0, 0
-            for s, card in trick:
-                points += CARD_POINTS[card]
-                if (1 << card) & (follow | trump_mask) and keys[card] > win_key:
-                    win_seat, win_key = s, keys[card]
-            view.follow = follow
-            view.win_seat = win_seat
-            view.win_key = win_key
-            view.trick_points = points
-        else:
-            view.follow = 0
-            view.win_seat = -1
-            view.win_key = 0
-            view.trick_points = 0
+        view.bidding_side = bool(self.bidding_mask >> seat & 1)
+        view.follow = self.follow
+        view.win_seat = self.win_seat
+        view.win_key = self.win_key
+        view.trick_points = self.trick_points
         return choose_play(view)
+
+    def _add_to_trick(self, seat: int, card: int, keys: tuple[int, ...]) -> None:
+        bit = 1 << card
+        if self.win_seat < 0:
+            self.follow = FOLLOW_MASKS[self.trump][card]
+            self.win_seat, self.win_key = seat, keys[card]
+        elif bit & (self.follow | TRUMP_MASKS[self.trump]) and keys[card] > self.win_key:
+            self.win_seat, self.win_key = seat, keys[card]
+        self.trick_points += CARD_POINTS[card]
 
     def play(self, card: int) -> None:
         """Play ``card`` for the seat to act (assumed legal)."""
@@ -224,29 +231,27 @@ class HandSimulation:
         self.played |= bit
         trick = self.trick
         if trick:
-            follow = FOLLOW_MASKS[self.trump][trick[0][1]]
+            follow = self.follow
             if not bit & follow and not (self.rook_free_play and bit & ROOK_MASK):
                 self.voids[seat] |= follow
         trick.append((seat, card))
+        self._add_to_trick(seat, card, KEYS[self.trump])
         if card == self.called and not self.partner_shown:
             self.partner_shown = True
             self.seat_friends = self._friends()
         if len(trick) < self.players:
             self.current = (seat + 1) % self.players
             return
-        keys = KEYS[self.trump]
-        trump_mask = TRUMP_MASKS[self.trump]
-        follow = FOLLOW_MASKS[self.trump][trick[0][1]]
-        win_seat, win_key, points = -1, 0, 0
-        for s, c in trick:
-            points += CARD_POINTS[c]
-            if (1 << c) & (follow | trump_mask) and keys[c] > win_key:
-                win_seat, win_key = s, keys[c]
-        self.won[win_seat] += points
+        win_seat = self.win_seat
+        self.won[win_seat] += self.trick_points
         self.tricks_left -= 1
         if self.tricks_left == 0:
             self.won[win_seat] += self.last_trick_bonus
         self.trick = []
+        self.follow = 0
+        self.win_seat = -1
+        self.win_key = 0
+        self.trick_points = 0
         self.leader = win_seat
         self.current = win_seat
 
@@ -262,7 +267,7 @@ class HandSimulation:
 
     def bidding_total(self) -> int:
         """The bidding side's hand total so far (tricks won plus buried points)."""
-        seats = self.bidding_seats()
+        seats = self.bidding_mask
         total = self.buried_points
         for seat in range(self.players):
             if seats >> seat & 1:
@@ -272,7 +277,7 @@ class HandSimulation:
     def side_deltas(self) -> list[int]:
         """Each seat's side's score change for the hand, per seat (RULES.md §7)."""
         rules = self.rules
-        seats = self.bidding_seats()
+        seats = self.bidding_mask
         total = self.bidding_total()
         result = total if total >= self.bid else -self.bid
         sides = rules.sides

@@ -47,7 +47,9 @@ class PimcParameters:
     ``time_budget``: seconds per decision (``None``: samples only); the search stops before a
     sample would overrun it. ``samples``: the most sampled deals per decision. ``bury_candidates``
     and ``call_candidates``: how many of the heuristic's best buries and calls are searched.
-    ``pass_value``: the expected score difference of passing, which a bid must beat.
+    ``pass_value``: the expected score difference of passing when no opponent can still bid;
+    ``contested_value``: when an opponent holds the high bid, and ``open_value``: when opponents
+    may still bid (both per 120 points of deck): what letting them play the hand is worth.
     ``overbid_partner``: how far above a partner's high bid its limit must reach to bid over it.
     """
 
@@ -56,6 +58,8 @@ class PimcParameters:
     bury_candidates: int = 4
     call_candidates: int = 4
     pass_value: float = 0.0
+    contested_value: float = -35.0
+    open_value: float = -15.0
     overbid_partner: int = 20
 
 
@@ -205,7 +209,7 @@ class PimcPolicy:
             budget.count += 1
         self._record(budget)
         limit = 0
-        threshold = self.parameters.pass_value * budget.count
+        threshold = self.pass_value(obs) * budget.count
         for index, amount in enumerate(bids):
             if max(worth[trump][index] for trump in range(4)) >= threshold:
                 limit = amount
@@ -213,6 +217,18 @@ class PimcPolicy:
             self._bid_cache.clear()
         self._bid_cache[key] = limit
         return limit
+
+    def pass_value(self, obs: Observation) -> float:
+        """What passing is worth: conceding the hand to opponents who bid, or nothing."""
+        rules = obs.ruleset
+        friends = known_friends(obs)
+        passed = {seat for seat, amount in obs.auction if amount == 0}
+        scale = rules.deck_points / 120
+        if obs.high_bidder >= 0 and not friends >> obs.high_bidder & 1:
+            return self.parameters.contested_value * scale
+        if any(seat not in passed and not friends >> seat & 1 for seat in range(rules.players)):
+            return self.parameters.open_value * scale
+        return self.parameters.pass_value
 
     def _simulate_contract(
         self,
