@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
 from rookery.engine import Ruleset, Termination
 from rookery.server import RookeryServer
+from rookery.server.testing import running_server
 
 SEAT_NAMES = ("north", "east", "south", "west")
 
@@ -55,3 +58,36 @@ async def test_a_bot_partnering_itself_fills_every_seat_from_one_process(
 
     assert outcome.result.reason is Termination.TARGET_REACHED
     assert await process.wait() == 0, process.log()
+
+
+@pytest.fixture
+def certificate(tmp_path: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 and localhost: (cert, key)."""
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        [
+            "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+            "-keyout", str(key), "-out", str(cert), "-subj", "/CN=localhost",
+            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+        ],
+        check=True,
+        capture_output=True,
+        timeout=30,
+    )  # fmt: skip
+    return cert, key
+
+
+async def test_a_bot_plays_over_tls_trusting_the_given_certificate(
+    bots: Any, play: Any, certificate: tuple[Path, Path]
+) -> None:
+    cert, key = certificate
+    async with running_server(tls_cert=str(cert), tls_key=str(key)) as server:
+        process = await bots.start(
+            "Simple", server.target, "secure", "--ca-cert", str(cert), "--sessions", "4"
+        )
+
+        outcome = await play(server, "standard", ("secure",) * 4)
+
+        assert outcome.result.reason is Termination.TARGET_REACHED
+        assert outcome.seat_stats[0].actions > 0
+        await process.stop()
