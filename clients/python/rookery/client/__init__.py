@@ -15,7 +15,6 @@ from ._bot import ActionLike, Bot, Seat, Table
 from ._errors import (
     BotLoadError,
     ClientError,
-    ResumeRejectedError,
     ServerUnreachableError,
     SessionRefusedError,
     TokenRejectedError,
@@ -30,7 +29,6 @@ __all__ = [
     "Bot",
     "BotLoadError",
     "ClientError",
-    "ResumeRejectedError",
     "RunStats",
     "Seat",
     "ServerUnreachableError",

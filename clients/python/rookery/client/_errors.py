@@ -5,7 +5,6 @@ from __future__ import annotations
 __all__ = [
     "BotLoadError",
     "ClientError",
-    "ResumeRejectedError",
     "ServerUnreachableError",
     "SessionRefusedError",
     "TokenRejectedError",
@@ -50,13 +49,6 @@ class SessionRefusedError(ClientError):
         self.code = code
         self.detail = detail
         super().__init__(f"the server refused the session of bot {bot_name}: {code}: {detail}")
-
-
-class ResumeRejectedError(ClientError):
-    """The server no longer knows the session being resumed (its grace period has passed).
-
-    The runner handles it by starting a fresh session; the tables of the old one are lost.
-    """
 
 
 class BotLoadError(ClientError):

@@ -22,7 +22,6 @@ from rookery.wire.errors import WireError
 from ._bot import PHASE_HOOKS, Bot, Seat, Table
 from ._errors import (
     ClientError,
-    ResumeRejectedError,
     ServerUnreachableError,
     SessionRefusedError,
     TokenRejectedError,
@@ -196,13 +195,11 @@ class Session:
                 if not await self._serve_until_stopped(welcomed):
                     break
                 detail = "the server closed the stream"
-            except ResumeRejectedError as error:
-                self._log.warning("resume refused; starting a new session", detail=str(error))
-                self._forget_session()
-                continue
             except grpc.aio.AioRpcError as error:
                 self._raise_if_fatal(error)
                 detail = f"{error.code().name}: {error.details()}"
+            except TimeoutError:
+                detail = f"no Welcome within {_WELCOME_TIMEOUT_S:g} s of the Hello"
             if welcomed.is_set():
                 ever_connected = True
                 attempt = 0
