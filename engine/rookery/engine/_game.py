@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ._actions import (
     PASS,
     PLAY,
+    TRUMP,
     Action,
     Bid,
     Bury,
@@ -89,6 +91,17 @@ _GAME_OVER = Phase.GAME_OVER
 
 
 _new_object = object.__new__
+
+
+_ACTION_OF_EVENT: dict[type, Callable[[tuple[Any, ...]], Action]] = {
+    BidMade: lambda entry: bid_action(entry[3]),
+    Passed: lambda entry: PASS,
+    TrumpNamed: lambda entry: TRUMP[entry[3]],
+    CardsBuried: lambda entry: Bury(entry[3]),
+    CardCalled: lambda entry: CallCard(entry[3]),
+    CardPlayed: lambda entry: PLAY[entry[3]],
+}
+"""How the logged event of each kind of action gives the action back."""
 
 
 def _check_deal(rules: Ruleset, deal: Deal) -> None:
@@ -273,7 +286,15 @@ class Game:
     @property
     def actions(self) -> list[tuple[int, Action]]:
         """Every action applied so far as ``(seat, action)``."""
-        return list(self._actions)
+        if not self._events_on:
+            return list(self._actions)
+        # With events on, each action is logged once, as the event it causes.
+        actions = []
+        for entry in self._log:
+            to_action = _ACTION_OF_EVENT.get(entry[0])
+            if to_action is not None:
+                actions.append((entry[2], to_action(entry)))
+        return actions
 
     @property
     def events(self) -> list[Event]:
@@ -300,7 +321,7 @@ class Game:
         return GameRecord(
             ruleset=self._rules,
             seed=self._seed,
-            actions=tuple(self._actions),
+            actions=tuple(self.actions),
             forfeit=self._forfeit,
             aborted=self._aborted,
             hand_scores=tuple(result.scores_after for result in self._hand_results),
@@ -552,11 +573,12 @@ class Game:
             self._win_key = self._keys[card]
             self._win_seat = seat
         hands[seat] = hand ^ bit
-        self._actions.append((seat, PLAY[card]))
         trick.append((seat, card))
         self._trick_mask |= bit
         if self._events_on:
             self._log.append((CardPlayed, self._hand_number, seat, card))
+        else:
+            self._actions.append((seat, PLAY[card]))
         if card == self._called:
             self._partner_shown = True
             if self._events_on:
@@ -632,21 +654,23 @@ class Game:
             raise _illegal(
                 "bid_too_high", f"bid {amount} is above the maximum bid {rules.effective_max_bid}"
             )
-        self._actions.append((seat, bid_action(amount)))
         self._auction.append((seat, amount))
         self._high_bid = amount
         self._high_bidder = seat
         if self._events_on:
             self._log.append((BidMade, self._hand_number, seat, amount))
+        else:
+            self._actions.append((seat, bid_action(amount)))
         self._next_bidder()
 
     def _pass(self) -> None:
         seat = self._expect(_BIDDING, "pass")
-        self._actions.append((seat, PASS))
         self._auction.append((seat, 0))
         self._passed |= 1 << seat
         if self._events_on:
             self._log.append((Passed, self._hand_number, seat))
+        else:
+            self._actions.append((seat, PASS))
         self._next_bidder()
 
     def _next_bidder(self) -> None:
@@ -720,12 +744,13 @@ class Game:
             raise MalformedActionError(f"not a suit: {suit!r}")
         seat = self._expect(_NAME_TRUMP, "name trump")
         trump = int(suit)
-        self._actions.append((seat, NameTrump(_SUITS[trump])))
         self._trump = trump
         self._trump_mask = _TRUMP_MASKS[trump]
         self._keys = _KEYS[trump]
         if self._events_on:
             self._log.append((TrumpNamed, self._hand_number, seat, _SUITS[trump]))
+        else:
+            self._actions.append((seat, TRUMP[trump]))
         if self._rules.nest_size and not self._buried:
             self._phase = _BURY
         else:
@@ -753,12 +778,13 @@ class Game:
             raise _illegal(
                 "not_in_hand", f"cannot bury cards not in hand: {format_cards(cards & ~hand)}"
             )
-        self._actions.append((seat, Bury(cards)))
         self._hands[seat] = hand ^ cards
         self._buried = cards
         self._nest = 0
         if self._events_on:
             self._log.append((CardsBuried, self._hand_number, seat, cards, rules.nest_size))
+        else:
+            self._actions.append((seat, Bury(cards)))
         if self._trump < 0:
             self._phase = _NAME_TRUMP
         else:
@@ -778,11 +804,12 @@ class Game:
             raise _illegal("own_card", f"cannot call {card_name(card)}: it is in the bidder's hand")
         if self._buried & bit:
             raise _illegal("own_card", f"cannot call {card_name(card)}: the bidder buried it")
-        self._actions.append((seat, CallCard(card)))
         self._called = card
         self._partner = next((holder for holder, hand in enumerate(self._hands) if hand & bit), -1)
         if self._events_on:
             self._log.append((CardCalled, self._hand_number, seat, card))
+        else:
+            self._actions.append((seat, CallCard(card)))
         self._start_play()
 
     # Play
@@ -813,32 +840,36 @@ class Game:
     # Scoring and the end of the game ----------------------------------------------------------
 
     def _bidding_seats(self) -> tuple[int, ...]:
+        """The bidder's side: the fixed partners, or the bidder and the called partner if any."""
         rules = self._rules
-        if rules.partnership is Partnership.FIXED:
-            return rules.seats_of_side(rules.side_of(self._bidder))
+        if not rules.is_per_player:
+            return rules.seats_of_side(rules.sides[self._bidder])
         if self._partner >= 0:
             return (self._bidder, self._partner)
         return (self._bidder,)
 
     def _score_hand(self) -> None:
         rules = self._rules
-        counted = list(self._won)
+        sides = rules.sides
+        counted = self._won[:]
         counted[self._tricks[-1][2]] += rules.last_trick_bonus
         counted[self._bidder] += mask_points(self._buried)
         bidding_seats = self._bidding_seats()
-        bidding_total = sum(counted[seat] for seat in bidding_seats)
+        bidding_total = 0
+        for seat in bidding_seats:
+            bidding_total += counted[seat]
         made = bidding_total >= self._bid
         bidding_result = bidding_total if made else -self._bid
         points = [0] * rules.num_sides
         for seat, value in enumerate(counted):
-            points[rules.side_of(seat)] += value
-        bidding_sides = {rules.side_of(seat) for seat in bidding_seats}
-        deltas = tuple(
-            bidding_result if side in bidding_sides else points[side]
-            for side in range(rules.num_sides)
-        )
-        for side, delta in enumerate(deltas):
-            self._scores[side] += delta
+            points[sides[seat]] += value
+        bidding_sides = {sides[seat] for seat in bidding_seats}
+        scores = self._scores
+        deltas = []
+        for side, value in enumerate(points):
+            delta = bidding_result if side in bidding_sides else value
+            deltas.append(delta)
+            scores[side] += delta
         result = HandResult(
             hand_number=self._hand_number,
             dealer=self._dealer,
@@ -849,8 +880,8 @@ class Game:
             made=made,
             bidding_total=bidding_total,
             points_per_side=tuple(points),
-            score_deltas=deltas,
-            scores_after=tuple(self._scores),
+            score_deltas=tuple(deltas),
+            scores_after=tuple(scores),
             deal=self._deal,
             buried=self._buried,
             called_card=self._called,

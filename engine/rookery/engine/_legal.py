@@ -336,8 +336,10 @@ class _PlayActions(LegalActions):
         mask = self._mask
         if not mask:
             raise IndexError("no legal action to sample")
-        for _ in range(int(rng.random() * mask.bit_count())):
+        skip = int(rng.random() * mask.bit_count())
+        while skip:
             mask &= mask - 1
+            skip -= 1
         return PLAY[(mask & -mask).bit_length() - 1]
 
     def __contains__(self, action: object) -> bool:
