@@ -29,6 +29,9 @@ from ._cards import (
     format_cards,
     mask_points,
 )
+from ._cards import (
+    CARD_POINTS as _CARD_POINTS,
+)
 from ._deal import Deal, deal_for_hand
 from ._errors import EngineError, GameOverError, IllegalActionError, MalformedActionError
 from ._events import (
@@ -175,7 +178,7 @@ class Game:
         "_scores",
         "_seed",
         "_trick",
-        "_trick_mask",
+        "_trick_points",
         "_tricks",
         "_trump",
         "_trump_mask",
@@ -447,7 +450,7 @@ class Game:
         other._scores = self._scores[:]
         other._seed = self._seed
         other._trick = self._trick[:]
-        other._trick_mask = self._trick_mask
+        other._trick_points = self._trick_points
         other._tricks = self._tricks[:]
         other._trump = self._trump
         other._trump_mask = self._trump_mask
@@ -480,7 +483,7 @@ class Game:
         self._partner = -1
         self._partner_shown = False
         self._trick: list[tuple[int, int]] = []
-        self._trick_mask = 0
+        self._trick_points = 0
         self._lead = -1
         self._follow = 0
         self._win_seat = -1
@@ -574,7 +577,7 @@ class Game:
             self._win_seat = seat
         hands[seat] = hand ^ bit
         trick.append((seat, card))
-        self._trick_mask |= bit
+        self._trick_points += _CARD_POINTS[card]
         if self._events_on:
             self._log.append((CardPlayed, self._hand_number, seat, card))
         else:
@@ -586,10 +589,22 @@ class Game:
         seat += 1
         if seat == self._players:
             seat = 0
-        if seat == self._lead:
-            self._finish_trick()
-        else:
+        if seat != self._lead:
             self._current = seat
+            return
+        # The trick is complete: its winner takes it and leads the next.
+        winner = self._win_seat
+        points = self._trick_points
+        self._won[winner] += points
+        tricks = self._tricks
+        tricks.append((seat, tuple(trick), winner, points))
+        if self._events_on:
+            self._log.append((TrickWon, self._hand_number, winner, points, len(tricks) - 1))
+        self._trick = []
+        self._trick_points = 0
+        self._current = winner
+        if len(tricks) == self._hand_size:
+            self._score_hand()
 
     def _apply_other(self, kind: type, action: object) -> None:
         if kind is PlayCard:
@@ -823,20 +838,6 @@ class Game:
             self._current = bidder
         self._phase = _PLAY
 
-    def _finish_trick(self) -> None:
-        winner = self._win_seat
-        points = mask_points(self._trick_mask)
-        self._won[winner] += points
-        tricks = self._tricks
-        tricks.append((self._lead, tuple(self._trick), winner, points))
-        if self._events_on:
-            self._log.append((TrickWon, self._hand_number, winner, points, len(tricks) - 1))
-        self._trick = []
-        self._trick_mask = 0
-        self._current = winner
-        if len(tricks) == self._hand_size:
-            self._score_hand()
-
     # Scoring and the end of the game ----------------------------------------------------------
 
     def _bidding_seats(self) -> tuple[int, ...]:
@@ -975,7 +976,7 @@ class Game:
             points[rules.side_of(holder)] += value
         if self._phase is _PLAY:
             leader = self._lead if self._trick else self._current
-            current = Trick(leader, tuple(self._trick), -1, mask_points(self._trick_mask))
+            current = Trick(leader, tuple(self._trick), -1, self._trick_points)
         else:
             current = NO_TRICK
         return Observation(
