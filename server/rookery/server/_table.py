@@ -490,18 +490,20 @@ class Table:
         tc = self.time_control
         game = self.game
         if request.message is None:
-            request.message = _ConnectResponse(
-                action_request=bot_service_pb2.ActionRequest(
-                    table_id=self.id,
-                    request_id=request.id,
-                    seat=seat.index,
-                    observation=convert.observation_to_proto(game.observation_for(seat.index)),
-                    legal_actions=convert.legal_actions_to_proto(game.legal_actions()),
-                    deadline_ms=tc.action_ms,
-                    bank_ms=seat.bank_ms,
-                    last_seq=self._sent_seq,
-                )
+            # Filled in place: nested constructors would copy the observation twice.
+            message = _ConnectResponse()
+            asked = message.action_request
+            asked.table_id = self.id
+            asked.request_id = request.id
+            asked.seat = seat.index
+            asked.observation.CopyFrom(
+                convert.observation_to_proto(game.observation_for(seat.index))
             )
+            asked.legal_actions.CopyFrom(convert.legal_actions_to_proto(game.legal_actions()))
+            asked.deadline_ms = tc.action_ms
+            asked.bank_ms = seat.bank_ms
+            asked.last_seq = self._sent_seq
+            request.message = message
         request.budget_ms = tc.action_ms + seat.bank_ms
         request.sent_at = time.monotonic()
         if request.timer is not None:
@@ -702,13 +704,7 @@ class Table:
         for event in events:
             public = self._event_proto(event, None)
             private = type(event).view is not EventBase.view
-            shared = (
-                None
-                if private
-                else _ConnectResponse(
-                    event=bot_service_pb2.TableEvent(table_id=self.id, event=public)
-                )
-            )
+            shared = None if private else self._event_message(public)
             for seat in seats:
                 session = seat.session
                 if (
@@ -721,19 +717,19 @@ class Table:
                 if shared is not None:
                     session.send(shared)
                 else:
-                    session.send(
-                        _ConnectResponse(
-                            event=bot_service_pb2.TableEvent(
-                                table_id=self.id, event=self._event_proto(event, seat.index)
-                            )
-                        )
-                    )
+                    session.send(self._event_message(self._event_proto(event, seat.index)))
             if self.watchers:
                 message = spectator_service_pb2.WatchTableResponse(event=public)
                 for watcher in list(self.watchers):
                     if event.seq > watcher.skip_until:
                         watcher.put(message)
             self._sent_seq = event.seq
+
+    def _event_message(self, event: events_pb2.Event) -> _ConnectResponse:
+        message = _ConnectResponse()
+        message.event.table_id = self.id
+        message.event.event.CopyFrom(event)
+        return message
 
     @property
     def last_seq(self) -> int:
