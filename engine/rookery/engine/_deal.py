@@ -45,15 +45,25 @@ def deal_for_hand(ruleset: Ruleset, game_seed: int, hand_number: int) -> Deal:
     )
     if sys.byteorder != "little":
         keys.byteswap()
-    order = sorted(range(len(cards)), key=keys.__getitem__)
-    bit = _BITS.__getitem__
-    deck = [cards[index] for index in order]
+    key_of = keys.tolist().__getitem__
+    order = sorted(range(len(cards)), key=key_of)  # positions in the ascending deck
+    bit = _position_bits(ruleset.deck_mask).__getitem__
     size = ruleset.hand_size
     dealt = size * ruleset.players
-    hands = tuple(sum(map(bit, deck[start : start + size])) for start in range(0, dealt, size))
-    nest = sum(map(bit, deck[dealt : dealt + ruleset.nest_size]))
-    dead = sum(map(bit, deck[dealt + ruleset.nest_size :]))
+    hands = tuple([sum(map(bit, order[start : start + size])) for start in range(0, dealt, size)])
+    nest = sum(map(bit, order[dealt : dealt + ruleset.nest_size]))
+    dead = sum(map(bit, order[dealt + ruleset.nest_size :]))
     return Deal(hands, nest, dead)
 
 
-_BITS = tuple(1 << card for card in range(NUM_CARDS))
+def _position_bits(deck_mask: int) -> tuple[int, ...]:
+    """The bit of each card of the deck, in ascending card order (cached per deck)."""
+    bits = _POSITION_BITS.get(deck_mask)
+    if bits is None:
+        bits = _POSITION_BITS[deck_mask] = tuple(
+            1 << card for card in range(NUM_CARDS) if deck_mask >> card & 1
+        )
+    return bits
+
+
+_POSITION_BITS: dict[int, tuple[int, ...]] = {}
