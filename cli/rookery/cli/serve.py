@@ -32,20 +32,20 @@ _EXAMPLES = textwrap.dedent(
 )
 
 # Command-line flags that map one to one onto ServerConfig options.
-_FLAGS: tuple[tuple[str, str, Any, str], ...] = (
-    ("--address", "address", str, "host:port to listen on (default 127.0.0.1:50051)"),
-    ("--metrics-address", "metrics_address", str, "host:port of the Prometheus /metrics endpoint"),
-    ("--db", "db", str, "the bot registry's SQLite file; implies token mode unless --open"),
-    ("--admin-token", "admin_token", str, "the token that guards ArenaService mutations"),
-    ("--tls-cert", "tls_cert", str, "PEM certificate chain: serve TLS (with --tls-key)"),
-    ("--tls-key", "tls_key", str, "PEM private key of --tls-cert"),
-    ("--replay-dir", "replay_dir", str, "write every finished game's replay file here"),
-    ("--log-level", "log_level", str, "debug, info, warning or error (default info)"),
-    ("--max-tables-per-session", "max_tables_per_session", int, "tables one session plays at once"),
-    ("--max-sessions", "max_sessions", int, "bot sessions at once"),
-    ("--idle-timeout", "idle_timeout_s", float, "seconds of silence before a session is closed"),
-    ("--join-timeout", "join_timeout_s", float, "seconds an API-created table waits for its bots"),
-    ("--shutdown-grace", "shutdown_grace_s", float, "seconds running tables get on SIGTERM"),
+_FLAGS: tuple[tuple[str, str, Any, str, str], ...] = (
+    ("--address", "address", str, "HOST:PORT", "where to listen (default 127.0.0.1:50051)"),
+    ("--metrics-address", "metrics_address", str, "HOST:PORT", "serve Prometheus /metrics here"),
+    ("--db", "db", str, "FILE", "the bot registry (SQLite); implies token mode unless --open"),
+    ("--admin-token", "admin_token", str, "TOKEN", "the token guarding ArenaService mutations"),
+    ("--tls-cert", "tls_cert", str, "FILE", "PEM certificate chain: serve TLS (with --tls-key)"),
+    ("--tls-key", "tls_key", str, "FILE", "PEM private key of --tls-cert"),
+    ("--replay-dir", "replay_dir", str, "DIR", "write every finished game's replay file here"),
+    ("--log-level", "log_level", str, "LEVEL", "debug, info, warning or error (default info)"),
+    ("--max-tables-per-session", "max_tables_per_session", int, "N", "tables per session (64)"),
+    ("--max-sessions", "max_sessions", int, "N", "bot sessions at once (default 1024)"),
+    ("--idle-timeout", "idle_timeout_s", float, "SECONDS", "silence before a session is closed"),
+    ("--join-timeout", "join_timeout_s", float, "SECONDS", "an API table's wait for its bots"),
+    ("--shutdown-grace", "shutdown_grace_s", float, "SECONDS", "time games get on SIGTERM"),
 )
 
 
@@ -62,8 +62,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--config", metavar="FILE", help="a TOML file of server options")
-    for flag, dest, kind, text in _FLAGS:
-        parser.add_argument(flag, dest=dest, type=kind, default=None, help=text)
+    for flag, dest, kind, metavar, text in _FLAGS:
+        parser.add_argument(flag, dest=dest, type=kind, default=None, metavar=metavar, help=text)
     parser.add_argument(
         "--open", action="store_true", help="open mode: any bot name, no tokens (the default)"
     )
@@ -85,7 +85,7 @@ def _run(args: argparse.Namespace) -> int:
     from rookery.server import ConfigError, ServerConfig
 
     overrides: dict[str, Any] = {
-        dest: getattr(args, dest) for _, dest, _, _ in _FLAGS if getattr(args, dest) is not None
+        dest: getattr(args, dest) for _, dest, _, _, _ in _FLAGS if getattr(args, dest) is not None
     }
     if args.open:
         overrides["auth"] = "open"

@@ -434,7 +434,7 @@ class Table:
                 self.game.abort()
             else:
                 self._hooks.table_started(self)
-                self._log.info("table started", seed_hidden=True, bots=list(self.spec.seat_bots))
+                self._log.info("table started", bots=list(self.spec.seat_bots))
                 self._announce()
                 await self._play()
         except Exception:
