@@ -154,3 +154,20 @@ async def test_a_resume_takes_over_a_stream_that_still_looks_alive(
     assert len(snapshot.missed_events) == len(table.game.events)
     assert (await back.read_kind("action_request")).seat == seat
     assert await old.status() == grpc.StatusCode.ABORTED
+
+
+async def test_a_game_that_ended_while_the_bot_was_away_is_reported_on_resume(
+    server: RookeryServer, bots: Callable[..., RawBot]
+) -> None:
+    table, players, dropped, others = await drop_a_seat(server, bots, TimeControl())
+    await asyncio.sleep(0.1)
+    server.abort_table(table.id, "stopped by the organiser")
+    await table.wait_finished()
+    await asyncio.wait_for(asyncio.gather(*others), 5)
+    back = bots(server.target, players[dropped].name)
+    await back.connect(resume_hello(players[dropped], table.id, 0))
+    snapshot = await back.read_kind("table_snapshot")
+    assert snapshot.missed_events[-1].event.WhichOneof("kind") == "game_over"
+    finished = await back.read_kind("table_finished")
+    assert finished.result.reason == results_pb2.TERMINATION_REASON_ABORTED
+    assert finished.result.detail == "stopped by the organiser"
