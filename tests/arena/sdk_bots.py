@@ -36,3 +36,22 @@ class GreedyBot(Bot):
         if plays:
             return max(plays, key=lambda p: (card_points(p.card), p.card))
         return actions[0]
+
+
+class SeededRandomBot(Bot):
+    """A random legal action drawn from a generator seeded by the observation: deterministic.
+
+    The same game (seed, seats, bots) gets the same actions in any process, on any machine, so
+    two runs of a tournament can be compared action by action.
+    """
+
+    def act(self, observation: Observation) -> Action:
+        return observation.legal_actions().sample(random.Random(repr(observation)))
+
+
+class SeededGreedyBot(GreedyBot):
+    """:class:`GreedyBot` with a generator seeded by the observation: deterministic."""
+
+    def act(self, observation: Observation) -> Action:
+        self.rng = random.Random(repr(observation))
+        return super().act(observation)

@@ -6,6 +6,7 @@ import hashlib
 import os
 import shlex
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -118,3 +119,55 @@ def test_a_bot_command_that_cannot_start_is_reported(tmp_path: Path) -> None:
     )  # fmt: skip
     assert finished.returncode == 3
     assert "did not open" in finished.stderr and "/nonexistent/bot" in finished.stderr
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_token_mode_plays_a_registered_remote_bot_and_issues_launched_bots_tokens(
+    tmp_path: Path,
+) -> None:
+    registry = tmp_path / "bots.sqlite"
+    added = subprocess.run(
+        [sys.executable, "-m", "rookery.cli.main", "bots", "add", "contestant",
+         "--db", str(registry)],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert added.returncode == 0, added.stderr
+    token = added.stdout.split()[0]
+    port = _free_port()
+    out = tmp_path / "run"
+    bots = HERE / "sdk_bots.py"
+    arena = subprocess.Popen(
+        [sys.executable, "-m", "rookery.cli.main", "arena", "run",
+         "--bot", "contestant=remote",
+         "--bot", f"greedy={PYTHON} -m rookery.cli.main bot run {bots}:GreedyBot",
+         "--auth", "token", "--registry", str(registry), "--listen", f"127.0.0.1:{port}",
+         "--remote-wait", "60", "--target", "100", "--games", "2", "--concurrency", "1",
+         "--out", str(out), "--no-report"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    remote = subprocess.Popen(
+        [sys.executable, "-m", "rookery.cli.main", "bot", "run", f"{bots}:RandomBot",
+         "--server", f"127.0.0.1:{port}", "--token", token, "--name", "contestant",
+         "--sessions", "2", "--connect-timeout", "60", "--log-level", "warning"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        output, _ = arena.communicate(timeout=120)
+    finally:
+        remote.terminate()
+        remote.wait(timeout=15)
+    assert arena.returncode == 0, output.decode()
+    with RunStore(out) as store:
+        assert store.count_games("arena") == 2
+        bots_recorded = {b.name: b.remote for b in store.bots("arena")}
+    assert bots_recorded == {"contestant": True, "greedy": False}
+    listed = subprocess.run(
+        [sys.executable, "-m", "rookery.cli.main", "bots", "list", "--db", str(registry)],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert "contestant" in listed.stdout and "greedy" in listed.stdout

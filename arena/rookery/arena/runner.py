@@ -12,22 +12,23 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import math
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import structlog
 from rookery.arena.config import BotSpec, Format, LatePolicyName, TournamentConfig
-from rookery.arena.errors import BotLaunchError
+from rookery.arena.errors import BotLaunchError, StorageError
 from rookery.arena.launcher import BotLauncher, plan_launch
 from rookery.arena.ratings import GameScore, OnlineElo, ranks_from_result
 from rookery.arena.results import game_score
 from rookery.arena.schedule import Schedule, ScheduledGame
 from rookery.arena.sprt import SprtDecision, SprtTest
-from rookery.arena.storage import BotGameStats, GameRow, RunStore, file_sha256
+from rookery.arena.storage import BotGameStats, GameRow, RunStore, write_atomically
 from rookery.server import (
     LatePolicy,
     RookeryServer,
@@ -37,7 +38,7 @@ from rookery.server import (
     TimeControl,
 )
 from rookery.v1 import results_pb2
-from rookery.wire.replay import write_replay
+from rookery.wire.replay import encode_replay
 
 __all__ = ["LiveState", "RunOptions", "RunResult", "TournamentRunner", "seats_per_table"]
 
@@ -62,6 +63,14 @@ class RunOptions:
     join_timeout_s: float = 60.0
     #: A game still running after this many seconds is aborted.
     game_timeout_s: float = 3600.0
+    #: Where the games are played: ``local`` (this process's server) or ``ray`` (Ray tasks).
+    backend: str = "local"
+    #: The Ray cluster to join (``ray://host:10001`` or ``host:6379``); empty: a local Ray.
+    ray_address: str = ""
+    #: Games per Ray task, rounded up to whole duplicate groups; 0 picks a size.
+    ray_games_per_task: int = 0
+    #: Times Ray runs a task again after its worker died.
+    ray_max_retries: int = 3
 
 
 def seats_per_table(schedule: Schedule, bot: str) -> int:
@@ -155,6 +164,7 @@ class TournamentRunner:
         tournament_id: str | None = None,
         server: RookeryServer | None = None,
         on_progress: Callable[[LiveState], None] | None = None,
+        only_indices: Collection[int] | None = None,
     ) -> None:
         self.config = config
         self.run_dir = Path(run_dir)
@@ -171,8 +181,13 @@ class TournamentRunner:
             duplicate=config.duplicate,
             seed=config.seed,
         )
+        #: Play only these schedule positions (a Ray task's share); the driver runs the SPRT.
+        self.only_indices = frozenset(only_indices) if only_indices is not None else None
+        self.total = (
+            len(self.only_indices) if self.only_indices is not None else self.schedule.total
+        )
         self.store: RunStore | None = None
-        self.live = LiveState(config.name, self.schedule.total, 0, time.monotonic())
+        self.live = LiveState(config.name, self.total, 0, time.monotonic())
         self.launchers: dict[str, BotLauncher] = {}
         self._stop = asyncio.Event()
         self._db_lock = asyncio.Lock()
@@ -184,6 +199,10 @@ class TournamentRunner:
     def request_stop(self) -> None:
         """Stop dispatching games; games in flight are aborted and played again on resume."""
         self._stop.set()
+
+    async def wait_stop_requested(self) -> None:
+        """Return once :meth:`request_stop` was called."""
+        await self._stop.wait()
 
     @property
     def is_sprt(self) -> bool:
@@ -233,6 +252,11 @@ class TournamentRunner:
             if self._finished_already():
                 store.finish(self.tournament_id)
                 return self._result(started, resumed, cancelled=False)
+            if self.options.backend == "ray":
+                from rookery.arena.ray_backend import play_on_ray
+
+                await play_on_ray(self)
+                return self._finish(store, started, resumed)
             owns_server = self.server is None
             if self.server is None:
                 self.server = RookeryServer(
@@ -253,16 +277,21 @@ class TournamentRunner:
                 await self._stop_bots()
                 if owns_server:
                     await self.server.stop(grace_s=1.0)
-            cancelled = self._stop.is_set() and not self._finished_already()
-            if self.live.sprt is not None:
-                store.set_sprt(
-                    self.tournament_id, self.live.sprt.decision.value, self.live.sprt.llr
-                )
-            store.finish(self.tournament_id, "cancelled" if cancelled else "finished")
-            return self._result(started, resumed, cancelled)
+            return self._finish(store, started, resumed)
         finally:
             store.close()
             self.store = None
+
+    def _finish(self, store: RunStore, started: float, resumed: bool) -> RunResult:
+        cancelled = (self._stop.is_set() or self._server_stopping) and not self._finished_already()
+        if self.live.sprt is not None:
+            store.set_sprt(self.tournament_id, self.live.sprt.decision.value, self.live.sprt.llr)
+        store.finish(self.tournament_id, "cancelled" if cancelled else "finished")
+        return self._result(started, resumed, cancelled)
+
+    @property
+    def _server_stopping(self) -> bool:
+        return self.server is not None and self.server.is_stopping
 
     def _result(self, started: float, resumed: bool, cancelled: bool) -> RunResult:
         sprt = self.live.sprt
@@ -271,7 +300,7 @@ class TournamentRunner:
             run_dir=self.run_dir,
             played=self.live.played_now,
             recorded=self.live.done,
-            total=self.schedule.total,
+            total=self.total,
             resumed=resumed,
             sprt_decision=sprt.decision if sprt is not None else None,
             sprt_llr=sprt.llr if sprt is not None else 0.0,
@@ -282,12 +311,12 @@ class TournamentRunner:
     def _finished_already(self) -> bool:
         if self.live.sprt is not None and self.live.sprt.decision is not SprtDecision.CONTINUE:
             return True
-        return self.live.done >= self.schedule.total
+        return self.live.done >= self.total
 
     def _restore(self, store: RunStore) -> None:
         """Rebuild the live state from the games already recorded (resume)."""
         self.live.elo = OnlineElo(k=self.config.elo_k)
-        if self.is_sprt:
+        if self.is_sprt and self.only_indices is None:
             self.live.sprt = SprtTest(self.config.sprt)
         for row in store.iter_games(self.tournament_id):
             self._account(row)
@@ -387,21 +416,25 @@ class TournamentRunner:
 
     # ------------------------------------------------------------------------- games
 
-    def _pending(self) -> Iterator[ScheduledGame]:
+    def pending(self) -> Iterator[ScheduledGame]:
+        """The scheduled games not yet recorded, in schedule order (generated lazily)."""
         assert self.store is not None
         recorded = self.store.recorded_indices(self.tournament_id)
         for game in self.schedule.games():
-            if game.index not in recorded:
+            if game.index in recorded:
+                continue
+            if self.only_indices is None or game.index in self.only_indices:
                 yield game
 
-    def _should_dispatch(self) -> bool:
-        if self._stop.is_set():
+    def should_dispatch(self) -> bool:
+        """Whether to start more games: not stopped, and the SPRT (if any) still undecided."""
+        if self._stop.is_set() or self._server_stopping:
             return False
         sprt = self.live.sprt
         return sprt is None or sprt.decision is SprtDecision.CONTINUE
 
     async def _play_all(self) -> None:
-        pending = self._pending()
+        pending = self.pending()
         workers = [
             asyncio.create_task(self._worker(pending)) for _ in range(self.config.concurrency)
         ]
@@ -424,7 +457,7 @@ class TournamentRunner:
             await asyncio.gather(*workers, stopper, everything, return_exceptions=True)
 
     async def _worker(self, pending: Iterator[ScheduledGame]) -> None:
-        while self._should_dispatch():
+        while self.should_dispatch():
             game = next(pending, None)
             if game is None:
                 return
@@ -455,8 +488,9 @@ class TournamentRunner:
                 outcome = await asyncio.wait_for(table.wait_finished(), 30.0)
         finally:
             self._active_tables.discard(table_id)
-        if self._stop.is_set() and outcome.termination == results_pb2.TERMINATION_REASON_ABORTED:
-            return  # aborted by our own stop: not a result, played again on resume
+        stopping = self._stop.is_set() or self._server_stopping
+        if stopping and outcome.termination == results_pb2.TERMINATION_REASON_ABORTED:
+            return  # aborted by a stop (ours or the server's): played again on resume
         row = await self._record(game, outcome)
         self._account(row)
         self.live.played_now += 1
@@ -473,18 +507,10 @@ class TournamentRunner:
         for seat in outcome.seat_stats:
             if seat.bot_version:
                 store.set_bot_version(self.tournament_id, seat.bot_name, seat.bot_version)
-
-        def write() -> str:
-            write_replay(path, outcome.replay)
-            directory = os.open(path.parent, os.O_RDONLY)
-            try:
-                os.fsync(directory)
-            finally:
-                os.close(directory)
-            return file_sha256(path)
+        data = encode_replay(outcome.replay, compress=path.name.endswith(".gz"))
 
         async with self._db_lock:
-            digest = await asyncio.to_thread(write)
+            digest = await asyncio.to_thread(write_atomically, path, lambda t: t.write_bytes(data))
             row = GameRow(
                 tournament_id=self.tournament_id,
                 index=game.index,
@@ -513,6 +539,46 @@ class TournamentRunner:
                     self.tournament_id, self.live.sprt.decision.value, self.live.sprt.llr
                 )
         return row
+
+    async def record_played(self, row: GameRow, replay: bytes) -> bool:
+        """Record a game played elsewhere (a Ray task): its row and its replay file's bytes.
+
+        A game already recorded (a retried task's duplicate) is skipped: False.
+        """
+        assert self.store is not None
+        store = self.store
+        async with self._db_lock:
+            if row.index in store.recorded_indices(self.tournament_id):
+                return False
+            path = store.run_dir / row.replay_path
+
+            def write(temporary: Path) -> None:
+                temporary.write_bytes(replay)
+
+            digest = await asyncio.to_thread(write_atomically, path, write)
+            if digest != row.replay_sha256:
+                raise StorageError(
+                    f"game {row.index}: the replay received does not match its SHA-256"
+                )
+            row = dataclasses.replace(row, tournament_id=self.tournament_id)
+            await asyncio.to_thread(store.record_game, row)
+            self._account(row)
+            if self.live.sprt is not None:
+                store.set_sprt(
+                    self.tournament_id, self.live.sprt.decision.value, self.live.sprt.llr
+                )
+        self.live.played_now += 1
+        self._notify()
+        return True
+
+    def record_incident(self, bot: str, kind: str, detail: str) -> None:
+        """Record a bot incident that happened elsewhere (a Ray task)."""
+        self._incident(bot, kind, detail)
+
+    def set_bot_version(self, bot: str, version: str) -> None:
+        """Store the version a bot announced elsewhere (a Ray task)."""
+        if self.store is not None and version:
+            self.store.set_bot_version(self.tournament_id, bot, version)
 
     def _account(self, row: GameRow) -> None:
         """Update the live counts, online Elo and SPRT with one recorded game."""

@@ -29,6 +29,9 @@ _EXAMPLES = textwrap.dedent(
       rookery arena run --format sprt --elo0 0 --elo1 10 \\
           --bot new="rookery bot run mybot_new.py:Bot" --bot old="rookery bot run mybot_old.py:Bot"
 
+      # the same games as Ray tasks on a cluster (pip install 'rookery[ray]'; docs/scale.md)
+      rookery arena run nightly.toml --backend ray --ray-address ray://head:10001
+
       # the report of a run directory
       rookery arena report runs/nightly
 
@@ -85,6 +88,25 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     run.add_argument("--registry", default="", help="token registry file (with --auth token)")
     run.add_argument(
         "--remote-wait", type=float, default=600.0, help="seconds to wait for remote bots"
+    )
+    run.add_argument(
+        "--backend",
+        choices=["local", "ray"],
+        default="local",
+        help="play the games here (local) or as Ray tasks (ray; needs rookery[ray])",
+    )
+    run.add_argument(
+        "--ray-address",
+        default="",
+        metavar="ADDR",
+        help="the Ray cluster to join (ray://HOST:10001 or HOST:6379); default: a local Ray",
+    )
+    run.add_argument(
+        "--ray-games-per-task",
+        type=int,
+        default=0,
+        metavar="N",
+        help="games per Ray task, in whole duplicate groups (default: picked from the size)",
     )
     run.add_argument("--no-report", action="store_true", help="do not write the report files")
     run.set_defaults(func=_run)
@@ -242,7 +264,13 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     out = Path(args.out) if args.out else config.out or Path("runs") / config.name
     options = RunOptions(
-        listen=args.listen, auth=args.auth, registry=args.registry, remote_wait_s=args.remote_wait
+        listen=args.listen,
+        auth=args.auth,
+        registry=args.registry,
+        remote_wait_s=args.remote_wait,
+        backend=args.backend,
+        ray_address=args.ray_address,
+        ray_games_per_task=args.ray_games_per_task,
     )
     return run_tournament(config, out, options, write_files=not args.no_report)
 

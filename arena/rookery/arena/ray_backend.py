@@ -1,0 +1,262 @@
+"""Tournament games as Ray tasks: the same schedule and records, played on a cluster.
+
+The driver (``rookery arena run --backend ray``) keeps the run directory, the SQLite file, the
+ratings and the SPRT exactly as the local backend does. It cuts the games still to play into
+chunks of whole duplicate groups and submits each chunk as a Ray task. A task runs what the
+local backend runs, on its worker: an embedded server on loopback, the launched bots, the
+chunk's games (a :class:`~rookery.arena.runner.TournamentRunner` restricted to those schedule
+positions, into a scratch directory), and returns the rows, the replay files' bytes, the bots'
+incidents and versions. The driver records each game once, by schedule index: a task that Ray
+runs again after its worker died cannot double a game, and a game never returned is played
+again.
+
+Ray is an optional extra (``pip install 'rookery[ray]'``): this module imports it only when a
+Ray run starts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import importlib
+import math
+import os
+import tempfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import structlog
+from rookery.arena.config import TournamentConfig
+from rookery.arena.errors import ArenaError, BotLaunchError, ConfigError
+from rookery.arena.schedule import ScheduledGame
+from rookery.arena.storage import GameRow, RunStore
+
+if TYPE_CHECKING:
+    from rookery.arena.runner import TournamentRunner
+
+__all__ = [
+    "ChunkResult",
+    "RayTaskFailedError",
+    "RayUnavailableError",
+    "chunk_games",
+    "play_chunk",
+    "play_on_ray",
+]
+
+log = structlog.get_logger("rookery.arena")
+
+#: Games a task plays when ``ray_games_per_task`` is 0: enough to amortise starting the
+#: server and the bots on the worker, few enough to spread a tournament over the workers.
+DEFAULT_GAMES_PER_TASK = 16
+
+
+class RayUnavailableError(ArenaError):
+    """``--backend ray`` without Ray installed, or a cluster that cannot be reached."""
+
+
+class RayTaskFailedError(ArenaError):
+    """A Ray task failed for good: an error on its worker, or its retries used up."""
+
+
+@dataclass(frozen=True)
+class ChunkResult:
+    """What a task returns: every game it finished, with its replay file's bytes."""
+
+    rows: tuple[GameRow, ...]
+    #: Replay file bytes (gzip JSON lines) by schedule index.
+    replays: dict[int, bytes]
+    #: (bot, kind, detail) of each crash or restart of a launched bot on the worker.
+    incidents: tuple[tuple[str, str, str], ...]
+    #: The version each bot announced.
+    versions: dict[str, str]
+    #: The worker's host name, for the log.
+    node: str
+
+
+def chunk_games(
+    games: Iterator[ScheduledGame], group_size: int, games_per_task: int
+) -> Iterator[tuple[ScheduledGame, ...]]:
+    """Consecutive pending games in chunks of whole groups (``games_per_task`` rounded up).
+
+    A group is never split across tasks, so a duplicate pair's two games share a worker.
+    """
+    groups_per_task = max(1, math.ceil(games_per_task / group_size))
+    chunk: list[ScheduledGame] = []
+    groups = 0
+    last_group: int | None = None
+    for game in games:
+        if game.group != last_group:
+            if groups == groups_per_task:
+                yield tuple(chunk)
+                chunk, groups = [], 0
+            groups += 1
+            last_group = game.group
+        chunk.append(game)
+    if chunk:
+        yield tuple(chunk)
+
+
+def play_chunk(
+    config: TournamentConfig,
+    tournament_id: str,
+    indices: Sequence[int],
+    join_timeout_s: float,
+    connect_timeout_s: float,
+    game_timeout_s: float,
+) -> ChunkResult:
+    """Play the games at ``indices`` here (a Ray task's body; plain Python, no Ray needed).
+
+    An embedded server on loopback and the launched bots live for the chunk; the games go to a
+    scratch run directory whose rows and replay bytes are returned.
+    """
+    from rookery.arena.runner import RunOptions, TournamentRunner
+
+    concurrency = max(1, min(config.concurrency, len(indices)))
+    local = dataclasses.replace(config, concurrency=concurrency)
+    options = RunOptions(
+        connect_timeout_s=connect_timeout_s,
+        join_timeout_s=join_timeout_s,
+        game_timeout_s=game_timeout_s,
+    )
+    with tempfile.TemporaryDirectory(prefix="rookery-ray-") as scratch:
+        run_dir = Path(scratch)
+        runner = TournamentRunner(
+            local, run_dir, options=options, tournament_id=tournament_id, only_indices=indices
+        )
+        asyncio.run(runner.run())
+        with RunStore(run_dir) as store:
+            rows = tuple(store.games(tournament_id))
+            replays = {row.index: (run_dir / row.replay_path).read_bytes() for row in rows}
+            incidents = tuple(
+                (bot, kind, detail) for bot, kind, detail, _ in store.incidents(tournament_id)
+            )
+            versions = {b.name: b.version for b in store.bots(tournament_id) if b.version}
+    return ChunkResult(rows, replays, incidents, versions, os.uname().nodename)
+
+
+def _import_ray() -> Any:
+    try:
+        return importlib.import_module("ray")
+    except ImportError:
+        raise RayUnavailableError(
+            "--backend ray needs Ray: pip install 'rookery[ray]' (Ray is an optional extra)"
+        ) from None
+
+
+def _ensure_ray(ray: Any, address: str) -> bool:
+    """Connect to ``address`` (or start a local Ray); True if this call started it."""
+    if ray.is_initialized():
+        return False
+    try:
+        if address:
+            ray.init(address=address, log_to_driver=False)
+        else:
+            ray.init(include_dashboard=False, log_to_driver=False)
+    except (ConnectionError, RuntimeError, ValueError) as error:
+        where = address or "a local Ray"
+        raise RayUnavailableError(f"cannot start or reach {where}: {error}") from None
+    return True
+
+
+def _check_config(config: TournamentConfig) -> None:
+    remote = [b.name for b in config.bots if b.remote]
+    if remote:
+        raise ConfigError(
+            "command line",
+            "--backend",
+            f"the Ray backend plays launched bots only; remote bots {remote} connect to one "
+            "server (use the local backend)",
+        )
+
+
+def _games_per_task(runner: TournamentRunner, workers: int) -> int:
+    chosen = runner.options.ray_games_per_task
+    if chosen > 0:
+        return chosen
+    # Spread small tournaments over the workers; cap the chunk for big ones.
+    remaining = runner.total - runner.live.done
+    return max(1, min(DEFAULT_GAMES_PER_TASK, math.ceil(remaining / max(1, workers))))
+
+
+async def play_on_ray(runner: TournamentRunner) -> None:
+    """Play the runner's pending games as Ray tasks and record them through the runner."""
+    _check_config(runner.config)
+    ray = _import_ray()
+    options = runner.options
+    started = _ensure_ray(ray, options.ray_address)
+    try:
+        workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        task = ray.remote(num_cpus=1, max_retries=options.ray_max_retries, retry_exceptions=False)(
+            play_chunk
+        )
+        config_ref = ray.put(runner.config)
+        chunks = chunk_games(
+            runner.pending(), runner.schedule.group_size, _games_per_task(runner, workers)
+        )
+        in_flight: dict[asyncio.Future[Any], tuple[Any, tuple[ScheduledGame, ...]]] = {}
+        window = 2 * workers
+        try:
+            while True:
+                while len(in_flight) < window and runner.should_dispatch():
+                    chunk = next(chunks, None)
+                    if chunk is None:
+                        break
+                    ref = task.remote(
+                        config_ref,
+                        runner.tournament_id,
+                        [game.index for game in chunk],
+                        options.join_timeout_s,
+                        options.connect_timeout_s,
+                        options.game_timeout_s,
+                    )
+                    in_flight[asyncio.wrap_future(ref.future())] = (ref, chunk)
+                if not in_flight:
+                    return
+                stop = asyncio.ensure_future(runner.wait_stop_requested())
+                done, _ = await asyncio.wait(
+                    {stop, *in_flight}, return_when=asyncio.FIRST_COMPLETED
+                )
+                stop.cancel()
+                for future in done - {stop}:
+                    _, chunk = in_flight.pop(future)
+                    await _record_chunk(runner, ray, future, chunk)
+                if not runner.should_dispatch():
+                    for ref, _ in in_flight.values():
+                        ray.cancel(ref, force=True)
+                    return
+        finally:
+            for future in in_flight:
+                future.cancel()
+    finally:
+        if started:
+            ray.shutdown()
+
+
+async def _record_chunk(
+    runner: TournamentRunner,
+    ray: Any,
+    future: asyncio.Future[Any],
+    chunk: tuple[ScheduledGame, ...],
+) -> None:
+    first, last = chunk[0].index, chunk[-1].index
+    try:
+        result: ChunkResult = future.result()
+    except ray.exceptions.RayTaskError as error:
+        cause = error.as_instanceof_cause()
+        if isinstance(cause, BotLaunchError):
+            raise BotLaunchError(f"on a Ray worker (games {first}-{last}): {cause}") from None
+        raise RayTaskFailedError(f"a Ray task (games {first}-{last}) failed: {error}") from None
+    except ray.exceptions.RayError as error:
+        raise RayTaskFailedError(
+            f"a Ray task (games {first}-{last}) was lost after "
+            f"{runner.options.ray_max_retries} retries: {error}"
+        ) from None
+    for bot, kind, detail in result.incidents:
+        runner.record_incident(bot, kind, f"{detail} (on {result.node})")
+    for bot, version in result.versions.items():
+        runner.set_bot_version(bot, version)
+    for row in result.rows:
+        await runner.record_played(row, result.replays[row.index])
+    log.info("ray chunk recorded", first=first, last=last, node=result.node, games=len(chunk))

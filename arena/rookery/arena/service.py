@@ -1,0 +1,377 @@
+"""Tournaments for ``rookery serve``: the server's ``TournamentBackend``, run by the arena.
+
+ArenaService ``CreateTournament`` becomes a :class:`~rookery.arena.runner.TournamentRunner` on the
+running server, in the background: remote bots are the sessions connected to that server (by
+name), launched bots (a ``command`` in the spec) are started by the arena next to it. Each
+tournament gets its own run directory ``<store>/<tournament_id>/`` (SQLite, replays, bot logs),
+exactly as ``rookery arena run`` writes it, so ``rookery arena report`` works on it and the
+tournaments of earlier runs of the server are still listed.
+
+``rookery serve`` finds this module and calls :func:`create_tournament_backend`; the store is
+``$ROOKERY_ARENA_DIR`` or ``runs/serve``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ipaddress
+import os
+import re
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import structlog
+from google.protobuf import json_format
+from rookery.arena.config import (
+    BotSpec,
+    Format,
+    LatePolicyName,
+    TimeControlSpec,
+    TournamentConfig,
+    default_concurrency,
+)
+from rookery.arena.errors import ArenaError, StorageError
+from rookery.arena.report import load_run
+from rookery.arena.runner import RunOptions, TournamentRunner
+from rookery.arena.sprt import SprtDecision, SprtParams
+from rookery.arena.storage import DATABASE_NAME, GameRow, RunStore
+from rookery.engine import Ruleset
+from rookery.server import LatePolicy, RookeryServer, TournamentBackend, UnknownTournamentError
+from rookery.v1 import arena_service_pb2 as api
+from rookery.v1 import results_pb2, table_pb2
+from rookery.wire import convert
+from rookery.wire.errors import WireError
+
+__all__ = [
+    "ARENA_DIR_VARIABLE",
+    "ArenaTournaments",
+    "config_from_spec",
+    "create_tournament_backend",
+    "make_backend",
+]
+
+log = structlog.get_logger("rookery.arena")
+
+#: The environment variable naming where ``rookery serve`` keeps its tournaments.
+ARENA_DIR_VARIABLE = "ROOKERY_ARENA_DIR"
+_DEFAULT_STORE = Path("runs") / "serve"
+_SPEC_FILE = "spec.json"
+
+_FORMATS = {
+    api.TOURNAMENT_FORMAT_UNSPECIFIED: Format.ROUND_ROBIN,
+    api.TOURNAMENT_FORMAT_ROUND_ROBIN: Format.ROUND_ROBIN,
+    api.TOURNAMENT_FORMAT_GAUNTLET: Format.GAUNTLET,
+    api.TOURNAMENT_FORMAT_SPRT: Format.SPRT,
+}
+_STATUSES = {
+    "running": api.TOURNAMENT_STATUS_RUNNING,
+    "finished": api.TOURNAMENT_STATUS_FINISHED,
+    "cancelled": api.TOURNAMENT_STATUS_CANCELLED,
+}
+
+
+def config_from_spec(
+    spec: api.TournamentSpec, server_time_control: table_pb2.TimeControl | None = None
+) -> TournamentConfig:
+    """The arena's configuration of a wire ``TournamentSpec``; ``ValueError`` if it cannot run.
+
+    Unset fields take the arena's defaults (games 10, concurrency the cores, the standard
+    preset); an unset clock field takes the server's. ``duplicate`` is taken as given.
+    """
+    from rookery.server import TimeControl
+
+    try:
+        format_ = _FORMATS[spec.format]
+    except KeyError:
+        raise ValueError(f"spec.format: unknown tournament format {spec.format}") from None
+    bots = tuple(
+        BotSpec(bot.name, bot.command) if bot.command.strip() else BotSpec(bot.name, remote=True)
+        for bot in spec.bots
+    )
+    try:
+        ruleset = (
+            convert.ruleset_from_proto(spec.ruleset, "spec.ruleset")
+            if spec.HasField("ruleset")
+            else Ruleset.preset("standard")
+        )
+    except (WireError, ValueError) as error:
+        raise ValueError(str(error)) from None
+    base = TimeControl.from_proto(server_time_control or table_pb2.TimeControl())
+    clock = base.merged_with(spec.time_control)
+    time_control = TimeControlSpec(
+        action_ms=clock.action_ms,
+        bank_ms=clock.bank_ms,
+        late_policy=(
+            LatePolicyName.FORFEIT
+            if clock.late_policy is LatePolicy.FORFEIT
+            else LatePolicyName.AUTO_PLAY
+        ),
+        strike_limit=clock.strike_limit,
+        grace_ms=clock.grace_ms,
+    )
+    sprt = SprtParams()
+    if spec.HasField("sprt"):
+        try:
+            sprt = SprtParams(
+                elo0=spec.sprt.elo0,
+                elo1=spec.sprt.elo1 if spec.sprt.elo1 or spec.sprt.elo0 else SprtParams().elo1,
+                alpha=spec.sprt.alpha or SprtParams().alpha,
+                beta=spec.sprt.beta or SprtParams().beta,
+            )
+        except ValueError as error:
+            raise ValueError(f"spec.sprt: {error}") from None
+    if not bots:
+        raise ValueError("spec.bots: no bots; give at least two")
+    try:
+        config = TournamentConfig(
+            name=spec.name or "tournament",
+            ruleset=ruleset,
+            bots=bots,
+            format=format_,
+            games=spec.games or 10,
+            duplicate=spec.duplicate,
+            concurrency=spec.concurrency or default_concurrency(),
+            seed=spec.seed,
+            time_control=time_control,
+            sprt=sprt,
+            source="spec",
+        )
+        return config.with_overrides()
+    except ArenaError as error:
+        raise ValueError(str(error)) from None
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]+", "-", name).strip("-")[:40] or "tournament"
+
+
+def _is_loopback(address: str) -> bool:
+    host = address.rpartition(":")[0].strip("[]")
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@dataclass
+class _Running:
+    runner: TournamentRunner
+    task: asyncio.Task[None]
+
+
+class ArenaTournaments:
+    """The :class:`~rookery.server.TournamentBackend` of a running server.
+
+    Launched bots run commands on the server's machine: they are accepted only when the
+    ArenaService is guarded by an admin token or the server listens on loopback.
+    """
+
+    def __init__(
+        self, server: RookeryServer, store_dir: str | Path, *, remote_wait_s: float = 600.0
+    ) -> None:
+        self.server = server
+        self.store_dir = Path(store_dir)
+        self.remote_wait_s = remote_wait_s
+        self._running: dict[str, _Running] = {}
+
+    # ------------------------------------------------------------------ TournamentBackend
+
+    async def create_tournament(self, spec: api.TournamentSpec) -> api.TournamentInfo:
+        """Validate the spec, start the tournament in the background and return it."""
+        config = config_from_spec(spec, self.server.config.time_control.to_proto())
+        launched = [bot.name for bot in config.bots if not bot.remote]
+        guarded = bool(self.server.config.admin_token)
+        if launched and not guarded and not _is_loopback(self.server.config.address):
+            raise ValueError(
+                f"bots {launched} have commands, which run on the server's machine: "
+                "start the server with --admin-token to allow it, or leave the commands "
+                "out and connect the bots as remote bots"
+            )
+        tournament_id = f"{_slug(config.name)}-{uuid.uuid4().hex[:8]}"
+        run_dir = self.store_dir / tournament_id
+        run_dir.mkdir(parents=True, exist_ok=True)
+        (run_dir / _SPEC_FILE).write_text(json_format.MessageToJson(spec))
+        options = RunOptions(
+            auth=self.server.config.auth,
+            remote_wait_s=self.remote_wait_s,
+            join_timeout_s=self.server.config.join_timeout_s,
+        )
+        runner = TournamentRunner(
+            config, run_dir, options=options, tournament_id=tournament_id, server=self.server
+        )
+        task = asyncio.create_task(self._run(tournament_id, runner))
+        self._running[tournament_id] = _Running(runner, task)
+        log.info("tournament created", tournament_id=tournament_id, run_dir=str(run_dir))
+        return self._info(tournament_id)
+
+    async def get_tournament(self, tournament_id: str) -> api.TournamentInfo:
+        """One tournament's progress."""
+        return self._info(tournament_id)
+
+    async def list_tournaments(self) -> Sequence[api.TournamentInfo]:
+        """Every tournament of the store, oldest first (earlier runs of the server included)."""
+        ids = [p.parent.name for p in self.store_dir.glob(f"*/{DATABASE_NAME}")]
+        ids += [tid for tid in self._running if tid not in ids]
+        infos = []
+        for tournament_id in ids:
+            with contextlib.suppress(LookupError, ArenaError):
+                infos.append(self._info(tournament_id))
+        return sorted(infos, key=lambda info: self._created_at(info.tournament_id))
+
+    async def list_games(self, tournament_id: str, limit: int) -> Sequence[api.GameSummary]:
+        """The tournament's finished games, newest first; ``limit`` 0 for all."""
+        run_dir = self._run_dir(tournament_id)
+        with RunStore(run_dir) as store:
+            rows = store.games(tournament_id)
+            config = config_from_spec(self._spec(tournament_id))
+            versions = {b.name: b.version for b in store.bots(tournament_id)}
+        rows.sort(key=lambda row: (row.finished_at, row.index), reverse=True)
+        if limit > 0:
+            rows = rows[:limit]
+        return [_game_summary(row, config.ruleset, versions) for row in rows]
+
+    async def get_standings(self, tournament_id: str) -> Sequence[api.Standing]:
+        """The standings, best first: Bradley–Terry Elo ± its 95 % half-width, W/L/D."""
+        run_dir = self._run_dir(tournament_id)
+        try:
+            data = await asyncio.to_thread(load_run, run_dir, tournament_id)
+        except StorageError:
+            return []  # not started yet: no standings
+        return [
+            api.Standing(
+                bot_name=s.name,
+                elo=s.elo,
+                elo_error=s.elo_error,
+                games=s.games,
+                wins=s.wins,
+                losses=s.losses,
+                draws=s.draws,
+                point_difference=s.point_difference,
+                timeouts=s.timeouts,
+                crashes=s.crashes,
+                illegal_replies=s.illegal_replies,
+            )
+            for s in data.summary.standings
+        ]
+
+    # -------------------------------------------------------------------------- running
+
+    async def _run(self, tournament_id: str, runner: TournamentRunner) -> None:
+        try:
+            result = await runner.run()
+            log.info(
+                "tournament ended",
+                tournament_id=tournament_id,
+                recorded=result.recorded,
+                total=result.total,
+                cancelled=result.cancelled,
+            )
+        except Exception as error:  # an error is an answer: the server goes on
+            log.error("tournament failed", tournament_id=tournament_id, error=str(error))
+            with RunStore(runner.run_dir) as store, contextlib.suppress(ArenaError):
+                store.finish(tournament_id, "cancelled")
+
+    async def close(self) -> None:
+        """Stop every running tournament (games in flight are not recorded)."""
+        for running in self._running.values():
+            running.runner.request_stop()
+        await asyncio.gather(*(r.task for r in self._running.values()), return_exceptions=True)
+
+    # ------------------------------------------------------------------------ reading
+
+    def _run_dir(self, tournament_id: str) -> Path:
+        run_dir = self.store_dir / tournament_id
+        if (
+            "/" in tournament_id
+            or tournament_id in ("", ".", "..")
+            or not (run_dir / _SPEC_FILE).exists()
+        ):
+            raise UnknownTournamentError(f"no tournament {tournament_id!r}")
+        return run_dir
+
+    def _spec(self, tournament_id: str) -> api.TournamentSpec:
+        text = (self._run_dir(tournament_id) / _SPEC_FILE).read_text()
+        return json_format.Parse(text, api.TournamentSpec())
+
+    def _created_at(self, tournament_id: str) -> float:
+        with contextlib.suppress(OSError):
+            return (self.store_dir / tournament_id / _SPEC_FILE).stat().st_mtime
+        return 0.0
+
+    def _info(self, tournament_id: str) -> api.TournamentInfo:
+        spec = self._spec(tournament_id)
+        info = api.TournamentInfo(tournament_id=tournament_id, spec=spec)
+        running = self._running.get(tournament_id)
+        if running is not None and not running.task.done():
+            live = running.runner.live
+            info.status = api.TOURNAMENT_STATUS_RUNNING
+            info.games_done = live.done
+            info.games_total = running.runner.total
+            if live.sprt is not None:
+                decision = live.sprt.decision
+                info.sprt_decision = "" if decision is SprtDecision.CONTINUE else decision.value
+                info.sprt_llr = live.sprt.llr
+            return info
+        run_dir = self.store_dir / tournament_id
+        if not (run_dir / DATABASE_NAME).exists():
+            info.status = api.TOURNAMENT_STATUS_CANCELLED
+            return info
+        with RunStore(run_dir) as store:
+            try:
+                record = store.tournament(tournament_id)
+            except ArenaError:
+                info.status = api.TOURNAMENT_STATUS_CANCELLED
+                return info
+            info.games_done = store.count_games(tournament_id)
+        info.games_total = record.games_total
+        # "running" in the file but no task here: the server stopped during the tournament.
+        info.status = _STATUSES.get(record.status, api.TOURNAMENT_STATUS_CANCELLED)
+        if record.status == "running":
+            info.status = api.TOURNAMENT_STATUS_CANCELLED
+        if record.sprt_decision and record.sprt_decision != SprtDecision.CONTINUE.value:
+            info.sprt_decision = record.sprt_decision
+        info.sprt_llr = record.sprt_llr
+        return info
+
+
+def _game_summary(row: GameRow, ruleset: Ruleset, versions: dict[str, str]) -> api.GameSummary:
+    side_of = {
+        seat: side for side in range(ruleset.num_sides) for seat in ruleset.seats_of_side(side)
+    }
+    reason = results_pb2.TerminationReason.Value(f"TERMINATION_REASON_{row.termination}")
+    return api.GameSummary(
+        game_id=row.game_id,
+        seed=row.seed,
+        seats=[
+            table_pb2.SeatInfo(
+                seat=seat, side=side_of[seat], bot_name=bot, bot_version=versions.get(bot, "")
+            )
+            for seat, bot in enumerate(row.seat_bots)
+        ],
+        result=results_pb2.GameResult(
+            winners=row.winners,
+            scores=row.scores,
+            hands_played=row.hands_played,
+            reason=reason,
+            forfeit_seat=row.forfeit_seat,
+            detail=row.detail,
+        ),
+        duration_ms=round(row.duration_s * 1000),
+        pair_index=row.group,
+    )
+
+
+def make_backend(server: RookeryServer, store_dir: str | Path) -> TournamentBackend:
+    """The arena's tournament backend for ``server``; run directories go in ``store_dir``."""
+    return ArenaTournaments(server, store_dir)
+
+
+def create_tournament_backend(server: RookeryServer) -> TournamentBackend:
+    """What ``rookery serve`` calls: the backend, its store at ``$ROOKERY_ARENA_DIR`` or
+    ``runs/serve``."""
+    return make_backend(server, os.environ.get(ARENA_DIR_VARIABLE) or _DEFAULT_STORE)
