@@ -9,7 +9,6 @@ session's bounded queue.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -914,8 +913,3 @@ class Table:
                 self._log.exception("could not write the replay")
         self._hooks.table_finished(self)
         self._finished.set()
-
-
-def replace_time_control(spec: TableSpec, time_control: TimeControl) -> TableSpec:
-    """``spec`` with a time control."""
-    return dataclasses.replace(spec, time_control=time_control)
