@@ -32,7 +32,7 @@ from rookery.engine import (
 )
 
 from ._bot import PolicyBot
-from ._play import known_friends
+from ._play import choose_play, known_friends, play_view_from_observation
 from ._sampling import sample_hands
 from ._simulate import HandSimulation, hand_utility
 from .heuristic import HeuristicPolicy, bury_candidates, call_card
@@ -44,8 +44,9 @@ __all__ = ["PimcBot", "PimcParameters", "PimcPolicy", "SearchStats"]
 class PimcParameters:
     """The search's budget and knobs.
 
-    ``time_budget``: seconds per decision (``None``: samples only); the search stops before a
-    sample would overrun it. ``samples``: the most sampled deals per decision. ``bury_candidates``
+    ``time_budget``: seconds per decision (``None``: samples only); a sample the deadline
+    interrupts is dropped, and with no complete sample the heuristic's choice is played.
+    ``samples``: the most sampled deals per decision. ``bury_candidates``
     and ``call_candidates``: how many of the heuristic's best buries and calls are searched.
     ``pass_value``: the expected score difference of passing when no opponent can still bid;
     ``contested_value``: when an opponent holds the high bid, and ``open_value``: when opponents
@@ -96,13 +97,18 @@ class _Budget:
         return time.perf_counter() - self._start
 
     def more(self) -> bool:
+        """Whether to start another sample: under the sample limit, and likely to finish."""
         if self.count >= self._limit:
             return False
-        if self.count == 0 or self._deadline is None:
+        if self._deadline is None:
             return True
         now = time.perf_counter()
-        per_sample = (now - self._start) / self.count
-        return now + per_sample <= self._deadline
+        per_sample = (now - self._start) / self.count if self.count else 0.0
+        return now + per_sample / 2 < self._deadline
+
+    def expired(self) -> bool:
+        """Whether the time is up: the sample under way is then dropped."""
+        return self._deadline is not None and time.perf_counter() > self._deadline
 
 
 class PimcPolicy:
@@ -164,13 +170,23 @@ class PimcPolicy:
             hands, buried, _ = sample_hands(obs, rng)
             base = HandSimulation.from_observation(obs, hands)
             base.buried_points = mask_points(buried)
+            values = []
             for card in cards:
+                if budget.expired():
+                    break
                 sim = base.clone()
                 sim.play(card)
                 sim.play_out()
-                totals[card] += hand_utility(sim.side_deltas(), obs.seat, rules)
-            budget.count += 1
+                values.append(hand_utility(sim.side_deltas(), obs.seat, rules))
+            else:
+                for card, value in zip(cards, values, strict=True):
+                    totals[card] += value
+                budget.count += 1
+                continue
+            break
         self._record(budget)
+        if not budget.count:
+            return choose_play(play_view_from_observation(obs, legal))
         return max(cards, key=lambda card: (totals[card], -card))
 
     # The auction ----------------------------------------------------------------------------
@@ -200,14 +216,26 @@ class PimcPolicy:
         budget = self._budget()
         while budget.more():
             hands, nest, _ = sample_hands(obs, rng)
+            rows = []
             for trump in range(4):
+                if budget.expired():
+                    break
                 sim = self._simulate_contract(rules, obs.seat, hands, nest, trump)
-                row = worth[trump]
-                for index, amount in enumerate(bids):
+                row = []
+                for amount in bids:
                     sim.bid = amount
-                    row[index] += hand_utility(sim.side_deltas(), obs.seat, rules)
-            budget.count += 1
+                    row.append(hand_utility(sim.side_deltas(), obs.seat, rules))
+                rows.append(row)
+            else:
+                for trump, row in enumerate(rows):
+                    for index, value in enumerate(row):
+                        worth[trump][index] += value
+                budget.count += 1
+                continue
+            break
         self._record(budget)
+        if not budget.count:
+            return self._heuristic.bid_limit(obs)
         limit = 0
         threshold = self.pass_value(obs) * budget.count
         for index, amount in enumerate(bids):
@@ -278,7 +306,10 @@ class PimcPolicy:
         rng: random.Random,
         candidates: list[tuple[int, int | None, int | None]],
     ) -> int:
-        """The index of the best (trump, bury, call) candidate for the bidder over the samples."""
+        """The index of the best (trump, bury, call) candidate for the bidder over the samples.
+
+        -1 when the time budget allowed no complete sample.
+        """
         if len(candidates) == 1:
             return 0
         rules = obs.ruleset
@@ -287,14 +318,24 @@ class PimcPolicy:
         while budget.more():
             hands = sample_hands(obs, rng).hands
             hands[obs.seat] = obs.hand | obs.buried
-            for index, (trump, bury, called) in enumerate(candidates):
+            values = []
+            for trump, bury, called in candidates:
+                if budget.expired():
+                    break
                 sim = self._simulate_contract(
                     rules, obs.seat, hands, 0, trump, bury=bury, called=called
                 )
                 sim.bid = obs.bid
-                totals[index] += hand_utility(sim.side_deltas(), obs.seat, rules)
-            budget.count += 1
+                values.append(hand_utility(sim.side_deltas(), obs.seat, rules))
+            else:
+                for index, value in enumerate(values):
+                    totals[index] += value
+                budget.count += 1
+                continue
+            break
         self._record(budget)
+        if not budget.count:
+            return -1
         return max(range(len(candidates)), key=lambda i: (totals[i], -i))
 
     def trump(self, obs: Observation, rng: random.Random) -> int:
@@ -310,7 +351,8 @@ class PimcPolicy:
             ]
         else:
             candidates = [(trump, None, None) for trump in range(4)]
-        choice = candidates[self._exchange_search(obs, rng, candidates)][0]
+        index = self._exchange_search(obs, rng, candidates)
+        choice = candidates[index][0] if index >= 0 else self._heuristic.trump(obs)
         self._trump_cache[key] = choice
         return choice
 
@@ -321,7 +363,7 @@ class PimcPolicy:
         candidates: list[tuple[int, int | None, int | None]] = [
             (trump, bury, None) for bury in options
         ]
-        return options[self._exchange_search(obs, rng, candidates)]
+        return options[max(self._exchange_search(obs, rng, candidates), 0)]
 
     def call(self, obs: Observation, call_from: int, rng: random.Random) -> int:
         """The best of the top trumps and 14s the bidder lacks, by simulation."""
@@ -336,7 +378,7 @@ class PimcPolicy:
         candidates: list[tuple[int, int | None, int | None]] = [
             (trump, obs.buried, card) for card in options
         ]
-        return options[self._exchange_search(obs, rng, candidates)]
+        return options[max(self._exchange_search(obs, rng, candidates), 0)]
 
 
 class PimcBot(PolicyBot):
