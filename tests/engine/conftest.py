@@ -1,4 +1,4 @@
-"""Fixtures for the engine's tests (helpers live in ``engine_helpers.py``)."""
+"""Fixtures for the engine's tests (helpers live in ``rookery.engine.testing``)."""
 
 from __future__ import annotations
 

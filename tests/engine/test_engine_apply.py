@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from engine_helpers import act, all_observations
 from rookery.engine import (
     PRESETS,
     ROOK2,
@@ -24,6 +23,7 @@ from rookery.engine import (
     parse_action,
     parse_card,
 )
+from rookery.engine.testing import act, all_observations
 
 STANDARD = PRESETS["standard"]
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from engine_helpers import act
 from rookery.engine import (
     PRESETS,
     AllPass,
@@ -16,6 +15,7 @@ from rookery.engine import (
     Phase,
     deal_for_hand,
 )
+from rookery.engine.testing import act
 
 STANDARD = PRESETS["standard"]
 

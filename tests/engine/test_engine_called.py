@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from engine_helpers import act, make_deal, small_rules
 from rookery.engine import (
     CallCard,
     Game,
@@ -15,6 +14,7 @@ from rookery.engine import (
     parse_card,
     parse_cards,
 )
+from rookery.engine.testing import act, make_deal, small_rules
 
 RULES = small_rules(partnership=Partnership.CALLED)
 DEAL = make_deal(

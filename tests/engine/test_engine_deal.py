@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from engine_helpers import act
 from rookery.engine import PRESETS, Game, deal_for_hand
+from rookery.engine.testing import act
 
 
 @pytest.mark.parametrize("name", list(PRESETS))

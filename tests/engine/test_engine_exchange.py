@@ -5,7 +5,6 @@ from __future__ import annotations
 from math import comb
 
 import pytest
-from engine_helpers import act, make_deal, small_rules
 from rookery.engine import (
     PRESETS,
     Bury,
@@ -18,6 +17,7 @@ from rookery.engine import (
     mask_points,
     parse_cards,
 )
+from rookery.engine.testing import act, make_deal, small_rules
 
 STANDARD = PRESETS["standard"]
 

@@ -62,6 +62,7 @@ def test_the_engine_never_uses_the_global_random_generator() -> None:
         "rookery.engine._legal",
         "rookery.engine._game",
         "rookery.engine._playout",
+        "rookery.engine.testing",
     ],
 )
 def test_doctests(module: str) -> None:

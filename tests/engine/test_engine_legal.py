@@ -7,7 +7,6 @@ from collections import Counter
 from collections.abc import Sequence
 from math import comb
 
-from engine_helpers import act
 from rookery.engine import (
     PASS,
     PRESETS,
@@ -20,6 +19,7 @@ from rookery.engine import (
     Suit,
     parse_cards,
 )
+from rookery.engine.testing import act
 
 
 def test_bidding_actions_are_pass_then_bids() -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-from engine_helpers import act
 from rookery.engine import (
     PRESETS,
     CardsBuried,
@@ -14,6 +13,7 @@ from rookery.engine import (
     Phase,
     Suit,
 )
+from rookery.engine.testing import act
 
 STANDARD = PRESETS["standard"]
 

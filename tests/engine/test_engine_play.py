@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from engine_helpers import act, fill_deal, make_deal, seat_zero_bids, small_rules
 from rookery.engine import (
     PRESETS,
     FirstLead,
@@ -14,6 +13,7 @@ from rookery.engine import (
     parse_card,
     parse_cards,
 )
+from rookery.engine.testing import act, fill_deal, make_deal, seat_zero_bids, small_rules
 
 RULES = small_rules()
 # Trump is red in these deals; seat 0 bids, buries the nest card G11 and leads.

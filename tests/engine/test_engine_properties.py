@@ -9,7 +9,6 @@ import random
 import re
 from typing import Any
 
-from engine_helpers import all_observations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rookery.engine import (
@@ -32,6 +31,7 @@ from rookery.engine import (
     parse_card,
     sample_deal,
 )
+from rookery.engine.testing import all_observations
 
 SETTINGS = settings(max_examples=25, deadline=None, derandomize=True)
 games = st.tuples(

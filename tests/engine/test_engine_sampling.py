@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 
 import pytest
-from engine_helpers import act, make_deal, seat_zero_bids, small_rules
 from rookery.engine import (
     PRESETS,
     SUIT_MASKS,
@@ -16,6 +15,7 @@ from rookery.engine import (
     sample_deal,
     sample_deals,
 )
+from rookery.engine.testing import act, make_deal, seat_zero_bids, small_rules
 
 
 def test_sampled_deals_keep_the_observers_cards_and_rebuild_the_observation() -> None:

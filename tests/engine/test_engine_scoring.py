@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from engine_helpers import act, make_deal, small_rules
 from rookery.engine import (
     PRESETS,
     BothOver,
@@ -14,6 +13,7 @@ from rookery.engine import (
     TrickWon,
     mask_points,
 )
+from rookery.engine.testing import act, make_deal, small_rules
 
 # Sides {0, 2} and {1, 3}. Seat 0 bids, names black trump and buries Y11 (no points).
 DEAL_RULES = small_rules()

@@ -1,17 +1,32 @@
-"""Helpers for the engine's tests: small decks, hand-built deals, scripted actions."""
+"""Helpers for tests of code built on the engine: small decks, hand-built deals, scripted actions.
+
+Like ``structlog.testing``, a public module for tests, not imported by ``rookery.engine`` itself.
+
+>>> rules = small_rules()
+>>> deal = make_deal(rules, ["ROOK B14 B13 B12", "R14 R13 R12 R11", "Y14 Y13 Y12 Y11",
+...                          "G14 G13 G12 G11"], nest="B11")
+>>> game = Game.from_deal(rules, deal)
+>>> act(game, "pass", "pass", "pass", "bid 5"); game.bidder
+0
+"""
 
 from __future__ import annotations
 
-from rookery.engine import (
-    Deal,
-    Game,
-    Observation,
-    Ruleset,
-    format_cards,
-    mask_points,
-    parse_action,
-    parse_cards,
-)
+from ._actions import parse_action
+from ._cards import format_cards, parse_cards
+from ._deal import Deal
+from ._game import Game
+from ._observation import Observation
+from ._ruleset import Ruleset
+
+__all__ = [
+    "act",
+    "all_observations",
+    "fill_deal",
+    "make_deal",
+    "seat_zero_bids",
+    "small_rules",
+]
 
 
 def small_rules(**changes: object) -> Ruleset:
@@ -32,13 +47,15 @@ def small_rules(**changes: object) -> Ruleset:
 
 
 def make_deal(ruleset: Ruleset, hands: list[str], nest: str = "", dead: str = "") -> Deal:
-    """A deal from text forms; the cards must cover the deck exactly."""
+    """A deal from text forms; ``ValueError`` unless the cards cover the deck exactly once."""
     deal = Deal(tuple(parse_cards(hand) for hand in hands), parse_cards(nest), parse_cards(dead))
     union = 0
     for mask in (*deal.hands, deal.nest, deal.dead):
-        assert not union & mask, "a card is dealt twice"
+        if union & mask:
+            raise ValueError(f"dealt twice: {format_cards(union & mask)}")
         union |= mask
-    assert union == ruleset.deck_mask, "the deal does not cover the deck"
+    if union != ruleset.deck_mask:
+        raise ValueError(f"not a partition of the {ruleset.name} deck")
     return deal
 
 
@@ -48,34 +65,11 @@ def act(game: Game, *texts: str) -> None:
         game.apply(parse_action(text))
 
 
-def play_first_legal(game: Game, until_hand_ends: bool = True) -> None:
-    """Play the current hand to its end, every player taking its first legal action."""
-    hand = game.hand_number
-    while not game.is_over and game.hand_number == hand:
-        game.apply(game.legal_actions()[0])
-
-
 def all_observations(game: Game) -> list[Observation]:
     """The public view and every seat's observation."""
     return [game.public_view()] + [
         game.observation_for(seat) for seat in range(game.ruleset.players)
     ]
-
-
-def trick_points(game: Game) -> int:
-    """Points of the completed tricks of the current hand."""
-    return sum(trick.points for trick in game.public_view().completed_tricks)
-
-
-__all__ = [
-    "act",
-    "all_observations",
-    "make_deal",
-    "mask_points",
-    "play_first_legal",
-    "small_rules",
-    "trick_points",
-]
 
 
 def fill_deal(ruleset: Ruleset, fixed: dict[int, str], nest: str = "", dead: str = "") -> Deal:
@@ -96,7 +90,6 @@ def fill_deal(ruleset: Ruleset, fixed: dict[int, str], nest: str = "", dead: str
     full = tuple(take(hands.get(seat, 0), ruleset.hand_size) for seat in range(ruleset.players))
     nest_mask = take(nest_mask, ruleset.nest_size)
     dead_mask = take(dead_mask, ruleset.dead_count)
-    assert not free
     return make_deal(
         ruleset,
         [format_cards(hand) for hand in full],
