@@ -375,6 +375,8 @@ class Game:
         the scores, dealer and hand number are the observation's. Later hands are dealt from
         ``seed``. ``ValueError`` when the deal does not fit the observation.
         """
+        if observation.phase is _GAME_OVER:
+            raise ValueError("the game of this observation is over: nothing to search")
         game = cls.from_deal(
             observation.ruleset,
             deal,
