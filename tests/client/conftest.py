@@ -234,6 +234,8 @@ class KillableProxy:
         self._server: asyncio.Server | None = None
         self._writers: set[asyncio.StreamWriter] = set()
         self.connections = 0
+        self.refusing = False
+        """While set, new connections are closed at once (the path to the server is down)."""
 
     @property
     def target(self) -> str:
@@ -245,6 +247,9 @@ class KillableProxy:
         self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if self.refusing:
+            writer.transport.abort()
+            return
         self.connections += 1
         try:
             up_reader, up_writer = await asyncio.open_connection(*self._upstream)

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from rookery.engine import Termination
-from rookery.server import RookeryServer
+from rookery.server import RookeryServer, TimeControl
 from rookery.server.testing import running_server
 
 
@@ -38,6 +38,35 @@ async def test_a_stream_cut_mid_game_is_resumed_and_the_game_finishes_normally(
     assert "session resumed" in messages
     assert "table resumed" in messages
     await verify_replay(outcome.replay)
+
+
+async def test_a_session_past_its_grace_period_is_replaced_by_a_new_one(
+    bots: Any, proxy_factory: Any, create_table: Any, finished: Any
+) -> None:
+    clock = TimeControl(action_ms=5000, grace_ms=300, strike_limit=0)
+    async with running_server(time_control=clock) as server:
+        proxy = await proxy_factory(server.target)
+        cut_off = await bots.start("Steady", proxy.target, "north")
+        await bots.start("Simple", server.target, "others", "--sessions", "3")
+        seats = ("north", "others", "others", "others")
+        table = await create_table(server, "standard", seats, clock=clock)
+        await asyncio.wait_for(_until_hand(table, 1), 30.0)
+
+        proxy.refusing = True
+        proxy.cut()
+        await asyncio.sleep(0.8)  # the grace period (0.3 s) passes
+        proxy.refusing = False
+        first = await finished(table)
+        second = await finished(await create_table(server, "standard", seats, seed=8, clock=clock))
+
+    assert first.seat_stats[0].auto_plays > 0
+    assert second.result.reason is Termination.TARGET_REACHED
+    assert second.seat_stats[0].auto_plays == 0
+    await cut_off.stop()
+    messages = cut_off.messages()
+    assert "resume refused; starting a new session" in messages
+    assert "table lost with the session" in messages
+    assert messages.count("session started") == 2
 
 
 async def _until_hand(table: Any, hand_number: int) -> None:

@@ -8,7 +8,8 @@ import inspect
 import random
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from importlib import metadata
 from typing import Any
 
 import grpc
@@ -50,6 +51,13 @@ _WELCOME_TIMEOUT_S = 10.0
 _DEADLINE_MARGIN_S = 0.05
 
 
+def _sdk_version() -> str:
+    try:
+        return metadata.version("rookery")
+    except metadata.PackageNotFoundError:  # a source tree without an install
+        return "0+source"
+
+
 @dataclass(frozen=True)
 class RunOptions:
     """How a runner connects and behaves; see :func:`rookery.client.arun_bot`."""
@@ -67,7 +75,7 @@ class RunOptions:
     reconnect_timeout_s: float = 60.0
     backoff_initial_s: float = 0.1
     backoff_max_s: float = 5.0
-    client: str = "rookery-python/0.1"
+    client: str = field(default_factory=lambda: f"rookery-python/{_sdk_version()}")
     channel_options: tuple[tuple[str, Any], ...] = ()
 
 
@@ -84,7 +92,7 @@ class RunStats:
     rejections: int = 0
     """``ActionRejected`` messages received."""
     reconnects: int = 0
-    """Streams re-opened after a drop."""
+    """Streams re-opened after a drop (resumed or not)."""
     resumes: int = 0
     """Reconnections the server accepted as resumes of the earlier session."""
 
@@ -170,6 +178,7 @@ class Session:
         self._tasks: set[asyncio.Task[None]] = set()
         self._log = log.bind(bot=options.name, session=index)
         self._idle_timeout_s = 0.0
+        self._welcomed_before = False
         self._last_write = time.monotonic()
 
     @property
@@ -196,6 +205,8 @@ class Session:
                     break
                 detail = "the server closed the stream"
             except grpc.aio.AioRpcError as error:
+                if self._is_resume_refused(error):
+                    continue  # the server is there: open a new session at once
                 self._raise_if_fatal(error)
                 detail = f"{error.code().name}: {error.details()}"
             except TimeoutError:
@@ -218,20 +229,23 @@ class Session:
                 detail=detail,
                 retry_in_s=round(delay, 3),
             )
-            self._stats.reconnects += 1 if ever_connected else 0
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._stop.wait(), delay)
         for task in list(self._tasks):
             task.cancel()
 
+    def _is_resume_refused(self, error: grpc.aio.AioRpcError) -> bool:
+        """A resume the server refused (grace period over): forget the old session."""
+        if error.code() != grpc.StatusCode.FAILED_PRECONDITION or not self._session_id:
+            return False
+        self._log.warning("resume refused; starting a new session", detail=error.details())
+        self._forget_session()
+        return True
+
     def _raise_if_fatal(self, error: grpc.aio.AioRpcError) -> None:
         code = error.code()
         if code == grpc.StatusCode.UNAUTHENTICATED:
             raise TokenRejectedError(self._options.name, error.details() or "") from None
-        if code == grpc.StatusCode.FAILED_PRECONDITION and self._session_id:
-            self._log.warning("resume refused; starting a new session", detail=error.details())
-            self._forget_session()
-            return
         if code in _FATAL_CODES:
             raise SessionRefusedError(
                 self._options.name, code.name, error.details() or ""
@@ -313,6 +327,9 @@ class Session:
         self._resume_secret = welcome.resume_secret
         self._idle_timeout_s = welcome.idle_timeout_ms / 1000
         self._call = call
+        if self._welcomed_before:
+            self._stats.reconnects += 1
+        self._welcomed_before = True
         welcomed.set()
         if welcome.resumed:
             self._stats.resumes += 1
