@@ -46,7 +46,9 @@ test: setup lint pytest ## lint, type-check and run every test suite
 lint: setup buf-lint buf-breaking ## ruff, mypy and buf lint/breaking
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy $(wildcard engine wire server arena clients/python cli tests bench)
+	$(BIN)/mypy $(wildcard engine wire server arena web clients/python cli bench)
+	@# Each test folder is its own import root (sibling helper modules, one conftest.py each).
+	@for d in tests/*/; do echo "mypy $$d"; MYPYPATH=$$d $(BIN)/mypy $$d || exit 1; done
 
 buf-lint: $(NODE_STAMP)
 	npx --no-install buf lint
