@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ._actions import (
@@ -64,13 +64,18 @@ __all__ = ["Game"]
 _SUITS = tuple(Suit)
 _SEED_LIMIT = 1 << 64
 
-# _KEYS[trump][card]: a trick-taking strength. Trumps (the Rook cards included) rank 100+, above
-# every card of the led suit (1..14); ROOK above ROOK2 above the trump 14 (RULES.md §5).
+
+# _KEYS[trump][card]: a trick-taking strength, shifted left 3 bits so that a seat fits below it.
+# Trumps (the Rook cards included) rank 100+, above every card of the led suit (1..14); ROOK
+# above ROOK2 above the trump 14 (RULES.md §5).
 _KEYS: tuple[tuple[int, ...], ...] = tuple(
     tuple(
-        (100 + card % 14 + 1 if card // 14 == trump else card % 14 + 1)
-        if card < 56
-        else (116 if card == 56 else 115)
+        (
+            (100 + card % 14 + 1 if card // 14 == trump else card % 14 + 1)
+            if card < 56
+            else (116 if card == 56 else 115)
+        )
+        << 3
         for card in range(NUM_CARDS)
     )
     for trump in range(4)
@@ -182,8 +187,7 @@ class Game:
         "_tricks",
         "_trump",
         "_trump_mask",
-        "_win_key",
-        "_win_seat",
+        "_win",
         "_won",
     )
 
@@ -456,8 +460,7 @@ class Game:
         other._tricks = self._tricks[:]
         other._trump = self._trump
         other._trump_mask = self._trump_mask
-        other._win_key = self._win_key
-        other._win_seat = self._win_seat
+        other._win = self._win
         other._won = self._won[:]
         return other
 
@@ -484,13 +487,13 @@ class Game:
         self._called = -1
         self._partner = -1
         self._partner_shown = False
-        self._trick: list[tuple[int, int]] = []
+        self._trick: list[int] = []  # the cards played to the trick, from its leader on
         self._trick_points = 0
         self._lead = -1
         self._follow = 0
-        self._win_seat = -1
-        self._win_key = 0
-        self._tricks: list[tuple[int, tuple[tuple[int, int], ...], int, int]] = []
+        self._win = 0
+        # Completed tricks as (leader, cards from the leader on, winner, points).
+        self._tricks: list[tuple[int, tuple[int, ...], int, int]] = []
         self._won = [0] * rules.players
         if self._events_on:
             self._log.append((HandDealt, self._hand_number, self._dealer, deal.hands))
@@ -549,36 +552,39 @@ class Game:
             return
         # The hot path of every playout: one card played to the current trick (RULES.md §5).
         card: int = action.card  # type: ignore[union-attr]
-        if type(card) is not int or card < 0 or not self._deck_mask >> card & 1:
+        if type(card) is not int:
             self._check_card(card, "play")
+        try:
+            bit = 1 << card
+        except ValueError:  # a negative card index
+            self._check_card(card, "play")
+            raise
         seat = self._current
-        bit = 1 << card
         hands = self._hands
         hand = hands[seat]
-        if not hand & bit:
+        if not hand & bit:  # (a hand holds only cards of the deck)
+            self._check_card(card, "play")
             raise _illegal("not_in_hand", f"seat {seat} does not hold {card_name(card)}")
         trick = self._trick
         if trick:
+            # ``_win`` is the winning card's strength shifted left 3, or'ed with its seat.
             follow_mask = self._follow
             if bit & follow_mask:
-                key = self._keys[card]
-                if key > self._win_key:
-                    self._win_key = key
-                    self._win_seat = seat
+                win = self._keys[card] | seat
+                if win > self._win:
+                    self._win = win
             elif hand & follow_mask and not (bit & ROOK_MASK and self._rook_free):
                 raise self._revoke(seat, hand, card)
             elif bit & self._trump_mask:
-                key = self._keys[card]
-                if key > self._win_key:
-                    self._win_key = key
-                    self._win_seat = seat
+                win = self._keys[card] | seat
+                if win > self._win:
+                    self._win = win
         else:
             self._lead = seat
             self._follow = _FOLLOW_MASKS[self._trump][card]
-            self._win_key = self._keys[card]
-            self._win_seat = seat
+            self._win = self._keys[card] | seat
         hands[seat] = hand ^ bit
-        trick.append((seat, card))
+        trick.append(card)
         self._trick_points += _CARD_POINTS[card]
         if self._events_on:
             self._log.append((CardPlayed, self._hand_number, seat, card))
@@ -595,7 +601,7 @@ class Game:
             self._current = seat
             return
         # The trick is complete: its winner takes it and leads the next.
-        winner = self._win_seat
+        winner = self._win & 7
         points = self._trick_points
         self._won[winner] += points
         tricks = self._tricks
@@ -978,7 +984,7 @@ class Game:
             points[rules.side_of(holder)] += value
         if self._phase is _PLAY:
             leader = self._lead if self._trick else self._current
-            current = Trick(leader, tuple(self._trick), -1, self._trick_points)
+            current = Trick(leader, self._seated(leader, self._trick), -1, self._trick_points)
         else:
             current = NO_TRICK
         return Observation(
@@ -1001,11 +1007,19 @@ class Game:
             called_card=self._called,
             partner=partner,
             current_trick=current,
-            completed_tricks=tuple(Trick(*trick) for trick in self._tricks),
+            completed_tricks=tuple(
+                Trick(leader, self._seated(leader, cards), winner, points)
+                for leader, cards, winner, points in self._tricks
+            ),
             points_captured=tuple(points),
             scores=tuple(self._scores),
             sides=rules.sides,
         )
+
+    def _seated(self, leader: int, cards: Sequence[int]) -> tuple[tuple[int, int], ...]:
+        """``(seat, card)`` pairs of cards played clockwise from ``leader``."""
+        players = self._players
+        return tuple(((leader + index) % players, card) for index, card in enumerate(cards))
 
     def public_view(self) -> Observation:
         """What a spectator may know: public information only (``seat = -1``)."""
