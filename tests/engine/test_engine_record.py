@@ -120,3 +120,17 @@ def test_replay_text_of_an_unfinished_game() -> None:
     game = Game(STANDARD, 1)
     game.apply(Bid(70))
     assert "Game unfinished" in format_replay_text(game.record)
+
+
+def test_games_rulesets_and_legal_actions_pickle() -> None:
+    import pickle
+
+    game = finished()
+    again = pickle.loads(pickle.dumps(game))
+    assert again.result == game.result and again.events == game.events
+    assert pickle.loads(pickle.dumps(PRESETS["five-handed"])) == PRESETS["five-handed"]
+    live = Game(STANDARD, 3)
+    for _ in range(12):
+        legal = live.legal_actions()
+        assert pickle.loads(pickle.dumps(legal)) == legal
+        live.apply(legal[-1] if legal.bids else legal[0])

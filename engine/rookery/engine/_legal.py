@@ -287,6 +287,9 @@ class LegalActions(Sequence[Action]):
     def __hash__(self) -> int:
         return hash(self._key())
 
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        return (_rebuild, self._key())
+
     def __repr__(self) -> str:
         phase = self._phase
         if phase is _BIDDING:
@@ -302,6 +305,21 @@ class LegalActions(Sequence[Action]):
         else:
             detail = "none"
         return f"LegalActions({phase.name}, player={self._player}, {detail})"
+
+
+def _rebuild(
+    phase: Phase, player: int, mask: int, bids: tuple[int, ...], count: int
+) -> LegalActions:
+    """Unpickle ``LegalActions`` (as the general class: it compares equal)."""
+    legal = object.__new__(LegalActions)
+    legal._phase, legal._player, legal._mask, legal._bids, legal._count = (
+        phase,
+        player,
+        mask,
+        bids,
+        count,
+    )
+    return legal
 
 
 def _is_card(card: object) -> bool:
