@@ -1,0 +1,394 @@
+"""The dashboard's HTTP server: pages and a read-only JSON API on asyncio streams (stdlib only).
+
+It runs in the game server's event loop, so live views read the tables directly; anything slow
+(SQLite, the rating fit, re-simulating a replay) runs in a worker thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Sequence
+from http import HTTPStatus
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, unquote
+
+import structlog
+from rookery.server import TableNotFinishedError, UnknownTableError
+from rookery.v1 import replay_pb2
+from rookery.wire.replay import read_replay
+
+from ._errors import ReplayWithheldError, UnknownTournamentError
+from ._model import live_table_json, replay_json, table_summary_json
+from ._pages import page_html
+from ._sources import RunDirectories
+
+__all__ = ["WebServer"]
+
+log = structlog.get_logger("rookery.web")
+
+JSON = dict[str, Any]
+
+_CSP = (
+    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+    "img-src data:; connect-src 'self'; base-uri 'none'; form-action 'none'; "
+    "frame-ancestors 'none'"
+)
+
+
+class HttpError(Exception):
+    """An answer other than 200: its status and a message for the client."""
+
+    def __init__(self, status: HTTPStatus, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+class WebServer:
+    """The dashboard: ``await WebServer(address, server=..., runs=[...]).start()``.
+
+    ``server`` (a ``rookery.server.RookeryServer``, optional) gives the live tables and the
+    replays of its finished tables; ``runs`` are arena run directories (or folders of them) for
+    the tournaments. Every response is read-only and public: see docs/web.md.
+    """
+
+    def __init__(
+        self,
+        address: str = "127.0.0.1:8080",
+        *,
+        server: Any = None,
+        runs: Sequence[str | Path] = (),
+        poll_interval_s: float = 0.1,
+        max_streams: int = 64,
+        request_timeout_s: float = 10.0,
+    ) -> None:
+        self.address = address
+        self.server = server
+        self.runs = RunDirectories(runs)
+        self.poll_interval_s = poll_interval_s
+        self.max_streams = max_streams
+        self.request_timeout_s = request_timeout_s
+        self.port = 0
+        self._listener: asyncio.Server | None = None
+        self._streams = 0
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._replays: OrderedDict[str, JSON] = OrderedDict()
+        self._routes: list[tuple[str, Callable[..., Awaitable[tuple[str, bytes]]]]] = [
+            ("api/tournaments", self._api_tournaments),
+            ("api/tournaments/*", self._api_tournament),
+            ("api/tables", self._api_tables),
+            ("api/tables/*", self._api_table),
+            ("api/replays/*", self._api_replay),
+            ("healthz", self._health),
+            ("", self._page_dashboard),
+            ("tournaments/*", self._page_tournament),
+            ("tables/*", self._page_table),
+            ("replays/*", self._page_replay),
+        ]
+
+    # Running ------------------------------------------------------------------------------------
+
+    @property
+    def url(self) -> str:
+        """``http://host:port`` of the dashboard."""
+        host = self.address.rpartition(":")[0].strip("[]") or "127.0.0.1"
+        if host in ("0.0.0.0", "::"):
+            host = "127.0.0.1"
+        return f"http://{host}:{self.port}"
+
+    async def start(self) -> None:
+        """Binds the address and starts serving (port 0 picks a free port: see ``port``)."""
+        host, _, port = self.address.rpartition(":")
+        self._listener = await asyncio.start_server(
+            self._connection, host.strip("[]") or "127.0.0.1", int(port), limit=16384
+        )
+        self.port = self._listener.sockets[0].getsockname()[1]
+        log.info("web dashboard started", url=self.url)
+
+    async def stop(self) -> None:
+        """Stops listening and ends every open connection (event streams included)."""
+        if self._listener is not None:
+            self._listener.close()
+            for task in list(self._tasks):
+                task.cancel()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._listener.wait_closed(), 2.0)
+            self._listener = None
+
+    async def __aenter__(self) -> WebServer:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    # HTTP ---------------------------------------------------------------------------------------
+
+    async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._tasks.add(task)
+        try:
+            await self._serve_one(reader, writer)
+        except (ConnectionError, asyncio.CancelledError):
+            pass
+        except Exception:
+            log.exception("web request failed")
+        finally:
+            self._tasks.discard(task)
+            writer.close()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(writer.wait_closed(), 1.0)
+
+    async def _serve_one(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), self.request_timeout_s)
+        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, TimeoutError):
+            return
+        parts = head.split(b"\r\n", 1)[0].decode("latin-1").split(" ")
+        if len(parts) != 3 or not parts[2].startswith("HTTP/"):
+            await self._send_error(writer, HttpError(HTTPStatus.BAD_REQUEST, "bad request line"))
+            return
+        method, target, _ = parts
+        if method not in ("GET", "HEAD"):
+            await self._send_error(
+                writer,
+                HttpError(HTTPStatus.METHOD_NOT_ALLOWED, "read-only: GET and HEAD only"),
+                extra={"Allow": "GET, HEAD"},
+            )
+            return
+        raw_path, _, raw_query = target.partition("?")
+        path = unquote(raw_path).strip("/")
+        query = {k: v[-1] for k, v in parse_qs(raw_query).items()}
+        if path.startswith("api/tables/") and path.endswith("/events"):
+            await self._stream_table(writer, path.split("/")[2], query)
+            return
+        try:
+            content_type, body = await self._route(path, query)
+        except HttpError as error:
+            await self._send_error(writer, error)
+            return
+        await self._send(writer, HTTPStatus.OK, content_type, body, head_only=method == "HEAD")
+
+    async def _route(self, path: str, query: dict[str, str]) -> tuple[str, bytes]:
+        segments = path.split("/") if path else []
+        for pattern, handler in self._routes:
+            expected = pattern.split("/") if pattern else []
+            if len(expected) != len(segments):
+                continue
+            args = []
+            for want, have in zip(expected, segments, strict=True):
+                if want == "*":
+                    if not have:
+                        break
+                    args.append(have)
+                elif want != have:
+                    break
+            else:
+                return await handler(*args, query=query)
+        raise HttpError(HTTPStatus.NOT_FOUND, f"no page or API endpoint at /{path}")
+
+    async def _send(
+        self,
+        writer: asyncio.StreamWriter,
+        status: HTTPStatus,
+        content_type: str,
+        body: bytes,
+        *,
+        head_only: bool = False,
+        extra: dict[str, str] | None = None,
+    ) -> None:
+        headers = {
+            "Content-Type": content_type,
+            "Content-Length": str(len(body)),
+            "Cache-Control": "no-store",
+            "X-Content-Type-Options": "nosniff",
+            "Referrer-Policy": "no-referrer",
+            "Content-Security-Policy": _CSP,
+            "Connection": "close",
+            **(extra or {}),
+        }
+        lines = [f"HTTP/1.1 {status.value} {status.phrase}"]
+        lines += [f"{name}: {value}" for name, value in headers.items()]
+        writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
+        if not head_only:
+            writer.write(body)
+        await writer.drain()
+
+    async def _send_error(
+        self, writer: asyncio.StreamWriter, error: HttpError, extra: dict[str, str] | None = None
+    ) -> None:
+        body = _json_bytes({"error": error.message, "status": error.status.value})
+        await self._send(writer, error.status, "application/json", body, extra=extra)
+
+    # The JSON API -------------------------------------------------------------------------------
+
+    async def _health(self, *, query: dict[str, str]) -> tuple[str, bytes]:
+        return "text/plain; charset=utf-8", b"ok\n"
+
+    async def _api_tournaments(self, *, query: dict[str, str]) -> tuple[str, bytes]:
+        lines = await asyncio.to_thread(self.runs.tournaments)
+        return _json_response({"tournaments": lines})
+
+    async def _api_tournament(self, key: str, *, query: dict[str, str]) -> tuple[str, bytes]:
+        try:
+            view = await asyncio.to_thread(self.runs.tournament, key)
+        except UnknownTournamentError as error:
+            raise HttpError(HTTPStatus.NOT_FOUND, str(error)) from None
+        return _json_response(view)
+
+    def _tables(self) -> list[Any]:
+        return [] if self.server is None else self.server.list_tables()
+
+    async def _api_tables(self, *, query: dict[str, str]) -> tuple[str, bytes]:
+        finished = query.get("finished", "1") not in ("0", "false", "no")
+        tables = [t for t in self._tables() if finished or not t.is_finished]
+        return _json_response({"tables": [table_summary_json(t) for t in reversed(tables)]})
+
+    def _table(self, table_id: str) -> Any:
+        if self.server is None:
+            raise HttpError(HTTPStatus.NOT_FOUND, "this dashboard has no game server")
+        try:
+            return self.server.get_table(table_id)
+        except UnknownTableError:
+            raise HttpError(HTTPStatus.NOT_FOUND, f"no live table {table_id!r}") from None
+
+    async def _api_table(self, table_id: str, *, query: dict[str, str]) -> tuple[str, bytes]:
+        return _json_response(live_table_json(self._table(table_id)))
+
+    async def replay_view(self, game_id: str) -> JSON:
+        """The replay viewer's data of a finished game (a server table or an arena game).
+
+        ``HttpError`` 409 while the game is being played, 404 when nobody knows it.
+        """
+        cached = self._replays.get(game_id)
+        if cached is not None:
+            self._replays.move_to_end(game_id)
+            return cached
+        replay: replay_pb2.Replay | None = None
+        try:
+            if self.server is not None:
+                try:
+                    replay = self.server.replay(game_id)
+                except TableNotFinishedError as error:
+                    raise HttpError(HTTPStatus.CONFLICT, str(error)) from None
+                except UnknownTableError:
+                    replay = None
+                if replay is not None:
+                    await self._check_server_replay(game_id, replay)
+            if replay is None:
+                path = await asyncio.to_thread(self.runs.replay_path, game_id)
+                if path is None or not path.is_file():
+                    raise HttpError(HTTPStatus.NOT_FOUND, f"no finished game {game_id!r}")
+                replay = await asyncio.to_thread(read_replay, path)
+        except ReplayWithheldError as error:
+            raise HttpError(HTTPStatus.CONFLICT, str(error)) from None
+        view = await asyncio.to_thread(replay_json, replay, game_id)
+        self._replays[game_id] = view
+        while len(self._replays) > 32:
+            self._replays.popitem(last=False)
+        return view
+
+    async def _check_server_replay(self, game_id: str, replay: replay_pb2.Replay) -> None:
+        """A finished table's replay stays private while its deals are still to be played: by
+        a table of this server on the same seed, or by its tournament's remaining games."""
+        seed = replay.header.seed
+        for table in self._tables():
+            if not table.is_finished and table.seed == seed:
+                raise ReplayWithheldError(
+                    f"table {game_id!r} is over, but table {table.id!r} is playing the same "
+                    "deals: its replay is withheld until that game ends"
+                )
+        tournament = replay.header.tournament_id
+        if tournament:
+            pending = await asyncio.to_thread(self.runs.tournament_withholds, tournament, seed)
+            if pending is None:
+                raise ReplayWithheldError(
+                    f"table {game_id!r} belongs to tournament {tournament!r}, whose run "
+                    "directory this dashboard does not read: its replay is withheld (games "
+                    "share deals); see the tournament's own pages once it has ended"
+                )
+            if pending:
+                raise ReplayWithheldError(
+                    f"table {game_id!r} is over, but tournament {tournament!r} still has a "
+                    "game to play on the same deals: its replay is withheld until then"
+                )
+
+    async def _api_replay(self, game_id: str, *, query: dict[str, str]) -> tuple[str, bytes]:
+        return _json_response(await self.replay_view(game_id))
+
+    async def _stream_table(
+        self, writer: asyncio.StreamWriter, table_id: str, query: dict[str, str]
+    ) -> None:
+        """Server-sent events: the table's public state (``state``) on every change, ``end``
+        when the game is over."""
+        try:
+            table = self._table(table_id)
+            if self._streams >= self.max_streams:
+                raise HttpError(HTTPStatus.SERVICE_UNAVAILABLE, "too many open event streams")
+        except HttpError as error:
+            await self._send_error(writer, error)
+            return
+        self._streams += 1
+        try:
+            writer.write(
+                b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\n"
+                b"X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\nretry: 1000\n\n"
+            )
+            await writer.drain()
+            seen: tuple[Any, ...] = ()
+            last_write = time.monotonic()
+            while True:
+                mark = (table.status, table.game_seq)
+                if mark != seen:
+                    seen = mark
+                    data = json.dumps(live_table_json(table), separators=(",", ":"))
+                    writer.write(f"event: state\ndata: {data}\n\n".encode())
+                    last_write = time.monotonic()
+                    await asyncio.wait_for(writer.drain(), 10.0)
+                if table.is_finished:
+                    writer.write(b"event: end\ndata: {}\n\n")
+                    await asyncio.wait_for(writer.drain(), 10.0)
+                    return
+                if time.monotonic() - last_write > 15.0:
+                    writer.write(b": keep-alive\n\n")
+                    last_write = time.monotonic()
+                    await asyncio.wait_for(writer.drain(), 10.0)
+                if writer.is_closing():
+                    return
+                await asyncio.sleep(self.poll_interval_s)
+        except TimeoutError:
+            return
+        finally:
+            self._streams -= 1
+
+    # Pages --------------------------------------------------------------------------------------
+
+    def _page(self, title: str, view: str, item: str = "") -> tuple[str, bytes]:
+        boot = {"mode": "live", "view": view, "id": item}
+        return "text/html; charset=utf-8", page_html(title, boot).encode()
+
+    async def _page_dashboard(self, *, query: dict[str, str]) -> tuple[str, bytes]:
+        return self._page("Rookery", "dashboard")
+
+    async def _page_tournament(self, key: str, *, query: dict[str, str]) -> tuple[str, bytes]:
+        return self._page(f"{key} — Rookery tournament", "tournament", key)
+
+    async def _page_table(self, table_id: str, *, query: dict[str, str]) -> tuple[str, bytes]:
+        return self._page(f"{table_id} — Rookery table", "table", table_id)
+
+    async def _page_replay(self, game_id: str, *, query: dict[str, str]) -> tuple[str, bytes]:
+        return self._page(f"{game_id} — Rookery replay", "replay", game_id)
+
+
+def _json_bytes(value: Any) -> bytes:
+    return json.dumps(value, separators=(",", ":")).encode()
+
+
+def _json_response(value: Any) -> tuple[str, bytes]:
+    return "application/json", _json_bytes(value)

@@ -1,0 +1,577 @@
+/* Rookery dashboard: vanilla JS, no build step, no external asset.
+ * boot.mode "live": data from the JSON API of the page's server; "static": embedded JSON.
+ * Every face-up card carries data-card and data-hand (its hand number); hidden cards are drawn
+ * face down and carry neither, so a page never names a card before its hand is over. */
+(function () {
+  "use strict";
+  var boot = JSON.parse(document.getElementById("rookery-boot").textContent);
+  var dataNode = document.getElementById("rookery-data");
+  var DATA = dataNode ? JSON.parse(dataNode.textContent) : null;
+  var app = document.getElementById("app");
+  var LIVE = boot.mode === "live";
+  var SVGNS = "http://www.w3.org/2000/svg";
+  var SUITS = {
+    B: { name: "Black", color: "#1b1b1b" },
+    R: { name: "Red", color: "#c62828" },
+    Y: { name: "Yellow", color: "#c99400" },
+    G: { name: "Green", color: "#2e7d32" }
+  };
+  var PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"];
+
+  // DOM helpers -------------------------------------------------------------------------------
+  function el(tag, attrs) {
+    var node = document.createElement(tag);
+    setAttrs(node, attrs);
+    for (var i = 2; i < arguments.length; i++) append(node, arguments[i]);
+    return node;
+  }
+  function sv(tag, attrs) {
+    var node = document.createElementNS(SVGNS, tag);
+    setAttrs(node, attrs);
+    for (var i = 2; i < arguments.length; i++) append(node, arguments[i]);
+    return node;
+  }
+  function setAttrs(node, attrs) {
+    if (!attrs) return;
+    Object.keys(attrs).forEach(function (key) {
+      var value = attrs[key];
+      if (value === null || value === undefined || value === false) return;
+      if (key === "text") node.textContent = value;
+      else if (key === "onclick") node.addEventListener("click", value);
+      else if (key === "onchange") node.addEventListener("change", value);
+      else if (key === "oninput") node.addEventListener("input", value);
+      else node.setAttribute(key, value === true ? "" : String(value));
+    });
+  }
+  function append(node) {
+    for (var i = 1; i < arguments.length; i++) {
+      var child = arguments[i];
+      if (child === null || child === undefined || child === false) continue;
+      if (Array.isArray(child)) { child.forEach(function (c) { append(node, c); }); continue; }
+      node.appendChild(typeof child === "object" ? child : document.createTextNode(String(child)));
+    }
+  }
+  function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); }
+  function fmt(value, digits) { return Number(value).toFixed(digits || 0); }
+  function signed(value) { var v = Math.round(value); return (v > 0 ? "+" : v < 0 ? "\u2212" : "") + Math.abs(v); }
+
+  // Links -------------------------------------------------------------------------------------
+  function homeHref() { return LIVE ? "/" : (boot.home || "index.html"); }
+  function replayHref(id) {
+    return LIVE ? "/replays/" + encodeURIComponent(id) : (boot.replays || "replays/") + encodeURIComponent(id) + ".html";
+  }
+  function tableHref(id) { return "/tables/" + encodeURIComponent(id); }
+  function tournamentHref(key) { return "/tournaments/" + encodeURIComponent(key); }
+  document.getElementById("home-link").setAttribute("href", homeHref());
+  function crumbs(items) {
+    var nav = document.getElementById("crumbs");
+    clear(nav);
+    items.forEach(function (item, i) {
+      if (i) append(nav, " / ");
+      append(nav, item.href ? el("a", { href: item.href, text: item.text }) : el("span", { text: item.text }));
+    });
+  }
+
+  function getJSON(url) {
+    return fetch(url, { headers: { Accept: "application/json" }, cache: "no-store" }).then(function (r) {
+      return r.json().then(function (body) {
+        if (!r.ok) throw new Error(body.error || r.statusText);
+        return body;
+      });
+    });
+  }
+  function showError(error) {
+    clear(app);
+    append(app, el("p", { class: "error", text: String(error.message || error) }));
+  }
+
+  // Cards -------------------------------------------------------------------------------------
+  function suitOf(code) { return code.indexOf("ROOK") === 0 ? "K" : code.charAt(0); }
+  function rankOf(code) { return code.indexOf("ROOK") === 0 ? "" : code.slice(1); }
+  function cardSpan(code, hand) {
+    return el("span", { class: "c " + suitOf(code), "data-card": code, "data-hand": hand, text: code });
+  }
+  function cardList(codes, hand) {
+    if (!codes || !codes.length) return el("span", { class: "muted", text: "none" });
+    return codes.map(function (code) { return [cardSpan(code, hand), " "]; });
+  }
+  function rookBird(x, y, s) {
+    // A small bird: body, head, beak, tail and a wing.
+    return sv("g", { transform: "translate(" + x + "," + y + ") scale(" + s + ")" },
+      sv("path", { d: "M-14 4 C-8 -8 8 -10 14 -2 L20 -6 L15 1 C12 10 -4 12 -14 4 Z", fill: "#111" }),
+      sv("circle", { cx: 12, cy: -4, r: 4.5, fill: "#111" }),
+      sv("path", { d: "M16 -5 L22 -3 L16 -2 Z", fill: "#e6a100" }),
+      sv("path", { d: "M-14 4 L-22 0 L-20 8 Z", fill: "#111" }),
+      sv("path", { d: "M-6 -1 C-2 -9 6 -8 8 -3 C3 -4 -1 -2 -6 -1 Z", fill: "#444" }));
+  }
+  /* A face-up card: the only way a card's face is drawn. */
+  function cardFace(code, hand, x, y, w, extraClass) {
+    var h = w * 1.45, suit = suitOf(code), color = suit === "K" ? "#111" : SUITS[suit].color;
+    var g = sv("g", { class: "card face " + (extraClass || ""), "data-card": code, "data-hand": hand, transform: "translate(" + x + "," + y + ")" },
+      sv("title", { text: code }),
+      sv("rect", { width: w, height: h, rx: w * 0.12, fill: suit === "K" ? "#f7f1e3" : "#fff", stroke: color, "stroke-width": 2 }));
+    if (suit === "K") {
+      g.appendChild(rookBird(w / 2, h * 0.48, w / 52));
+      g.appendChild(sv("text", { x: w / 2, y: h - 6, "text-anchor": "middle", class: "card-rank", "font-size": Math.max(8, w / 5), fill: "#111", text: code === "ROOK2" ? "ROOK 2" : "ROOK" }));
+    } else {
+      g.appendChild(sv("text", { x: 4, y: w * 0.36, class: "card-rank", fill: color, "font-size": Math.max(10, w * 0.32), text: rankOf(code) }));
+      g.appendChild(sv("rect", { x: w * 0.2, y: h * 0.42, width: w * 0.6, height: h * 0.46, rx: w * 0.08, fill: color, opacity: 0.9 }));
+      g.appendChild(sv("text", { x: w / 2, y: h * 0.75, "text-anchor": "middle", class: "card-big", fill: "#fff", "font-size": Math.max(11, w * 0.42), text: rankOf(code) }));
+    }
+    return g;
+  }
+  function cardBack(x, y, w) {
+    var h = w * 1.45;
+    return sv("g", { class: "card back", transform: "translate(" + x + "," + y + ")" },
+      sv("rect", { width: w, height: h, rx: w * 0.12, fill: "#23395d", stroke: "#0d1b2e", "stroke-width": 1.5 }),
+      sv("rect", { x: 4, y: 4, width: w - 8, height: h - 8, rx: w * 0.08, fill: "none", stroke: "#8aa4c8", "stroke-width": 1 }),
+      rookBird(w / 2, h / 2, w / 70));
+  }
+  function suitChip(letter) {
+    if (!letter) return el("span", { class: "muted", text: "\u2014" });
+    return el("span", {}, el("span", { class: "suit", style: "background:" + SUITS[letter].color }), SUITS[letter].name);
+  }
+
+  // Seats -------------------------------------------------------------------------------------
+  function seatName(view, seat) {
+    var s = view.seats[seat];
+    return s ? s.bot : "seat " + seat;
+  }
+  function seatLabel(view, seat) { return "seat " + seat + " (" + seatName(view, seat) + ")"; }
+
+  // The state of a hand after its steps 0..index (a pure function of public steps) ----------
+  function reduceHand(hand, index, view) {
+    var rules = view.ruleset;
+    var st = {
+      dealer: hand.dealer, auction: [], highBid: 0, bidder: -1, bid: 0, forced: false, trump: null,
+      called: null, partner: -1, nestTaken: false, buried: false, trick: [], trickDone: null,
+      trickNumber: 0, tricks: [], captured: new Array(rules.num_sides).fill(0), played: [],
+      scores: hand.scores_before.slice(), result: null, gameOver: null, redeal: false, step: null
+    };
+    for (var s = 0; s < rules.players; s++) st.played.push([]);
+    for (var i = 0; i <= index && i < hand.steps.length; i++) {
+      var e = hand.steps[i];
+      st.step = e;
+      if (e.type === "dealt") st.dealer = e.dealer;
+      else if (e.type === "bid") { st.auction.push([e.seat, e.amount]); st.highBid = e.amount; }
+      else if (e.type === "pass") st.auction.push([e.seat, "pass"]);
+      else if (e.type === "auction_won") { st.bidder = e.seat; st.bid = e.amount; st.forced = e.forced; }
+      else if (e.type === "redeal") st.redeal = true;
+      else if (e.type === "nest_taken") st.nestTaken = true;
+      else if (e.type === "trump") st.trump = e.suit;
+      else if (e.type === "buried") st.buried = true;
+      else if (e.type === "called") st.called = e.card;
+      else if (e.type === "partner") st.partner = e.seat;
+      else if (e.type === "play") {
+        if (st.trickDone) { st.tricks.push({ cards: st.trick, winner: st.trickDone.seat, points: st.trickDone.points }); st.trick = []; st.trickDone = null; }
+        st.trick.push([e.seat, e.card]);
+        st.played[e.seat].push(e.card);
+      } else if (e.type === "trick") {
+        st.trickDone = e; st.trickNumber = e.trick;
+        st.captured[rules.sides[e.seat]] += e.points;
+      } else if (e.type === "scored") {
+        st.result = e.result;
+        if (!e.result.redeal) st.scores = e.result.scores_after.slice();
+      } else if (e.type === "game_over") st.gameOver = e.result;
+    }
+    return st;
+  }
+  /* The first step at which a finished hand shows its hidden cards: the scored step, or the
+   * last step of a hand cut short by the end of the game. -1: never (still being played). */
+  function revealFrom(hand) {
+    if (!hand.reveal) return -1;
+    for (var i = 0; i < hand.steps.length; i++) if (hand.steps[i].type === "scored") return i;
+    return hand.steps.length - 1;
+  }
+  function remaining(codes, minus) {
+    return codes.filter(function (c) { return minus.indexOf(c) < 0; });
+  }
+  function stepText(view, e) {
+    if (!e) return "";
+    var who = e.seat !== undefined ? seatLabel(view, e.seat) : "";
+    switch (e.type) {
+      case "dealt": return "Hand " + e.hand + " dealt by " + seatLabel(view, e.dealer);
+      case "bid": return who + " bids " + e.amount;
+      case "pass": return who + " passes";
+      case "auction_won": return who + (e.forced ? " is forced to bid " : " wins the auction at ") + e.amount;
+      case "redeal": return "Everybody passed: the hand is dealt again";
+      case "nest_taken": return who + " takes the nest (" + e.count + " cards)";
+      case "trump": return who + " names " + SUITS[e.suit].name + " trump";
+      case "buried": return who + " buries " + e.count + " cards";
+      case "called": return [who + " calls ", cardSpan(e.card, e.hand)];
+      case "partner": return "The partner is " + who;
+      case "play": return [who + " plays ", cardSpan(e.card, e.hand)];
+      case "trick": return who + " wins trick " + e.trick + " (+" + e.points + ")";
+      case "scored":
+        if (e.result.redeal) return "Void hand (redeal)";
+        return "Hand scored: bidder " + seatLabel(view, e.result.bidder) + (e.result.made ? " made " : " was set on ") + e.result.bid + " (took " + e.result.bidding_total + ")";
+      case "game_over": return "Game over: " + e.result.reason.toLowerCase().replace(/_/g, " ") + (e.result.winners.length ? ", side " + e.result.winners.join(", ") + " wins" : ", no winner");
+    }
+    return e.type;
+  }
+
+  // The table, drawn as one SVG ----------------------------------------------------------------
+  function seatPoint(seat, players, rx, ry) {
+    var angle = Math.PI / 2 + (2 * Math.PI * seat) / players;
+    return [450 + rx * Math.cos(angle), 300 + ry * Math.sin(angle)];
+  }
+  function drawTable(view, hand, st, opts) {
+    var rules = view.ruleset, players = rules.players, number = hand.number;
+    var svg = sv("svg", { class: "felt", viewBox: "0 0 900 600", role: "img", "aria-label": "table" });
+    var revealed = opts.revealed;
+    for (var seat = 0; seat < players; seat++) {
+      var p = seatPoint(seat, players, 330, 225);
+      var horizontal = Math.abs(p[1] - 300) > 120;
+      var codes = null, count = 0;
+      var isBidder = seat === st.bidder;
+      var holding = rules.hand_size + (isBidder && st.nestTaken ? rules.nest_size : 0) - (isBidder && st.buried ? rules.nest_size : 0) - st.played[seat].length;
+      if (revealed) codes = hand.reveal.hands[seat];
+      else if (opts.perspective === seat && hand.reveal) {
+        codes = hand.reveal.hands[seat].slice();
+        if (isBidder && st.nestTaken) codes = codes.concat(hand.reveal.nest);
+        if (isBidder && st.buried) codes = remaining(codes, hand.reveal.buried);
+        codes = remaining(codes, st.played[seat]);
+      } else count = Math.max(0, holding);
+      var n = codes ? codes.length : count, w = 40;
+      var stepX = Math.min(22, (horizontal ? 330 : 190) / Math.max(1, n));
+      var width = w + stepX * Math.max(0, n - 1);
+      var x0 = p[0] - width / 2, y0 = p[1] - 29;
+      if (!horizontal) { x0 = p[0] < 450 ? 18 : 882 - width; }
+      var group = sv("g", { class: "hand", "data-seat": seat });
+      for (var i = 0; i < n; i++) {
+        group.appendChild(codes ? cardFace(codes[i], number, x0 + i * stepX, y0, w, "in-hand") : cardBack(x0 + i * stepX, y0, w));
+      }
+      svg.appendChild(group);
+      var labelY = p[1] > 300 ? y0 - 12 : y0 + 58 + 36;
+      var labelX = horizontal ? p[0] : (p[0] < 450 ? 18 : 882);
+      var anchor = horizontal ? "middle" : (p[0] < 450 ? "start" : "end");
+      var s = view.seats[seat] || { bot: "seat " + seat, side: rules.sides[seat] };
+      var sub = "seat " + seat + " \u00b7 side " + rules.sides[seat] + (seat === st.dealer ? " \u00b7 dealer" : "") + (isBidder ? " \u00b7 bidder " + st.bid : "") + (seat === st.partner ? " \u00b7 partner" : "");
+      svg.appendChild(sv("text", { x: labelX, y: labelY - 16, "text-anchor": anchor, class: "seat-label" + (opts.toAct === seat ? " tolead" : ""), text: s.bot + (opts.toAct === seat ? " \u25c0" : "") }));
+      svg.appendChild(sv("text", { x: labelX, y: labelY, "text-anchor": anchor, class: "seat-sub", text: sub + (revealed ? " \u00b7 as dealt" : "") }));
+      var last = null;
+      st.auction.forEach(function (a) { if (a[0] === seat) last = a[1]; });
+      if (last !== null && !st.trick.length && !st.tricks.length && !revealed) {
+        var q = seatPoint(seat, players, 170, 115);
+        svg.appendChild(sv("text", { x: q[0], y: q[1], "text-anchor": "middle", class: "seat-act", text: last === "pass" ? "pass" : "bid " + last }));
+      }
+    }
+    // The trick in the middle.
+    var trick = sv("g", { id: "trick" });
+    st.trick.forEach(function (entry) {
+      var q = seatPoint(entry[0], players, 95, 70);
+      var face = cardFace(entry[1], number, q[0] - 24, q[1] - 35, 48, "trick-card");
+      face.setAttribute("data-seat", entry[0]);
+      if (st.trickDone && st.trickDone.seat === entry[0]) {
+        face.querySelector("rect").setAttribute("stroke", "#ffd54f");
+        face.querySelector("rect").setAttribute("stroke-width", 4);
+      }
+      trick.appendChild(face);
+    });
+    svg.appendChild(trick);
+    if (st.trump) {
+      svg.appendChild(sv("circle", { cx: 860, cy: 30, r: 12, fill: SUITS[st.trump].color, stroke: "#fff", "stroke-width": 2 }));
+      svg.appendChild(sv("text", { x: 842, y: 35, "text-anchor": "end", class: "seat-sub", text: "trump" }));
+    }
+    if (st.trickDone) {
+      svg.appendChild(sv("text", { x: 450, y: 300 + 125, "text-anchor": "middle", class: "seat-act", text: "trick " + st.trickDone.trick + " \u2192 " + seatName(view, st.trickDone.seat) + " (+" + st.trickDone.points + ")" }));
+    }
+    return svg;
+  }
+
+  function infoPanel(view, hand, st, opts) {
+    var rules = view.ruleset;
+    var auction = el("div", { class: "auction" });
+    st.auction.forEach(function (a) { append(auction, el("span", { text: a[0] + ": " + a[1] })); });
+    if (!st.auction.length) append(auction, el("span", { class: "muted", text: "\u2014" }));
+    var scores = el("span", {}, st.scores.map(function (v, side) { return el("span", { text: (side ? " \u00b7 " : "") + "side " + side + ": " + v }); }));
+    var captured = st.captured.map(function (v, side) { return (side ? " \u00b7 " : "") + "side " + side + ": " + v; }).join("");
+    var dl = el("dl", {},
+      el("dt", { text: "hand" }), el("dd", { text: hand.number + " \u00b7 dealer " + seatLabel(view, st.dealer) }),
+      el("dt", { text: "auction" }), el("dd", {}, auction),
+      el("dt", { text: "bidder" }), el("dd", { text: st.bidder >= 0 ? seatLabel(view, st.bidder) + " at " + st.bid + (st.forced ? " (forced)" : "") : "\u2014" }),
+      el("dt", { text: "trump" }), el("dd", {}, suitChip(st.trump)),
+      st.called ? [el("dt", { text: "called" }), el("dd", {}, cardSpan(st.called, hand.number), st.partner >= 0 ? " \u2192 " + seatLabel(view, st.partner) : "")] : null,
+      el("dt", { text: "tricks" }), el("dd", { text: (st.tricks.length + (st.trickDone ? 1 : 0)) + " won \u00b7 points " + captured }),
+      el("dt", { text: "scores" }), el("dd", {}, scores, el("span", { class: "muted", text: " (target " + rules.target + ")" })));
+    var panel = el("div", { class: "panel info" }, el("div", { class: "step-text", id: "step-text" }, stepText(view, st.step)), dl);
+    if (st.result && !st.result.redeal) {
+      append(panel, el("div", { class: "row" }, "Hand result: points " + st.result.points_per_side.join(" / ") + ", deltas " + st.result.score_deltas.map(signed).join(" / ")));
+    }
+    if (opts.revealed) {
+      append(panel, el("div", { class: "panel reveal", id: "reveal" },
+        el("div", { class: "row" }, el("b", { text: "Revealed \u2014 the hand is over" })),
+        el("div", { class: "row" }, "nest: ", cardList(hand.reveal.nest, hand.number)),
+        el("div", { class: "row" }, "buried: ", cardList(hand.reveal.buried, hand.number)),
+        hand.reveal.dead.length ? el("div", { class: "row" }, "dead: ", cardList(hand.reveal.dead, hand.number)) : null));
+    }
+    // The completed tricks of this hand, newest last.
+    var log = el("div", { class: "log", id: "trick-log" });
+    var done = st.tricks.slice();
+    if (st.trickDone) done.push({ cards: st.trick, winner: st.trickDone.seat, points: st.trickDone.points });
+    done.forEach(function (t, i) {
+      append(log, el("div", { class: i === done.length - 1 && st.trickDone ? "now" : "" }, "trick " + (i + 1) + ": ",
+        t.cards.map(function (c) { return [c[0] + ":", cardSpan(c[1], hand.number), " "]; }), "\u2192 " + t.winner + " (+" + t.points + ")"));
+    });
+    if (done.length) append(panel, el("h3", { text: "Tricks" }), log);
+    return panel;
+  }
+
+  // Replay viewer ------------------------------------------------------------------------------
+  function replayViewer(view) {
+    var positions = [];
+    view.hands.forEach(function (hand, h) { hand.steps.forEach(function (_, s) { positions.push([h, s]); }); });
+    var state = { pos: 0, perspective: -1 };
+    crumbs([{ text: LIVE ? "dashboard" : "tournament", href: homeHref() }, { text: "replay " + view.game_id }]);
+    clear(app);
+    var result = view.result;
+    append(app, el("h1", { text: "Replay " + view.game_id }),
+      el("p", { class: "meta" }, view.ruleset.name + " \u00b7 seed " + view.seed + " \u00b7 " + view.seats.map(function (s) { return s.seat + ": " + s.bot + (s.version ? " " + s.version : ""); }).join(", ") +
+        " \u00b7 " + result.reason.toLowerCase().replace(/_/g, " ") + " \u00b7 final scores " + result.scores.join(" / ") + (result.winners.length ? " \u00b7 winners: side " + result.winners.join(", ") : "")));
+    var slider = el("input", { type: "range", min: 0, max: Math.max(0, positions.length - 1), value: 0, id: "slider", "aria-label": "step", oninput: function () { go(Number(slider.value)); } });
+    var counter = el("span", { class: "muted", id: "counter" });
+    var perspective = el("select", { id: "perspective", "aria-label": "whose cards to follow", onchange: function () { state.perspective = Number(perspective.value); render(); } },
+      el("option", { value: -1, text: "spectator view" }),
+      view.seats.map(function (s) { return el("option", { value: s.seat, text: "follow seat " + s.seat + " (" + s.bot + ")" }); }));
+    function button(label, title, action, id) { return el("button", { type: "button", title: title, onclick: action, id: id, text: label }); }
+    append(app, el("div", { class: "controls" },
+      button("\u00ab first", "first step (Home)", function () { go(0); }, "first"),
+      button("\u21e4 hand", "previous hand (p)", function () { hand(-1); }, "prev-hand"),
+      button("\u25c0", "step back (\u2190)", function () { go(state.pos - 1); }, "back"),
+      button("\u25b6", "step forward (\u2192)", function () { go(state.pos + 1); }, "forward"),
+      button("hand \u21e5", "next hand (n)", function () { hand(1); }, "next-hand"),
+      button("last \u00bb", "last step (End)", function () { go(positions.length - 1); }, "last"),
+      slider, counter, perspective));
+    var grid = el("div", { class: "grid" });
+    var left = el("div", {}), right = el("div", {});
+    append(grid, left, right);
+    append(app, grid, el("p", { class: "meta" }, "Keys: ", el("span", { class: "kbd", text: "\u2190" }), " ", el("span", { class: "kbd", text: "\u2192" }), " step, ",
+      el("span", { class: "kbd", text: "Home" }), " ", el("span", { class: "kbd", text: "End" }), " first/last, ",
+      el("span", { class: "kbd", text: "p" }), " ", el("span", { class: "kbd", text: "n" }), " previous/next hand. Hidden cards (other hands, nest, buried, dead) are shown once their hand is over."));
+
+    function go(pos) {
+      state.pos = Math.max(0, Math.min(positions.length - 1, pos));
+      render();
+    }
+    function hand(delta) {
+      var h = positions[state.pos][0] + delta;
+      if (h < 0) { go(0); return; }
+      if (h >= view.hands.length) { go(positions.length - 1); return; }
+      for (var i = 0; i < positions.length; i++) if (positions[i][0] === h) { go(i); return; }
+    }
+    function render() {
+      if (!positions.length) { clear(left); append(left, el("p", { text: "No hand was dealt." })); return; }
+      var at = positions[state.pos], handView = view.hands[at[0]], index = at[1];
+      var st = reduceHand(handView, index, view);
+      var from = revealFrom(handView);
+      var revealed = from >= 0 && index >= from;
+      var opts = { revealed: revealed, perspective: state.perspective, toAct: -1 };
+      clear(left); clear(right);
+      append(left, drawTable(view, handView, st, opts));
+      append(right, infoPanel(view, handView, st, opts));
+      slider.value = state.pos;
+      counter.textContent = "hand " + handView.number + " \u00b7 step " + (index + 1) + "/" + handView.steps.length;
+      var hash = "#hand=" + handView.number + (st.step && st.step.type === "trick" ? "&trick=" + st.step.trick : "&step=" + index) + (state.perspective >= 0 ? "&seat=" + state.perspective : "");
+      if (location.hash !== hash) history.replaceState(null, "", hash);
+    }
+    function fromHash() {
+      var params = {};
+      location.hash.replace(/^#/, "").split("&").forEach(function (kv) { var p = kv.split("="); if (p[0]) params[p[0]] = decodeURIComponent(p[1] || ""); });
+      if (params.seat !== undefined) { state.perspective = Number(params.seat); perspective.value = String(state.perspective); }
+      if (params.hand === undefined) return false;
+      var h = -1;
+      view.hands.forEach(function (hv, i) { if (String(hv.number) === params.hand) h = i; });
+      if (h < 0) return false;
+      var target = 0;
+      var steps = view.hands[h].steps;
+      if (params.trick !== undefined) {
+        for (var i = 0; i < steps.length; i++) if (steps[i].type === "trick" && String(steps[i].trick) === params.trick) { target = i; break; }
+      } else if (params.step !== undefined) target = Math.max(0, Math.min(steps.length - 1, Number(params.step) || 0));
+      for (var k = 0; k < positions.length; k++) if (positions[k][0] === h && positions[k][1] === target) { state.pos = k; return true; }
+      return false;
+    }
+    document.addEventListener("keydown", function (event) {
+      if (event.target && (event.target.tagName === "INPUT" || event.target.tagName === "SELECT")) return;
+      var handled = true;
+      if (event.key === "ArrowRight") go(state.pos + 1);
+      else if (event.key === "ArrowLeft") go(state.pos - 1);
+      else if (event.key === "Home") go(0);
+      else if (event.key === "End") go(positions.length - 1);
+      else if (event.key === "n") hand(1);
+      else if (event.key === "p") hand(-1);
+      else handled = false;
+      if (handled) event.preventDefault();
+    });
+    window.addEventListener("hashchange", function () { if (fromHash()) render(); });
+    fromHash();
+    render();
+  }
+
+  // Live table ---------------------------------------------------------------------------------
+  function liveTable(id) {
+    crumbs([{ text: "dashboard", href: "/" }, { text: "table " + id }]);
+    clear(app);
+    var head = el("div", { id: "table-head" }), grid = el("div", { class: "grid" });
+    var left = el("div", {}), right = el("div", {}), previous = el("div", { id: "previous-hand" });
+    append(grid, left, right);
+    append(app, head, grid, previous);
+    function render(view) {
+      clear(head); clear(left); clear(right); clear(previous);
+      append(head, el("h1", {}, "Table " + view.table_id + " ", el("span", { class: "badge " + view.status, id: "status", text: view.status })),
+        el("p", { class: "meta" }, view.ruleset.name + " \u00b7 " + view.seats.map(function (s) { return s.seat + ": " + s.bot; }).join(", ") + " \u00b7 scores " + view.scores.join(" / ") + (view.tournament_id ? " \u00b7 tournament " + view.tournament_id : "") + " \u00b7 event " + view.last_seq,
+          view.status === "FINISHED" ? [" \u00b7 ", el("a", { href: replayHref(view.table_id), id: "replay-link", text: "replay" })] : null));
+      var hand = view.hand;
+      if (!hand) { append(left, el("p", { class: "muted", text: "Waiting for the bots to sit down\u2026" })); return; }
+      var index = hand.steps.length - 1;
+      var st = reduceHand(hand, index, view);
+      var from = revealFrom(hand);
+      var opts = { revealed: from >= 0 && index >= from, perspective: -1, toAct: view.status === "PLAYING" ? view.current_player : -1 };
+      append(left, drawTable(view, hand, st, opts));
+      append(right, infoPanel(view, hand, st, opts));
+      var prev = view.previous_hand;
+      if (prev && prev.reveal) {
+        var r = prev.result;
+        append(previous, el("div", { class: "panel reveal" }, el("h2", { text: "Last hand (" + prev.number + "), revealed" }),
+          r && !r.redeal ? el("p", { text: "bidder " + seatLabel(view, r.bidder) + " at " + r.bid + (r.made ? ", made" : ", set") + " \u00b7 deltas " + r.score_deltas.map(signed).join(" / ") + " \u00b7 scores " + r.scores_after.join(" / ") }) : el("p", { text: "void hand" }),
+          prev.reveal.hands.map(function (codes, seat) { return el("div", { class: "row" }, seatLabel(view, seat) + ": ", cardList(codes, prev.number)); }),
+          el("div", { class: "row" }, "nest: ", cardList(prev.reveal.nest, prev.number)),
+          el("div", { class: "row" }, "buried: ", cardList(prev.reveal.buried, prev.number))));
+      }
+    }
+    var url = "/api/tables/" + encodeURIComponent(id);
+    getJSON(url).then(function (view) {
+      render(view);
+      if (view.status === "FINISHED") return;
+      if (window.EventSource) {
+        var source = new EventSource(url + "/events");
+        source.addEventListener("state", function (message) { render(JSON.parse(message.data)); });
+        source.addEventListener("end", function () { source.close(); getJSON(url).then(render); });
+      } else {
+        var timer = setInterval(function () { getJSON(url).then(function (v) { render(v); if (v.status === "FINISHED") clearInterval(timer); }); }, 500);
+      }
+    }).catch(showError);
+  }
+
+  // Tournament ---------------------------------------------------------------------------------
+  function ratingChart(t) {
+    var names = t.standings.map(function (s) { return s.bot; });
+    var history = t.history;
+    if (!history.length) return el("p", { class: "muted", text: "No rated games yet." });
+    var width = 760, height = 300, left = 50, right = 140, top = 15, bottom = 32;
+    var values = [0];
+    history.forEach(function (p) { names.forEach(function (n) { if (p.elo[n] !== undefined) values.push(p.elo[n]); }); });
+    var low = Math.min.apply(null, values), high = Math.max.apply(null, values);
+    if (high - low < 20) { low -= 10; high += 10; }
+    var pw = width - left - right, ph = height - top - bottom, n = history.length;
+    function x(i) { return left + (pw * i) / Math.max(1, n - 1); }
+    function y(v) { return top + (ph * (high - v)) / (high - low); }
+    var svg = sv("svg", { class: "chart", id: "rating-chart", width: width, height: height, viewBox: "0 0 " + width + " " + height, role: "img", "aria-label": "rating history" },
+      sv("rect", { x: left, y: top, width: pw, height: ph, fill: "#fff", stroke: "#ccc" }),
+      sv("line", { x1: left, x2: left + pw, y1: y(0), y2: y(0), stroke: "#999", "stroke-dasharray": "4 3" }));
+    [low, (low + high) / 2, high].forEach(function (v) { svg.appendChild(sv("text", { x: left - 6, y: y(v) + 4, "text-anchor": "end", text: signed(v) })); });
+    svg.appendChild(sv("text", { x: left + pw / 2, y: height - 8, "text-anchor": "middle", text: "online Elo after each rated game (" + n + " points)" }));
+    names.forEach(function (name, k) {
+      var colour = PALETTE[k % PALETTE.length];
+      var points = history.map(function (p, i) { return x(i).toFixed(1) + "," + y(p.elo[name] || 0).toFixed(1); }).join(" ");
+      svg.appendChild(sv("polyline", { fill: "none", stroke: colour, "stroke-width": 1.8, points: points, "data-bot": name }));
+      svg.appendChild(sv("text", { x: left + pw + 6, y: y(history[n - 1].elo[name] || 0) + 4, fill: colour, text: name }));
+    });
+    return svg;
+  }
+  function tournamentView(t) {
+    clear(app);
+    crumbs(LIVE ? [{ text: "dashboard", href: "/" }, { text: "tournament " + t.tournament.name }] : [{ text: "tournament " + t.tournament.name }]);
+    var p = t.progress, pct = p.total ? (100 * p.done) / p.total : 0;
+    append(app, el("h1", {}, t.tournament.name + " ", el("span", { class: "badge " + p.status, id: "status", text: p.status })),
+      el("p", { class: "meta" }, (t.config.format || "") + " \u00b7 ruleset " + ((t.config.ruleset && t.config.ruleset.name) || "") + " \u00b7 " + t.games + " games recorded" + (t.aborted ? " (" + t.aborted + " aborted)" : "")),
+      el("div", { class: "panel" }, el("div", { id: "progress-text", text: "progress: " + p.done + " / " + p.total + " games (" + fmt(pct) + " %)" }),
+        el("div", { class: "progress" }, el("div", { style: "width:" + pct.toFixed(1) + "%" }))));
+    if (t.sprt) {
+      append(app, el("div", { class: "panel" }, "SPRT: " + (t.sprt.decision || "undecided") + " \u00b7 LLR " + fmt(t.sprt.llr, 2) + " in (" + fmt(t.sprt.lower_bound, 2) + ", " + fmt(t.sprt.upper_bound, 2) + ") \u00b7 Elo " + signed(t.sprt.elo) + (t.sprt.elo_error !== null ? " \u00b1 " + fmt(t.sprt.elo_error) : "")));
+    }
+    var head = ["#", "bot", "Elo", "\u00b1", "95 % interval", "games", "W", "L", "D", "points", "think ms", "timeouts", "crashes", "illegal"];
+    var rows = t.standings.map(function (s) {
+      return el("tr", { "data-bot": s.bot },
+        el("td", { class: "n", text: s.rank }), el("td", { class: "bot", text: s.bot + (s.version ? " " + s.version : "") }),
+        el("td", { class: "n", text: signed(s.elo) }), el("td", { class: "n", text: fmt(s.elo_error) }),
+        el("td", { class: "n", text: "[" + signed(s.elo_lower) + ", " + signed(s.elo_upper) + "]" }),
+        el("td", { class: "n", text: s.games }), el("td", { class: "n", text: s.wins }), el("td", { class: "n", text: s.losses }), el("td", { class: "n", text: s.draws }),
+        el("td", { class: "n", text: signed(s.point_difference) }), el("td", { class: "n", text: fmt(s.think_ms_mean, 1) }),
+        el("td", { class: "n", text: s.timeouts }), el("td", { class: "n", text: s.crashes }), el("td", { class: "n", text: s.illegal_replies }));
+    });
+    append(app, el("h2", { text: "Leaderboard" }), el("div", { class: "scroll" }, el("table", { class: "data", id: "leaderboard" },
+      el("thead", {}, el("tr", {}, head.map(function (h) { return el("th", { text: h }); }))), el("tbody", {}, rows))),
+      el("p", { class: "meta", text: "Elo: Bradley\u2013Terry maximum likelihood over all games, field mean 0, with a bootstrap interval over duplicate groups." }));
+    var names = t.standings.map(function (s) { return s.bot; });
+    var cross = el("table", { class: "data", id: "crosstable" }, el("tr", {}, el("th", {}), names.map(function (n) { return el("th", { text: n }); })),
+      names.map(function (a) {
+        return el("tr", {}, el("th", { text: a }), names.map(function (b) {
+          if (a === b) return el("td", { class: "n muted", text: "\u2014" });
+          var e = (t.crosstable[a] || {})[b];
+          return e ? el("td", { class: "n", title: e.wins + " W, " + e.losses + " L, " + e.draws + " D", text: e.points + "/" + e.games }) : el("td", {});
+        }));
+      }));
+    append(app, el("h2", { text: "Crosstable" }), el("p", { class: "meta", text: "Points of the row bot against the column bot, out of the games they met in." }), el("div", { class: "scroll" }, cross));
+    append(app, el("h2", { text: "Rating history" }), el("div", { class: "panel scroll" }, ratingChart(t)));
+    var games = t.game_list.slice().reverse();
+    append(app, el("h2", { text: "Games" }), el("div", { class: "scroll" }, el("table", { class: "data", id: "games" },
+      el("tr", {}, ["#", "game", "seats", "scores", "winners", "ended", "hands", "seconds", ""].map(function (h) { return el("th", { text: h }); })),
+      games.map(function (g) {
+        var link = g.has_replay && (LIVE || g.replay_page) ? el("a", { href: replayHref(g.game_id), class: "replay-link", text: "replay" }) : "";
+        return el("tr", { "data-game": g.game_id }, el("td", { class: "n", text: g.index }), el("td", { text: g.game_id }), el("td", { text: g.seats.join(", ") }),
+          el("td", { class: "n", text: g.scores.join(" / ") }), el("td", { text: g.winners.length ? "side " + g.winners.join(", ") : "draw" }),
+          el("td", { text: g.termination.toLowerCase().replace(/_/g, " ") }), el("td", { class: "n", text: g.hands }), el("td", { class: "n", text: fmt(g.duration_s, 1) }), el("td", {}, link));
+      }))));
+  }
+  function liveTournament(key) {
+    var url = "/api/tournaments/" + encodeURIComponent(key);
+    function load() {
+      getJSON(url).then(function (t) {
+        tournamentView(t);
+        if (t.progress.status === "running") setTimeout(load, 2000);
+      }).catch(showError);
+    }
+    load();
+  }
+
+  // Dashboard ----------------------------------------------------------------------------------
+  function dashboard() {
+    crumbs([{ text: "dashboard" }]);
+    clear(app);
+    var tournaments = el("div", { id: "tournaments" }), tables = el("div", { id: "tables" });
+    append(app, el("h1", { text: "Dashboard" }), el("h2", { text: "Tournaments" }), tournaments, el("h2", { text: "Live tables" }), tables);
+    function load() {
+      getJSON("/api/tournaments").then(function (body) {
+        clear(tournaments);
+        if (!body.tournaments.length) { append(tournaments, el("p", { class: "muted", text: "No tournaments." })); return; }
+        append(tournaments, el("table", { class: "data" }, el("tr", {}, ["tournament", "status", "format", "bots", "progress"].map(function (h) { return el("th", { text: h }); })),
+          body.tournaments.map(function (t) {
+            return el("tr", {}, el("td", {}, el("a", { href: tournamentHref(t.key), text: t.name })), el("td", {}, el("span", { class: "badge " + t.status, text: t.status })),
+              el("td", { text: t.format }), el("td", { text: t.bots.join(", ") }), el("td", { class: "n", text: t.done + " / " + t.total }));
+          })));
+      }).catch(function (e) { clear(tournaments); append(tournaments, el("p", { class: "error", text: e.message })); });
+      getJSON("/api/tables").then(function (body) {
+        clear(tables);
+        if (!body.tables.length) { append(tables, el("p", { class: "muted", text: "No tables." })); return; }
+        append(tables, el("table", { class: "data", id: "tables-list" }, el("tr", {}, ["table", "status", "ruleset", "seats", "hand", "scores", ""].map(function (h) { return el("th", { text: h }); })),
+          body.tables.map(function (t) {
+            return el("tr", { "data-table": t.table_id }, el("td", {}, el("a", { href: tableHref(t.table_id), text: t.table_id })), el("td", {}, el("span", { class: "badge " + t.status, text: t.status })),
+              el("td", { text: t.ruleset }), el("td", { text: t.seats.map(function (s) { return s.bot; }).join(", ") }), el("td", { class: "n", text: t.hand_number }),
+              el("td", { class: "n", text: t.scores.join(" / ") }), el("td", {}, t.status === "FINISHED" ? el("a", { href: replayHref(t.table_id), text: "replay" }) : ""));
+          })));
+      }).catch(function (e) { clear(tables); append(tables, el("p", { class: "error", text: e.message })); });
+    }
+    load();
+    setInterval(load, 2000);
+  }
+
+  // Boot ---------------------------------------------------------------------------------------
+  try {
+    if (boot.view === "replay") {
+      if (DATA) replayViewer(DATA);
+      else getJSON("/api/replays/" + encodeURIComponent(boot.id)).then(replayViewer).catch(showError);
+    } else if (boot.view === "table") liveTable(boot.id);
+    else if (boot.view === "tournament") { if (DATA) tournamentView(DATA); else liveTournament(boot.id); }
+    else dashboard();
+  } catch (error) { showError(error); }
+})();

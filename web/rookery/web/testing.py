@@ -1,0 +1,69 @@
+"""Helpers for test suites that drive the dashboard in a browser.
+
+- :class:`LoopThread`: an asyncio loop in a thread of its own, so that the servers run while a
+  test uses a synchronous client (Playwright's sync API, ``urllib``).
+- :class:`Tournament`, :class:`LiveGame`: what the web suite's fixtures hand out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Coroutine
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from rookery.arena.report import RunData
+from rookery.server import RookeryServer, Table
+
+from ._http import WebServer
+
+__all__ = ["LiveGame", "LoopThread", "Tournament"]
+
+T = TypeVar("T")
+
+
+class LoopThread:
+    """An asyncio event loop running in a daemon thread; ``run`` a coroutine on it and wait."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self._thread.start()
+
+    def run(self, coroutine: Coroutine[Any, Any, T], timeout: float = 120.0) -> T:
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout)
+
+    def close(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(5.0)
+
+
+@dataclass
+class Tournament:
+    """A finished round-robin in a run directory, and the dashboard serving it."""
+
+    run_dir: Path
+    data: RunData
+    web: WebServer
+
+
+@dataclass
+class LiveGame:
+    """A game being played by slow in-process bots on a real server, and the dashboard."""
+
+    server: RookeryServer
+    web: WebServer
+    table: Table
+    stop: asyncio.Event
+    loop: LoopThread | None = None
+
+    def call(self, function: Any, *args: Any) -> Any:
+        """``function(*args)`` on the servers' loop (so that the game does not move meanwhile)."""
+
+        async def call() -> Any:
+            return function(*args)
+
+        assert self.loop is not None
+        return self.loop.run(call(), 10.0)
