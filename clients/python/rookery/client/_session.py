@@ -405,7 +405,11 @@ class Session:
                 self._log.debug("ignoring an unknown message", kind=kind)
 
     async def _on_joined(self, joined: pb.TableJoined) -> _TableState | None:
-        table = _table_from_proto(joined)
+        try:
+            table = _table_from_proto(joined)
+        except WireError:
+            self._log.exception("unreadable table; the server's clock will play for this seat")
+            return None
         table_log = self._log.bind(table_id=table.table_id, seat=table.seat)
         try:
             bot = self._factory()
@@ -446,9 +450,15 @@ class Session:
         state = self._tables.pop(finished.table_id, None)
         if state is None:
             return
-        result = convert.game_result_from_proto(finished.result)
-        state.log.info("table finished", winners=list(result.winners), scores=list(result.scores))
-        await self._call_hook(state, "on_table_finished", state.bot.on_table_finished, result)
+        try:
+            result = convert.game_result_from_proto(finished.result)
+        except WireError:
+            state.log.exception("unreadable game result")
+        else:
+            state.log.info(
+                "table finished", winners=list(result.winners), scores=list(result.scores)
+            )
+            await self._call_hook(state, "on_table_finished", state.bot.on_table_finished, result)
         self._on_game_finished(finished.table_id)
 
     async def _on_snapshot(self, snapshot: pb.TableSnapshot) -> None:
