@@ -21,6 +21,7 @@ import dataclasses
 import importlib
 import math
 import os
+import sys
 import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -136,7 +137,14 @@ def play_chunk(
     return ChunkResult(rows, replays, incidents, versions, os.uname().nodename)
 
 
-def _import_ray() -> Any:
+#: Ray reads this variable at import: "0" keeps a local Ray's servers on loopback.
+LOOPBACK_ONLY = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+
+
+def _import_ray(address: str) -> Any:
+    if not address and "ray" not in sys.modules:
+        # A local Ray for one machine: no reason to listen beyond loopback.
+        os.environ.setdefault(LOOPBACK_ONLY, "0")
     try:
         return importlib.import_module("ray")
     except ImportError:
@@ -183,8 +191,8 @@ def _games_per_task(runner: TournamentRunner, workers: int) -> int:
 async def play_on_ray(runner: TournamentRunner) -> None:
     """Play the runner's pending games as Ray tasks and record them through the runner."""
     _check_config(runner.config)
-    ray = _import_ray()
     options = runner.options
+    ray = _import_ray(options.ray_address)
     started = _ensure_ray(ray, options.ray_address)
     try:
         workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
