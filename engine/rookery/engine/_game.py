@@ -127,10 +127,6 @@ def _check_deal(rules: Ruleset, deal: Deal) -> None:
         raise ValueError(f"the nest must hold {rules.nest_size} cards")
 
 
-def _illegal(reason: str, message: str) -> IllegalActionError:
-    return IllegalActionError(reason, message)
-
-
 class Game:
     """One game of Rook: a ruleset, a seed and the actions applied so far.
 
@@ -564,7 +560,7 @@ class Game:
         hand = hands[seat]
         if not hand & bit:  # (a hand holds only cards of the deck)
             self._check_card(card, "play")
-            raise _illegal("not_in_hand", f"seat {seat} does not hold {card_name(card)}")
+            raise IllegalActionError("not_in_hand", f"seat {seat} does not hold {card_name(card)}")
         trick = self._trick
         if trick:
             # ``_win`` is the winning card's strength shifted left 3, or'ed with its seat.
@@ -632,7 +628,7 @@ class Game:
             raise MalformedActionError(f"not an action: {action!r}")
 
     def _revoke(self, seat: int, hand: int, card: int) -> IllegalActionError:
-        return _illegal(
+        return IllegalActionError(
             "must_follow_suit",
             f"seat {seat} must follow suit, not play {card_name(card)}: holds "
             f"{format_cards(hand & self._follow)}",
@@ -642,7 +638,7 @@ class Game:
         if self._phase is not phase:
             if self._result is not None:
                 raise GameOverError(f"the game is over: cannot {what}")
-            raise _illegal(
+            raise IllegalActionError(
                 "wrong_phase", f"cannot {what} during {self._phase.name}; expected {phase.name}"
             )
         return self._current
@@ -664,17 +660,19 @@ class Game:
         seat = self._expect(_BIDDING, "bid")
         rules = self._rules
         if amount % rules.bid_step:
-            raise _illegal(
+            raise IllegalActionError(
                 "bid_not_multiple", f"bid {amount} is not a multiple of {rules.bid_step}"
             )
         if amount < rules.min_bid:
-            raise _illegal("bid_too_low", f"bid {amount} is below the minimum bid {rules.min_bid}")
+            raise IllegalActionError(
+                "bid_too_low", f"bid {amount} is below the minimum bid {rules.min_bid}"
+            )
         if amount <= self._high_bid:
-            raise _illegal(
+            raise IllegalActionError(
                 "bid_too_low", f"bid {amount} is not above the high bid {self._high_bid}"
             )
         if amount > rules.effective_max_bid:
-            raise _illegal(
+            raise IllegalActionError(
                 "bid_too_high", f"bid {amount} is above the maximum bid {rules.effective_max_bid}"
             )
         self._auction.append((seat, amount))
@@ -798,7 +796,7 @@ class Game:
         seat = self._expect(_BURY, "bury")
         hand = self._hands[seat]
         if cards & ~hand:
-            raise _illegal(
+            raise IllegalActionError(
                 "not_in_hand", f"cannot bury cards not in hand: {format_cards(cards & ~hand)}"
             )
         self._hands[seat] = hand ^ cards
@@ -824,9 +822,13 @@ class Game:
         seat = self._expect(_CALL, "call a card")
         bit = 1 << card
         if self._hands[seat] & bit:
-            raise _illegal("own_card", f"cannot call {card_name(card)}: it is in the bidder's hand")
+            raise IllegalActionError(
+                "own_card", f"cannot call {card_name(card)}: it is in the bidder's hand"
+            )
         if self._buried & bit:
-            raise _illegal("own_card", f"cannot call {card_name(card)}: the bidder buried it")
+            raise IllegalActionError(
+                "own_card", f"cannot call {card_name(card)}: the bidder buried it"
+            )
         self._called = card
         self._partner = next((holder for holder, hand in enumerate(self._hands) if hand & bit), -1)
         if self._events_on:
