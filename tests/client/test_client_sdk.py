@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import doctest
+import importlib
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any, ClassVar
@@ -403,3 +407,22 @@ def test_choose_calls_the_hook_the_runner_would() -> None:
 
     assert recording.hooks == [("bid", Phase.BIDDING)]
     assert OnlyAct.phases == {Phase.BIDDING}
+
+
+# The package itself ------------------------------------------------------------------------------
+
+
+def test_the_sdk_imports_neither_the_server_nor_the_arena() -> None:
+    probe = (
+        "import sys, rookery.client; "
+        "print(sorted(m for m in sys.modules if m.startswith(('rookery.server', 'rookery.arena'))))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.strip() == "[]"
+
+
+def test_the_docstring_examples_run() -> None:
+    results = doctest.testmod(importlib.import_module("rookery.client"))
+    assert (results.failed, results.attempted > 0) == (0, True)
