@@ -185,6 +185,7 @@ class Game:
         "_trump_mask",
         "_win",
         "_won",
+        "is_over",
     )
 
     def __init__(self, ruleset: Ruleset, seed: int, *, events: bool = True) -> None:
@@ -209,6 +210,8 @@ class Game:
         self._scores = [0] * ruleset.num_sides
         self._hand_results: list[HandResult] = []
         self._result: GameResult | None = None
+        self.is_over: bool = False
+        """Whether the game has ended (read it; the game sets it)."""
         self._forfeit: tuple[int, str] | None = None
         self._aborted = False
         self._dealer = ruleset.first_dealer
@@ -235,11 +238,6 @@ class Game:
     def current_player(self) -> int | None:
         """The seat to act; ``None`` once the game is over."""
         return None if self._current < 0 else self._current
-
-    @property
-    def is_over(self) -> bool:
-        """Whether the game has ended."""
-        return self._result is not None
 
     @property
     def result(self) -> GameResult | None:
@@ -415,6 +413,7 @@ class Game:
     def clone(self) -> Game:
         """An independent copy (a search game stays a search game: events stay off)."""
         other = _new_object(Game)
+        other.is_over = self.is_over
         other._aborted = self._aborted
         other._actions = self._actions[:]
         other._auction = self._auction[:]
@@ -941,6 +940,7 @@ class Game:
         self._start_hand(deal_for_hand(self._rules, self._seed, self._hand_number))
 
     def _finish(self, winners: tuple[int, ...], reason: Termination) -> None:
+        self.is_over = True
         self._result = GameResult(
             winners=winners,
             scores=tuple(self._scores),
