@@ -31,6 +31,10 @@ from rookery.server.testing import running_server
 from rookery.v1 import arena_service_pb2, arena_service_pb2_grpc, replay_pb2, results_pb2
 from rookery.wire.replay import read_replay
 
+#: A cold build of a kit (downloads included) on a loaded two-core machine takes minutes; the
+#: first test that needs a kit pays for its build. Every wait inside a test has its own limit.
+pytestmark = pytest.mark.timeout(900)
+
 REPO = Path(__file__).resolve().parents[2]
 ROOKERY = Path(sys.executable).with_name("rookery")
 
@@ -285,11 +289,26 @@ class CuttableProxy:
             await proxy._server.wait_closed()
 
 
+class BuiltKits:
+    """Each kit built, with its unit tests run (``build.sh test``), once per test run and only
+    when a test first needs it, so that no single test pays for more than one cold build."""
+
+    def __init__(self) -> None:
+        self._builds: dict[str, Build] = {}
+
+    def __getitem__(self, language: str) -> Build:
+        if language not in self._builds:
+            self._builds[language] = build_kit(KITS[language][0], "test")
+        return self._builds[language]
+
+    def all(self) -> None:
+        for language in LANGUAGES:
+            self[language]
+
+
 @pytest.fixture(scope="session")
-def built_kits() -> Iterator[dict[str, Build]]:
-    """Build the three kits and run their unit tests once per test run (build.sh test; each
-    build.sh is itself cached across runs by a hash of its inputs)."""
-    yield {language: build_kit(KITS[language][0], "test") for language in LANGUAGES}
+def built_kits() -> Iterator[BuiltKits]:
+    yield BuiltKits()
 
 
 @pytest.fixture
@@ -309,9 +328,10 @@ async def launcher(tmp_path: Path) -> AsyncIterator[Launcher]:
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_a_second_build_with_nothing_changed_does_nothing(
-    language: str, built_kits: dict[str, Build]
+    language: str, built_kits: BuiltKits
 ) -> None:
     kit, command = KITS[language]
+    built_kits[language]
 
     again = build_kit(kit)
 
@@ -319,21 +339,21 @@ def test_a_second_build_with_nothing_changed_does_nothing(
     assert again.seconds < 2.0
 
 
-def test_rust_kit_unit_tests_pass_under_cargo_test(built_kits: dict[str, Build]) -> None:
+def test_rust_kit_unit_tests_pass_under_cargo_test(built_kits: BuiltKits) -> None:
     output = built_kits["rust"].output
 
     assert re.search(r"test result: ok\. 1\d passed; 0 failed", output), output
     assert "test sample::tests::plays_the_cheapest_winning_card ... ok" in output, output
 
 
-def test_java_kit_unit_tests_pass_under_surefire(built_kits: dict[str, Build]) -> None:
+def test_java_kit_unit_tests_pass_under_surefire(built_kits: BuiltKits) -> None:
     output = built_kits["java"].output
 
     assert "Tests run: 6, Failures: 0, Errors: 0, Skipped: 0" in output, output  # CardsTest
     assert "Tests run: 11, Failures: 0, Errors: 0, Skipped: 0" in output, output  # SampleBotTest
 
 
-def test_cpp_kit_unit_tests_pass_under_ctest(built_kits: dict[str, Build]) -> None:
+def test_cpp_kit_unit_tests_pass_under_ctest(built_kits: BuiltKits) -> None:
     output = built_kits["cpp"].output
 
     assert "100% tests passed, 0 tests failed out of 17" in output, output
@@ -341,8 +361,9 @@ def test_cpp_kit_unit_tests_pass_under_ctest(built_kits: dict[str, Build]) -> No
 
 @pytest.mark.parametrize("language", LANGUAGES)
 async def test_kit_bot_plays_four_games_with_and_against_python_bots_every_action_accepted(
-    language: str, built_kits: dict[str, Build], server: RookeryServer, launcher: Launcher
+    language: str, built_kits: BuiltKits, server: RookeryServer, launcher: Launcher
 ) -> None:
+    built_kits[language]
     kit_name, python_name = f"{language}-kit", "python-heuristic"
     kit = await launcher.kit_bot(
         language, server.target, kit_name, "--max-tables", "4", "--games", "4"
@@ -374,8 +395,9 @@ async def test_kit_bot_plays_four_games_with_and_against_python_bots_every_actio
 
 
 async def test_rust_java_and_cpp_bots_play_one_game_together_with_a_python_bot(
-    built_kits: dict[str, Build], server: RookeryServer, launcher: Launcher
+    built_kits: BuiltKits, server: RookeryServer, launcher: Launcher
 ) -> None:
+    built_kits.all()
     for language in LANGUAGES:
         await launcher.kit_bot(language, server.target, language)
     await launcher.python_bot(server.target, "py")
@@ -391,8 +413,9 @@ async def test_rust_java_and_cpp_bots_play_one_game_together_with_a_python_bot(
 
 @pytest.mark.parametrize("language", LANGUAGES)
 async def test_kit_bot_resumes_its_session_after_the_network_drops_mid_game(
-    language: str, built_kits: dict[str, Build], server: RookeryServer, launcher: Launcher
+    language: str, built_kits: BuiltKits, server: RookeryServer, launcher: Launcher
 ) -> None:
+    built_kits[language]
     async with CuttableProxy.running(server.target) as proxy:
         kit = await launcher.kit_bot(language, proxy.target, "kit", "--games", "1")
         await launcher.python_bot(server.target, "py", "--sessions", "3")
@@ -416,17 +439,17 @@ async def test_kit_bot_resumes_its_session_after_the_network_drops_mid_game(
 
 @pytest.mark.parametrize("language", LANGUAGES)
 async def test_kit_bot_exits_4_with_a_clear_message_when_no_server_answers(
-    language: str, built_kits: dict[str, Build], launcher: Launcher
+    language: str, built_kits: BuiltKits, launcher: Launcher
 ) -> None:
+    built_kits[language]
     kit = await launcher.kit_bot(language, "127.0.0.1:1", "kit", "--connect-timeout", "1")
 
     assert await kit.wait() == 4, kit.log()
     assert "was unreachable" in kit.log() and "127.0.0.1:1" in kit.log(), kit.log()
 
 
-def test_arena_round_robin_rates_all_six_languages(
-    built_kits: dict[str, Build], tmp_path: Path
-) -> None:
+def test_arena_round_robin_rates_all_six_languages(built_kits: BuiltKits, tmp_path: Path) -> None:
+    built_kits.all()
     for folder, _ in OTHER_KITS.values():
         build_kit(folder)
     out = tmp_path / "run"
