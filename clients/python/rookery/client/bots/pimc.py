@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass
 
 from rookery.engine import (
+    CARD_POINTS,
     PASS,
     PLAY,
     TRUMP,
@@ -37,7 +38,7 @@ from ._sampling import sample_hands
 from ._simulate import HandSimulation, hand_utility
 from .heuristic import HeuristicPolicy, bury_candidates, call_card
 
-__all__ = ["PimcBot", "PimcParameters", "PimcPolicy", "SearchStats"]
+__all__ = ["PimcBot", "PimcParameters", "PimcPolicy", "SearchStats", "distinct_cards"]
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,9 @@ class PimcParameters:
 
     ``time_budget``: seconds per decision (``None``: samples only); a sample the deadline
     interrupts is dropped, and with no complete sample the heuristic's choice is played.
-    ``samples``: the most sampled deals per decision. ``bury_candidates``
+    ``samples``: the most sampled deals per decision. Every ``prune_every`` samples, a card
+    whose average worth trails the best by more than ``prune_margin`` is dropped (0: never).
+    ``bury_candidates``
     and ``call_candidates``: how many of the heuristic's best buries and calls are searched.
     ``pass_value``: the expected score difference of passing when no opponent can still bid;
     ``contested_value``: when an opponent holds the high bid, and ``open_value``: when opponents
@@ -56,6 +59,8 @@ class PimcParameters:
 
     time_budget: float | None = 0.05
     samples: int = 24
+    prune_every: int = 8
+    prune_margin: float = 20.0
     bury_candidates: int = 4
     call_candidates: int = 4
     pass_value: float = 0.0
@@ -160,13 +165,21 @@ class PimcPolicy:
 
     def play(self, obs: Observation, legal: int, rng: random.Random) -> int:
         """The card with the best average worth over the sampled deals."""
-        cards = _bits(legal)
+        cards = distinct_cards(obs, legal)
         if len(cards) == 1:
             return cards[0]
         rules = obs.ruleset
         totals = dict.fromkeys(cards, 0.0)
         budget = self._budget()
+        prune_every = self.parameters.prune_every
         while budget.more():
+            if prune_every and budget.count and budget.count % prune_every == 0:
+                # Successive pruning: spend the samples on the candidates still in contention.
+                best = max(totals[card] for card in cards)
+                margin = self.parameters.prune_margin * budget.count
+                cards = [card for card in cards if totals[card] >= best - margin]
+                if len(cards) == 1:
+                    break
             hands, buried, _ = sample_hands(obs, rng)
             base = HandSimulation.from_observation(obs, hands)
             base.buried_points = mask_points(buried)
@@ -379,6 +392,31 @@ class PimcPolicy:
             (trump, obs.buried, card) for card in options
         ]
         return options[max(self._exchange_search(obs, rng, candidates), 0)]
+
+
+def distinct_cards(obs: Observation, legal: int) -> list[int]:
+    """The legal cards, one per class of equivalent cards: of one suit, worth the same points,
+    with no card between them that another seat or the hidden cards may hold."""
+    played = 0
+    for trick in (*obs.completed_tricks, obs.current_trick):
+        for _, card in trick.cards:
+            played |= 1 << card
+    outside = obs.ruleset.deck_mask & ~played & ~obs.hand
+    kept: list[int] = []
+    previous = -1
+    for card in _bits(legal):
+        if (
+            previous >= 0
+            and card < 56
+            and card // 14 == previous // 14
+            and CARD_POINTS[card] == CARD_POINTS[previous]
+            and not outside & ((1 << card) - (1 << (previous + 1)))
+        ):
+            previous = card
+            continue
+        kept.append(card)
+        previous = card
+    return kept
 
 
 class PimcBot(PolicyBot):
