@@ -56,12 +56,15 @@ def _is_python_sdk(argv: list[str]) -> bool:
     return any(argv[i] == "bot" and argv[i + 1] == "run" for i in range(len(argv) - 1))
 
 
-def plan_launch(bot: BotSpec, concurrency: int, seats_per_table: int) -> LaunchPlan:
-    """Enough processes and sessions to seat the bot at ``concurrency`` tables at once."""
+def plan_launch(bot: BotSpec, concurrency: int, seats_per_table: int, cores: int = 0) -> LaunchPlan:
+    """Enough processes and sessions to seat the bot at ``concurrency`` tables at once.
+
+    ``cores`` caps a Python SDK bot's processes (0: this machine's cores).
+    """
     argv = bot.argv
     needed = concurrency * seats_per_table
     if _is_python_sdk(argv):
-        cores = max(1, os.cpu_count() or 1)
+        cores = max(1, cores or os.cpu_count() or 1)
         processes = bot.processes or max(1, min(concurrency, cores))
         sessions = bot.sessions or seats_per_table
         max_tables = max(1, math.ceil(needed / (processes * sessions)))

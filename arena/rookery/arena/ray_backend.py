@@ -106,11 +106,13 @@ def play_chunk(
     join_timeout_s: float,
     connect_timeout_s: float,
     game_timeout_s: float,
+    cpus: float = 1.0,
 ) -> ChunkResult:
     """Play the games at ``indices`` here (a Ray task's body; plain Python, no Ray needed).
 
-    An embedded server on loopback and the launched bots live for the chunk; the games go to a
-    scratch run directory whose rows and replay bytes are returned.
+    An embedded server on loopback and the launched bots live for the chunk (Python SDK bots
+    spread over the task's ``cpus``); the games go to a scratch run directory whose rows and
+    replay bytes are returned.
     """
     from rookery.arena.runner import RunOptions, TournamentRunner
 
@@ -120,6 +122,7 @@ def play_chunk(
         connect_timeout_s=connect_timeout_s,
         join_timeout_s=join_timeout_s,
         game_timeout_s=game_timeout_s,
+        bot_cores=max(1, math.ceil(cpus)),
     )
     with tempfile.TemporaryDirectory(prefix="rookery-ray-") as scratch:
         run_dir = Path(scratch)
@@ -218,6 +221,7 @@ async def play_on_ray(runner: TournamentRunner) -> None:
                         options.join_timeout_s,
                         options.connect_timeout_s,
                         options.game_timeout_s,
+                        options.ray_cpus_per_task,
                     )
                     in_flight[asyncio.wrap_future(ref.future())] = (ref, chunk)
                 if not in_flight:

@@ -63,6 +63,8 @@ class RunOptions:
     join_timeout_s: float = 60.0
     #: A game still running after this many seconds is aborted.
     game_timeout_s: float = 3600.0
+    #: Cores the launched Python SDK bots may spread over (0: this machine's cores).
+    bot_cores: int = 0
     #: Where the games are played: ``local`` (this process's server) or ``ray`` (Ray tasks).
     backend: str = "local"
     #: The Ray cluster to join (``ray://host:10001`` or ``host:6379``); empty: a local Ray.
@@ -71,6 +73,8 @@ class RunOptions:
     ray_games_per_task: int = 0
     #: Times Ray runs a task again after its worker died.
     ray_max_retries: int = 3
+    #: CPUs a Ray task reserves: its server and bots (more for bots that use several cores).
+    ray_cpus_per_task: float = 1.0
 
 
 def seats_per_table(schedule: Schedule, bot: str) -> int:
@@ -337,7 +341,7 @@ class TournamentRunner:
                     server.bots.remove(bot.name)
                 _, token = server.bots.add(bot.name)
             seats = seats_per_table(self.schedule, bot.name)
-            plan = plan_launch(bot, self.config.concurrency, seats)
+            plan = plan_launch(bot, self.config.concurrency, seats, self.options.bot_cores)
             launcher = BotLauncher(
                 bot,
                 plan,

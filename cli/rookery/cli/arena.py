@@ -108,6 +108,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="N",
         help="games per Ray task, in whole duplicate groups (default: picked from the size)",
     )
+    run.add_argument(
+        "--ray-cpus-per-task",
+        type=float,
+        default=1.0,
+        metavar="N",
+        help="CPUs each Ray task reserves for its server and bots (default 1)",
+    )
     run.add_argument("--no-report", action="store_true", help="do not write the report files")
     run.set_defaults(func=_run)
 
@@ -271,6 +278,7 @@ def _run(args: argparse.Namespace) -> int:
         backend=args.backend,
         ray_address=args.ray_address,
         ray_games_per_task=args.ray_games_per_task,
+        ray_cpus_per_task=args.ray_cpus_per_task,
     )
     return run_tournament(config, out, options, write_files=not args.no_report)
 
