@@ -1,0 +1,48 @@
+"""The static report pages: self-contained, the same leaderboard, working replay pages."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from playwright.sync_api import Page
+from rookery.web import render_report_pages, write_report_pages
+from rookery.web.testing import Tournament
+
+
+def test_the_report_pages_are_self_contained(tournament: Tournament) -> None:
+    pages = render_report_pages(tournament.run_dir)
+    assert "index.html" in pages
+    assert len(pages) == 1 + len(tournament.data.games)
+    for name, text in pages.items():
+        without_svg_namespace = text.replace("http://www.w3.org/2000/svg", "")
+        assert not re.search(r"https?://|src=|<link", without_svg_namespace), name
+
+
+def test_the_static_leaderboard_matches_the_arena_standings(
+    page: Page, tournament: Tournament, tmp_path: Path, artifacts: Path
+) -> None:
+    write_report_pages(tournament.run_dir, tmp_path)
+    page.goto((tmp_path / "index.html").as_uri())
+    page.wait_for_selector("#leaderboard tbody tr")
+    shown = page.locator("#leaderboard tbody tr").evaluate_all("rs => rs.map(r => r.dataset.bot)")
+    assert shown == [s.name for s in tournament.data.summary.standings]
+    page.screenshot(path=str(artifacts / "report-leaderboard.png"), full_page=True)
+
+
+def test_the_static_report_links_to_working_replay_pages(
+    page: Page, tournament: Tournament, tmp_path: Path
+) -> None:
+    write_report_pages(tournament.run_dir, tmp_path)
+    page.goto((tmp_path / "index.html").as_uri())
+    page.locator("a.replay-link").first.click()
+    page.wait_for_selector("#counter")
+    page.keyboard.press("End")
+    assert "Game over" in page.inner_text("#step-text")
+    page.locator("#home-link").click()
+    page.wait_for_selector("#leaderboard")
+
+
+def test_the_report_embeds_at_most_the_replays_asked_for(tournament: Tournament) -> None:
+    pages = render_report_pages(tournament.run_dir, max_replays=2)
+    assert sorted(pages)[:1] == ["index.html"] and len(pages) == 3
