@@ -10,8 +10,12 @@ Run alone with ``.venv/bin/python bench/server_bench.py``; prints ``name value u
     the echo's round trip;
 (d) server memory per table with 2,000 tables open (RSS delta / 2,000, games in progress).
 
-Throughputs are the median of several measurement windows after a warm-up. Every part is bounded
-in time. The same script is the child process (``--role bots|echo-clients``).
+Throughputs are the median of several measurement windows after a warm-up. Rates and latencies
+depend on what else the machine runs; the CPU time each process spends per operation (over the
+same windows) does not, so it is printed too, with the ratio of the server's CPU per action to
+the echo server's per round trip, and how many messages reach the bots per action (one request
+plus every seat's copy of each event, against the echo's one). Every part is bounded in time.
+The same script is the child process (``--role bots|echo-clients|holders``).
 """
 
 from __future__ import annotations
@@ -65,6 +69,7 @@ class Measured:
     p99: float
     operations: int
     client_cpu_s: float
+    messages: int = 0
     server_cpu_s: float = 0.0
 
     @property
@@ -107,6 +112,7 @@ async def measure(
     samples: list[float],
     stop: asyncio.Event,
     measuring: asyncio.Event,
+    messages: Callable[[], int] | None = None,
 ) -> None:
     """Warm up, then count ``counter`` over ``WINDOWS`` windows; report; set ``stop``.
 
@@ -117,7 +123,8 @@ async def measure(
     await asyncio.sleep(WARMUP_S)
     print("measuring", flush=True)
     measuring.set()
-    first_count, cpu = counter(), time.process_time()
+    messages = messages or counter
+    first_count, first_messages, cpu = counter(), messages(), time.process_time()
     rates = []
     for _ in range(WINDOWS):
         start_count, start = counter(), time.perf_counter()
@@ -128,6 +135,7 @@ async def measure(
         "p50": percentile(samples, 0.50),
         "p99": percentile(samples, 0.99),
         "operations": counter() - first_count,
+        "messages": messages() - first_messages,
         "client_cpu_s": time.process_time() - cpu,
     }
     print(json.dumps(report), flush=True)
@@ -281,7 +289,7 @@ async def bots_child(target: str) -> None:
 
     configure_logging("error")
     stop, measuring = asyncio.Event(), asyncio.Event()
-    count = 0
+    count = events = 0
     samples: list[float] = []
 
     class Fast(Bot):
@@ -304,6 +312,8 @@ async def bots_child(target: str) -> None:
             return action
 
         def on_event(self, event: Any) -> None:
+            nonlocal events
+            events += 1
             if self.sent and _own_move_seat(event) == self.table.seat:
                 if measuring.is_set():
                     samples.append(time.perf_counter() - self.sent)
@@ -312,7 +322,7 @@ async def bots_child(target: str) -> None:
     runner = asyncio.create_task(
         arun_bot(Fast, target, name="fast", sessions=SESSIONS, max_tables=TABLES, stop=stop)
     )
-    await measure(lambda: count, samples, stop, measuring)
+    await measure(lambda: count, samples, stop, measuring, lambda: count + events)
     await asyncio.wait_for(runner, 10.0)
 
 
@@ -376,9 +386,7 @@ async def orchestrate() -> int:
     from rookery.server import configure_logging
 
     configure_logging("error", json=False)
-    started = time.monotonic()
     per_table = await run_memory()
-    memory_s = time.monotonic() - started
     rookery = await run_rookery()
     echo = await run_echo()
     emit("server_actions_per_s", rookery.rate, "actions/s")
@@ -388,12 +396,13 @@ async def orchestrate() -> int:
     emit("server_move_rtt_p99", rookery.p99 * 1000, "ms")
     emit("echo_rtt_p50", echo.p50 * 1000, "ms")
     emit("echo_rtt_p99", echo.p99 * 1000, "ms")
+    emit("server_vs_echo_cpu_per_operation", echo.server_cpu_us / rookery.server_cpu_us, "x")
     emit("server_cpu_per_action", rookery.server_cpu_us, "us")
     emit("echo_server_cpu_per_round_trip", echo.server_cpu_us, "us")
     emit("bots_cpu_per_action", rookery.client_cpu_us, "us")
     emit("echo_client_cpu_per_round_trip", echo.client_cpu_us, "us")
+    emit("bot_messages_per_action", rookery.messages / max(1, rookery.operations), "msgs")
     emit("server_memory_per_table", per_table / 1024, "KiB")
-    emit("server_memory_part_seconds", memory_s, "s")
     return 0
 
 
