@@ -11,11 +11,14 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import pytest
 from playwright.sync_api import Page
 from rookery.engine import CardPlayed, Game, HandScored, card_name, cards_of
 from rookery.web.testing import LiveGame
 
 CARD = re.compile(r"\b(ROOK2?|[BRYG](?:1[0-4]|[1-9]))\b")
+
+pytestmark = pytest.mark.slow
 
 
 def _get(url: str) -> tuple[int, Any]:

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from playwright.sync_api import Page
 from rookery.engine import card_name
 from rookery.v1 import replay_pb2
 from rookery.web.testing import Tournament
 from rookery.wire.convert import card_from_proto
 from rookery.wire.replay import read_replay
+
+pytestmark = pytest.mark.slow
 
 
 def _replay(tournament: Tournament) -> tuple[str, replay_pb2.Replay]:

@@ -5,9 +5,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from playwright.sync_api import Page
 from rookery.web import render_report_pages, write_report_pages
 from rookery.web.testing import Tournament
+
+pytestmark = pytest.mark.slow
 
 
 def test_the_report_pages_are_self_contained(tournament: Tournament) -> None:

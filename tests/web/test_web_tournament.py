@@ -6,8 +6,11 @@ import json
 import urllib.request
 from pathlib import Path
 
+import pytest
 from playwright.sync_api import Page
 from rookery.web.testing import Tournament
+
+pytestmark = pytest.mark.slow
 
 
 def _api(url: str) -> dict:  # type: ignore[type-arg]
