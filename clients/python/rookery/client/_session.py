@@ -47,8 +47,12 @@ _FATAL_CODES = frozenset(
 )
 #: How long to wait for the Welcome after sending the Hello.
 _WELCOME_TIMEOUT_S = 10.0
-#: An async hook is cut short this long before its deadline, so the fallback still arrives in time.
-_DEADLINE_MARGIN_S = 0.05
+
+
+def _deadline_margin(seconds: float) -> float:
+    """How long before its deadline an async hook is cut short, so the fallback arrives in time:
+    a tenth of the time allowed, at least 50 ms and at most 250 ms."""
+    return min(0.25, max(0.05, seconds / 10))
 
 
 def _sdk_version() -> str:
@@ -530,7 +534,8 @@ class Session:
         chosen: Awaitable[Any],
         deadline: float,
     ) -> None:
-        budget = max(0.0, deadline - time.monotonic() - _DEADLINE_MARGIN_S)
+        left = deadline - time.monotonic()
+        budget = max(0.0, left - _deadline_margin(left))
         _bind(state.table)  # this task's own context: no need to reset
         try:
             action = await asyncio.wait_for(chosen, budget)
