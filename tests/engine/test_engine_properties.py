@@ -134,12 +134,14 @@ def test_no_observation_shows_a_card_its_seat_may_not_know(case: tuple[str, int,
 
 @SETTINGS
 @given(games)
-def test_resimulation_reproduces_every_observation(case: tuple[str, int, int]) -> None:
+def test_resimulation_reproduces_every_observation_and_its_legal_actions(case: tuple[str, int, int]) -> None:
     game, seen = play(*case, watch=True)
     record = GameRecord.from_dict(game.record.to_dict())
     replayed = Game(record.ruleset, record.seed)
     assert all_observations(replayed) == seen[0]
-    for index, (_, action) in enumerate(record.actions):
+    for index, (seat, action) in enumerate(record.actions):
+        # What a seat computes from its observation alone is what the referee allows.
+        assert seen[index][seat + 1].legal_actions() == replayed.legal_actions()
         replayed.apply(action)
         assert all_observations(replayed) == seen[index + 1]
     assert record.replay().result == game.result
