@@ -134,7 +134,9 @@ def test_no_observation_shows_a_card_its_seat_may_not_know(case: tuple[str, int,
 
 @SETTINGS
 @given(games)
-def test_resimulation_reproduces_every_observation_and_its_legal_actions(case: tuple[str, int, int]) -> None:
+def test_resimulation_reproduces_every_observation_and_its_legal_actions(
+    case: tuple[str, int, int],
+) -> None:
     game, seen = play(*case, watch=True)
     record = GameRecord.from_dict(game.record.to_dict())
     replayed = Game(record.ruleset, record.seed)
