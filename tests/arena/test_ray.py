@@ -6,7 +6,10 @@ import asyncio
 import dataclasses
 import importlib
 import os
+import shlex
 import signal
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -23,6 +26,7 @@ from rookery.wire.replay import read_replay
 BotFactory = Callable[..., BotSpec]
 ConfigFactory = Callable[..., TournamentConfig]
 
+HERE = Path(__file__).parent
 LOCAL = RunOptions(connect_timeout_s=30.0, join_timeout_s=20.0, game_timeout_s=120.0)
 RAY = RunOptions(
     connect_timeout_s=30.0,
@@ -145,3 +149,24 @@ def test_chunks_hold_whole_duplicate_groups() -> None:
     assert [len(chunk) for chunk in chunks] == [4, 4, 4]
     assert all(len({g.group for g in chunk}) == 2 for chunk in chunks)
     assert [g.index for chunk in chunks for g in chunk] == list(range(12))
+
+
+def test_arena_run_on_its_own_ray_runs_bot_commands_in_the_shipped_working_dir(
+    tmp_path: Path,
+) -> None:
+    shipped = tmp_path / "shipped"
+    shipped.mkdir()
+    (shipped / "house_bots.py").write_text((HERE / "sdk_bots.py").read_text(), encoding="utf-8")
+    relative = f"{shlex.quote(sys.executable)} -m rookery.cli.main bot run house_bots.py"
+    out = tmp_path / "run"
+    finished = subprocess.run(
+        [sys.executable, "-m", "rookery.cli.main", "arena", "run",
+         "--bot", f"random={relative}:SeededRandomBot",
+         "--bot", f"greedy={relative}:SeededGreedyBot",
+         "--target", "100", "--games", "2", "--concurrency", "2", "--out", str(out),
+         "--no-report", "--backend", "ray", "--ray-working-dir", str(shipped)],
+        capture_output=True, text=True, timeout=150, cwd=tmp_path,
+    )  # fmt: skip
+    assert finished.returncode == 0, finished.stdout + finished.stderr
+    with RunStore(out) as store:
+        assert store.count_games("arena") == 2

@@ -156,15 +156,25 @@ def _import_ray(address: str) -> Any:
         ) from None
 
 
-def _ensure_ray(ray: Any, address: str) -> bool:
-    """Connect to ``address`` (or start a local Ray); True if this call started it."""
+def _ensure_ray(ray: Any, address: str, working_dir: str) -> bool:
+    """Connect to ``address`` (or start a local Ray); True if this call started it.
+
+    A ``working_dir`` is shipped to every worker for the whole job (Ray allows a local
+    directory only there, not per task).
+    """
+    runtime_env = {"working_dir": working_dir} if working_dir else None
     if ray.is_initialized():
+        if working_dir:
+            raise RayUnavailableError(
+                "--ray-working-dir: Ray is already initialised in this process; the working "
+                "directory can only be given when the arena starts or joins Ray itself"
+            )
         return False
     try:
         if address:
-            ray.init(address=address, log_to_driver=False)
+            ray.init(address=address, log_to_driver=False, runtime_env=runtime_env)
         else:
-            ray.init(include_dashboard=False, log_to_driver=False)
+            ray.init(include_dashboard=False, log_to_driver=False, runtime_env=runtime_env)
     except (ConnectionError, RuntimeError, ValueError) as error:
         where = address or "a local Ray"
         raise RayUnavailableError(f"cannot start or reach {where}: {error}") from None
@@ -196,7 +206,7 @@ async def play_on_ray(runner: TournamentRunner) -> None:
     _check_config(runner.config)
     options = runner.options
     ray = _import_ray(options.ray_address)
-    started = _ensure_ray(ray, options.ray_address)
+    started = _ensure_ray(ray, options.ray_address, options.ray_working_dir)
     try:
         workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
         task = ray.remote(num_cpus=1, max_retries=options.ray_max_retries, retry_exceptions=False)(

@@ -73,6 +73,9 @@ class RunOptions:
     ray_games_per_task: int = 0
     #: Times Ray runs a task again after its worker died.
     ray_max_retries: int = 3
+    #: A directory Ray ships to every worker (``runtime_env`` ``working_dir``): the tasks run in
+    #: it, so bot commands relative to it work there. Empty: nothing shipped.
+    ray_working_dir: str = ""
     #: CPUs a Ray task reserves: its server and bots (more for bots that use several cores).
     ray_cpus_per_task: float = 1.0
 

@@ -115,6 +115,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="N",
         help="CPUs each Ray task reserves for its server and bots (default 1)",
     )
+    run.add_argument(
+        "--ray-working-dir",
+        default="",
+        metavar="DIR",
+        help="a directory Ray ships to every worker; the bots' commands run in it",
+    )
     run.add_argument("--no-report", action="store_true", help="do not write the report files")
     run.set_defaults(func=_run)
 
@@ -279,6 +285,7 @@ def _run(args: argparse.Namespace) -> int:
         ray_address=args.ray_address,
         ray_games_per_task=args.ray_games_per_task,
         ray_cpus_per_task=args.ray_cpus_per_task,
+        ray_working_dir=args.ray_working_dir,
     )
     return run_tournament(config, out, options, write_files=not args.no_report)
 
