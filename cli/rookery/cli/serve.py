@@ -12,6 +12,8 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+import structlog
+
 __all__ = ["register"]
 
 _EXAMPLES = textwrap.dedent(
@@ -74,6 +76,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="log line format (default json)",
     )
     parser.add_argument(
+        "--web-address",
+        default="127.0.0.1:8080",
+        metavar="HOST:PORT",
+        help="the web dashboard and its JSON API (default 127.0.0.1:8080); 'off' to disable",
+    )
+    parser.add_argument(
+        "--web-runs",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="arena run directories (or folders of them) that the dashboard shows; repeatable",
+    )
+    parser.add_argument(
         "--port-file",
         metavar="FILE",
         help="write the bound gRPC port to FILE once serving (for scripts and tests)",
@@ -97,7 +112,7 @@ def _run(args: argparse.Namespace) -> int:
         print(f"rookery serve: {error}", file=sys.stderr)
         return 2
     try:
-        return asyncio.run(_serve(config, args.port_file))
+        return asyncio.run(_serve(config, args.port_file, args.web_address, args.web_runs))
     except OSError as error:
         print(f"rookery serve: {error}", file=sys.stderr)
         return 1
@@ -113,13 +128,25 @@ def _tournament_backend(server: Any) -> Any:
     return factory(server) if factory is not None else None
 
 
-async def _serve(config: Any, port_file: str | None) -> int:
+async def _serve(config: Any, port_file: str | None, web_address: str, web_runs: list[str]) -> int:
     from rookery.server import RookeryServer, configure_logging
 
     configure_logging(config.log_level, json=config.log_json)
     server = RookeryServer(config)
     server.tournaments = _tournament_backend(server)
     await server.start()
+    web = None
+    if web_address and web_address != "off":
+        from rookery.web import WebServer
+
+        web = WebServer(web_address, server=server, runs=web_runs)
+        try:
+            await web.start()
+        except OSError as error:
+            structlog.get_logger("rookery.serve").warning(
+                "web dashboard not started", address=web_address, error=str(error)
+            )
+            web = None
     if port_file:
         path = Path(port_file)
         tmp = path.with_name(path.name + ".tmp")
@@ -130,5 +157,7 @@ async def _serve(config: Any, port_file: str | None) -> int:
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
     await stop.wait()
+    if web is not None:
+        await web.stop()
     await server.stop(grace_s=config.shutdown_grace_s)
     return 0
