@@ -344,6 +344,12 @@ class Session:
             max_tables=welcome.max_tables,
             server_version=welcome.server_version,
         )
+        if 0 < welcome.max_tables < self._options.max_tables:
+            self._log.warning(
+                "the server caps this session's tables",
+                asked=self._options.max_tables,
+                allowed=welcome.max_tables,
+            )
         pinger = asyncio.create_task(self._keep_alive()) if self._idle_timeout_s else None
         try:
             await self._read_loop(call)
