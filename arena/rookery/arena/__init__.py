@@ -5,6 +5,8 @@ bootstrap intervals, OpenSkill for teams), :mod:`~rookery.arena.sprt` (the GSPRT
 pairs), :mod:`~rookery.arena.config` (tournament TOML), :mod:`~rookery.arena.schedule` (lazy
 pairings), :mod:`~rookery.arena.storage` (the run directory's SQLite file and replays) and
 :mod:`~rookery.arena.runner` (an embedded server, launched and remote bots, N games at once).
+Around the runner: :mod:`~rookery.arena.service` (tournaments through the ArenaService of
+``rookery serve``) and :mod:`~rookery.arena.ray_backend` (the games as Ray tasks on a cluster).
 """
 
 from __future__ import annotations
