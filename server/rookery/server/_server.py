@@ -28,6 +28,7 @@ from rookery.wire.replay import read_replay, write_replay
 
 from ._auth import AdminInterceptor
 from ._config import ServerConfig
+from ._decoding import MalformedRequestInterceptor
 from ._errors import (
     ServerStoppingError,
     TableNotFinishedError,
@@ -163,6 +164,7 @@ class RookeryServer:
         interceptors = [
             MetricsInterceptor(self.metrics),
             AdminInterceptor(c.admin_token, required=c.is_token_mode),
+            MalformedRequestInterceptor(),
         ]
         server = grpc.aio.server(interceptors=interceptors, options=self._grpc_options())
         bot_service_pb2_grpc.add_BotServiceServicer_to_server(BotServicer(self), server)

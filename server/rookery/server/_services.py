@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import grpc
 import structlog
+from google.protobuf.message import DecodeError
 from google.protobuf.timestamp_pb2 import Timestamp
 from rookery.engine import Ruleset, RulesetError
 from rookery.v1 import (
@@ -23,6 +24,7 @@ from rookery.v1 import (
 from rookery.wire import convert
 from rookery.wire.errors import MalformedMessageError
 
+from ._decoding import malformed_detail
 from ._errors import (
     InvalidBotNameError,
     ServerStoppingError,
@@ -52,6 +54,32 @@ async def _abort(context: Any, code: grpc.StatusCode, details: str) -> NoReturn:
     raise AssertionError("unreachable: context.abort raises")
 
 
+_cutting: set[asyncio.Task[None]] = set()
+
+
+def _canceller(context: Any) -> Callable[[], None]:
+    """Ends the RPC from outside its writer, which may be stuck on flow control: the status
+    RESOURCE_EXHAUSTED is queued for the bot, then the RPC's task is cancelled."""
+    handler = asyncio.current_task()
+    assert handler is not None
+
+    async def abort() -> None:
+        with contextlib.suppress(Exception):
+            await context.abort(
+                _Code.RESOURCE_EXHAUSTED,
+                "the bot did not read its stream: resume the session to continue",
+            )
+
+    def cut() -> None:
+        loop = asyncio.get_running_loop()
+        task = loop.create_task(abort())
+        _cutting.add(task)
+        task.add_done_callback(_cutting.discard)
+        loop.call_soon(handler.cancel)
+
+    return cut
+
+
 class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
     """BotService.Connect: Hello and authentication, then the session's messages both ways."""
 
@@ -76,6 +104,8 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
             )
         except StopAsyncIteration:
             return
+        except DecodeError as error:
+            await _abort(context, _Code.INVALID_ARGUMENT, malformed_detail(error))
         kind = first.WhichOneof("message")
         if kind != "hello":
             await _abort(
@@ -158,7 +188,7 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
                     f"session {resume.session_id!r} belongs to bot {session.bot!r}, "
                     f"not {hello.name!r}",
                 )
-            generation, queue = session.attach()
+            generation, queue = session.attach(_canceller(context))
             session.send(_ConnectResponse(welcome=self._welcome(session, resumed=True)))
             cursors = {c.table_id: c.last_seq for c in resume.cursors}
             session.resume_messages(cursors)
@@ -177,7 +207,7 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
             session = server.open_session(hello)
         except ServerStoppingError as error:
             await _abort(context, _Code.UNAVAILABLE, str(error))
-        generation, queue = session.attach()
+        generation, queue = session.attach(_canceller(context))
         session.send(_ConnectResponse(welcome=self._welcome(session, resumed=False)))
         log.info(
             "session opened",
@@ -241,6 +271,9 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
                     return
         except asyncio.CancelledError:
             raise
+        except DecodeError as error:
+            session.close(_Code.INVALID_ARGUMENT, malformed_detail(error), generation)
+            return
         except Exception as error:  # the stream broke: the writer side sees it too
             log.debug("stream read ended", error=repr(error))
             return

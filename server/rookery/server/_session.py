@@ -32,6 +32,14 @@ log = structlog.get_logger("rookery.server.session")
 _ConnectResponse = bot_service_pb2.ConnectResponse
 _Reason = bot_service_pb2.RejectionReason
 _FINISHED_REMEMBERED = 256
+_TABLE_ID_SHOWN = 128
+
+
+def _shown_table_id(table_id: str) -> str:
+    """A reply's table id as rejections and logs repeat it: at most 128 characters."""
+    if len(table_id) <= _TABLE_ID_SHOWN:
+        return table_id
+    return f"{table_id[:_TABLE_ID_SHOWN]}… ({len(table_id)} characters)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +81,8 @@ class Session:
         self._queue: asyncio.Queue[_ConnectResponse | CloseStream] | None = None
         self._generation = 0
         self._queue_size = queue_size
+        self._cut: Callable[[], None] | None = None
+        self._stuck = False
         self._bucket = TokenBucket(rate, burst)
         self._on_capacity = on_capacity
         self._on_rejection = on_rejection
@@ -91,8 +101,14 @@ class Session:
         """How many more tables the session may be seated at."""
         return self.max_tables - len(self.tables)
 
-    def attach(self) -> tuple[int, asyncio.Queue[_ConnectResponse | CloseStream]]:
-        """Gives the session a new stream, closing any previous one: (generation, queue)."""
+    def attach(
+        self, cut: Callable[[], None] | None = None
+    ) -> tuple[int, asyncio.Queue[_ConnectResponse | CloseStream]]:
+        """Gives the session a new stream, closing any previous one: (generation, queue).
+
+        ``cut`` ends the new stream at once (cancels its RPC): used when the bot stops reading,
+        since a stream whose writer waits on flow control cannot be ended through its queue.
+        """
         if self._queue is not None:
             self._put_close(
                 self._queue,
@@ -102,6 +118,8 @@ class Session:
             self.expiry.cancel()
             self.expiry = None
         self._generation += 1
+        self._cut = cut
+        self._stuck = False
         self._queue = asyncio.Queue(self._queue_size)
         self.last_heard = time.monotonic()
         return self._generation, self._queue
@@ -117,17 +135,22 @@ class Session:
     def send(self, message: _ConnectResponse) -> None:
         """Queues a message for the stream; a full queue disconnects the session (it is stuck)."""
         queue = self._queue
-        if queue is None:
+        if queue is None or self._stuck:
             return
         try:
             queue.put_nowait(message)
         except asyncio.QueueFull:
             self._log.warning("send queue full: disconnecting", size=self._queue_size)
+            self._stuck = True
             self.close(
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
                 f"the bot did not read its stream: {self._queue_size} messages queued; "
                 "resume the session to continue",
             )
+            # The writer may be blocked on flow control and never reach the marker: cut.
+            cut, self._cut = self._cut, None
+            if cut is not None:
+                cut()
 
     def is_generation(self, generation: int) -> bool:
         """Whether the stream of ``generation`` is the one carrying the session now."""
@@ -217,6 +240,7 @@ class Session:
     def handle_reply(self, reply: bot_service_pb2.ActionReply, *, allowed: bool) -> None:
         """Routes an ActionReply to its table; answers anything wrong with ActionRejected."""
         rejection: tuple[int, str] | None
+        shown = _shown_table_id(reply.table_id)
         if not allowed:
             rejection = (
                 _Reason.REJECTION_REASON_RATE_LIMITED,
@@ -228,12 +252,12 @@ class Session:
                 if reply.table_id in self._finished:
                     rejection = (
                         _Reason.REJECTION_REASON_GAME_OVER,
-                        f"the game at table {reply.table_id} is over",
+                        f"the game at table {shown} is over",
                     )
                 else:
                     rejection = (
                         _Reason.REJECTION_REASON_UNKNOWN_TABLE,
-                        f"table {reply.table_id!r} is not one of this session's tables",
+                        f"table {shown!r} is not one of this session's tables",
                     )
             else:
                 table, seat = entry
@@ -245,7 +269,7 @@ class Session:
         self._on_rejection(name)
         self._log.info(
             "reply rejected",
-            table=reply.table_id,
+            table=shown,
             request_id=reply.request_id,
             reason=name,
             detail=text,
@@ -253,7 +277,7 @@ class Session:
         self.send(
             _ConnectResponse(
                 action_rejected=bot_service_pb2.ActionRejected(
-                    table_id=reply.table_id,
+                    table_id=reply.table_id[:_TABLE_ID_SHOWN],
                     request_id=reply.request_id,
                     reason=reason,  # type: ignore[arg-type]
                     message=text,

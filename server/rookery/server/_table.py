@@ -40,6 +40,7 @@ from rookery.engine import (
     cards_of,
 )
 from rookery.v1 import (
+    actions_pb2,
     bot_service_pb2,
     events_pb2,
     replay_pb2,
@@ -149,6 +150,22 @@ class TableOutcome:
     duration_s: float
 
 
+REJECTIONS_RECORDED_PER_REQUEST = 8
+"""Rejected replies kept in the replay per request (the rest are only counted in the stats)."""
+
+_RECORDED_CARDS = 64
+
+
+def _recordable(action: actions_pb2.Action) -> actions_pb2.Action:
+    """A rejected action as the replay keeps it: no unknown fields, at most 64 bury cards."""
+    kept = actions_pb2.Action()
+    kept.CopyFrom(action)
+    kept.DiscardUnknownFields()
+    if kept.WhichOneof("kind") == "bury" and len(kept.bury.cards) > _RECORDED_CARDS:
+        del kept.bury.cards[_RECORDED_CARDS:]
+    return kept
+
+
 def _card_order(card: int) -> tuple[int, int]:
     rank = card_rank(card)
     return (rank if rank else 99, card)
@@ -189,10 +206,11 @@ class _Reply(Enum):
 class _Request:
     """The one open ActionRequest of a table."""
 
-    __slots__ = ("budget_ms", "future", "id", "message", "seat", "sent_at", "timer")
+    __slots__ = ("budget_ms", "future", "id", "message", "recorded", "seat", "sent_at", "timer")
 
     def __init__(self, request_id: int, seat: int, future: asyncio.Future[_Reply]) -> None:
         self.id = request_id
+        self.recorded = 0
         self.seat = seat
         self.future = future
         self.sent_at = 0.0
@@ -538,7 +556,7 @@ class Table:
                 f"no request is open for seat {seat_index}: seat {to_act} is to act",
             )
         if reply.request_id != request.id:
-            if reply.request_id == seat.last_late_request:
+            if reply.request_id and reply.request_id == seat.last_late_request:
                 return self._reject_late(reply.request_id)
             return (
                 _Reason.REJECTION_REASON_STALE_REQUEST,
@@ -585,9 +603,17 @@ class Table:
     def _rejected(
         self, seat: _Seat, reply: bot_service_pb2.ActionReply, reason: int, message: str
     ) -> tuple[int, str]:
-        self._replay.record_action(
-            seat.index, reply.action, 0, ActionOutcome.REJECTED, rejection_reason=message
-        )
+        # Bounded: a bot must not grow the replay at will (unknown fields, huge burys, floods).
+        request = self._request
+        if request is not None and request.recorded < REJECTIONS_RECORDED_PER_REQUEST:
+            request.recorded += 1
+            self._replay.record_action(
+                seat.index,
+                _recordable(reply.action),
+                0,
+                ActionOutcome.REJECTED,
+                rejection_reason=message,
+            )
         return reason, message
 
     def _missed(self, seat: _Seat, *, gone: bool) -> None:
