@@ -5,7 +5,10 @@ engine (no network). A game scores 1 for a win, 0.5 for a draw; Elo comes from t
 fraction, with a 95 % interval by bootstrap over the duplicate pairs. The overall ratings are a
 Bradley–Terry fit over every game (random anchored at 0), bootstrapped the same way.
 
-    .venv/bin/python bench/ladder.py                 # the default sizes: a few minutes, one core
+    .venv/bin/python bench/ladder.py                 # the default sizes: about five minutes
+
+pimc searches its default number of samples per decision without a time budget, so that the
+figures do not depend on the machine's load and a run is reproducible.
     .venv/bin/python bench/ladder.py --scale 2 --jobs 2
 """
 
@@ -115,7 +118,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--target", type=int, default=None, help="override the game target")
     parser.add_argument("--scale", type=float, default=1.0, help="multiply the pair counts")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
-    parser.add_argument("--pimc-budget", type=float, default=PimcParameters.time_budget)
+    parser.add_argument(
+        "--pimc-budget",
+        type=float,
+        default=0.0,
+        help="pimc's seconds per decision (default 0: none, samples only, reproducible)",
+    )
     parser.add_argument("--pimc-samples", type=int, default=PimcParameters.samples)
     parser.add_argument("--seed", type=int, default=SEED_BASE, help="the first deal seed")
     args = parser.parse_args(argv)

@@ -22,7 +22,9 @@ from rookery.engine import (
     Action,
     Bury,
     CallCard,
+    Deal,
     FirstLead,
+    Game,
     LegalActions,
     Observation,
     Partnership,
@@ -30,13 +32,14 @@ from rookery.engine import (
     Ruleset,
     bid_action,
     mask_points,
+    sample_deal,
 )
 
 from ._bot import PolicyBot
 from ._play import choose_play, known_friends, play_view_from_observation
 from ._sampling import sample_hands
 from ._simulate import HandSimulation, hand_utility
-from .heuristic import HeuristicPolicy, bury_candidates, call_card
+from .heuristic import HeuristicPolicy, best_trump, bury_candidates, call_card
 
 __all__ = ["PimcBot", "PimcParameters", "PimcPolicy", "SearchStats", "distinct_cards"]
 
@@ -58,7 +61,7 @@ class PimcParameters:
     """
 
     time_budget: float | None = 0.05
-    samples: int = 24
+    samples: int = 32
     prune_every: int = 8
     prune_margin: float = 20.0
     bury_candidates: int = 4
@@ -67,6 +70,7 @@ class PimcParameters:
     contested_value: float = -35.0
     open_value: float = -15.0
     overbid_partner: int = 20
+    auction_rollouts: bool = False
 
 
 def _bits(mask: int) -> list[int]:
@@ -205,9 +209,12 @@ class PimcPolicy:
     # The auction ----------------------------------------------------------------------------
 
     def bid(self, obs: Observation, legal: LegalActions, rng: random.Random) -> Action:
-        """Bid the lowest legal amount up to the simulated limit; respect a partner's high bid."""
+        """Pass or bid the lowest legal amount, whichever plays out better (``auction_rollouts``);
+        else bid up to the simulated limit. Either way, respect a partner's high bid."""
         if not legal.bids:
             return PASS
+        if self.parameters.auction_rollouts:
+            return self._auction_search(obs, legal, rng)
         limit = self.bid_limit(obs, rng)
         friends = known_friends(obs)
         partner_high = obs.high_bidder not in (-1, obs.seat) and friends >> obs.high_bidder & 1
@@ -215,6 +222,57 @@ class PimcPolicy:
             return PASS
         amount = legal.bids[0]
         return bid_action(amount) if amount <= limit else PASS
+
+    def _auction_search(self, obs: Observation, legal: LegalActions, rng: random.Random) -> Action:
+        """Pass or the lowest bid, by rollouts: on each sampled deal the rest of the auction with
+        every seat bidding as the heuristic, then the winner's heuristic exchange and the play."""
+        friends = known_friends(obs)
+        partner_high = obs.high_bidder not in (-1, obs.seat) and friends >> obs.high_bidder & 1
+        if partner_high and self._heuristic.bid_limit(obs) < obs.high_bid + (
+            self.parameters.overbid_partner
+        ):
+            return PASS
+        candidates: list[Action] = [PASS, bid_action(legal.bids[0])]
+        totals = [0.0, 0.0]
+        budget = self._budget()
+        while budget.more():
+            deal = sample_deal(obs, rng)
+            values = []
+            for action in candidates:
+                if budget.expired():
+                    break
+                values.append(self._auction_rollout(obs, deal, action))
+            else:
+                for index, value in enumerate(values):
+                    totals[index] += value
+                budget.count += 1
+                continue
+            break
+        self._record(budget)
+        if not budget.count:
+            return self._heuristic.bid(obs, legal)
+        return candidates[1] if totals[1] > totals[0] else PASS
+
+    def _auction_rollout(self, obs: Observation, deal: Deal, action: Action) -> float:
+        """The worth to the observer of ``action`` then heuristic bidding, exchange and play."""
+        rules = obs.ruleset
+        game = Game.from_observation(obs, deal)
+        game.apply(action)
+        heuristic = self._heuristic
+        while game.phase is Phase.BIDDING and game.hand_number == obs.hand_number:
+            seat = game.current_player
+            assert seat is not None
+            view = game.observation_for(seat)
+            game.apply(heuristic.bid(view, view.legal_actions()))
+        if game.hand_number != obs.hand_number or game.is_over:
+            return 0.0  # every seat passed: the hand is void
+        bidder = game.bidder
+        bid = game.observation_for(bidder).bid
+        hands = list(game.hands)
+        trump = best_trump(hands[bidder], rules)[0]
+        sim = self._simulate_contract(rules, bidder, hands, 0, trump)
+        sim.bid = bid
+        return hand_utility(sim.side_deltas(), obs.seat, rules)
 
     def bid_limit(self, obs: Observation, rng: random.Random) -> int:
         """The highest bid whose simulated expected worth beats passing (0: none)."""
