@@ -8,9 +8,10 @@ PROTO_FILES := $(wildcard proto/rookery/v1/*.proto)
 SETUP_STAMP := $(VENV)/.rookery-setup
 PROTO_STAMP := gen/python/.stamp
 NODE_STAMP := node_modules/.rookery-stamp
+RAY_STAMP := $(VENV)/.rookery-ray
 PYTEST_ARGS ?=
 
-.PHONY: setup demo test lint pytest bench proto buf-lint buf-breaking ladder soak clean help
+.PHONY: setup setup-ray demo test lint pytest bench proto buf-lint buf-breaking ladder soak clean help
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -21,6 +22,12 @@ $(SETUP_STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	@touch $@
+
+setup-ray: $(RAY_STAMP) ## install the optional Ray extra (the Ray backend's tests and bench)
+
+$(RAY_STAMP): $(SETUP_STAMP)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev,ray]'
 	@touch $@
 
 $(NODE_STAMP): package.json package-lock.json
@@ -58,10 +65,10 @@ buf-breaking: $(NODE_STAMP) ## compare the contract with the previous commit's
 	  echo "buf breaking against HEAD~1"; npx --no-install buf breaking --against '.git#ref=HEAD~1'; \
 	else echo "buf breaking: no previous contract to compare with"; fi
 
-pytest: setup
+pytest: setup setup-ray
 	$(BIN)/pytest $(PYTEST_ARGS)
 
-bench: setup ## performance figures (engine, server, arena)
+bench: setup setup-ray ## performance figures (engine, server, arena)
 	$(PY) bench/run.py
 
 ladder: setup ## duplicate matches random vs heuristic vs pimc, Elo ± 95 % CI

@@ -253,7 +253,9 @@ def run_tournament(config: Any, out: Path, options: Any, *, write_files: bool = 
     )
     if write_files:
         paths = write_report(out, result.tournament_id)
+        web_pages = _write_web_pages(out, result.tournament_id)
         console.print("report: " + ", ".join(str(p) for p in paths))
+        console.print(f"web pages: {out / 'web' / 'index.html'} ({len(web_pages)} pages)")
     if result.cancelled:
         console.print("interrupted: run the same command again to resume")
         return EXIT_INTERRUPTED
@@ -298,6 +300,7 @@ def _report(args: argparse.Namespace) -> int:
     try:
         paths = write_report(args.run_dir)
         data = load_run(args.run_dir)
+        web_pages = _write_web_pages(Path(args.run_dir), None)
     except ArenaError as error:
         print(f"rookery arena report: {error}", file=sys.stderr)
         return EXIT_ERROR
@@ -312,4 +315,12 @@ def _report(args: argparse.Namespace) -> int:
             console.print(line)
     for path in paths:
         console.print(str(path))
+    console.print(f"{Path(args.run_dir) / 'web' / 'index.html'} ({len(web_pages)} pages)")
     return 0
+
+
+def _write_web_pages(run_dir: Path, tournament_id: str | None) -> list[Path]:
+    """The dashboard's views as static pages in ``RUN_DIR/web/`` (leaderboard, replay viewer)."""
+    from rookery.web import write_report_pages
+
+    return write_report_pages(run_dir, tournament_id=tournament_id)

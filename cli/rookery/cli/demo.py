@@ -101,6 +101,7 @@ def _demo(args: argparse.Namespace) -> int:
     elapsed = time.monotonic() - started
     print(f"\ndemo finished in {elapsed:.1f} s. Everything is in {out}/:")
     print(f"  report      {out / 'report.html'}  (open in a browser)")
+    print(f"  web pages   {out / 'web' / 'index.html'}  (leaderboard and replay viewer)")
     print(f"  standings   {out / 'standings.csv'}, {out / 'report.json'}")
     print(f"  games       {out / 'games.csv'}")
     print(f"  replays     {out / 'replays'}/<game>.jsonl.gz")
