@@ -226,7 +226,7 @@ class Session:
             if waited >= limit:
                 raise ServerUnreachableError(options.server, detail, waited)
             delay = min(options.backoff_max_s, options.backoff_initial_s * 2**attempt)
-            delay *= random.uniform(0.5, 1.0)
+            delay = min(delay * random.uniform(0.5, 1.0), limit - waited)
             attempt += 1
             self._log.warning(
                 "stream lost; reconnecting" if ever_connected else "cannot connect yet; retrying",
@@ -423,8 +423,10 @@ class Session:
         table_log = self._log.bind(table_id=table.table_id, seat=table.seat)
         try:
             bot = self._factory()
+            if not isinstance(bot, Bot):
+                raise ClientError(f"the bot factory returned {bot!r}, not a rookery.client.Bot")
         except Exception:
-            table_log.exception("the bot factory raised; the server will play fallbacks")
+            table_log.exception("no bot for this table; the server's clock will play for it")
             return None
         bot.table = table
         state = _TableState(
