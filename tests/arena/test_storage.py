@@ -118,3 +118,28 @@ def test_a_corrupt_database_is_reported(tmp_path: Path) -> None:
     (run / "arena.sqlite").write_bytes(b"this is not sqlite" * 100)
     with pytest.raises(StorageError, match="not a usable arena database"):
         RunStore(run)
+
+
+def test_opening_a_run_keeps_a_live_writers_replay_temporary_and_removes_a_dead_ones(
+    tmp_path: Path,
+) -> None:
+    """A reader (the report, the web pages, ListGames) never deletes a replay being written."""
+    import os
+    import subprocess
+    import sys
+
+    replays = tmp_path / "replays"
+    replays.mkdir()
+    live = replays / f".game-000001.jsonl.gz.{os.getpid()}.tmp"
+    live.write_bytes(b"half a replay")
+    finished = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    dead = replays / f".game-000002.jsonl.gz.{int(finished.stdout)}.tmp"
+    dead.write_bytes(b"left by a writer that died")
+    RunStore(tmp_path).close()
+    assert live.exists()
+    assert not dead.exists()

@@ -286,7 +286,14 @@ class RunStore:
         self.close()
 
     def _remove_stale_temporaries(self) -> None:
+        """Removes replay temporaries left by a writer that died; never a live writer's.
+
+        A temporary is named ``.<file>.<pid>.tmp``: while that process lives (a runner in this
+        process, or an arena run that a reader opens the run directory beside) it is kept.
+        """
         for stale in (self.run_dir / "replays").glob(".*.tmp"):
+            if _writer_alive(stale):
+                continue
             stale.unlink(missing_ok=True)
 
     # ------------------------------------------------------------------ tournaments
@@ -515,3 +522,20 @@ class RunStore:
             "SELECT COUNT(*) FROM games WHERE tournament_id=?", (tournament_id,)
         ).fetchone()
         return int(row[0])
+
+
+def _writer_alive(temporary: Path) -> bool:
+    """True when the process that names ``temporary`` (``.<file>.<pid>.tmp``) is running."""
+    try:
+        pid = int(temporary.name.rsplit(".", 2)[-2])
+    except (ValueError, IndexError):
+        return False
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
