@@ -204,3 +204,45 @@ async def test_finished_replays_are_written_and_served_after_the_table_is_forgot
         assert (tmp_path / f"{second.id}.jsonl.gz").is_file()
         assert server.replay(first.id).result.reason == results_pb2.TERMINATION_REASON_ABORTED
         assert server.replay(second.id) == outcome.replay
+
+
+async def test_a_running_tournaments_replays_are_withheld_until_it_is_released(
+    server: RookeryServer,
+    bots: Callable[..., RawBot],
+    stub: arena_service_pb2_grpc.ArenaServiceStub,
+) -> None:
+    """A tournament replays its seeds: a finished game's replay would show a deal still to come."""
+    players = await connected(server, bots)
+    server.withhold_replays("cup")
+    spec = TableSpec(Ruleset.preset("standard"), bot_names(4), seed=5, tournament_id="cup")
+    table = await server.create_table(spec)
+    await asyncio.wait_for(asyncio.gather(*(bot.play() for bot in players)), 60)
+    await table.wait_finished()
+    with pytest.raises(grpc.aio.AioRpcError) as withheld:
+        await stub.GetReplay(api.GetReplayRequest(table_id=table.id))
+    assert withheld.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert "tournament 'cup'" in (withheld.value.details() or "")
+    server.release_replays("cup")
+    replay = (await stub.GetReplay(api.GetReplayRequest(table_id=table.id))).replay
+    assert replay.header.seed == 5
+
+
+async def test_a_replay_is_withheld_while_another_table_plays_the_same_seed(
+    server: RookeryServer,
+    bots: Callable[..., RawBot],
+    stub: arena_service_pb2_grpc.ArenaServiceStub,
+) -> None:
+    players = await connected(server, bots)
+    first = await server.create_table(TableSpec(Ruleset.preset("standard"), bot_names(4), seed=8))
+    await asyncio.wait_for(asyncio.gather(*(bot.play() for bot in players)), 60)
+    await first.wait_finished()
+    twin_seats = ("w0", "w1", "w2", "w3")  # never connect: the twin waits for its bots
+    twin = await server.create_table(TableSpec(Ruleset.preset("standard"), twin_seats, seed=8))
+    with pytest.raises(grpc.aio.AioRpcError) as withheld:
+        await stub.GetReplay(api.GetReplayRequest(table_id=first.id))
+    assert withheld.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert "same seed" in (withheld.value.details() or "")
+    server.abort_table(twin.id)
+    await twin.wait_finished()
+    replay = (await stub.GetReplay(api.GetReplayRequest(table_id=first.id))).replay
+    assert replay.header.seed == 8

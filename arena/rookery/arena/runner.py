@@ -277,10 +277,12 @@ class TournamentRunner:
                     )
                 )
                 await self.server.start()
+            self.server.withhold_replays(self.tournament_id)
             try:
                 await self._start_bots()
                 await self._play_all()
             finally:
+                self.server.release_replays(self.tournament_id)
                 await self._stop_bots()
                 if owns_server:
                     await self.server.stop(grace_s=1.0)

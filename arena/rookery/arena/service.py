@@ -233,7 +233,14 @@ class ArenaTournaments:
         rows.sort(key=lambda row: (row.finished_at, row.index), reverse=True)
         if limit > 0:
             rows = rows[:limit]
-        return [_game_summary(row, config.ruleset, versions) for row in rows]
+        summaries = [_game_summary(row, config.ruleset, versions) for row in rows]
+        running = self._running.get(tournament_id)
+        if running is not None and not running.task.done():
+            # Seeds are played again later in the tournament (duplicate pairs, every pairing
+            # of a round): a seed would reveal the deal of a game still to come.
+            for summary in summaries:
+                summary.seed = 0
+        return summaries
 
     async def get_standings(self, tournament_id: str) -> Sequence[api.Standing]:
         """The standings, best first: Bradley–Terry Elo ± its 95 % half-width, W/L/D."""

@@ -117,6 +117,7 @@ class RookeryServer:
         self._watchdog: asyncio.Task[None] | None = None
         self._stopping = False
         self._stopped = asyncio.Event()
+        self._withheld_tournaments: set[str] = set()
         self.port = 0
         self.metrics_port = 0
         self._log = log
@@ -332,7 +333,37 @@ class RookeryServer:
                 f"table {table_id!r} is still {table.status.name.lower()}: its replay is "
                 "available once the game has ended"
             )
+        self._check_not_withheld(table)
         return table.outcome.replay
+
+    def withhold_replays(self, tournament_id: str) -> None:
+        """Withholds the replays of ``tournament_id``'s tables until :meth:`release_replays`.
+
+        A tournament plays each seed more than once (duplicate pairs, every pairing of a round):
+        the replay of a finished game would show the deal of a game still to be played. The arena
+        withholds its tournament's replays while it runs.
+        """
+        self._withheld_tournaments.add(tournament_id)
+
+    def release_replays(self, tournament_id: str) -> None:
+        """Ends :meth:`withhold_replays` for ``tournament_id``."""
+        self._withheld_tournaments.discard(tournament_id)
+
+    def _check_not_withheld(self, table: Table) -> None:
+        """Refuses a finished table's replay while it would reveal a deal still in play."""
+        tournament_id = table.spec.tournament_id
+        if tournament_id and tournament_id in self._withheld_tournaments:
+            raise TableNotFinishedError(
+                f"table {table.id!r} belongs to tournament {tournament_id!r}, which is still "
+                "running: its replays are withheld until it ends, since its seeds are played "
+                "again"
+            )
+        for other in self.tables.values():
+            if other is not table and other.outcome is None and other.seed == table.seed:
+                raise TableNotFinishedError(
+                    f"table {table.id!r} was dealt from the same seed as a game still being "
+                    "played: its replay is withheld until that game ends"
+                )
 
     async def play(self, spec: TableSpec) -> TableOutcome:
         """Creates a table and waits for its outcome."""
