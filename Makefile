@@ -74,5 +74,8 @@ bench: setup setup-ray ## performance figures (engine, server, arena)
 ladder: setup ## duplicate matches random vs heuristic vs pimc, Elo ± 95 % CI
 	$(PY) bench/ladder.py
 
+soak: setup ## a bounded soak: 2,000 games or ten minutes, throughput and server memory over time
+	$(PY) bench/soak.py
+
 clean: ## remove the venv, generated code and caches
 	rm -rf $(VENV) gen node_modules .mypy_cache .ruff_cache .pytest_cache
