@@ -138,7 +138,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     rng = random.Random(args.seed)
     print(
         f"ladder: {ruleset.name} (target {ruleset.target}), duplicate pairs, "
-        f"pimc {budget}s/{pimc.samples} samples per decision, {args.jobs} job(s)"
+        f"pimc {pimc.samples} samples"
+        + (f" or {budget} s" if budget else "")
+        + f" per decision, {args.jobs} job(s)"
     )
     started = time.perf_counter()
     games: list[tuple[str, str, float]] = []
