@@ -6,6 +6,13 @@ chooses the candidate with the best average worth to its side: the hand's score 
 (a set counts minus the bid) less the other sides' average. Bids come from the same
 simulations: for each trump suit the simulated hand totals, and the highest bid whose expected
 worth beats passing. Each decision keeps a time budget and an iteration (sample) budget.
+
+>>> from rookery.engine import Game, Ruleset
+>>> game = Game(Ruleset.preset("standard"), seed=3)
+>>> obs = game.observation_for(game.current_player)
+>>> pimc = PimcPolicy(PimcParameters(time_budget=None, samples=4))
+>>> pimc(obs, obs.legal_actions(), random.Random(0)) in obs.legal_actions()
+True
 """
 
 from __future__ import annotations
@@ -52,12 +59,14 @@ class PimcParameters:
     interrupts is dropped, and with no complete sample the heuristic's choice is played.
     ``samples``: the most sampled deals per decision. Every ``prune_every`` samples, a card
     whose average worth trails the best by more than ``prune_margin`` is dropped (0: never).
-    ``bury_candidates``
-    and ``call_candidates``: how many of the heuristic's best buries and calls are searched.
+    ``bury_candidates`` and ``call_candidates``: how many of the heuristic's best buries and
+    calls are searched.
     ``pass_value``: the expected score difference of passing when no opponent can still bid;
     ``contested_value``: when an opponent holds the high bid, and ``open_value``: when opponents
     may still bid (both per 120 points of deck): what letting them play the hand is worth.
     ``overbid_partner``: how far above a partner's high bid its limit must reach to bid over it.
+    ``auction_rollouts``: choose between passing and the lowest bid by rollouts of the rest of
+    the auction (every seat bidding as the heuristic) instead of by the simulated bid limit.
     """
 
     time_budget: float | None = 0.05
