@@ -9,6 +9,7 @@ killed from outside with SIGKILL in the middle of its games.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shlex
 import signal
@@ -19,7 +20,7 @@ from rookery.arena.config import BotSpec, TimeControlSpec, TournamentConfig
 from rookery.arena.runner import RunOptions, TournamentRunner
 from rookery.arena.storage import RunStore
 from rookery.engine import Ruleset
-from rookery.server import LatePolicy, ServerConfig, TableSpec, TimeControl
+from rookery.server import LatePolicy, ServerConfig, TableSpec, TableStatus, TimeControl
 from rookery.server.testing import RawBot, reply_to, running_server
 from rookery.v1 import bot_service_pb2, replay_pb2
 
@@ -42,8 +43,8 @@ async def test_a_bot_killed_mid_game_meets_its_policy_and_the_tournament_goes_on
     pids = tmp_path / "victim.pids"
     config = TournamentConfig(
         name="chaos",
-        ruleset=Ruleset.preset("standard").replace(target=100),
-        bots=(sdk_bot("steady", "RandomBot"), sdk_bot("victim", "RandomBot", pids)),
+        ruleset=Ruleset.preset("standard").replace(target=300),
+        bots=(sdk_bot("steady", "GreedyBot"), sdk_bot("victim", "GreedyBot", pids)),
         games=2,
         concurrency=2,
         time_control=TimeControlSpec(action_ms=1000, strike_limit=3, grace_ms=300),
@@ -52,15 +53,18 @@ async def test_a_bot_killed_mid_game_meets_its_policy_and_the_tournament_goes_on
     options = RunOptions(connect_timeout_s=30.0, join_timeout_s=20.0, game_timeout_s=120.0)
     runner = TournamentRunner(config, tmp_path / "run", options=options)
     run = asyncio.create_task(runner.run())
-    for _ in range(300):  # wait until the victim's processes play (at most 30 s)
+    for _ in range(300):  # wait until a game has been played for a while (at most 30 s)
         await asyncio.sleep(0.1)
         assert not run.done(), "the run ended before a bot could be killed"
-        if pids.exists() and len(pids.read_text().split()) >= 2:
-            await asyncio.sleep(2.0)  # into the games
+        server = runner.server
+        if server is not None and any(
+            table.game.hand_number >= 1 for table in server.list_tables(TableStatus.PLAYING)
+        ):
             break
-    killed = [int(pid) for pid in pids.read_text().split()[:2]]
-    for pid in killed:
-        os.kill(pid, signal.SIGKILL)
+    assert runner.live.done == 0, "the games ended before a bot could be killed"
+    for pid in {int(pid) for pid in pids.read_text().split()}:  # every process of the bot
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
     result = await asyncio.wait_for(run, 240)
     assert result.recorded == 2
     with RunStore(tmp_path / "run") as store:
