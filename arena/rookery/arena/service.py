@@ -178,6 +178,8 @@ class ArenaTournaments:
         self.store_dir = Path(store_dir)
         self.remote_wait_s = remote_wait_s
         self._running: dict[str, _Running] = {}
+        #: The task that resumes interrupted tournaments (see create_tournament_backend).
+        self.resumer: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ TournamentBackend
 
@@ -196,6 +198,11 @@ class ArenaTournaments:
         run_dir = self.store_dir / tournament_id
         run_dir.mkdir(parents=True, exist_ok=True)
         (run_dir / _SPEC_FILE).write_text(json_format.MessageToJson(spec))
+        self._start(tournament_id, config, run_dir)
+        log.info("tournament created", tournament_id=tournament_id, run_dir=str(run_dir))
+        return self._info(tournament_id)
+
+    def _start(self, tournament_id: str, config: TournamentConfig, run_dir: Path) -> None:
         options = RunOptions(
             auth=self.server.config.auth,
             remote_wait_s=self.remote_wait_s,
@@ -206,8 +213,36 @@ class ArenaTournaments:
         )
         task = asyncio.create_task(self._run(tournament_id, runner))
         self._running[tournament_id] = _Running(runner, task)
-        log.info("tournament created", tournament_id=tournament_id, run_dir=str(run_dir))
-        return self._info(tournament_id)
+
+    def resume_interrupted(self) -> list[str]:
+        """Restarts the tournaments that a crash of the server left running; returns their ids.
+
+        A tournament whose run directory still says "running" was cut short by a crash or a
+        SIGKILL (a clean stop records it as cancelled). Its runner resumes exactly as
+        ``rookery arena run`` does: recorded games are kept, games in flight are played again.
+        Call it once the server is serving, since launched bots are given its port.
+        """
+        resumed: list[str] = []
+        if not self.store_dir.is_dir():
+            return resumed
+        for run_dir in sorted(self.store_dir.iterdir()):
+            tournament_id = run_dir.name
+            if tournament_id in self._running or not (run_dir / DATABASE_NAME).exists():
+                continue
+            try:
+                spec = self._spec(tournament_id)
+                with RunStore(run_dir) as store:
+                    status = store.tournament(tournament_id).status
+                if status != "running":
+                    continue
+                config = config_from_spec(spec, self.server.config.time_control.to_proto())
+            except (ArenaError, LookupError, ValueError, OSError) as error:
+                log.warning("tournament not resumed", tournament_id=tournament_id, error=str(error))
+                continue
+            self._start(tournament_id, config, run_dir)
+            log.info("tournament resumed", tournament_id=tournament_id, run_dir=str(run_dir))
+            resumed.append(tournament_id)
+        return resumed
 
     async def get_tournament(self, tournament_id: str) -> api.TournamentInfo:
         """One tournament's progress."""
@@ -380,5 +415,20 @@ def make_backend(server: RookeryServer, store_dir: str | Path) -> TournamentBack
 
 def create_tournament_backend(server: RookeryServer) -> TournamentBackend:
     """What ``rookery serve`` calls: the backend, its store at ``$ROOKERY_ARENA_DIR`` or
-    ``runs/serve``."""
-    return make_backend(server, os.environ.get(ARENA_DIR_VARIABLE) or _DEFAULT_STORE)
+    ``runs/serve``. Called in a running event loop, it also resumes, once the server is
+    serving, the tournaments that a crash of an earlier server left unfinished."""
+    backend = ArenaTournaments(server, os.environ.get(ARENA_DIR_VARIABLE) or _DEFAULT_STORE)
+    with contextlib.suppress(RuntimeError):  # no running loop: nothing to resume into
+        loop = asyncio.get_running_loop()
+        backend.resumer = loop.create_task(_resume_when_serving(server, backend))
+    return backend
+
+
+async def _resume_when_serving(server: RookeryServer, backend: ArenaTournaments) -> None:
+    """Waits (bounded) until ``server`` has a port, then resumes the interrupted tournaments."""
+    for _ in range(600):
+        if server.port:
+            backend.resume_interrupted()
+            return
+        await asyncio.sleep(0.05)
+    log.warning("interrupted tournaments not resumed: the server did not start within 30 s")
