@@ -8,11 +8,13 @@ engine card for card.
 
 from __future__ import annotations
 
+import math
+
 from rookery.engine import CARD_POINTS, ROOK_MASK, Observation, Partnership, Ruleset
 
 from ._play import FOLLOW_MASKS, KEYS, TRUMP_MASKS, PlayView, choose_play, infer_voids
 
-__all__ = ["HandSimulation", "hand_utility"]
+__all__ = ["HandSimulation", "game_utility", "hand_utility", "win_chance"]
 
 
 class HandSimulation:
@@ -307,3 +309,37 @@ def hand_utility(deltas: list[int], seat: int, rules: Ruleset) -> float:
     if not others:
         return float(mine)
     return mine - sum(others.values()) / len(others)
+
+
+def win_chance(mine: float, theirs: float, target: int, *, per_hand: float, spread: float) -> float:
+    """A rough chance that a side at ``mine`` beats one at ``theirs`` in a race to ``target``.
+
+    Over the hands left — about ``(target - leader's score) / per_hand`` — the score difference
+    drifts like a sum of hands each spread ``spread``; once a side reaches ``target`` the higher
+    score wins.
+    """
+    if mine >= target or theirs >= target:
+        if mine == theirs:
+            return 0.5
+        return 1.0 if mine > theirs else 0.0
+    hands = max(1.0, (target - max(mine, theirs)) / per_hand)
+    z = (mine - theirs) / (spread * math.sqrt(hands))
+    return 0.5 * (1.0 + math.erf(z / math.sqrt(2.0)))
+
+
+def game_utility(deltas: list[int], seat: int, rules: Ruleset, scores: tuple[int, ...]) -> float:
+    """The hand's worth to ``seat``: its side's chance to win the game afterwards (x 200),
+    plus a twentieth of ``hand_utility`` to rank hands that leave the chance the same.
+
+    Only for two sides; other rulesets use ``hand_utility``.
+    """
+    if rules.num_sides != 2:
+        return hand_utility(deltas, seat, rules)
+    sides = rules.sides
+    mine_side = sides[seat]
+    other = next(s for s in range(rules.players) if sides[s] != mine_side)
+    mine = scores[mine_side] + deltas[seat]
+    theirs = scores[1 - mine_side] + deltas[other]
+    scale = rules.deck_points / 120
+    chance = win_chance(mine, theirs, rules.target, per_hand=55.0 * scale, spread=70.0 * scale)
+    return 200.0 * chance + 0.05 * hand_utility(deltas, seat, rules)

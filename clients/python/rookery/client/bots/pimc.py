@@ -45,7 +45,7 @@ from rookery.engine import (
 from ._bot import PolicyBot
 from ._play import choose_play, known_friends, play_view_from_observation
 from ._sampling import sample_hands
-from ._simulate import HandSimulation, hand_utility
+from ._simulate import HandSimulation, game_utility, hand_utility
 from .heuristic import HeuristicPolicy, best_trump, bury_candidates, call_card
 
 __all__ = ["PimcBot", "PimcParameters", "PimcPolicy", "SearchStats", "distinct_cards"]
@@ -67,6 +67,8 @@ class PimcParameters:
     ``overbid_partner``: how far above a partner's high bid its limit must reach to bid over it.
     ``auction_rollouts``: choose between passing and the lowest bid by rollouts of the rest of
     the auction (every seat bidding as the heuristic) instead of by the simulated bid limit.
+    ``game_aware``: in the play and the exchange, value a hand by the side's resulting chance to
+    win the game (two sides; ``win_chance``) rather than by the points alone.
     """
 
     time_budget: float | None = 0.05
@@ -80,6 +82,7 @@ class PimcParameters:
     open_value: float = -15.0
     overbid_partner: int = 20
     auction_rollouts: bool = False
+    game_aware: bool = True
 
 
 def _bits(mask: int) -> list[int]:
@@ -168,6 +171,12 @@ class PimcPolicy:
             return CallCard(self.call(obs, legal.call_from, rng))
         raise ValueError(f"no action to choose in phase {phase.name}")
 
+    def _utility(self, sim: HandSimulation, obs: Observation) -> float:
+        """A played-out hand's worth to the observer: its chance to win the game, or points."""
+        if self.parameters.game_aware:
+            return game_utility(sim.side_deltas(), obs.seat, obs.ruleset, obs.scores)
+        return hand_utility(sim.side_deltas(), obs.seat, obs.ruleset)
+
     def _budget(self) -> _Budget:
         return _Budget(self.parameters.samples, self._time_budget)
 
@@ -181,7 +190,6 @@ class PimcPolicy:
         cards = distinct_cards(obs, legal)
         if len(cards) == 1:
             return cards[0]
-        rules = obs.ruleset
         totals = dict.fromkeys(cards, 0.0)
         budget = self._budget()
         prune_every = self.parameters.prune_every
@@ -203,7 +211,7 @@ class PimcPolicy:
                 sim = base.clone()
                 sim.play(card)
                 sim.play_out()
-                values.append(hand_utility(sim.side_deltas(), obs.seat, rules))
+                values.append(self._utility(sim, obs))
             else:
                 for card, value in zip(cards, values, strict=True):
                     totals[card] += value
@@ -406,7 +414,7 @@ class PimcPolicy:
                     rules, obs.seat, hands, 0, trump, bury=bury, called=called
                 )
                 sim.bid = obs.bid
-                values.append(hand_utility(sim.side_deltas(), obs.seat, rules))
+                values.append(self._utility(sim, obs))
             else:
                 for index, value in enumerate(values):
                     totals[index] += value
