@@ -262,12 +262,13 @@ class RunStore:
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute("PRAGMA foreign_keys=ON")
             self._db.executescript(_SCHEMA)
+            # INSERT OR IGNORE: two processes may create the same run's database at once.
+            self._db.execute(
+                "INSERT OR IGNORE INTO meta(key, value) VALUES('schema', ?)",
+                (str(SCHEMA_VERSION),),
+            )
             row = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-            if row is None:
-                self._db.execute(
-                    "INSERT INTO meta(key, value) VALUES('schema', ?)", (str(SCHEMA_VERSION),)
-                )
-            elif int(row[0]) != SCHEMA_VERSION:
+            if int(row[0]) != SCHEMA_VERSION:
                 raise StorageError(
                     f"{self.path}: schema version {row[0]}, this arena reads {SCHEMA_VERSION}"
                 )
