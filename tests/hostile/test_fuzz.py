@@ -199,6 +199,7 @@ class _Seat:
 
     def __init__(self, name: str) -> None:
         self.bot, self.version, self.is_attached = name, "", True
+        self.wants_events = True
         self.requests: list[pb.ActionRequest] = []
 
     def join(self, table: Table, seat: int) -> None: ...
@@ -207,7 +208,9 @@ class _Seat:
 
     def table_finished(self, table_id: str, message: pb.ConnectResponse) -> None: ...
 
-    def send(self, message: pb.ConnectResponse) -> None:
+    def send(self, message: pb.ConnectResponse | bytes) -> None:
+        if isinstance(message, bytes):  # the table sends most messages encoded once
+            message = pb.ConnectResponse.FromString(message)
         if message.WhichOneof("message") == "action_request":
             self.requests.append(message.action_request)
 

@@ -459,6 +459,7 @@ def test_the_checker_catches_a_card_shown_to_the_wrong_seat() -> None:
         class Session:
             def __init__(self, name: str) -> None:
                 self.bot, self.version, self.is_attached = name, "", True
+                self.wants_events = True
                 self.seat = -1
 
             def join(self, table: Table, seat: int) -> None:
@@ -468,7 +469,9 @@ def test_the_checker_catches_a_card_shown_to_the_wrong_seat() -> None:
 
             def table_finished(self, table_id: str, message: pb.ConnectResponse) -> None: ...
 
-            def send(self, message: pb.ConnectResponse) -> None:
+            def send(self, message: pb.ConnectResponse | bytes) -> None:
+                if isinstance(message, bytes):  # the table sends most messages encoded once
+                    message = pb.ConnectResponse.FromString(message)
                 if self.seat == 0:
                     sent.append(message)
                 if message.WhichOneof("message") == "action_request":

@@ -22,6 +22,7 @@ class FakeSession:
         self.is_attached = True
         self.table: Table | None = None
         self.seat = -1
+        self.wants_events = True
         self.messages: list[pb.ConnectResponse] = []
 
     def join(self, table: Table, seat: int) -> None:
@@ -33,7 +34,9 @@ class FakeSession:
     def table_finished(self, table_id: str, message: pb.ConnectResponse) -> None:
         self.messages.append(message)
 
-    def send(self, message: pb.ConnectResponse) -> None:
+    def send(self, message: pb.ConnectResponse | bytes) -> None:
+        if isinstance(message, bytes):  # the table sends most messages encoded once
+            message = pb.ConnectResponse.FromString(message)
         self.messages.append(message)
         if message.WhichOneof("message") == "action_request":
             request = message.action_request

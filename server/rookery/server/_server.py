@@ -19,7 +19,6 @@ from rookery.v1 import (
     arena_service_pb2,
     arena_service_pb2_grpc,
     bot_service_pb2,
-    bot_service_pb2_grpc,
     replay_pb2,
     spectator_service_pb2,
     spectator_service_pb2_grpc,
@@ -159,7 +158,7 @@ class RookeryServer:
 
     async def start(self) -> None:
         """Binds the port, starts serving, health SERVING; the metrics endpoint if configured."""
-        from ._services import ArenaServicer, BotServicer, SpectatorServicer
+        from ._services import ArenaServicer, BotServicer, SpectatorServicer, add_bot_service
 
         c = self.config
         interceptors = [
@@ -168,7 +167,7 @@ class RookeryServer:
             MalformedRequestInterceptor(),
         ]
         server = grpc.aio.server(interceptors=interceptors, options=self._grpc_options())
-        bot_service_pb2_grpc.add_BotServiceServicer_to_server(BotServicer(self), server)
+        add_bot_service(BotServicer(self), server)
         arena_service_pb2_grpc.add_ArenaServiceServicer_to_server(ArenaServicer(self), server)
         spectator_service_pb2_grpc.add_SpectatorServiceServicer_to_server(
             SpectatorServicer(self), server
@@ -469,6 +468,7 @@ class RookeryServer:
             burst=c.action_burst,
             on_capacity=self._seat_pending,
             on_rejection=self._hooks.rejection,
+            wants_events=not hello.observations_only,
         )
         self._sessions[session.id] = session
         self.metrics.active_sessions.set(len(self._sessions))

@@ -25,6 +25,7 @@ from rookery.wire import convert
 from rookery.wire.errors import MalformedMessageError
 
 from ._decoding import malformed_detail
+from ._encoding import serialize_response
 from ._errors import (
     InvalidBotNameError,
     ServerStoppingError,
@@ -78,6 +79,20 @@ def _canceller(context: Any) -> Callable[[], None]:
         loop.call_soon(handler.cancel)
 
     return cut
+
+
+def add_bot_service(servicer: BotServicer, server: grpc.aio.Server) -> None:
+    """Registers BotService; its responses may be bytes encoded once (see ``_encoding``)."""
+    handlers = {
+        "Connect": grpc.stream_stream_rpc_method_handler(
+            servicer.Connect,
+            request_deserializer=bot_service_pb2.ConnectRequest.FromString,
+            response_serializer=serialize_response,
+        )
+    }
+    name = bot_service_pb2.DESCRIPTOR.services_by_name["BotService"].full_name
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(name, handlers),))
+    server.add_registered_method_handlers(name, handlers)
 
 
 class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
@@ -135,7 +150,7 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
 
     async def _open(
         self, hello: bot_service_pb2.Hello, context: Any
-    ) -> tuple[Session, int, asyncio.Queue[_ConnectResponse | CloseStream]]:
+    ) -> tuple[Session, int, asyncio.Queue[_ConnectResponse | bytes | CloseStream]]:
         """Authenticates a Hello and opens (or resumes) its session, Welcome queued first."""
         server = self._server
         config = server.config
@@ -188,6 +203,7 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
                     f"session {resume.session_id!r} belongs to bot {session.bot!r}, "
                     f"not {hello.name!r}",
                 )
+            session.wants_events = not hello.observations_only  # this stream's Hello decides
             generation, queue = session.attach(_canceller(context))
             session.send(_ConnectResponse(welcome=self._welcome(session, resumed=True)))
             cursors = {c.table_id: c.last_seq for c in resume.cursors}

@@ -30,6 +30,8 @@ __all__ = ["CloseStream", "Session"]
 log = structlog.get_logger("rookery.server.session")
 
 _ConnectResponse = bot_service_pb2.ConnectResponse
+_Outgoing = _ConnectResponse | bytes
+"""A message to the bot: a ConnectResponse, or one already encoded (see ``_encoding``)."""
 _Reason = bot_service_pb2.RejectionReason
 _FINISHED_REMEMBERED = 256
 _TABLE_ID_SHOWN = 128
@@ -65,6 +67,7 @@ class Session:
         burst: int,
         on_capacity: Callable[[], None],
         on_rejection: Callable[[str], None],
+        wants_events: bool = True,
     ) -> None:
         self.id = "s-" + secrets.token_hex(8)
         self.secret = secrets.token_urlsafe(24)
@@ -72,13 +75,15 @@ class Session:
         self.version = version
         self.client = client
         self.max_tables = max_tables
+        self.wants_events = wants_events
+        """False when the bot asked for no TableEvent messages (Hello.observations_only)."""
         self.connected_at = time.time()
         self.last_heard = time.monotonic()
         self.detached_at = 0.0
         self.tables: dict[str, tuple[Table, int]] = {}
         self._finished: OrderedDict[str, None] = OrderedDict()
         self._unreported: dict[str, tuple[Table, int, _ConnectResponse]] = {}
-        self._queue: asyncio.Queue[_ConnectResponse | CloseStream] | None = None
+        self._queue: asyncio.Queue[_Outgoing | CloseStream] | None = None
         self._generation = 0
         self._queue_size = queue_size
         self._cut: Callable[[], None] | None = None
@@ -103,7 +108,7 @@ class Session:
 
     def attach(
         self, cut: Callable[[], None] | None = None
-    ) -> tuple[int, asyncio.Queue[_ConnectResponse | CloseStream]]:
+    ) -> tuple[int, asyncio.Queue[_Outgoing | CloseStream]]:
         """Gives the session a new stream, closing any previous one: (generation, queue).
 
         ``cut`` ends the new stream at once (cancels its RPC): used when the bot stops reading,
@@ -132,8 +137,9 @@ class Session:
         self.detached_at = time.monotonic()
         return True
 
-    def send(self, message: _ConnectResponse) -> None:
-        """Queues a message for the stream; a full queue disconnects the session (it is stuck)."""
+    def send(self, message: _Outgoing) -> None:
+        """Queues a message (or its encoded bytes) for the stream; a full queue disconnects the
+        session (it is stuck)."""
         queue = self._queue
         if queue is None or self._stuck:
             return
@@ -165,9 +171,7 @@ class Session:
             self._put_close(self._queue, CloseStream(code, details))
 
     @staticmethod
-    def _put_close(
-        queue: asyncio.Queue[_ConnectResponse | CloseStream], marker: CloseStream
-    ) -> None:
+    def _put_close(queue: asyncio.Queue[_Outgoing | CloseStream], marker: CloseStream) -> None:
         while True:
             try:
                 queue.put_nowait(marker)

@@ -52,6 +52,7 @@ from rookery.wire import convert
 from rookery.wire.errors import MalformedMessageError
 from rookery.wire.replay import ActionOutcome, ReplayBuilder
 
+from ._encoding import RequestEncoder, event_bytes, table_event_prefix
 from ._errors import TableSpecError
 from ._time_control import LatePolicy, TimeControl
 
@@ -216,7 +217,7 @@ class _Request:
         self.sent_at = 0.0
         self.budget_ms = 0
         self.timer: asyncio.TimerHandle | None = None
-        self.message: _ConnectResponse | None = None
+        self.message: bytes | None = None
 
     @property
     def is_open(self) -> bool:
@@ -378,6 +379,8 @@ class Table:
         self._detail = ""
         self._replay = ReplayBuilder()
         self._ruleset_proto = convert.ruleset_to_proto(spec.ruleset)
+        self._encoder = RequestEncoder(spec.ruleset)
+        self._event_prefix = table_event_prefix(table_id)
         self._time_control_proto = time_control.to_proto()
         self._log = log.bind(table=table_id)
         self._task: asyncio.Task[None] | None = None
@@ -507,20 +510,17 @@ class Table:
         tc = self.time_control
         game = self.game
         if request.message is None:
-            # Filled in place: nested constructors would copy the observation twice.
-            message = _ConnectResponse()
-            asked = message.action_request
-            asked.table_id = self.id
-            asked.request_id = request.id
-            asked.seat = seat.index
-            asked.observation.CopyFrom(
-                convert.observation_to_proto(game.observation_for(seat.index))
+            # Encoded once, as bytes (the ruleset and completed tricks come encoded already).
+            request.message = self._encoder.action_request(
+                table_id=self.id,
+                request_id=request.id,
+                seat=seat.index,
+                observation=game.observation_for(seat.index),
+                legal=game.legal_actions(),
+                deadline_ms=tc.action_ms,
+                bank_ms=seat.bank_ms,
+                last_seq=self._sent_seq,
             )
-            asked.legal_actions.CopyFrom(convert.legal_actions_to_proto(game.legal_actions()))
-            asked.deadline_ms = tc.action_ms
-            asked.bank_ms = seat.bank_ms
-            asked.last_seq = self._sent_seq
-            request.message = message
         request.budget_ms = tc.action_ms + seat.bank_ms
         request.sent_at = time.monotonic()
         if request.timer is not None:
@@ -694,9 +694,12 @@ class Table:
         )
         # The snapshot covers every event so far, flushed or not: the observation is the game's
         # present, and the events it includes are not sent to this seat again.
-        events = self.game.events_since(max(0, last_seq))
-        for event in events:
-            snapshot.missed_events.add(table_id=self.id, event=self._event_proto(event, seat_index))
+        session = seat.session
+        if session is None or session.wants_events:  # observations_only: no events at all
+            for event in self.game.events_since(max(0, last_seq)):
+                snapshot.missed_events.add(
+                    table_id=self.id, event=self._event_proto(event, seat_index)
+                )
         seat.skip_until = self.game_seq
         return [_ConnectResponse(table_snapshot=snapshot)]
 
@@ -725,36 +728,36 @@ class Table:
         events = self.game.events_since(self._sent_seq)
         if not events:
             return
-        seats = self._seats
+        # Who gets events: attached, present, and not a session that asked for none.
+        receivers = [
+            seat
+            for seat in self._seats
+            if seat.session is not None
+            and seat.session.is_attached
+            and not seat.gone
+            and seat.session.wants_events
+        ]
+        prefix = self._event_prefix
         for event in events:
             public = self._event_proto(event, None)
             private = type(event).view is not EventBase.view
-            shared = None if private else self._event_message(public)
-            for seat in seats:
-                session = seat.session
-                if (
-                    session is None
-                    or not session.is_attached
-                    or seat.gone
-                    or event.seq <= seat.skip_until
-                ):
+            # Each view encoded once: the public bytes are shared by every receiver.
+            shared = None if private or not receivers else event_bytes(prefix, public)
+            for seat in receivers:
+                if event.seq <= seat.skip_until:
                     continue
+                session = seat.session
+                assert session is not None
                 if shared is not None:
                     session.send(shared)
                 else:
-                    session.send(self._event_message(self._event_proto(event, seat.index)))
+                    session.send(event_bytes(prefix, self._event_proto(event, seat.index)))
             if self.watchers:
                 message = spectator_service_pb2.WatchTableResponse(event=public)
                 for watcher in list(self.watchers):
                     if event.seq > watcher.skip_until:
                         watcher.put(message)
             self._sent_seq = event.seq
-
-    def _event_message(self, event: events_pb2.Event) -> _ConnectResponse:
-        message = _ConnectResponse()
-        message.event.table_id = self.id
-        message.event.event.CopyFrom(event)
-        return message
 
     @property
     def last_seq(self) -> int:

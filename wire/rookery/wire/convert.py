@@ -190,6 +190,17 @@ def _fill_cards(target: RepeatedCompositeFieldContainer[cards_pb2.Card], mask: i
 def mask_from_proto(cards: Iterable[cards_pb2.Card], field: str = "cards") -> int:
     """The card mask of repeated proto cards; a card given twice is malformed."""
     mask = 0
+    get = _CARD_BY_KEY.get
+    for message in cards:  # the common case first: no field names built
+        card = get((message.suit, message.rank, message.rook))
+        if card is None or mask >> card & 1:
+            return _checked_mask_from_proto(cards, field)
+        mask |= 1 << card
+    return mask
+
+
+def _checked_mask_from_proto(cards: Iterable[cards_pb2.Card], field: str) -> int:
+    mask = 0
     for index, message in enumerate(cards):
         bit = 1 << card_from_proto(message, f"{field}[{index}]")
         if mask & bit:
@@ -322,7 +333,24 @@ def ruleset_from_proto(message: ruleset_pb2.Ruleset, field: str = "ruleset") -> 
     """The engine ruleset of a proto ``Ruleset``, validated by the engine.
 
     A parameter the engine refuses raises ``MalformedMessageError`` naming ``ruleset.<parameter>``.
+    Rulesets read before are remembered (by their encoding): every observation carries one.
     """
+    key = message.SerializeToString(deterministic=True)
+    known = _RULESETS_READ.get(key)
+    if known is not None:
+        return known
+    ruleset = _ruleset_from_proto(message, field)
+    if len(_RULESETS_READ) >= _RULESETS_REMEMBERED:
+        _RULESETS_READ.clear()
+    _RULESETS_READ[key] = ruleset
+    return ruleset
+
+
+_RULESETS_REMEMBERED = 64
+_RULESETS_READ: dict[bytes, Ruleset] = {}
+
+
+def _ruleset_from_proto(message: ruleset_pb2.Ruleset, field: str) -> Ruleset:
     try:
         return Ruleset(
             name=message.name or "custom",
@@ -451,7 +479,35 @@ def trick_to_proto(trick: Trick) -> actions_pb2.Trick:
 
 
 def trick_from_proto(message: actions_pb2.Trick, field: str = "trick") -> Trick:
-    """The engine trick of a proto ``Trick``."""
+    """The engine trick of a proto ``Trick``.
+
+    Tricks read before are remembered (by their encoding): a completed trick comes again in every
+    later observation of its hand.
+    """
+    key = message.SerializeToString(deterministic=True)
+    known = _TRICKS_READ.get(key)
+    if known is not None:
+        return known
+    cards = []
+    get = _CARD_BY_KEY.get
+    for played in message.cards:  # the common case first: no field names built
+        proto = played.card
+        card = get((proto.suit, proto.rank, proto.rook))  # an unset card is no card's key
+        if card is None:
+            return _checked_trick_from_proto(message, field)
+        cards.append((played.seat, card))
+    trick = Trick(message.leader, tuple(cards), message.winner, message.points)
+    if len(_TRICKS_READ) >= _TRICKS_REMEMBERED:
+        _TRICKS_READ.clear()
+    _TRICKS_READ[key] = trick
+    return trick
+
+
+_TRICKS_REMEMBERED = 4096
+_TRICKS_READ: dict[bytes, Trick] = {}
+
+
+def _checked_trick_from_proto(message: actions_pb2.Trick, field: str) -> Trick:
     cards = []
     for index, played in enumerate(message.cards):
         if not played.HasField("card"):

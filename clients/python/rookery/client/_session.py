@@ -146,6 +146,14 @@ def _table_from_proto(joined: pb.TableJoined) -> Table:
     )
 
 
+def _wants_events(factory: Callable[[], Bot]) -> bool:
+    """Whether the factory's bots read events: a ``Bot`` class that does not override
+    ``on_event`` does not, so its sessions ask for none (``Hello.observations_only``)."""
+    if isinstance(factory, type) and issubclass(factory, Bot):
+        return factory.on_event is not Bot.on_event
+    return True
+
+
 def _bind(table: Table) -> Mapping[str, Any]:
     """Bind the table and seat for structlog while a hook runs; the tokens to reset them."""
     return structlog.contextvars.bind_contextvars(table_id=table.table_id, seat=table.seat)
@@ -271,6 +279,7 @@ class Session:
             token=options.token,
             max_tables=options.max_tables,
             client=options.client,
+            observations_only=not _wants_events(self._factory),
         )
         if self._session_id:
             hello.resume.session_id = self._session_id
