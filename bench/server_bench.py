@@ -3,12 +3,16 @@
 Run alone with ``.venv/bin/python bench/server_bench.py``; prints ``name value unit`` lines:
 
 (a) actions/s through the server with 64 concurrent tables, the bots (the SDK, a fast
-    deterministic bot, 4 sessions of one bot name) in a separate process;
+    deterministic bot, 4 sessions of one bot name) in a separate process, twice: with full event
+    streams (every seat gets every event: the bot overrides ``on_event``) and observations-only
+    (``Hello.observations_only``: the bot acts on each request's observation and gets no events);
 (b) a bare grpc.aio bidirectional echo at 64 streams in the same layout (server here, clients in
-    a separate process over 4 connections, a ~1 KiB request echoed), and the ratio (a)/(b);
-(c) the move round trip p50/p99 (a bot's reply sent → the event of its own move received) beside
-    the echo's round trip;
+    a separate process over 4 connections, a ~1 KiB request echoed), and the ratios (a)/(b);
+(c) the move round trip p50/p99 (a bot's reply sent → the next ActionRequest of that table
+    received: the move applied and the next seat asked) beside the echo's round trip;
 (d) server memory per table with 2,000 tables open (RSS delta / 2,000, games in progress).
+
+The three load parts run one after the other, echo first, each for the same time.
 
 Throughputs are the median of several measurement windows after a warm-up. Rates and latencies
 depend on what else the machine runs; the CPU time each process spends per operation (over the
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import gc
 import json
 import os
@@ -29,7 +34,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -236,14 +241,15 @@ def bench_config(max_tables_per_session: int) -> Any:
     )
 
 
-async def run_rookery() -> Measured:
-    """The server here, 64 tables kept going; the bots (SDK, 4 sessions) in a child process."""
+async def run_rookery(*, events: bool) -> Measured:
+    """The server here, 64 tables kept going; the bots (SDK, 4 sessions) in a child process,
+    with every event or observations-only."""
     from rookery.engine import Ruleset
     from rookery.server import RookeryServer, TableSpec, TimeControl
 
     server = RookeryServer(bench_config(TABLES))
     await server.start()
-    child = await spawn_child("bots", server.target)
+    child = await spawn_child("bots" if events else "quiet-bots", server.target)
     stop = asyncio.Event()
     spec_args: dict[str, Any] = {
         "ruleset": Ruleset.preset("standard"),
@@ -274,55 +280,57 @@ async def run_rookery() -> Measured:
         await server.stop(grace_s=0)
 
 
-def _own_move_seat(event: Any) -> int:
-    """The seat whose action an event announces; -1 for events that are no seat's action."""
-    kind = event.WhichOneof("kind")
-    if kind in ("card_played", "bid_made", "passed", "trump_named", "cards_buried", "card_called"):
-        return int(getattr(event, kind).seat)
-    return -1
-
-
-async def bots_child(target: str) -> None:
-    """Child: the SDK runner with a fast deterministic bot on every seat of every table."""
+async def bots_child(target: str, *, events: bool = True) -> None:
+    """Child: the SDK runner with a fast deterministic bot on every seat of every table; with
+    ``events`` the bot overrides ``on_event`` (full event streams), else it does not (the SDK then
+    asks for observations only)."""
     from rookery.client import Bot, arun_bot, configure_logging
     from rookery.engine import Action, Bid, Observation, Phase
 
     configure_logging("error")
     stop, measuring = asyncio.Event(), asyncio.Event()
-    count = events = 0
+    count = received = 0
     samples: list[float] = []
+    replied: dict[str, float] = {}
+    """Per table, when its last reply left ``act`` (all four seats play in this process)."""
 
     class Fast(Bot):
         """Opens the auction at the minimum, passes after; otherwise the first legal action.
 
-        Round trip: from the action leaving ``act`` to the event announcing it.
+        Round trip: from a reply leaving ``act`` to the table's next request reaching ``act``.
         """
-
-        sent = 0.0
 
         def act(self, observation: Observation) -> Action:
             nonlocal count
+            now = time.perf_counter()
             count += 1
+            table_id = self.table.table_id
+            sent = replied.get(table_id)
+            if sent is not None and measuring.is_set():
+                samples.append(now - sent)
             legal = observation.legal_actions()
             if observation.phase is Phase.BIDDING and observation.high_bid == 0 and legal.bids:
                 action: Action = Bid(legal.bids[0])
             else:
                 action = legal[0]
-            self.sent = time.perf_counter()
+            replied[table_id] = time.perf_counter()
             return action
 
-        def on_event(self, event: Any) -> None:
-            nonlocal events
-            events += 1
-            if self.sent and _own_move_seat(event) == self.table.seat:
-                if measuring.is_set():
-                    samples.append(time.perf_counter() - self.sent)
-                self.sent = 0.0
+        def on_table_finished(self, result: Any) -> None:
+            replied.pop(self.table.table_id, None)
 
+    class Listening(Fast):
+        """The same bot, reading every event (so its sessions get full event streams)."""
+
+        def on_event(self, event: Any) -> None:
+            nonlocal received
+            received += 1
+
+    bot = Listening if events else Fast
     runner = asyncio.create_task(
-        arun_bot(Fast, target, name="fast", sessions=SESSIONS, max_tables=TABLES, stop=stop)
+        arun_bot(bot, target, name="fast", sessions=SESSIONS, max_tables=TABLES, stop=stop)
     )
-    await measure(lambda: count, samples, stop, measuring, lambda: count + events)
+    await measure(lambda: count, samples, stop, measuring, lambda: count + received)
     await asyncio.wait_for(runner, 10.0)
 
 
@@ -387,31 +395,48 @@ async def orchestrate() -> int:
 
     configure_logging("error", json=False)
     per_table = await run_memory()
-    rookery = await run_rookery()
     echo = await run_echo()
-    emit("server_actions_per_s", rookery.rate, "actions/s")
+    modes = {
+        "events": await run_rookery(events=True),
+        "observations_only": await run_rookery(events=False),
+    }
     emit("echo_round_trips_per_s", echo.rate, "msgs/s")
-    emit("server_vs_echo_throughput", rookery.rate / echo.rate, "x")
-    emit("server_move_rtt_p50", rookery.p50 * 1000, "ms")
-    emit("server_move_rtt_p99", rookery.p99 * 1000, "ms")
     emit("echo_rtt_p50", echo.p50 * 1000, "ms")
     emit("echo_rtt_p99", echo.p99 * 1000, "ms")
-    emit("server_vs_echo_cpu_per_operation", echo.server_cpu_us / rookery.server_cpu_us, "x")
-    emit("server_cpu_per_action", rookery.server_cpu_us, "us")
     emit("echo_server_cpu_per_round_trip", echo.server_cpu_us, "us")
-    emit("bots_cpu_per_action", rookery.client_cpu_us, "us")
     emit("echo_client_cpu_per_round_trip", echo.client_cpu_us, "us")
-    emit("bot_messages_per_action", rookery.messages / max(1, rookery.operations), "msgs")
+    for mode, rookery in modes.items():
+        emit(f"server_actions_per_s[{mode}]", rookery.rate, "actions/s")
+        emit(f"server_vs_echo_throughput[{mode}]", rookery.rate / echo.rate, "x")
+        emit(f"server_move_rtt_p50[{mode}]", rookery.p50 * 1000, "ms")
+        emit(f"server_move_rtt_p99[{mode}]", rookery.p99 * 1000, "ms")
+        emit(
+            f"server_vs_echo_cpu_per_operation[{mode}]",
+            echo.server_cpu_us / rookery.server_cpu_us,
+            "x",
+        )
+        emit(f"server_cpu_per_action[{mode}]", rookery.server_cpu_us, "us")
+        emit(f"bots_cpu_per_action[{mode}]", rookery.client_cpu_us, "us")
+        emit(
+            f"bot_messages_per_action[{mode}]",
+            rookery.messages / max(1, rookery.operations),
+            "msgs",
+        )
     emit("server_memory_per_table", per_table / 1024, "KiB")
     return 0
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--role", choices=("bots", "echo-clients", "holders"), default=None)
+    children: dict[str, Callable[[str], Coroutine[Any, Any, None]]] = {
+        "echo-clients": echo_clients,
+        "bots": bots_child,
+        "quiet-bots": functools.partial(bots_child, events=False),
+        "holders": holders_child,
+    }
+    parser.add_argument("--role", choices=tuple(children), default=None)
     parser.add_argument("--target", default="")
     args = parser.parse_args()
-    children = {"echo-clients": echo_clients, "bots": bots_child, "holders": holders_child}
     if args.role is not None:
         asyncio.run(children[args.role](args.target))
         return 0

@@ -181,6 +181,7 @@ class Game:
         "_trick",
         "_trick_points",
         "_tricks",
+        "_tricks_seen",
         "_trump",
         "_trump_mask",
         "_win",
@@ -204,6 +205,9 @@ class Game:
         self._rook_free = ruleset.rook_free_play
         self._seed = seed
         self._events_on = events
+        # The completed tricks as observations show them: (the list they came from, its length,
+        # the tuple of Trick), rebuilt only when a trick completes or a hand begins.
+        self._tricks_seen: tuple[object, int, tuple[Trick, ...]] = (None, 0, ())
         self._log: list[tuple[Any, ...]] = []
         self._events: list[Event] = []
         self._actions: list[tuple[int, Action]] = []
@@ -414,6 +418,7 @@ class Game:
         """An independent copy (a search game stays a search game: events stay off)."""
         other = _new_object(Game)
         other.is_over = self.is_over
+        other._tricks_seen = (None, 0, ())
         other._aborted = self._aborted
         other._actions = self._actions[:]
         other._auction = self._auction[:]
@@ -1009,14 +1014,23 @@ class Game:
             called_card=self._called,
             partner=partner,
             current_trick=current,
-            completed_tricks=tuple(
-                Trick(leader, self._seated(leader, cards), winner, points)
-                for leader, cards, winner, points in self._tricks
-            ),
+            completed_tricks=self._completed_tricks(),
             points_captured=tuple(points),
             scores=tuple(self._scores),
             sides=rules.sides,
         )
+
+    def _completed_tricks(self) -> tuple[Trick, ...]:
+        """The hand's completed tricks as Trick values (built once per completed trick)."""
+        tricks = self._tricks
+        seen, count, completed = self._tricks_seen
+        if seen is not tricks or count != len(tricks):
+            completed = tuple(
+                Trick(leader, self._seated(leader, cards), winner, points)
+                for leader, cards, winner, points in tricks
+            )
+            self._tricks_seen = (tricks, len(tricks), completed)
+        return completed
 
     def _seated(self, leader: int, cards: Sequence[int]) -> tuple[tuple[int, int], ...]:
         """``(seat, card)`` pairs of cards played clockwise from ``leader``."""

@@ -737,6 +737,9 @@ class Table:
             and not seat.gone
             and seat.session.wants_events
         ]
+        if not receivers and not self.watchers:  # nobody to tell (observations-only seats)
+            self._sent_seq = events[-1].seq
+            return
         prefix = self._event_prefix
         for event in events:
             public = self._event_proto(event, None)
