@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 
 from rookery.engine import Ruleset
-from rookery.server import RookeryServer, TableSpec
-from rookery.server.testing import RawBot, bot_names
+from rookery.server import RookeryServer, TableSpec, TimeControl
+from rookery.server.testing import RawBot, bot_names, seat_raw_bots
 from rookery.v1 import bot_service_pb2, results_pb2
 
 pb = bot_service_pb2
@@ -52,3 +53,32 @@ async def test_every_seat_may_ask_for_observations_only(
     players = await play_one_game(server, bots, {0, 1, 2, 3})
     for bot in players:
         assert "event" not in kinds(bot)
+
+
+async def test_a_resumed_observations_only_session_gets_a_snapshot_without_missed_events(
+    server: RookeryServer, bots: Callable[..., RawBot]
+) -> None:
+    clock = TimeControl(action_ms=5_000, grace_ms=10_000)
+    table, players = await seat_raw_bots(server, bots, bot_names(4), time_control=clock)
+    first = table.game.current_player
+    assert first is not None
+    dropped = (first + 1) % 4
+    old = players[dropped]
+    await old.close()
+    others = [asyncio.ensure_future(b.play()) for i, b in enumerate(players) if i != dropped]
+    deadline = time.monotonic() + 10.0
+    while table.game.current_player != dropped:  # the others play on until the seat is to act
+        assert time.monotonic() < deadline, "the dropped seat never came to act"
+        await asyncio.sleep(0.01)
+    assert old.welcome is not None
+    back = bots(server.target, old.name)
+    resume = pb.Resume(session_id=old.welcome.session_id, resume_secret=old.welcome.resume_secret)
+    await back.connect(
+        pb.Hello(name=old.name, version="1.0", resume=resume, observations_only=True)
+    )
+    snapshot = await back.read_kind("table_snapshot")
+    assert snapshot.observation.seat == dropped and not snapshot.missed_events
+    await asyncio.wait_for(asyncio.gather(back.play(), *others), 60)
+    assert "event" not in {str(m.WhichOneof("message")) for m in back.received}
+    outcome = await table.wait_finished()
+    assert outcome.termination == results_pb2.TERMINATION_REASON_TARGET_REACHED
