@@ -171,3 +171,18 @@ def test_token_mode_plays_a_registered_remote_bot_and_issues_launched_bots_token
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert "contestant" in listed.stdout and "greedy" in listed.stdout
+
+
+def test_a_bare_reference_bot_name_runs_that_reference_bot(tmp_path: Path) -> None:
+    """`--bot heuristic` needs no command: it launches the reference bot of that name."""
+    out = tmp_path / "run"
+    command = [sys.executable, "-m", "rookery.cli.main", "arena", "run",
+               "--bot", "random", "--bot", "heuristic", "--games", "2", "--target", "100",
+               "--concurrency", "2", "--no-report", "--out", str(out)]  # fmt: skip
+    finished = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert finished.returncode == 0, finished.stdout + finished.stderr
+    with RunStore(out) as store:
+        bots = {bot.name: bot.command for bot in store.bots("arena")}
+        assert store.count_games("arena") == 2
+    assert set(bots) == {"random", "heuristic"}
+    assert "rookery.client.bots" in bots["heuristic"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import shlex
 import signal
 import sys
 import textwrap
@@ -65,7 +66,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="append",
         default=[],
         metavar="NAME=COMMAND",
-        help="add a launched bot (NAME=remote for a connected one); repeatable",
+        help=(
+            "add a launched bot (NAME=remote for a connected one; a bare random, heuristic or "
+            "pimc for that reference bot); repeatable"
+        ),
     )
     run.add_argument("--name", help="the tournament's name (default: from the file, or 'arena')")
     run.add_argument("--preset", help="the ruleset preset (e.g. standard, cutthroat)")
@@ -147,7 +151,7 @@ def _build_config(args: argparse.Namespace) -> Any:
     from rookery.arena.sprt import SprtParams
     from rookery.engine import Ruleset, RulesetError
 
-    flag_bots = tuple(parse_bot_flag(text) for text in args.bot)
+    flag_bots = tuple(parse_bot_flag(_expand_reference_bot(text)) for text in args.bot)
     if args.config:
         config = load_config(args.config)
         if flag_bots:
@@ -324,3 +328,15 @@ def _write_web_pages(run_dir: Path, tournament_id: str | None) -> list[Path]:
     from rookery.web import write_report_pages
 
     return write_report_pages(run_dir, tournament_id=tournament_id)
+
+
+def _expand_reference_bot(text: str) -> str:
+    """``--bot pimc`` names a reference bot: it becomes ``pimc=<the command that runs it>``."""
+    if "=" in text:
+        return text
+    from rookery.client.bots import BOTS, bot_reference
+
+    if text not in BOTS:
+        return text  # parse_bot_flag explains what a --bot flag must be
+    command = [sys.executable, "-m", "rookery.cli.main", "bot", "run", bot_reference(text)]
+    return f"{text}={shlex.join(command)}"
