@@ -302,6 +302,9 @@ where
                 max_tables: self.config.max_tables,
                 resume,
                 client: concat!("rookery-rust/", env!("CARGO_PKG_VERSION")).into(),
+                // Fields added to Hello later keep their defaults (e.g. observations_only: the
+                // kit follows the event stream, so it wants events).
+                ..Default::default()
             })),
         }
     }

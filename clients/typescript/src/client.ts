@@ -280,6 +280,8 @@ export class RookeryClient {
             maxTables: this.opts.maxTables,
             resume,
             client: CLIENT_NAME,
+            // The kit follows the event stream (cursors for resume, bot hooks): it wants events.
+            observationsOnly: false,
           },
         },
       });
