@@ -126,7 +126,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--pimc-samples", type=int, default=PimcParameters.samples)
     parser.add_argument("--seed", type=int, default=SEED_BASE, help="the first deal seed")
+    parser.add_argument(
+        "--pair",
+        default=None,
+        help="play only this pairing, e.g. pimc,heuristic (default: every pairing)",
+    )
+    parser.add_argument(
+        "--pimc-infer-tries",
+        type=int,
+        default=PimcParameters.infer_tries,
+        help="pimc's draws per sample weighted by the auction (0: uniform samples)",
+    )
+    parser.add_argument(
+        "--pimc-infer-spread",
+        type=float,
+        default=PimcParameters.infer_spread,
+        help="how soft pimc's reading of the auction is (model spreads)",
+    )
     args = parser.parse_args(argv)
+    matches = dict(DEFAULT_PAIRS)
+    if args.pair is not None:
+        wanted = tuple(name.strip() for name in args.pair.split(","))
+        found = [key for key in DEFAULT_PAIRS if set(key) == set(wanted)]
+        if len(wanted) != 2 or not found:
+            parser.error(f"--pair: one of {', '.join(','.join(k[::-1]) for k in DEFAULT_PAIRS)}")
+        matches = {found[0]: DEFAULT_PAIRS[found[0]]}
 
     ruleset = PRESETS[args.preset]
     if args.target is not None:
@@ -134,7 +158,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if ruleset.players != 4 or ruleset.num_sides != 2:
         parser.error("the ladder needs a two-side, four-player preset")
     budget = args.pimc_budget if args.pimc_budget > 0 else None
-    pimc = PimcParameters(time_budget=budget, samples=args.pimc_samples)
+    pimc = PimcParameters(
+        time_budget=budget,
+        samples=args.pimc_samples,
+        infer_tries=args.pimc_infer_tries,
+        infer_spread=args.pimc_infer_spread,
+    )
     rng = random.Random(args.seed)
     print(
         f"ladder: {ruleset.name} (target {ruleset.target}), duplicate pairs, "
@@ -148,7 +177,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     total_games = 0
     pool = multiprocessing.Pool(args.jobs) if args.jobs > 1 else None
     try:
-        for (first, second), count in DEFAULT_PAIRS.items():
+        for (first, second), count in matches.items():
             count = max(1, round(count * args.scale))
             match_start = time.perf_counter()
             jobs = [(ruleset, second, first, args.seed + i, pimc) for i in range(count)]

@@ -44,7 +44,8 @@ def test_pimc_plays_only_legal_actions(preset: str, checked_game: GameRunner) ->
 @pytest.mark.parametrize("preset", PRESET_NAMES)
 def test_mixed_tables_play_only_legal_actions(preset: str, checked_game: GameRunner) -> None:
     rules = PRESETS[preset].replace(max_hands=3)
-    pimc = PimcPolicy(PimcParameters(time_budget=None, samples=1))
+    # With the auction read into its samples (off by default), to cover that on every preset.
+    pimc = PimcPolicy(PimcParameters(time_budget=None, samples=1, infer_tries=4))
     bots: list[Policy] = [random_policy, HeuristicPolicy(), pimc]
     seats = [bots[seat % 3] for seat in range(rules.players)]
     game = checked_game(rules, 7, seats)

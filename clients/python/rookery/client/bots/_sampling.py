@@ -3,16 +3,21 @@
 A thin adapter over the engine's ``sample_deal`` (own hand, cards seen played, voids shown,
 nest and bury for the bidder, the called card's constraints), turning its "as dealt" deal into
 what the search needs: each seat's cards now, and the nest (or the bury) and the dead pile.
+``Inference`` biases those samples by what the auction said: bids imply strength, passes
+weakness, the bidder's trump its longest strong suit.
 """
 
 from __future__ import annotations
 
+import math
 import random
 from typing import NamedTuple
 
-from rookery.engine import Observation, sample_deal
+from rookery.engine import Deal, Observation, Ruleset, sample_deal
 
-__all__ = ["Sample", "sample_hands"]
+from .heuristic import HeuristicParameters, _model, _normal_cdf, bid_value, estimate_points
+
+__all__ = ["Inference", "Sample", "bid_need", "sample_hands"]
 
 
 class Sample(NamedTuple):
@@ -25,7 +30,11 @@ class Sample(NamedTuple):
 
 def sample_hands(obs: Observation, rng: random.Random) -> Sample:
     """One sample of every seat's current cards and of the cards out of every hand."""
-    deal = sample_deal(obs, rng)
+    return _current(obs, sample_deal(obs, rng))
+
+
+def _current(obs: Observation, deal: Deal) -> Sample:
+    """Every seat's cards now, from a deal "as dealt"."""
     played = 0
     for trick in obs.completed_tricks:
         for _, card in trick.cards:
@@ -35,3 +44,116 @@ def sample_hands(obs: Observation, rng: random.Random) -> Sample:
     hands = [hand & ~played for hand in deal.hands]
     hands[obs.seat] = obs.hand
     return Sample(hands, deal.nest, deal.dead)
+
+
+class _Constraint(NamedTuple):
+    """What one seat's auction (and trump choice) says of its hand as the heuristic reads it."""
+
+    seat: int
+    at_least: float  # its estimate reached this (it bid); -inf: no bid
+    below: float  # its estimate fell short of this (it passed); +inf: no telling pass
+    trump: int  # the trump it named as the bidder; -1: none
+    spread: float
+
+
+_NEEDS: dict[tuple[str, int, int, int, int], float] = {}
+
+
+def bid_need(rules: Ruleset, amount: int) -> float:
+    """The least estimated hand total at which the heuristic bids ``amount`` (pass value 0)."""
+    key = (rules.name, rules.deck_points, rules.players, rules.num_sides, amount)
+    cached = _NEEDS.get(key)
+    if cached is not None:
+        return cached
+    _, spread = _model(rules)
+    low, high = -2.0 * rules.deck_points, 3.0 * rules.deck_points
+    for _ in range(60):
+        middle = (low + high) / 2
+        if bid_value(middle, spread, amount, rules) >= 0.0:
+            high = middle
+        else:
+            low = middle
+    _NEEDS[key] = high
+    return high
+
+
+class Inference:
+    """Weights sampled deals by what the other seats' bids, passes and trump choice imply.
+
+    A seat that bid ``b`` is taken to hold a hand the heuristic's model values at least at what
+    bidding ``b`` needs; a seat that passed, below what the lowest bid open to it needed (or,
+    passing under its partner's high bid, what overbidding the partner needs); the bidder, a
+    hand whose best suit is the trump it named. Each condition is soft — a normal distribution
+    around the threshold, ``spread`` times the model's residual spread wide — so a bot that
+    bids otherwise only blunts it.
+    The deals are drawn by rejection: a deal is kept with probability its weight (at most
+    ``tries`` draws; after that the heaviest drawn is kept).
+    """
+
+    def __init__(self, obs: Observation, *, spread: float = 0.5, tries: int = 8) -> None:
+        rules = obs.ruleset
+        self.tries = max(tries, 1)
+        self.rules = rules
+        _, model_spread = _model(rules)
+        sides = obs.sides
+        partners = not rules.is_per_player
+        high, high_seat = 0, -1
+        at_least: dict[int, float] = {}
+        below: dict[int, float] = {}
+        for seat, amount in obs.auction:
+            if amount:
+                at_least[seat] = bid_need(rules, amount)
+                high, high_seat = amount, seat
+                continue
+            lowest = rules.min_bid if high == 0 else high + rules.bid_step
+            if partners and high_seat >= 0 and sides[high_seat] == sides[seat]:
+                lowest = high + HeuristicParameters.overbid_partner
+            if lowest <= rules.effective_max_bid:
+                below[seat] = bid_need(rules, lowest)
+        constraints = []
+        for seat in range(rules.players):
+            if seat == obs.seat:
+                continue
+            trump = int(obs.trump) if seat == obs.bidder and obs.trump is not None else -1
+            low = at_least.get(seat, -math.inf)
+            up = below.get(seat, math.inf)
+            if low == -math.inf and up == math.inf and trump < 0:
+                continue
+            # The bidder's hand is seen after the nest and the bury: a looser reading.
+            width = spread * model_spread * (2.0 if seat == obs.bidder else 1.0)
+            constraints.append(_Constraint(seat, low, up, trump, width))
+        self.constraints = constraints
+
+    def weight(self, hands: list[int], *, floor: float = 0.0) -> float:
+        """The likelihood, up to a constant, of the auction given every seat's dealt cards
+        (once it falls below ``floor``, the product so far: an upper bound)."""
+        rules = self.rules
+        weight = 1.0
+        for seat, low, up, trump, width in self.constraints:
+            values = [estimate_points(hands[seat], suit, rules) for suit in range(4)]
+            best = max(values)
+            if low != -math.inf:
+                weight *= _normal_cdf((best - low) / width)
+            if up != math.inf:
+                weight *= _normal_cdf((up - best) / width)
+            if trump >= 0:
+                weight *= math.exp((values[trump] - best) / width)
+            if weight < floor:
+                return weight
+        return weight
+
+    def sample(self, obs: Observation, rng: random.Random) -> Sample:
+        """One sample of every seat's current cards, drawn in proportion to ``weight``."""
+        if not self.constraints:
+            return sample_hands(obs, rng)
+        best_deal, best_weight = None, -1.0
+        for _ in range(self.tries):
+            deal = sample_deal(obs, rng)
+            threshold = rng.random()
+            weight = self.weight(list(deal.hands), floor=threshold)
+            if weight >= threshold:
+                return _current(obs, deal)
+            if weight > best_weight:
+                best_deal, best_weight = deal, weight
+        assert best_deal is not None
+        return _current(obs, best_deal)
