@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import json
 import os
-import signal
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
@@ -16,7 +15,7 @@ from typing import Any
 import pytest
 from rookery.engine import Ruleset
 from rookery.server import RookeryServer, Table, TableOutcome, TableSpec, TimeControl
-from rookery.server.testing import running_server
+from rookery.server.testing import running_server, stop_process
 from rookery.v1 import replay_pb2
 from rookery.wire.replay import write_replay
 
@@ -69,15 +68,7 @@ class BotProcess:
 
     async def stop(self) -> int:
         """SIGTERM, then SIGKILL if it lingers; the exit code."""
-        if self.process.returncode is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                await asyncio.wait_for(self.process.wait(), 10.0)
-            except TimeoutError:
-                self.process.kill()
-                await self.process.wait()
-        assert self.process.returncode is not None
-        return self.process.returncode
+        return await stop_process(self.process)
 
 
 @dataclass

@@ -12,7 +12,6 @@ import asyncio
 import contextlib
 import csv
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -23,6 +22,7 @@ from pathlib import Path
 import grpc
 from rookery.engine import Ruleset
 from rookery.server import RookeryServer, Table, TableOutcome, TableSpec, TimeControl
+from rookery.server.testing import stop_process
 from rookery.v1 import arena_service_pb2, arena_service_pb2_grpc, replay_pb2, results_pb2
 from rookery.wire.replay import read_replay
 
@@ -99,15 +99,7 @@ class Process:
 
     async def stop(self) -> int:
         """SIGTERM, then SIGKILL if it lingers; the exit code."""
-        if self.process.returncode is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                await asyncio.wait_for(self.process.wait(), 10.0)
-            except TimeoutError:
-                self.process.kill()
-                await self.process.wait()
-        assert self.process.returncode is not None
-        return self.process.returncode
+        return await stop_process(self.process)
 
 
 @dataclass

@@ -42,6 +42,7 @@ __all__ = [
     "seat_raw_bots",
     "serve_process",
     "simple_action",
+    "stop_process",
 ]
 
 
@@ -305,6 +306,19 @@ async def seat_raw_bots(
         by_seat[joined.seat] = bot
     assert all(b is not None for b in by_seat)
     return table, [b for b in by_seat if b is not None]
+
+
+async def stop_process(process: asyncio.subprocess.Process, grace_s: float = 10.0) -> int:
+    """SIGTERM, then SIGKILL if the process lingers past ``grace_s``; its exit code."""
+    if process.returncode is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            await asyncio.wait_for(process.wait(), grace_s)
+        except TimeoutError:
+            process.kill()
+            await process.wait()
+    assert process.returncode is not None
+    return process.returncode
 
 
 def bot_names(players: int) -> tuple[str, ...]:
