@@ -428,3 +428,36 @@ def test_the_sdk_imports_neither_the_server_nor_the_arena() -> None:
 def test_the_docstring_examples_run() -> None:
     results = doctest.testmod(importlib.import_module("rookery.client"))
     assert (results.failed, results.attempted > 0) == (0, True)
+
+
+async def play_eight_at_once(
+    server: RookeryServer, running: Running, create_table: Any, finished: Any, **options: Any
+) -> RunStats:
+    """A self-partnered bot (4 sessions, 8 tables each) plays 8 games at once; its stats."""
+    await running.start(server, Simple, "many", sessions=4, max_tables=8, **options)
+    tables = [await create_table(server, "standard", ("many",) * 4, seed=seed) for seed in range(8)]
+    for table in tables:
+        outcome = await finished(table)
+        assert outcome.result.reason is Termination.TARGET_REACHED
+        for seat in outcome.seat_stats:
+            assert seat.illegal_replies == seat.malformed_replies == seat.timeouts == 0
+    (stats,) = await running.stop()
+    return stats
+
+
+async def test_a_session_with_many_tables_gets_and_sends_batches(
+    server: RookeryServer, running: Running, create_table: Any, finished: Any
+) -> None:
+    stats = await play_eight_at_once(server, running, create_table, finished)
+
+    assert stats.batches_received > 0 and stats.batches_sent > 0
+    assert stats.rejections == stats.fallbacks == 0
+
+
+async def test_without_batching_every_message_travels_alone(
+    server: RookeryServer, running: Running, create_table: Any, finished: Any
+) -> None:
+    stats = await play_eight_at_once(server, running, create_table, finished, batching=False)
+
+    assert stats.batches_received == stats.batches_sent == 0
+    assert stats.rejections == stats.fallbacks == 0

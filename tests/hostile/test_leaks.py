@@ -186,18 +186,25 @@ def random_legal(request: pb.ActionRequest, rng: random.Random) -> actions_pb2.A
 
 
 async def play_and_record(
-    target: str, name: str, tables: int, recorder: Recorder, rng: random.Random
+    target: str, name: str, tables: int, recorder: Recorder, rng: random.Random, batching: bool
 ) -> None:
-    """One session: seats wherever the server puts it, answers at random, records everything."""
+    """One session: seats wherever the server puts it, answers at random, records everything
+    (with ``batching``, each message of every batch)."""
     async with grpc.aio.insecure_channel(target) as channel:
         call = bot_service_pb2_grpc.BotServiceStub(channel).Connect()
-        await call.write(pb.ConnectRequest(hello=pb.Hello(name=name, max_tables=tables)))
+        hello = pb.Hello(name=name, max_tables=tables, batching=batching)
+        await call.write(pb.ConnectRequest(hello=hello))
         seats: dict[str, int] = {}
         named: dict[tuple[str, int], int] = defaultdict(int)
         finished = 0
+        pending: list[pb.ConnectResponse] = []
         while finished < tables:
-            message = await asyncio.wait_for(call.read(), 60)
-            assert message is not grpc.aio.EOF
+            if not pending:
+                read = await asyncio.wait_for(call.read(), 60)
+                assert read is not grpc.aio.EOF
+                batch = read.WhichOneof("message") == "batch"
+                pending.extend(read.batch.messages if batch else [read])
+            message = pending.pop(0)
             kind = message.WhichOneof("message")
             table_id, seq = table_of(message)
             if kind == "table_joined":
@@ -397,6 +404,7 @@ async def play_every_preset(server: RookeryServer) -> tuple[Recorder, dict[str, 
                 per_name[seat] * TABLES_PER_PRESET,
                 recorder,
                 random.Random(rng.random()),
+                batching=seat % 2 == 1,  # half the seats get their messages in batches
             )
         )
         for seat, name in enumerate(names)

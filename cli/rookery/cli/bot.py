@@ -88,6 +88,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     run.add_argument("--games", type=_positive, default=None, help="exit after N finished games")
     run.add_argument(
+        "--no-batching",
+        dest="batching",
+        action="store_false",
+        help="one message per gRPC message both ways (batching is on by default: a session "
+        "with several tables gets and sends what it has at once in one message)",
+    )
+    run.add_argument(
         "--tls", action="store_true", help="connect over TLS (system root certificates)"
     )
     run.add_argument("--ca-cert", default=None, help="PEM file of the CA to trust (implies --tls)")
@@ -144,6 +151,7 @@ def _run(args: argparse.Namespace) -> int:
             games=args.games,
             credentials=credentials,
             connect_timeout_s=args.connect_timeout,
+            batching=args.batching,
         )
     except TokenRejectedError as error:
         print(f"rookery bot run: {error}", file=sys.stderr)

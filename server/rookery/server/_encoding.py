@@ -18,7 +18,13 @@ from rookery.engine import NUM_CARDS, LegalActions, Observation, Ruleset, Trick,
 from rookery.v1 import actions_pb2, bot_service_pb2
 from rookery.wire import convert
 
-__all__ = ["RequestEncoder", "event_bytes", "serialize_response", "table_event_prefix"]
+__all__ = [
+    "RequestEncoder",
+    "batch_bytes",
+    "event_bytes",
+    "serialize_response",
+    "table_event_prefix",
+]
 
 _Observation = actions_pb2.Observation
 _Legal = actions_pb2.LegalActions
@@ -238,3 +244,12 @@ def table_event_prefix(table_id: str) -> bytes:
 def event_bytes(prefix: bytes, event: Message) -> bytes:
     """A ``ConnectResponse`` carrying a ``TableEvent``, as bytes (``prefix``: the table's id)."""
     return _field(_EVENT, prefix + _field(_TABLE_EVENT_EVENT, event.SerializeToString()))
+
+
+_BATCH = _number(_ConnectResponse, "batch")
+_BATCH_MESSAGES = _number(bot_service_pb2.ResponseBatch, "messages")
+
+
+def batch_bytes(messages: list[bytes]) -> bytes:
+    """A ``ConnectResponse`` carrying a ``ResponseBatch`` of encoded ``ConnectResponse``s."""
+    return _field(_BATCH, b"".join([_field(_BATCH_MESSAGES, message) for message in messages]))

@@ -469,6 +469,7 @@ class RookeryServer:
             on_capacity=self._seat_pending,
             on_rejection=self._hooks.rejection,
             wants_events=not hello.observations_only,
+            batching=hello.batching,
         )
         self._sessions[session.id] = session
         self.metrics.active_sessions.set(len(self._sessions))

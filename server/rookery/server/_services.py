@@ -25,7 +25,7 @@ from rookery.wire import convert
 from rookery.wire.errors import MalformedMessageError
 
 from ._decoding import malformed_detail
-from ._encoding import serialize_response
+from ._encoding import batch_bytes, serialize_response
 from ._errors import (
     InvalidBotNameError,
     ServerStoppingError,
@@ -56,6 +56,35 @@ async def _abort(context: Any, code: grpc.StatusCode, details: str) -> NoReturn:
 
 
 _cutting: set[asyncio.Task[None]] = set()
+
+_BATCH_MESSAGES = 256
+"""The most messages one ConnectResponse.batch carries."""
+_BATCH_BYTES = 256 * 1024
+"""About the most bytes one ConnectResponse.batch carries (a bigger message goes alone)."""
+
+
+def _encoded(message: _ConnectResponse | bytes) -> bytes:
+    return message if type(message) is bytes else message.SerializeToString()  # type: ignore[union-attr]
+
+
+def _take_batch(
+    first: _ConnectResponse | bytes,
+    queue: asyncio.Queue[_ConnectResponse | bytes | CloseStream],
+) -> tuple[bytes, CloseStream | None]:
+    """``first`` and whatever else is queued now, as one ConnectResponse (a batch when more than
+    one): (the encoded message, a CloseStream marker met on the way, to act on after sending)."""
+    encoded = _encoded(first)
+    if queue.empty() or len(encoded) >= _BATCH_BYTES:
+        return encoded, None
+    parts, size = [encoded], len(encoded)
+    while len(parts) < _BATCH_MESSAGES and size < _BATCH_BYTES and not queue.empty():
+        message = queue.get_nowait()
+        if type(message) is CloseStream:
+            return (batch_bytes(parts) if len(parts) > 1 else parts[0]), message
+        encoded = _encoded(message)  # type: ignore[arg-type]
+        parts.append(encoded)
+        size += len(encoded)
+    return (batch_bytes(parts) if len(parts) > 1 else parts[0]), None
 
 
 def _canceller(context: Any) -> Callable[[], None]:
@@ -135,13 +164,24 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
             self._read(session, generation, iterator), name=f"reader-{session.id}"
         )
         try:
+            # The Welcome goes alone: the bot learns from it whether batches may follow.
+            batching = False
             while True:
                 message = await queue.get()
+                if type(message) is not CloseStream and batching:
+                    await asyncio.sleep(0)  # let the tables woken with this one queue theirs
+                    # Whatever else is queued now goes along in the same message.
+                    message, closing = _take_batch(message, queue)  # type: ignore[arg-type]
+                    yield message  # type: ignore[misc]
+                    if closing is None:
+                        continue
+                    message = closing
                 if type(message) is CloseStream:
                     if message.code is _Code.OK:
                         return
                     await _abort(context, message.code, message.details)
                 yield message  # type: ignore[misc]
+                batching = session.batching
         finally:
             reader.cancel()
             if session.detach(generation):
@@ -204,6 +244,7 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
                     f"not {hello.name!r}",
                 )
             session.wants_events = not hello.observations_only  # this stream's Hello decides
+            session.batching = hello.batching
             generation, queue = session.attach(_canceller(context))
             session.send(_ConnectResponse(welcome=self._welcome(session, resumed=True)))
             cursors = {c.table_id: c.last_seq for c in resume.cursors}
@@ -248,6 +289,7 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
             grace_ms=config.time_control.grace_ms,
             idle_timeout_ms=int(config.idle_timeout_s * 1000),
             resumed=resumed,
+            batching=session.batching,
         )
 
     async def _read(
@@ -265,6 +307,20 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
                 kind = request.WhichOneof("message")
                 if kind == "action_reply":
                     session.handle_reply(request.action_reply, allowed=allowed)
+                elif kind == "batch":
+                    replies = request.batch.replies
+                    if not session.batching or not replies:
+                        session.close(
+                            _Code.INVALID_ARGUMENT,
+                            "an empty ReplyBatch: a batch carries at least one reply"
+                            if session.batching
+                            else "a ReplyBatch on a stream whose Hello did not offer batching",
+                            generation,
+                        )
+                        return
+                    session.handle_reply(replies[0], allowed=allowed)
+                    for reply in replies[1:]:
+                        session.handle_reply(reply, allowed=session.heard())
                 elif kind == "ping":
                     if allowed:
                         session.send(
@@ -281,7 +337,7 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
                 else:
                     session.close(
                         _Code.INVALID_ARGUMENT,
-                        "an empty ConnectRequest: set one of hello, action_reply, ping",
+                        "an empty ConnectRequest: set one of hello, action_reply, ping, batch",
                         generation,
                     )
                     return

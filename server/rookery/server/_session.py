@@ -68,6 +68,7 @@ class Session:
         on_capacity: Callable[[], None],
         on_rejection: Callable[[str], None],
         wants_events: bool = True,
+        batching: bool = False,
     ) -> None:
         self.id = "s-" + secrets.token_hex(8)
         self.secret = secrets.token_urlsafe(24)
@@ -77,6 +78,8 @@ class Session:
         self.max_tables = max_tables
         self.wants_events = wants_events
         """False when the bot asked for no TableEvent messages (Hello.observations_only)."""
+        self.batching = batching
+        """True when the stream's Hello offered batching (ConnectResponse.batch both ways)."""
         self.connected_at = time.time()
         self.last_heard = time.monotonic()
         self.detached_at = 0.0

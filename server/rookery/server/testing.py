@@ -200,6 +200,12 @@ class RawBot:
     call: Any = None
     welcome: Any = None
     received: list[Any] = field(default_factory=list)
+    """Every message read, in order; a batch's messages one by one (never the batch itself)."""
+    batching: bool = False
+    """Offer batching in the default Hello."""
+    batches: list[int] = field(default_factory=list)
+    """The size of each ConnectResponse.batch read."""
+    _pending: list[Any] = field(default_factory=list)
 
     async def connect(self, hello: Any = None, *, expect_welcome: bool = True) -> Any:
         """Opens the stream and sends the Hello; returns the Welcome."""
@@ -211,7 +217,11 @@ class RawBot:
         self.call = stub.Connect()
         if hello is None:
             hello = pb.Hello(
-                name=self.name, version="1.0", token=self.token, max_tables=self.max_tables
+                name=self.name,
+                version="1.0",
+                token=self.token,
+                max_tables=self.max_tables,
+                batching=self.batching,
             )
         await self.call.write(pb.ConnectRequest(hello=hello))
         if expect_welcome:
@@ -225,10 +235,18 @@ class RawBot:
         await self.call.write(request)
 
     async def read(self, wait_s: float = 10.0) -> Any:
-        """The next message from the server (an AioRpcError when the stream ends with one)."""
-        message = await asyncio.wait_for(self.call.read(), wait_s)
-        if message is grpc.aio.EOF:
-            raise EOFError("the stream ended")
+        """The next message from the server (an AioRpcError when the stream ends with one); the
+        messages of a batch come one by one."""
+        if not self._pending:
+            message = await asyncio.wait_for(self.call.read(), wait_s)
+            if message is grpc.aio.EOF:
+                raise EOFError("the stream ended")
+            if message.WhichOneof("message") == "batch":
+                self.batches.append(len(message.batch.messages))
+                self._pending.extend(message.batch.messages)
+            else:
+                self._pending.append(message)
+        message = self._pending.pop(0)
         self.received.append(message)
         return message
 

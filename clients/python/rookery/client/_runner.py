@@ -39,6 +39,7 @@ async def arun_bot(
     connect_timeout_s: float = 10.0,
     reconnect_timeout_s: float = 60.0,
     stop: asyncio.Event | None = None,
+    batching: bool = True,
 ) -> RunStats:
     """Play as bot ``name`` at ``server`` (``host:port``) until ``stop`` is set or ``games`` end.
 
@@ -48,7 +49,9 @@ async def arun_bot(
     is reopened with exponential backoff and jitter and resumed where it stopped.
 
     ``credentials`` (``grpc.ssl_channel_credentials()``) connects over TLS. ``games`` ends the run
-    once that many games have finished, counted over every session.
+    once that many games have finished, counted over every session. ``batching`` (on by default)
+    lets a session get, and send, several messages in one gRPC message when it has several at once
+    (``Hello.batching``): the same messages in the same order, at a fraction of the cost.
 
     Raises :class:`TokenRejectedError` (UNAUTHENTICATED), :class:`ServerUnreachableError` (no
     connection within ``connect_timeout_s`` at first, or ``reconnect_timeout_s`` after a drop) and
@@ -70,6 +73,7 @@ async def arun_bot(
         retry_rejected=retry_rejected,
         connect_timeout_s=connect_timeout_s,
         reconnect_timeout_s=reconnect_timeout_s,
+        batching=batching,
     )
     stop = stop if stop is not None else asyncio.Event()
     stats = RunStats()
@@ -116,6 +120,7 @@ def run_bot(
     retry_rejected: bool = True,
     connect_timeout_s: float = 10.0,
     reconnect_timeout_s: float = 60.0,
+    batching: bool = True,
 ) -> RunStats:
     """Blocking :func:`arun_bot`: runs its own event loop and stops cleanly on SIGINT or SIGTERM."""
 
@@ -144,6 +149,7 @@ def run_bot(
                 connect_timeout_s=connect_timeout_s,
                 reconnect_timeout_s=reconnect_timeout_s,
                 stop=stop,
+                batching=batching,
             )
         finally:
             for signum in installed:

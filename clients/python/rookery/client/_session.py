@@ -81,6 +81,9 @@ class RunOptions:
     backoff_max_s: float = 5.0
     client: str = field(default_factory=lambda: f"rookery-python/{_sdk_version()}")
     channel_options: tuple[tuple[str, Any], ...] = ()
+    batching: bool = True
+    """Offer batching (``Hello.batching``): several messages per gRPC message both ways when a
+    session has several at once. Off, every message travels alone."""
 
 
 @dataclass
@@ -99,6 +102,10 @@ class RunStats:
     """Streams re-opened after a drop (resumed or not)."""
     resumes: int = 0
     """Reconnections the server accepted as resumes of the earlier session."""
+    batches_received: int = 0
+    """``ConnectResponse.batch`` messages received (each carrying several messages)."""
+    batches_sent: int = 0
+    """``ConnectRequest.batch`` messages sent (each carrying several replies)."""
 
 
 @dataclass(slots=True)
@@ -186,7 +193,9 @@ class Session:
         self._session_id = ""
         self._resume_secret = ""
         self._call: Any = None
-        self._write_lock = asyncio.Lock()
+        self._batching = False
+        self._outgoing: list[pb.ConnectRequest] = []
+        self._outgoing_ready = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
         self._log = log.bind(bot=options.name, session=index)
         self._idle_timeout_s = 0.0
@@ -280,6 +289,7 @@ class Session:
             max_tables=options.max_tables,
             client=options.client,
             observations_only=not _wants_events(self._factory),
+            batching=options.batching,
         )
         if self._session_id:
             hello.resume.session_id = self._session_id
@@ -339,6 +349,8 @@ class Session:
         self._session_id = welcome.session_id
         self._resume_secret = welcome.resume_secret
         self._idle_timeout_s = welcome.idle_timeout_ms / 1000
+        self._batching = welcome.batching
+        self._outgoing.clear()  # replies meant for an earlier stream: the server asks again
         self._call = call
         if self._welcomed_before:
             self._stats.reconnects += 1
@@ -360,9 +372,11 @@ class Session:
                 allowed=welcome.max_tables,
             )
         pinger = asyncio.create_task(self._keep_alive()) if self._idle_timeout_s else None
+        writer = asyncio.create_task(self._write_loop(call))
         try:
             await self._read_loop(call)
         finally:
+            writer.cancel()
             if pinger is not None:
                 pinger.cancel()
 
@@ -384,18 +398,52 @@ class Session:
                 await self._write(pb.ConnectRequest(ping=pb.Ping(nonce=nonce)))
 
     async def _write(self, request: pb.ConnectRequest) -> bool:
-        """Send one message on the current stream; False when there is none or it broke."""
-        call = self._call
-        if call is None:
+        """Queue a message for the current stream's writer; False when there is no stream."""
+        if self._call is None:
             return False
-        try:
-            async with self._write_lock:
-                await call.write(request)
-        except (grpc.aio.AioRpcError, asyncio.InvalidStateError, grpc.aio.UsageError) as error:
-            self._log.debug("write failed; the stream is gone", error=str(error))
-            return False
-        self._last_write = time.monotonic()
+        self._outgoing.append(request)
+        self._outgoing_ready.set()
         return True
+
+    async def _write_loop(self, call: Any) -> None:
+        """The stream's one writer: sends what is queued, replies queued together as one
+        ``ReplyBatch`` when the server agreed to batching; returns when the stream breaks."""
+        while True:
+            await self._outgoing_ready.wait()
+            self._outgoing_ready.clear()
+            while self._outgoing:
+                pending, self._outgoing = self._outgoing, []
+                try:
+                    for message in self._packed(pending):
+                        await call.write(message)
+                        if message.WhichOneof("message") == "batch":
+                            self._stats.batches_sent += 1
+                except (
+                    grpc.aio.AioRpcError,
+                    asyncio.InvalidStateError,
+                    grpc.aio.UsageError,
+                ) as error:
+                    self._log.debug("write failed; the stream is gone", error=str(error))
+                    return
+                self._last_write = time.monotonic()
+
+    def _packed(self, pending: list[pb.ConnectRequest]) -> list[pb.ConnectRequest]:
+        """The messages to write for ``pending``: runs of replies packed into batches."""
+        if not self._batching or len(pending) == 1:
+            return pending
+        packed: list[pb.ConnectRequest] = []
+        replies: list[pb.ActionReply] = []
+        for message in pending:
+            if message.WhichOneof("message") == "action_reply":
+                replies.append(message.action_reply)
+                continue
+            if replies:
+                packed.append(_reply_message(replies))
+                replies = []
+            packed.append(message)
+        if replies:
+            packed.append(_reply_message(replies))
+        return packed
 
     # Messages from the server ----------------------------------------------------------------
 
@@ -405,23 +453,32 @@ class Session:
             if message is grpc.aio.EOF:
                 await self._raise_status(call)
                 return
-            kind = message.WhichOneof("message")
-            if kind == "action_request":
-                await self._on_request(message.action_request)
-            elif kind == "event":
-                await self._on_event(message.event)
-            elif kind == "table_joined":
-                await self._on_joined(message.table_joined)
-            elif kind == "action_rejected":
-                await self._on_rejected(message.action_rejected)
-            elif kind == "table_finished":
-                await self._on_finished(message.table_finished)
-            elif kind == "table_snapshot":
-                await self._on_snapshot(message.table_snapshot)
-            elif kind in ("pong", "welcome"):
-                pass
+            if message.WhichOneof("message") == "batch":
+                self._stats.batches_received += 1
+                for inner in message.batch.messages:
+                    await self._dispatch(inner)
             else:
-                self._log.debug("ignoring an unknown message", kind=kind)
+                await self._dispatch(message)
+
+    async def _dispatch(self, message: pb.ConnectResponse) -> None:
+        """Hands one message from the server to its handler."""
+        kind = message.WhichOneof("message")
+        if kind == "action_request":
+            await self._on_request(message.action_request)
+        elif kind == "event":
+            await self._on_event(message.event)
+        elif kind == "table_joined":
+            await self._on_joined(message.table_joined)
+        elif kind == "action_rejected":
+            await self._on_rejected(message.action_rejected)
+        elif kind == "table_finished":
+            await self._on_finished(message.table_finished)
+        elif kind == "table_snapshot":
+            await self._on_snapshot(message.table_snapshot)
+        elif kind in ("pong", "welcome"):
+            pass
+        else:
+            self._log.debug("ignoring an unknown message", kind=kind)
 
     async def _on_joined(self, joined: pb.TableJoined) -> _TableState | None:
         try:
@@ -637,3 +694,10 @@ class Session:
             await self._reply(state, open_request, open_request.sent)
         elif rejected.reason in _RETRY_WITH_FALLBACK:
             await self._send_fallback(state, open_request)
+
+
+def _reply_message(replies: list[pb.ActionReply]) -> pb.ConnectRequest:
+    """One reply alone, or several as a ``ReplyBatch``."""
+    if len(replies) == 1:
+        return pb.ConnectRequest(action_reply=replies[0])
+    return pb.ConnectRequest(batch=pb.ReplyBatch(replies=replies))
