@@ -4,7 +4,7 @@ use crate::actions::{action_text, first_legal, is_legal};
 use crate::pb::bot_service_client::BotServiceClient;
 use crate::pb::{
     connect_request, connect_response, Action, ActionReply, ActionRequest, ConnectRequest, Event,
-    Hello, Ping, RejectionReason, Resume, TableCursor, TableFinished, TableJoined,
+    Hello, Ping, RejectionReason, ReplyBatch, Resume, TableCursor, TableFinished, TableJoined,
 };
 use std::collections::HashMap;
 use std::fmt;
@@ -47,6 +47,9 @@ pub struct Config {
     pub reconnect_timeout: Duration,
     /// Log each action (`--verbose`).
     pub verbose: bool,
+    /// Offer batching (Hello.batching): several messages per gRPC message both ways when the
+    /// server agrees (on by default; `--no-batching` turns it off).
+    pub batching: bool,
 }
 
 pub const USAGE: &str = "\
@@ -59,6 +62,7 @@ options (flags override the environment):
   --games N              exit after N finished games (default 0: until stopped)
   --connect-timeout S    seconds to wait for the server at start (default 10)
   --verbose              log every action
+  --no-batching          send and receive every message alone (batching is on by default)
 exit codes: 0 done; 1 unexpected error; 2 bad arguments; 3 token rejected;
 4 server unreachable; 5 session refused by the server";
 
@@ -76,6 +80,7 @@ impl Config {
             connect_timeout: Duration::from_secs(10),
             reconnect_timeout: Duration::from_secs(60),
             verbose: false,
+            batching: true,
         };
         let mut args = args.into_iter();
         while let Some(flag) = args.next() {
@@ -88,6 +93,10 @@ impl Config {
             }
             if flag == "--verbose" {
                 c.verbose = true;
+                continue;
+            }
+            if flag == "--no-batching" {
+                c.batching = false;
                 continue;
             }
             let value = match inline.or_else(|| args.next()) {
@@ -174,14 +183,25 @@ pub struct Stats {
     pub reconnects: u32,
     /// Reconnections the server accepted as resumes.
     pub resumes: u32,
+    /// ConnectResponse.batch messages received.
+    pub batches_received: u32,
+    /// ConnectRequest.batch messages sent.
+    pub batches_sent: u32,
 }
 
 impl fmt::Display for Stats {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "games={} actions={} fallbacks={} rejections={} reconnects={} resumes={}",
-            self.games, self.actions, self.fallbacks, self.rejections, self.reconnects, self.resumes
+            "games={} actions={} fallbacks={} rejections={} reconnects={} resumes={} batches_received={} batches_sent={}",
+            self.games,
+            self.actions,
+            self.fallbacks,
+            self.rejections,
+            self.reconnects,
+            self.resumes,
+            self.batches_received,
+            self.batches_sent
         )
     }
 }
@@ -212,6 +232,8 @@ struct Runner<F> {
     session: Option<(String, String)>,
     stats: Stats,
     nonce: u64,
+    /// The Welcome of the current stream agreed to batching: replies may go as a ReplyBatch.
+    batching: bool,
 }
 
 /// Plays until `config.games` games are finished (forever when 0). One `Bot` per table from
@@ -220,7 +242,7 @@ pub async fn run<F>(config: Config, factory: F) -> Result<Stats, ClientError>
 where
     F: FnMut(&TableJoined) -> Box<dyn Bot>,
 {
-    let mut runner = Runner { config, factory, tables: HashMap::new(), session: None, stats: Stats::default(), nonce: 0 };
+    let mut runner = Runner { config, factory, tables: HashMap::new(), session: None, stats: Stats::default(), nonce: 0, batching: false };
     runner.run().await
 }
 
@@ -302,6 +324,7 @@ where
                 max_tables: self.config.max_tables,
                 resume,
                 client: concat!("rookery-rust/", env!("CARGO_PKG_VERSION")).into(),
+                batching: self.config.batching,
                 // Fields added to Hello later keep their defaults (e.g. observations_only: the
                 // kit follows the event stream, so it wants events).
                 ..Default::default()
@@ -342,6 +365,7 @@ where
             self.stats.resumes += 1;
         }
         self.session = Some((welcome.session_id.clone(), welcome.resume_secret.clone()));
+        self.batching = welcome.batching;
         *welcomed = true;
         log(format_args!(
             "session {} {} as {:?} at {} (server {}, max_tables {})",
@@ -366,7 +390,10 @@ where
                     };
                     let mut out = Vec::new();
                     let done = self.handle(message, &mut out);
-                    for request in out {
+                    for request in pack(out, self.batching) {
+                        if matches!(request.message, Some(connect_request::Message::Batch(_))) {
+                            self.stats.batches_sent += 1;
+                        }
                         if tx.send(request).await.is_err() {
                             return Ok(StreamEnd::Dropped("the stream's sender closed".into()));
                         }
@@ -495,8 +522,159 @@ where
                     return true;
                 }
             }
+            Some(M::Batch(batch)) => {
+                // Several messages in one, in order: each handled as if it came alone. Replies
+                // to them collect in `out`, so those ready together can go as one ReplyBatch.
+                self.stats.batches_received += 1;
+                for inner in batch.messages {
+                    if self.handle(inner, out) {
+                        return true;
+                    }
+                }
+            }
             Some(M::Welcome(_)) | Some(M::Pong(_)) | None => {}
         }
         false
+    }
+}
+
+/// The messages to send for `requests`: with `batching` (the Welcome agreed to it), each run of
+/// two or more consecutive replies packed into one ReplyBatch; otherwise `requests` unchanged.
+pub fn pack(requests: Vec<ConnectRequest>, batching: bool) -> Vec<ConnectRequest> {
+    if !batching || requests.len() < 2 {
+        return requests;
+    }
+    fn flush(replies: &mut Vec<ActionReply>, packed: &mut Vec<ConnectRequest>) {
+        let message = match replies.len() {
+            0 => return,
+            1 => connect_request::Message::ActionReply(replies.pop().expect("one reply")),
+            _ => connect_request::Message::Batch(ReplyBatch { replies: std::mem::take(replies) }),
+        };
+        packed.push(ConnectRequest { message: Some(message) });
+    }
+    let mut packed = Vec::new();
+    let mut replies = Vec::new();
+    for request in requests {
+        match request.message {
+            Some(connect_request::Message::ActionReply(reply)) => replies.push(reply),
+            other => {
+                flush(&mut replies, &mut packed);
+                packed.push(ConnectRequest { message: other });
+            }
+        }
+    }
+    flush(&mut replies, &mut packed);
+    packed
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pb::{ConnectResponse, LegalActions, Phase, ResponseBatch, TableEvent};
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    /// Passes, and writes down what it sees.
+    struct Recorder(Rc<RefCell<Vec<String>>>);
+
+    impl Bot for Recorder {
+        fn on_event(&mut self, event: &Event) {
+            self.0.borrow_mut().push(format!("event {}", event.seq));
+        }
+        fn act(&mut self, request: &ActionRequest) -> Action {
+            self.0.borrow_mut().push(format!("act {} {}", request.table_id, request.request_id));
+            crate::actions::pass()
+        }
+    }
+
+    fn response(message: connect_response::Message) -> ConnectResponse {
+        ConnectResponse { message: Some(message) }
+    }
+
+    fn joined(table_id: &str) -> ConnectResponse {
+        response(connect_response::Message::TableJoined(TableJoined { table_id: table_id.into(), seat: 1, ..Default::default() }))
+    }
+
+    fn event(table_id: &str, seq: u64) -> ConnectResponse {
+        let event = Event { seq, ..Default::default() };
+        response(connect_response::Message::Event(TableEvent { table_id: table_id.into(), event: Some(event) }))
+    }
+
+    fn request(table_id: &str, request_id: u64) -> ConnectResponse {
+        let legal = LegalActions { phase: Phase::Bidding as i32, can_pass: true, bids: vec![70], ..Default::default() };
+        response(connect_response::Message::ActionRequest(ActionRequest {
+            table_id: table_id.into(),
+            request_id,
+            seat: 1,
+            legal_actions: Some(legal),
+            ..Default::default()
+        }))
+    }
+
+    fn action_reply(table_id: &str, request_id: u64) -> ActionReply {
+        ActionReply { table_id: table_id.into(), request_id, action: Some(crate::actions::pass()) }
+    }
+
+    fn reply(table_id: &str, request_id: u64) -> ConnectRequest {
+        ConnectRequest { message: Some(connect_request::Message::ActionReply(action_reply(table_id, request_id))) }
+    }
+
+    fn ping(nonce: u64) -> ConnectRequest {
+        ConnectRequest { message: Some(connect_request::Message::Ping(Ping { nonce })) }
+    }
+
+    #[test]
+    fn a_batch_is_handled_in_order_and_its_replies_collected() {
+        let seen = Rc::new(RefCell::new(Vec::new()));
+        let config = Config::from_args(Vec::<String>::new(), "kit").unwrap();
+        let recorder = seen.clone();
+        let factory = move |_: &TableJoined| Box::new(Recorder(recorder.clone())) as Box<dyn Bot>;
+        let mut runner =
+            Runner { config, factory, tables: HashMap::new(), session: None, stats: Stats::default(), nonce: 0, batching: true };
+        let batch = ResponseBatch {
+            messages: vec![joined("t1"), event("t1", 1), request("t1", 7), joined("t2"), event("t2", 1), request("t2", 3)],
+        };
+        let mut out = Vec::new();
+
+        assert!(!runner.handle(response(connect_response::Message::Batch(batch)), &mut out));
+
+        assert_eq!(*seen.borrow(), ["event 1", "act t1 7", "event 1", "act t2 3"]);
+        assert_eq!(out, vec![reply("t1", 7), reply("t2", 3)]);
+        assert_eq!((runner.stats.batches_received, runner.stats.actions), (1, 2));
+        assert_eq!(runner.tables["t2"].last_seq, 1);
+    }
+
+    #[test]
+    fn replies_ready_together_go_as_one_reply_batch_after_a_welcome_with_batching() {
+        let requests = vec![reply("t1", 1), reply("t2", 2), ping(5), reply("t3", 3)];
+
+        let packed = pack(requests.clone(), true);
+
+        let batch = ReplyBatch { replies: vec![action_reply("t1", 1), action_reply("t2", 2)] };
+        assert_eq!(packed, vec![ConnectRequest { message: Some(connect_request::Message::Batch(batch)) }, ping(5), reply("t3", 3)]);
+        assert_eq!(pack(requests.clone(), false), requests);
+    }
+
+    #[test]
+    fn hello_offers_batching_unless_turned_off() {
+        let offered = |args: &[&str]| {
+            let config = Config::from_args(args.iter().map(|a| a.to_string()), "kit").unwrap();
+            let runner = Runner {
+                config,
+                factory: |_: &TableJoined| Box::new(crate::sample::SampleBot) as Box<dyn Bot>,
+                tables: HashMap::new(),
+                session: None,
+                stats: Stats::default(),
+                nonce: 0,
+                batching: false,
+            };
+            match runner.hello().message {
+                Some(connect_request::Message::Hello(hello)) => hello.batching,
+                _ => panic!("not a Hello"),
+            }
+        };
+        assert!(offered(&[]));
+        assert!(!offered(&["--no-batching"]));
     }
 }
