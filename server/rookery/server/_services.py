@@ -70,21 +70,22 @@ def _encoded(message: _ConnectResponse | bytes) -> bytes:
 def _take_batch(
     first: _ConnectResponse | bytes,
     queue: asyncio.Queue[_ConnectResponse | bytes | CloseStream],
-) -> tuple[bytes, CloseStream | None]:
+) -> tuple[bytes, int, CloseStream | None]:
     """``first`` and whatever else is queued now, as one ConnectResponse (a batch when more than
-    one): (the encoded message, a CloseStream marker met on the way, to act on after sending)."""
+    one): (the encoded message, how many messages it carries, a CloseStream marker met on the way,
+    to act on after sending)."""
     encoded = _encoded(first)
     if queue.empty() or len(encoded) >= _BATCH_BYTES:
-        return encoded, None
+        return encoded, 1, None
     parts, size = [encoded], len(encoded)
     while len(parts) < _BATCH_MESSAGES and size < _BATCH_BYTES and not queue.empty():
         message = queue.get_nowait()
         if type(message) is CloseStream:
-            return (batch_bytes(parts) if len(parts) > 1 else parts[0]), message
+            return (batch_bytes(parts) if len(parts) > 1 else parts[0]), len(parts), message
         encoded = _encoded(message)  # type: ignore[arg-type]
         parts.append(encoded)
         size += len(encoded)
-    return (batch_bytes(parts) if len(parts) > 1 else parts[0]), None
+    return (batch_bytes(parts) if len(parts) > 1 else parts[0]), len(parts), None
 
 
 def _canceller(context: Any) -> Callable[[], None]:
@@ -171,7 +172,9 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
                 if type(message) is not CloseStream and batching:
                     await asyncio.sleep(0)  # let the tables woken with this one queue theirs
                     # Whatever else is queued now goes along in the same message.
-                    message, closing = _take_batch(message, queue)  # type: ignore[arg-type]
+                    message, count, closing = _take_batch(message, queue)  # type: ignore[arg-type]
+                    if count > 1:
+                        session.batches_sent += 1
                     yield message  # type: ignore[misc]
                     if closing is None:
                         continue
@@ -318,6 +321,7 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
                             generation,
                         )
                         return
+                    session.reply_batches += 1
                     session.handle_reply(replies[0], allowed=allowed)
                     for reply in replies[1:]:
                         session.handle_reply(reply, allowed=session.heard())

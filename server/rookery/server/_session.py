@@ -80,6 +80,10 @@ class Session:
         """False when the bot asked for no TableEvent messages (Hello.observations_only)."""
         self.batching = batching
         """True when the stream's Hello offered batching (ConnectResponse.batch both ways)."""
+        self.batches_sent = 0
+        """ConnectResponse.batch messages sent to the session, over all its streams."""
+        self.reply_batches = 0
+        """ConnectRequest.batch messages received from the session, over all its streams."""
         self.connected_at = time.time()
         self.last_heard = time.monotonic()
         self.detached_at = 0.0
