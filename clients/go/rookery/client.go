@@ -10,8 +10,10 @@ import (
 	"io"
 	"log"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc"
@@ -85,6 +87,7 @@ type Options struct {
 	BackoffMax     time.Duration // largest delay; 5s
 	MaxAttempts    int           // failed attempts in a row before giving up; 30 (negative: forever)
 	Strict         bool          // send the bot's action even when it is illegal (default: replace it)
+	NoBatching     bool          // send and receive every message alone (default: offer batching)
 	Logger         *log.Logger   // default: stderr, prefixed with the bot's name
 }
 
@@ -108,6 +111,7 @@ type Stats struct {
 	TablesJoined, TablesFinished       int
 	ActionsSent, Rejections, Fallbacks int
 	Reconnects                         int
+	BatchesReceived, BatchesSent       int // ConnectResponse.batch read, ConnectRequest.batch sent
 	Results                            []TableResult
 }
 
@@ -133,8 +137,18 @@ type Client struct {
 	cancel         context.CancelFunc
 	stopped        bool
 
-	sendMu sync.Mutex
+	sendMu sync.Mutex // held while writing to the stream
 	stream pb.BotService_ConnectClient
+
+	outMu    sync.Mutex // guards out
+	out      *outbox    // the current stream's outgoing messages; nil when not connected
+	batching atomic.Bool
+}
+
+// outbox queues one stream's outgoing messages for its writer goroutine.
+type outbox struct {
+	msgs  []*pb.ConnectRequest
+	ready chan struct{} // signalled when msgs is not empty
 }
 
 // NewClient checks the options, fills in the defaults from the environment, and returns a client.
@@ -317,6 +331,7 @@ func (c *Client) hello() *pb.ConnectRequest {
 	return &pb.ConnectRequest{Message: &pb.ConnectRequest_Hello{Hello: &pb.Hello{
 		Name: c.opts.Name, Version: c.opts.Version, Token: c.opts.Token,
 		MaxTables: c.opts.MaxTables, Resume: resume, Client: ClientName,
+		Batching: !c.opts.NoBatching,
 	}}}
 }
 
@@ -331,7 +346,12 @@ func (c *Client) session(ctx context.Context, api pb.BotServiceClient) (bool, er
 	c.sendMu.Lock()
 	c.stream = stream
 	c.sendMu.Unlock()
+	c.batching.Store(false)
+	out := &outbox{ready: make(chan struct{}, 1)}
 	defer func() {
+		c.outMu.Lock()
+		c.out = nil
+		c.outMu.Unlock()
 		c.sendMu.Lock()
 		c.stream = nil
 		c.sendMu.Unlock()
@@ -339,7 +359,7 @@ func (c *Client) session(ctx context.Context, api pb.BotServiceClient) (bool, er
 		c.disconnectedAt = time.Now()
 		c.mu.Unlock()
 	}()
-	if err := c.send(c.hello()); err != nil {
+	if err := c.write(stream, c.hello()); err != nil {
 		_, rerr := stream.Recv() // the status explains the failed send
 		if rerr != nil && rerr != io.EOF {
 			return false, rerr
@@ -355,13 +375,28 @@ func (c *Client) session(ctx context.Context, api pb.BotServiceClient) (bool, er
 		if err != nil {
 			return welcomed, err
 		}
-		if w := msg.GetWelcome(); w != nil {
+		if w := msg.GetWelcome(); w != nil && !welcomed {
 			welcomed = true
+			c.batching.Store(w.GetBatching())
+			c.outMu.Lock()
+			c.out = out
+			c.outMu.Unlock()
+			go c.writeLoop(sctx, stream, out)
 			interval := 15 * time.Second
 			if w.GetIdleTimeoutMs() > 0 {
 				interval = max(500*time.Millisecond, time.Duration(w.GetIdleTimeoutMs())*time.Millisecond/3)
 			}
 			go c.ping(sctx, interval)
+		}
+		if b := msg.GetBatch(); b != nil {
+			// Several messages in one, in order: each is handled as if it came alone.
+			c.mu.Lock()
+			c.stats.BatchesReceived++
+			c.mu.Unlock()
+			for _, m := range b.GetMessages() {
+				c.dispatch(m)
+			}
+			continue
 		}
 		c.dispatch(msg)
 	}
@@ -382,13 +417,86 @@ func (c *Client) ping(ctx context.Context, interval time.Duration) {
 	}
 }
 
+// send queues a message for the current stream's writer.
 func (c *Client) send(msg *pb.ConnectRequest) error {
-	c.sendMu.Lock()
-	defer c.sendMu.Unlock()
-	if c.stream == nil {
+	c.outMu.Lock()
+	defer c.outMu.Unlock()
+	if c.out == nil {
 		return errors.New("not connected")
 	}
-	return c.stream.Send(msg)
+	c.out.msgs = append(c.out.msgs, msg)
+	select {
+	case c.out.ready <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// write sends one message on the stream now.
+func (c *Client) write(stream pb.BotService_ConnectClient, msg *pb.ConnectRequest) error {
+	c.sendMu.Lock()
+	defer c.sendMu.Unlock()
+	return stream.Send(msg)
+}
+
+// writeLoop is the stream's one writer: it sends what is queued, the replies queued together as
+// one ReplyBatch when the Welcome agreed to batching. It returns when the stream ends.
+func (c *Client) writeLoop(ctx context.Context, stream pb.BotService_ConnectClient, out *outbox) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-out.ready:
+		}
+		runtime.Gosched() // let the replies being chosen now join these
+		c.outMu.Lock()
+		pending := out.msgs
+		out.msgs = nil
+		c.outMu.Unlock()
+		for _, msg := range Pack(pending, c.batching.Load()) {
+			if err := c.write(stream, msg); err != nil {
+				c.log.Printf("write failed: %v", err)
+				return
+			}
+			if msg.GetBatch() != nil {
+				c.mu.Lock()
+				c.stats.BatchesSent++
+				c.mu.Unlock()
+			}
+		}
+	}
+}
+
+// Pack returns the messages to send for pending: with batching, each run of two or more
+// consecutive replies becomes one ReplyBatch; without, pending unchanged.
+func Pack(pending []*pb.ConnectRequest, batching bool) []*pb.ConnectRequest {
+	if !batching || len(pending) < 2 {
+		return pending
+	}
+	packed := make([]*pb.ConnectRequest, 0, len(pending))
+	var run []*pb.ConnectRequest // consecutive replies
+	flush := func() {
+		if len(run) == 1 {
+			packed = append(packed, run[0])
+		} else if len(run) > 1 {
+			replies := make([]*pb.ActionReply, len(run))
+			for i, msg := range run {
+				replies[i] = msg.GetActionReply()
+			}
+			packed = append(packed, &pb.ConnectRequest{Message: &pb.ConnectRequest_Batch{Batch: &pb.ReplyBatch{Replies: replies}}})
+		}
+		run = nil
+	}
+	for _, msg := range pending {
+		if msg.GetActionReply() != nil {
+			run = append(run, msg)
+			continue
+		}
+		flush()
+		packed = append(packed, msg)
+	}
+	flush()
+	return packed
 }
 
 func infoOf(j *pb.TableJoined) TableInfo {
@@ -563,7 +671,7 @@ func (c *Client) act(ctx context.Context, t *table, req *pb.ActionRequest) (acti
 // Summary is a one-line account of stats, for logs.
 func (s Stats) Summary() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d tables, %d actions, %d rejected, %d fallbacks, %d reconnects",
-		s.TablesFinished, s.ActionsSent, s.Rejections, s.Fallbacks, s.Reconnects)
+	fmt.Fprintf(&b, "%d tables, %d actions, %d rejected, %d fallbacks, %d reconnects, %d batches received, %d sent",
+		s.TablesFinished, s.ActionsSent, s.Rejections, s.Fallbacks, s.Reconnects, s.BatchesReceived, s.BatchesSent)
 	return b.String()
 }

@@ -206,3 +206,127 @@ func TestClientStopsWithAClearErrorWhenRefused(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+func requestAt(table string, id uint64) *pb.ConnectResponse {
+	m := biddingRequest(id)
+	m.GetActionRequest().TableId = table
+	return m
+}
+
+func replyTo(table string, id uint64) *pb.ConnectRequest {
+	return &pb.ConnectRequest{Message: &pb.ConnectRequest_ActionReply{ActionReply: &pb.ActionReply{TableId: table, RequestId: id}}}
+}
+
+func TestClientHandlesABatchInOrderAndAnswersEveryRequestInIt(t *testing.T) {
+	check := make(chan error, 8)
+	s := &scriptedServer{scripts: []func(pb.BotService_ConnectServer) error{
+		func(stream pb.BotService_ConnectServer) error {
+			hello, err := recvHello(stream)
+			if err != nil {
+				return err
+			}
+			if !hello.GetBatching() {
+				check <- fmt.Errorf("the Hello does not offer batching: %v", hello)
+			}
+			if err := stream.Send(&pb.ConnectResponse{Message: &pb.ConnectResponse_Welcome{Welcome: &pb.Welcome{SessionId: "s1", Batching: true}}}); err != nil {
+				return err
+			}
+			batch := &pb.ResponseBatch{Messages: []*pb.ConnectResponse{
+				{Message: &pb.ConnectResponse_TableJoined{TableJoined: &pb.TableJoined{TableId: "t1", Seat: 1}}},
+				{Message: &pb.ConnectResponse_TableJoined{TableJoined: &pb.TableJoined{TableId: "t2", Seat: 1}}},
+				event(1), event(2), requestAt("t1", 7), requestAt("t2", 9),
+			}}
+			if err := stream.Send(&pb.ConnectResponse{Message: &pb.ConnectResponse_Batch{Batch: batch}}); err != nil {
+				return err
+			}
+			answered := map[string]uint64{}
+			for len(answered) < 2 {
+				msg, err := stream.Recv()
+				if err != nil {
+					return err
+				}
+				replies := msg.GetBatch().GetReplies()
+				if r := msg.GetActionReply(); r != nil {
+					replies = append(replies, r)
+				}
+				for _, r := range replies {
+					answered[r.GetTableId()] = r.GetRequestId()
+				}
+			}
+			if answered["t1"] != 7 || answered["t2"] != 9 {
+				check <- fmt.Errorf("replies %v, want t1: 7 and t2: 9", answered)
+			}
+			for _, id := range []string{"t1", "t2"} {
+				if err := stream.Send(&pb.ConnectResponse{Message: &pb.ConnectResponse_TableFinished{TableFinished: &pb.TableFinished{TableId: id, Seat: 1}}}); err != nil {
+					return err
+				}
+			}
+			_, _ = stream.Recv() // wait for the client to leave
+			return nil
+		},
+	}}
+	addr := startServer(t, s)
+	var seqs []uint64
+	c, _ := NewClient(func(*TableInfo) Bot { return passBot{&seqs} }, Options{
+		Server: addr, Name: "kit", MaxTables: 2, MaxGames: 2, Logger: log.New(io.Discard, "", 0),
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	stats, err := c.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	close(check)
+	for e := range check {
+		t.Error(e)
+	}
+	if ctx.Err() != nil {
+		t.Fatal("the client did not stop after its two games")
+	}
+	if stats.BatchesReceived != 1 || stats.ActionsSent != 2 || stats.TablesFinished != 2 {
+		t.Fatalf("stats %+v", stats)
+	}
+	if fmt.Sprint(seqs) != "[1 2]" {
+		t.Fatalf("events seen %v, want [1 2]", seqs)
+	}
+}
+
+func TestPackPutsRepliesReadyTogetherInOneReplyBatch(t *testing.T) {
+	ping := &pb.ConnectRequest{Message: &pb.ConnectRequest_Ping{Ping: &pb.Ping{Nonce: 1}}}
+	pending := []*pb.ConnectRequest{replyTo("t1", 1), replyTo("t2", 2), ping, replyTo("t3", 3)}
+
+	packed := Pack(pending, true)
+
+	if len(packed) != 3 || packed[1] != ping || packed[2] != pending[3] {
+		t.Fatalf("packed %v", packed)
+	}
+	replies := packed[0].GetBatch().GetReplies()
+	if len(replies) != 2 || replies[0].GetRequestId() != 1 || replies[1].GetRequestId() != 2 {
+		t.Fatalf("first message %v, want a ReplyBatch of replies 1 and 2", packed[0])
+	}
+	if alone := Pack(pending, false); len(alone) != 4 || alone[0] != pending[0] {
+		t.Fatalf("without batching: %v", alone)
+	}
+}
+
+func TestNoBatchingLeavesHelloBatchingUnset(t *testing.T) {
+	offered := make(chan bool, 1)
+	s := &scriptedServer{scripts: []func(pb.BotService_ConnectServer) error{
+		func(stream pb.BotService_ConnectServer) error {
+			hello, err := recvHello(stream)
+			if err != nil {
+				return err
+			}
+			offered <- hello.GetBatching()
+			return status.Error(codes.Unauthenticated, "done")
+		},
+	}}
+	addr := startServer(t, s)
+	c, _ := NewClient(func(*TableInfo) Bot { return passBot{new([]uint64)} }, Options{
+		Server: addr, Name: "kit", NoBatching: true, Logger: log.New(io.Discard, "", 0),
+	})
+	_, _ = c.Run(context.Background())
+	if <-offered {
+		t.Fatal("the Hello offers batching with NoBatching set")
+	}
+}

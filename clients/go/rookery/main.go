@@ -31,6 +31,7 @@ func RunMain(factory BotFactory, args []string) int {
 	sessions := fs.Int("sessions", envInt("ROOKERY_SESSIONS", 1), "sessions to open, e.g. 2 to sit at two seats of one table (env ROOKERY_SESSIONS)")
 	maxGames := fs.Int("games", 0, "exit after this many finished tables per session (0: run until stopped)")
 	useTLS := fs.Bool("tls", false, "connect with TLS")
+	batching := fs.Bool("batching", true, "offer batching: several messages per gRPC message both ways (-batching=false: every message alone)")
 	quiet := fs.Bool("quiet", false, "log errors only")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: %s [flags]\n\nConnects to a Rookery server and plays every table it is seated at.\n\nflags:\n", os.Args[0])
@@ -61,7 +62,7 @@ func RunMain(factory BotFactory, args []string) int {
 		}
 		logger := log.New(&filterWriter{quiet: *quiet}, prefix+"] ", log.Lmsgprefix)
 		c, err := NewClient(factory, Options{Server: *server, Name: *name, Token: *token, Version: *version,
-			MaxTables: int32(*maxTables), MaxGames: *maxGames, TLS: *useTLS, Logger: logger})
+			MaxTables: int32(*maxTables), MaxGames: *maxGames, TLS: *useTLS, NoBatching: !*batching, Logger: logger})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "rookery-bot:", err)
 			return 2
@@ -87,6 +88,8 @@ func RunMain(factory BotFactory, args []string) int {
 			total.Rejections += s.Rejections
 			total.Fallbacks += s.Fallbacks
 			total.Reconnects += s.Reconnects
+			total.BatchesReceived += s.BatchesReceived
+			total.BatchesSent += s.BatchesSent
 			mu.Unlock()
 		}()
 	}
