@@ -5,6 +5,7 @@ import { ChannelCredentials, ClientDuplexStream, ServiceError, credentials, stat
 import { Action, LegalActions } from "./gen/rookery/v1/actions";
 import {
   ActionRejected,
+  ActionReply,
   ActionRequest,
   BotServiceClient,
   ConnectRequest,
@@ -68,6 +69,11 @@ export interface ClientOptions {
   maxAttempts?: number;
   /** Send the bot's action even when it is not legal (default: replace it by a legal fallback). */
   strict?: boolean;
+  /**
+   * Offer batching (Hello.batching; default true): the server may pack several messages into
+   * one, and replies ready together go as one ReplyBatch. False: every message travels alone.
+   */
+  batching?: boolean;
   /** Where log lines go; default stderr. */
   log?: (line: string) => void;
 }
@@ -90,6 +96,10 @@ export interface ClientStats {
   rejections: number;
   fallbacks: number;
   reconnects: number;
+  /** ConnectResponse.batch messages received. */
+  batchesReceived: number;
+  /** ConnectRequest.batch messages sent. */
+  batchesSent: number;
   results: { tableId: string; seat: number; result: GameResult | undefined }[];
 }
 
@@ -132,6 +142,8 @@ export class RookeryClient {
     rejections: 0,
     fallbacks: 0,
     reconnects: 0,
+    batchesReceived: 0,
+    batchesSent: 0,
     results: [],
   };
   private readonly opts: Required<Omit<ClientOptions, "server" | "name">>;
@@ -143,6 +155,11 @@ export class RookeryClient {
   private closed = false;
   private welcomed = false;
   private stopSession: (() => void) | undefined;
+  /** The current stream's Welcome agreed to batching. */
+  private batching = false;
+  /** Messages waiting for the next flush, in order. */
+  private outgoing: ConnectRequest[] = [];
+  private flushScheduled = false;
 
   constructor(
     private readonly factory: BotFactory,
@@ -162,6 +179,7 @@ export class RookeryClient {
       backoffMaxMs: options.backoffMaxMs ?? 5000,
       maxAttempts: options.maxAttempts ?? 30,
       strict: options.strict ?? false,
+      batching: options.batching ?? true,
       log: options.log ?? ((line: string) => process.stderr.write(`[${this.name}] ${line}\n`)),
     };
   }
@@ -232,6 +250,8 @@ export class RookeryClient {
     return new Promise((resolve) => {
       const stream = this.grpc!.connect();
       this.stream = stream;
+      this.batching = false;
+      this.outgoing = []; // replies meant for an earlier stream: the server asks again
       let done = false;
       let pinger: NodeJS.Timeout | undefined;
       const finish = (err?: ServiceError) => {
@@ -256,6 +276,13 @@ export class RookeryClient {
           let nonce = 0;
           pinger = setInterval(() => this.send({ message: { $case: "ping", value: { nonce: ++nonce } } }), pingMs);
           pinger.unref();
+          this.batching = w.batching;
+        }
+        if (msg.message?.$case === "batch") {
+          // Several messages in one, in order: each is handled as if it came alone.
+          this.stats.batchesReceived++;
+          for (const inner of msg.message.value.messages) this.dispatch(inner);
+          return;
         }
         this.dispatch(msg);
       });
@@ -282,14 +309,36 @@ export class RookeryClient {
             client: CLIENT_NAME,
             // The kit follows the event stream (cursors for resume, bot hooks): it wants events.
             observationsOnly: false,
+            batching: this.opts.batching,
           },
         },
       });
     });
   }
 
+  /**
+   * Queues a message for the stream. The queue is written once the current turn's work is done
+   * (bots answer in promise callbacks, which all run first), so the replies to one batch of
+   * requests leave together: as one ReplyBatch when the Welcome agreed to batching.
+   */
   private send(msg: ConnectRequest): void {
-    this.stream?.write(msg);
+    if (this.stream === undefined) return;
+    this.outgoing.push(msg);
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    const pending = this.outgoing;
+    this.outgoing = [];
+    for (const msg of pack(pending, this.batching)) {
+      if (this.stream === undefined) return;
+      this.stream.write(msg);
+      if (msg.message?.$case === "batch") this.stats.batchesSent++;
+    }
   }
 
   /** Runs `fn` after everything queued for the table, so each bot sees its messages in order. */
@@ -424,4 +473,29 @@ export class RookeryClient {
     this.send({ message: { $case: "actionReply", value: { tableId: req.tableId, requestId: req.requestId, action } } });
     this.stats.actionsSent++;
   }
+}
+
+/**
+ * The messages to send for `pending`: with batching, each run of two or more consecutive replies
+ * becomes one ReplyBatch; without, `pending` unchanged.
+ */
+export function pack(pending: ConnectRequest[], batching: boolean): ConnectRequest[] {
+  if (!batching || pending.length < 2) return pending;
+  const packed: ConnectRequest[] = [];
+  let run: ActionReply[] = [];
+  const flush = () => {
+    if (run.length === 1) packed.push({ message: { $case: "actionReply", value: run[0] } });
+    else if (run.length > 1) packed.push({ message: { $case: "batch", value: { replies: run } } });
+    run = [];
+  };
+  for (const msg of pending) {
+    if (msg.message?.$case === "actionReply") {
+      run.push(msg.message.value);
+    } else {
+      flush();
+      packed.push(msg);
+    }
+  }
+  flush();
+  return packed;
 }

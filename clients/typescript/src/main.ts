@@ -20,6 +20,7 @@ options:
   --games N            exit after N finished tables per session (default 0: run until stopped)
   --tls                connect with TLS
   --quiet              log errors only
+  --no-batching        send and receive every message alone (batching is on by default)
   -h, --help           this help`;
 
 function positiveInt(name: string, text: string | undefined, fallback: number): number {
@@ -47,6 +48,7 @@ export async function runMain(factory: BotFactory, argv: string[] = process.argv
         sessions: { type: "string" },
         tls: { type: "boolean" },
         quiet: { type: "boolean" },
+        "no-batching": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -74,6 +76,7 @@ export async function runMain(factory: BotFactory, argv: string[] = process.argv
         maxTables,
         maxGames: games,
         tls: values.tls,
+        batching: !(values["no-batching"] ?? false),
         log: (line) => {
           if (!quiet || /rejected|failed|illegal|refused|cannot/.test(line)) {
             process.stderr.write(`[${values.name ?? process.env.ROOKERY_BOT_NAME}${sessions > 1 ? `#${i}` : ""}] ${line}\n`);
@@ -89,7 +92,8 @@ export async function runMain(factory: BotFactory, argv: string[] = process.argv
     const sum = (f: (s: ClientStats) => number) => all.reduce((n, s) => n + f(s), 0);
     process.stderr.write(
       `[${clients[0].name}] done: ${sum((s) => s.tablesFinished)} tables, ${sum((s) => s.actionsSent)} actions, ` +
-        `${sum((s) => s.rejections)} rejected, ${sum((s) => s.fallbacks)} fallbacks, ${sum((s) => s.reconnects)} reconnects\n`,
+        `${sum((s) => s.rejections)} rejected, ${sum((s) => s.fallbacks)} fallbacks, ${sum((s) => s.reconnects)} reconnects, ` +
+        `${sum((s) => s.batchesReceived)} batches received, ${sum((s) => s.batchesSent)} sent\n`,
     );
     return 0;
   } catch (e) {

@@ -10,7 +10,7 @@ import {
 import { Event } from "../src/gen/rookery/v1/events";
 import { TerminationReason } from "../src/gen/rookery/v1/results";
 import { Phase } from "../src/gen/rookery/v1/actions";
-import { Bot, RookeryClient, RookeryError } from "../src/client";
+import { Bot, RookeryClient, RookeryError, pack } from "../src/client";
 import { firstLegal } from "../src/actions";
 import { parseCards } from "../src/cards";
 
@@ -58,12 +58,12 @@ async function startServer(scripts: ((call: Call) => Promise<void>)[]): Promise<
 }
 
 
-function biddingRequest(id: number): ConnectResponse {
+function biddingRequest(id: number, tableId = "t1"): ConnectResponse {
   return ConnectResponse.fromPartial({
     message: {
       $case: "actionRequest",
       value: {
-        tableId: "t1",
+        tableId,
         requestId: id,
         seat: 1,
         deadlineMs: 2000,
@@ -170,6 +170,97 @@ test("stops with a clear error when the server refuses the session", async () =>
       assert.equal(e.message, "the server refused the session: UNAUTHENTICATED: bad token for bot kit");
       return true;
     });
+  } finally {
+    server.forceShutdown();
+  }
+});
+
+test("handles a batch in order and answers its requests together in one ReplyBatch", async () => {
+  const hellos: Hello[] = [];
+  const received: ConnectRequest[] = [];
+  const { addr, server } = await startServer([
+    async (call) => {
+      const read = reader(call);
+      hellos.push((await nextOf(read, "hello")).message!.value as Hello);
+      call.write(ConnectResponse.fromPartial({ message: { $case: "welcome", value: { sessionId: "s1", batching: true } } }));
+      const joined = (tableId: string) =>
+        ConnectResponse.fromPartial({ message: { $case: "tableJoined", value: { tableId, seat: 1 } } });
+      const messages = [joined("t1"), joined("t2"), event(1), event(2), biddingRequest(7), biddingRequest(9, "t2")];
+      call.write(ConnectResponse.fromPartial({ message: { $case: "batch", value: { messages } } }));
+      received.push(await nextOf(read, "batch"));
+      for (const tableId of ["t1", "t2"]) {
+        call.write(ConnectResponse.fromPartial({ message: { $case: "tableFinished", value: { tableId, seat: 1 } } }));
+      }
+      call.on("end", () => call.end());
+    },
+  ]);
+  try {
+    // Each table's bot sees its own messages in order (tables run side by side).
+    const seen: Record<string, string[]> = { t1: [], t2: [] };
+    const client = new RookeryClient(
+      (table) => ({
+        act: (req) => {
+          seen[table.tableId].push(`act ${req.requestId}`);
+          return firstLegal(req.legalActions!);
+        },
+        onEvent: (e) => seen[table.tableId].push(`event ${e.seq}`),
+      }),
+      { server: addr, name: "kit", maxTables: 2, maxGames: 2, log: () => {} },
+    );
+    const stats = await client.run();
+    assert.equal(hellos[0].batching, true);
+    assert.deepEqual(seen, { t1: ["event 1", "event 2", "act 7"], t2: ["act 9"] });
+    const batch = received[0].message;
+    assert.equal(batch?.$case, "batch");
+    if (batch?.$case === "batch") {
+      assert.deepEqual(
+        batch.value.replies.map((r) => `${r.tableId} ${r.requestId}`).sort(),
+        ["t1 7", "t2 9"],
+      );
+    }
+    assert.equal(stats.batchesReceived, 1);
+    assert.equal(stats.batchesSent, 1);
+    assert.equal(stats.tablesFinished, 2);
+  } finally {
+    server.forceShutdown();
+  }
+});
+
+test("pack puts consecutive replies in one ReplyBatch, and only with batching", () => {
+  const reply = (requestId: number): ConnectRequest => ({
+    message: { $case: "actionReply", value: { tableId: "t1", requestId, action: undefined } },
+  });
+  const ping: ConnectRequest = { message: { $case: "ping", value: { nonce: 1 } } };
+  const pending = [reply(1), reply(2), ping, reply(3)];
+
+  const packed = pack(pending, true);
+
+  assert.equal(packed.length, 3);
+  assert.equal(packed[0].message?.$case, "batch");
+  if (packed[0].message?.$case === "batch") {
+    assert.deepEqual(packed[0].message.value.replies.map((r) => r.requestId), [1, 2]);
+  }
+  assert.deepEqual(packed.slice(1), [ping, reply(3)]);
+  assert.deepEqual(pack(pending, false), pending);
+});
+
+test("batching: false leaves Hello.batching unset", async () => {
+  const hellos: Hello[] = [];
+  const { addr, server } = await startServer([
+    async (call) => {
+      hellos.push((await nextOf(reader(call), "hello")).message!.value as Hello);
+      call.emit("error", { code: status.UNAUTHENTICATED, details: "done" });
+    },
+  ]);
+  try {
+    const client = new RookeryClient(() => ({ act: (req) => firstLegal(req.legalActions!) }), {
+      server: addr,
+      name: "kit",
+      batching: false,
+      log: () => {},
+    });
+    await assert.rejects(client.run());
+    assert.equal(hellos[0].batching, false);
   } finally {
     server.forceShutdown();
   }
