@@ -5,7 +5,9 @@ import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -22,6 +24,7 @@ import rookery.v1.BotServiceOuterClass.ConnectResponse;
 import rookery.v1.BotServiceOuterClass.Hello;
 import rookery.v1.BotServiceOuterClass.Ping;
 import rookery.v1.BotServiceOuterClass.RejectionReason;
+import rookery.v1.BotServiceOuterClass.ReplyBatch;
 import rookery.v1.BotServiceOuterClass.Resume;
 import rookery.v1.BotServiceOuterClass.TableCursor;
 import rookery.v1.BotServiceOuterClass.TableEvent;
@@ -52,12 +55,17 @@ public final class BotRunner {
     public int reconnects;
     /** Reconnections the server accepted as resumes. */
     public int resumes;
+    /** ConnectResponse.batch messages received. */
+    public int batchesReceived;
+    /** ConnectRequest.batch messages sent. */
+    public int batchesSent;
 
     @Override
     public String toString() {
       return String.format(
-          "games=%d actions=%d fallbacks=%d rejections=%d reconnects=%d resumes=%d",
-          games, actions, fallbacks, rejections, reconnects, resumes);
+          "games=%d actions=%d fallbacks=%d rejections=%d reconnects=%d resumes=%d"
+              + " batches_received=%d batches_sent=%d",
+          games, actions, fallbacks, rejections, reconnects, resumes, batchesReceived, batchesSent);
     }
   }
 
@@ -188,14 +196,15 @@ public final class BotRunner {
     resumeSecret = null;
   }
 
-  private ConnectRequest hello() {
+  ConnectRequest hello() {
     Hello.Builder hello =
         Hello.newBuilder()
             .setName(config.name)
             .setVersion(config.version)
             .setToken(config.token)
             .setMaxTables(config.maxTables)
-            .setClient("rookery-java/0.1");
+            .setClient("rookery-java/0.1")
+            .setBatching(config.batching);
     if (sessionId != null) {
       Resume.Builder resume =
           Resume.newBuilder().setSessionId(sessionId).setResumeSecret(resumeSecret);
@@ -249,6 +258,7 @@ public final class BotRunner {
       }
       sessionId = welcome.getSessionId();
       resumeSecret = welcome.getResumeSecret();
+      boolean batching = welcome.getBatching();
       end.welcomed = true;
       log(
           String.format(
@@ -274,7 +284,15 @@ public final class BotRunner {
         if (!(item instanceof ConnectResponse)) {
           return ended(end, item, "the server closed the stream");
         }
-        if (handle((ConnectResponse) item, out)) {
+        List<ConnectRequest> replies = new ArrayList<>();
+        boolean done = handle((ConnectResponse) item, replies);
+        for (ConnectRequest request : pack(replies, batching)) {
+          if (request.hasBatch()) {
+            stats.batchesSent++;
+          }
+          out.onNext(request);
+        }
+        if (done) {
           end.done = true;
           out.onCompleted();
           return end;
@@ -311,13 +329,12 @@ public final class BotRunner {
     table.bot.onEvent(event);
   }
 
-  private void reply(
-      String tableId, long requestId, Action action, StreamObserver<ConnectRequest> out) {
+  private void reply(String tableId, long requestId, Action action, List<ConnectRequest> out) {
     if (config.verbose) {
       log("table " + tableId + " request " + requestId + ": " + ActionsUtil.text(action));
     }
     stats.actions++;
-    out.onNext(
+    out.add(
         ConnectRequest.newBuilder()
             .setActionReply(
                 ActionReply.newBuilder()
@@ -327,9 +344,61 @@ public final class BotRunner {
             .build());
   }
 
-  /** Handles one server message; true when {@code --games} is reached. */
-  private boolean handle(ConnectResponse message, StreamObserver<ConnectRequest> out) {
+  /**
+   * The messages to send for {@code requests}: with {@code batching} (the Welcome agreed to it),
+   * each run of two or more consecutive replies packed into one ReplyBatch; otherwise {@code
+   * requests} unchanged.
+   */
+  static List<ConnectRequest> pack(List<ConnectRequest> requests, boolean batching) {
+    if (!batching || requests.size() < 2) {
+      return requests;
+    }
+    List<ConnectRequest> packed = new ArrayList<>();
+    List<ConnectRequest> run = new ArrayList<>();
+    for (ConnectRequest request : requests) {
+      if (request.hasActionReply()) {
+        run.add(request);
+        continue;
+      }
+      flush(run, packed);
+      packed.add(request);
+    }
+    flush(run, packed);
+    return packed;
+  }
+
+  private static void flush(List<ConnectRequest> run, List<ConnectRequest> packed) {
+    if (run.size() == 1) {
+      packed.add(run.get(0));
+    } else if (run.size() > 1) {
+      ReplyBatch.Builder batch = ReplyBatch.newBuilder();
+      run.forEach(r -> batch.addReplies(r.getActionReply()));
+      packed.add(ConnectRequest.newBuilder().setBatch(batch).build());
+    }
+    run.clear();
+  }
+
+  /** What the run did so far. */
+  Stats stats() {
+    return stats;
+  }
+
+  /**
+   * Handles one server message (each message of a batch in turn); queues replies in {@code out};
+   * true when {@code --games} is reached.
+   */
+  boolean handle(ConnectResponse message, List<ConnectRequest> out) {
     switch (message.getMessageCase()) {
+      case BATCH:
+        // Several messages in one, in order: each handled as if it came alone. Replies to them
+        // collect in `out`, so those ready together can go as one ReplyBatch.
+        stats.batchesReceived++;
+        for (ConnectResponse inner : message.getBatch().getMessagesList()) {
+          if (handle(inner, out)) {
+            return true;
+          }
+        }
+        break;
       case TABLE_JOINED:
         {
           TableJoined joined = message.getTableJoined();

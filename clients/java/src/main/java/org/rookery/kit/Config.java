@@ -17,6 +17,7 @@ public final class Config {
           "  --games N              exit after N finished games (default 0: until stopped)",
           "  --connect-timeout S    seconds to wait for the server at start (default 10)",
           "  --verbose              log every action",
+          "  --no-batching          send and receive every message alone (default: batching)",
           "exit codes: 0 done; 1 unexpected error; 2 bad arguments; 3 token rejected;",
           "4 server unreachable; 5 session refused by the server");
 
@@ -29,6 +30,11 @@ public final class Config {
   public Duration connectTimeout = Duration.ofSeconds(10);
   public Duration reconnectTimeout = Duration.ofSeconds(60);
   public boolean verbose = false;
+  /**
+   * Offer batching (Hello.batching): several messages per gRPC message both ways when the server
+   * agrees. On by default; {@code --no-batching} turns it off.
+   */
+  public boolean batching = true;
   /** True when --help was given. */
   public boolean help = false;
 
@@ -53,6 +59,10 @@ public final class Config {
       }
       if (flag.equals("--verbose")) {
         c.verbose = true;
+        continue;
+      }
+      if (flag.equals("--no-batching")) {
+        c.batching = false;
         continue;
       }
       if (value == null) {
