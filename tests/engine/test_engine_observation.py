@@ -97,6 +97,16 @@ def test_events_are_numbered_in_order() -> None:
     assert game.events_since(2) == events[2:]
 
 
+def test_last_seq_is_the_latest_events_seq_without_reading_the_events() -> None:
+    game = Game(STANDARD, 4)
+    assert game.last_seq == 1  # the deal
+    act(game, "bid 70", "pass")
+    assert game.last_seq == game.events[-1].seq == 3
+    quiet = Game(STANDARD, 4, events=False)
+    act(quiet, "bid 70")
+    assert quiet.last_seq == 0
+
+
 def test_event_views_hide_other_seats_cards() -> None:
     game = Game(STANDARD, 4)
     act(game, "bid 70", "pass", "pass", "pass", "trump G")

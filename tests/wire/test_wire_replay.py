@@ -162,6 +162,37 @@ def test_a_forfeit_ends_the_game_and_leaves_the_hand_without_result() -> None:
     assert replay.result == result
 
 
+@pytest.mark.parametrize("ending", ["rules", "forfeit"])
+def test_a_builder_following_the_callers_game_records_the_same_replay(ending: str) -> None:
+    ruleset, rng = short("standard"), random.Random(5)
+    own, following, game = ReplayBuilder(), ReplayBuilder(), Game(ruleset, 8)
+    own.start(ruleset, 8, seats=["a", "b", "c", "d"], start_time=START)
+    following.start(ruleset, 8, seats=["a", "b", "c", "d"], start_time=START, game=game)
+    while not game.is_over and (ending == "rules" or len(game.hand_results) < 1):
+        seat, action = game.current_player, random_action(game.legal_actions(), rng)
+        assert seat is not None
+        game.apply(action)
+        own.record_action(seat, action, 3)
+        following.record_action(seat, action, 3)
+    forfeit = Forfeit(2, ForfeitKind.TIMEOUT, "late") if ending == "forfeit" else None
+    if forfeit is not None:
+        with pytest.raises(ValueError, match="not over"):
+            following.finish(forfeit=forfeit)
+        game.forfeit(2, "late")
+    assert following.finish(forfeit=forfeit) == own.finish(forfeit=forfeit)
+    assert following.replay() == own.replay()
+    assert len(own.replay().hands) >= 2
+
+
+def test_a_followed_game_must_be_new_and_of_the_same_deal() -> None:
+    ruleset = short("standard")
+    played = Game(ruleset, 8)
+    played.apply(PASS)
+    for game in (Game(ruleset, 9), played):
+        with pytest.raises(ValueError, match="new game of the same ruleset and seed"):
+            ReplayBuilder().start(ruleset, 8, game=game)
+
+
 def test_finishing_an_unfinished_game_needs_a_forfeit_or_an_abort() -> None:
     builder = started()
     with pytest.raises(ValueError, match="not over"):

@@ -307,6 +307,11 @@ class Game:
         self._materialize()
         return list(self._events)
 
+    @property
+    def last_seq(self) -> int:
+        """The ``seq`` of the latest event (0 before the first, and when events are off)."""
+        return len(self._log)
+
     def events_since(self, seq: int) -> list[Event]:
         """The events whose ``seq`` is greater than ``seq``."""
         self._materialize()

@@ -14,7 +14,16 @@ from __future__ import annotations
 from typing import Any
 
 from google.protobuf.message import Message
-from rookery.engine import NUM_CARDS, LegalActions, Observation, Ruleset, Trick, cards_of
+from rookery.engine import (
+    NUM_CARDS,
+    LegalActions,
+    Observation,
+    Phase,
+    Ruleset,
+    Suit,
+    Trick,
+    cards_of,
+)
 from rookery.v1 import actions_pb2, bot_service_pb2
 from rookery.wire import convert
 
@@ -40,7 +49,13 @@ def serialize_response(message: bytes | Message) -> bytes:
     return message.SerializeToString()  # type: ignore[union-attr]
 
 
+_ONE_BYTE = [bytes((value,)) for value in range(0x80)]
+"""The varints of 0..127: one byte each (most tags, lengths and values here)."""
+
+
 def _varint(value: int) -> bytes:
+    if value < 0x80:
+        return _ONE_BYTE[value]
     out = bytearray()
     while value > 0x7F:
         out.append(value & 0x7F | 0x80)
@@ -49,13 +64,60 @@ def _varint(value: int) -> bytes:
     return bytes(out)
 
 
+_LENGTH_DELIMITED = [bytes(0)] + [
+    bytes((number << 3 | 2,)) if number < 16 else bytes((number << 3 & 0x7F | 0x82, number >> 4))
+    for number in range(1, 2048)
+]
+"""The tag of a length-delimited field, by field number."""
+
+
 def _field(number: int, payload: bytes) -> bytes:
     """A length-delimited field (a message or a string) as protobuf encodes it."""
-    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
+    length = len(payload)
+    if length < 0x80:
+        return _LENGTH_DELIMITED[number] + _ONE_BYTE[length] + payload
+    return _LENGTH_DELIMITED[number] + _varint(length) + payload
 
 
 def _number(message: Any, name: str) -> int:
     return int(message.DESCRIPTOR.fields_by_name[name].number)
+
+
+_MASK64 = (1 << 64) - 1
+_SCALARS: dict[tuple[int, int], bytes] = {}
+_PACKED: dict[tuple[int, tuple[int, ...]], bytes] = {}
+_KEPT = 65536
+"""The most encodings each cache keeps (the values seen in play are far fewer)."""
+
+
+def _scalar(number: int, value: int) -> bytes:
+    """A varint field (int32, enum or bool) as protobuf encodes it: nothing for 0, a negative
+    int32 sign-extended to ten bytes."""
+    if not value:
+        return b""
+    encoded = _SCALARS.get((number, value))
+    if encoded is None:
+        encoded = _varint(number << 3) + _varint(value & _MASK64)
+        if len(_SCALARS) < _KEPT:
+            _SCALARS[number, value] = encoded
+    return encoded
+
+
+def _uint(number: int, value: int) -> bytes:
+    """A uint64 field (a request id, a sequence number): nothing for 0."""
+    return _varint(number << 3) + _varint(value) if value else b""
+
+
+def _packed(number: int, values: tuple[int, ...]) -> bytes:
+    """A packed repeated int32 or enum field: nothing when empty."""
+    if not values:
+        return b""
+    encoded = _PACKED.get((number, values))
+    if encoded is None:
+        encoded = _field(number, b"".join([_varint(value & _MASK64) for value in values]))
+        if len(_PACKED) < _KEPT:
+            _PACKED[number, values] = encoded
+    return encoded
 
 
 def _card_fields(message: Any, name: str) -> tuple[bytes, ...]:
@@ -83,6 +145,42 @@ _LEGAL_ACTIONS = _number(_ActionRequest, "legal_actions")
 _ACTION_REQUEST = _number(_ConnectResponse, "action_request")
 _EVENT = _number(_ConnectResponse, "event")
 _TABLE_EVENT_EVENT = _number(bot_service_pb2.TableEvent, "event")
+_BATCH = _number(_ConnectResponse, "batch")
+_BATCH_MESSAGES = _number(bot_service_pb2.ResponseBatch, "messages")
+_OBS_SEAT = _number(_Observation, "seat")
+_OBS_HAND_NUMBER = _number(_Observation, "hand_number")
+_OBS_DEALER = _number(_Observation, "dealer")
+_OBS_PHASE = _number(_Observation, "phase")
+_OBS_CURRENT_PLAYER = _number(_Observation, "current_player")
+_OBS_HIGH_BID = _number(_Observation, "high_bid")
+_OBS_HIGH_BIDDER = _number(_Observation, "high_bidder")
+_OBS_BIDDER = _number(_Observation, "bidder")
+_OBS_BID = _number(_Observation, "bid")
+_OBS_TRUMP = _number(_Observation, "trump")
+_OBS_BURIED_COUNT = _number(_Observation, "buried_count")
+_OBS_PARTNER = _number(_Observation, "partner")
+_OBS_PARTNER_REVEALED = _number(_Observation, "partner_revealed")
+_OBS_POINTS_CAPTURED = _number(_Observation, "points_captured")
+_OBS_SCORES = _number(_Observation, "scores")
+_OBS_SIDES = _number(_Observation, "sides")
+_TRICK_LEADER = _number(_Trick, "leader")
+_TRICK_WINNER = _number(_Trick, "winner")
+_TRICK_POINTS = _number(_Trick, "points")
+_LEGAL_PHASE = _number(_Legal, "phase")
+_LEGAL_SEAT = _number(_Legal, "seat")
+_LEGAL_CAN_PASS = _number(_Legal, "can_pass")
+_LEGAL_BIDS = _number(_Legal, "bids")
+_LEGAL_TRUMP_SUITS = _number(_Legal, "trump_suits")
+_LEGAL_BURY_COUNT = _number(_Legal, "bury_count")
+_REQUEST_TABLE_ID = _number(_ActionRequest, "table_id")
+_REQUEST_ID = _number(_ActionRequest, "request_id")
+_REQUEST_SEAT = _number(_ActionRequest, "seat")
+_REQUEST_DEADLINE_MS = _number(_ActionRequest, "deadline_ms")
+_REQUEST_BANK_MS = _number(_ActionRequest, "bank_ms")
+_REQUEST_LAST_SEQ = _number(_ActionRequest, "last_seq")
+_PHASES = {phase: int(convert.phase_to_proto(phase)) for phase in Phase}
+_SUITS: dict[Suit | None, int] = {suit: int(convert.suit_to_proto(suit)) for suit in Suit}
+_SUITS[None] = int(convert.suit_to_proto(None))
 _PLAYED: dict[tuple[int, int], bytes] = {}
 _AUCTION_ENTRIES: dict[tuple[int, int], bytes] = {}
 
@@ -108,10 +206,13 @@ def _auction_entry(seat: int, amount: int) -> bytes:
 
 def _trick(trick: Trick) -> bytes:
     """A ``Trick`` message's bytes (fields in number order: leader, cards, winner, points)."""
-    return (
-        _Trick(leader=trick.leader).SerializeToString()
-        + b"".join([_played(seat, card) for seat, card in trick.cards])
-        + _Trick(winner=trick.winner, points=trick.points).SerializeToString()
+    return b"".join(
+        [
+            _scalar(_TRICK_LEADER, trick.leader),
+            *[_played(seat, card) for seat, card in trick.cards],
+            _scalar(_TRICK_WINNER, trick.winner),
+            _scalar(_TRICK_POINTS, trick.points),
+        ]
     )
 
 
@@ -129,33 +230,35 @@ def _partner_revealed(observation: Observation) -> bool:
 
 def _legal(legal: LegalActions) -> bytes:
     """A ``LegalActions`` message's bytes (as ``convert.legal_actions_to_proto``)."""
-    message = _Legal(
-        phase=convert.phase_to_proto(legal.phase),
-        seat=legal.player,
-        can_pass=legal.can_pass,
-        bids=legal.bids,
-        trump_suits=[convert.suit_to_proto(suit) for suit in legal.suits],
-        bury_count=legal.bury_count,
-    )
-    cards = [_BURY_FROM[card] for card in cards_of(legal.bury_from)]
-    cards += [_CALL_FROM[card] for card in cards_of(legal.call_from)]
-    cards += [_PLAYABLE[card] for card in cards_of(legal.play)]
-    if cards:
-        message.MergeFromString(b"".join(cards))  # re-encoded below in field order
-    return message.SerializeToString()
+    parts = [
+        _scalar(_LEGAL_PHASE, _PHASES[legal.phase]),
+        _scalar(_LEGAL_SEAT, legal.player),
+        _scalar(_LEGAL_CAN_PASS, legal.can_pass),
+        _packed(_LEGAL_BIDS, legal.bids),
+        _packed(_LEGAL_TRUMP_SUITS, tuple([_SUITS[suit] for suit in legal.suits])),
+    ]
+    if legal.bury_from:
+        parts += [_BURY_FROM[card] for card in cards_of(legal.bury_from)]
+    parts.append(_scalar(_LEGAL_BURY_COUNT, legal.bury_count))
+    if legal.call_from:
+        parts += [_CALL_FROM[card] for card in cards_of(legal.call_from)]
+    if legal.play:
+        parts += [_PLAYABLE[card] for card in cards_of(legal.play)]
+    return b"".join(parts)
 
 
 class RequestEncoder:
     """One table's (one game's) ActionRequest encoder: the ruleset and each completed trick
     encoded once."""
 
-    __slots__ = ("_hand_number", "_last_trick", "_ruleset", "_tricks")
+    __slots__ = ("_hand_number", "_last_trick", "_ruleset", "_table_id", "_tricks")
 
     def __init__(self, ruleset: Ruleset) -> None:
         self._ruleset = _field(_RULESET, convert.ruleset_to_proto(ruleset).SerializeToString())
         self._hand_number = -1
         self._tricks: list[bytes] = []
         self._last_trick: Trick | None = None
+        self._table_id = ("", b"")
 
     def _completed_tricks(self, observation: Observation) -> bytes:
         """The encoded ``completed_tricks`` of the hand, new tricks encoded as they complete."""
@@ -177,40 +280,44 @@ class RequestEncoder:
         return b"".join(encoded)
 
     def observation(self, observation: Observation) -> bytes:
-        """An ``Observation`` message's bytes (as ``convert.observation_to_proto``)."""
+        """An ``Observation`` message's bytes (as ``convert.observation_to_proto``): its fields
+        in number order, each encoded as protobuf does (zero values omitted)."""
         o = observation
-        head = _Observation(
-            seat=o.seat,
-            hand_number=o.hand_number,
-            dealer=o.dealer,
-            phase=convert.phase_to_proto(o.phase),
-            current_player=o.current_player,
-            high_bid=o.high_bid,
-            high_bidder=o.high_bidder,
-            bidder=o.bidder,
-            bid=o.bid,
-            trump=convert.suit_to_proto(o.trump),
-            buried_count=o.buried_count,
-            partner=o.partner,
-            partner_revealed=_partner_revealed(o),
-        )
-        parts = [_HAND[card] for card in cards_of(o.hand)]
+        parts = [
+            self._ruleset,
+            _scalar(_OBS_SEAT, o.seat),
+            _scalar(_OBS_HAND_NUMBER, o.hand_number),
+            _scalar(_OBS_DEALER, o.dealer),
+            _scalar(_OBS_PHASE, _PHASES[o.phase]),
+            _scalar(_OBS_CURRENT_PLAYER, o.current_player),
+        ]
+        parts += [_HAND[card] for card in cards_of(o.hand)]
         if o.nest:
             parts += [_NEST[card] for card in cards_of(o.nest)]
+        if o.auction:
+            parts += [_auction_entry(seat, amount) for seat, amount in o.auction]
+        parts += (
+            _scalar(_OBS_HIGH_BID, o.high_bid),
+            _scalar(_OBS_HIGH_BIDDER, o.high_bidder),
+            _scalar(_OBS_BIDDER, o.bidder),
+            _scalar(_OBS_BID, o.bid),
+            _scalar(_OBS_TRUMP, _SUITS[o.trump]),
+        )
         if o.buried:
             parts += [_BURIED[card] for card in cards_of(o.buried)]
-        parts += [_auction_entry(seat, amount) for seat, amount in o.auction]
+        parts.append(_scalar(_OBS_BURIED_COUNT, o.buried_count))
         if o.called_card >= 0:
             parts.append(_CALLED[o.called_card])
-        parts.append(_field(_CURRENT_TRICK, _trick(o.current_trick)))
-        head.MergeFromString(b"".join(parts))  # re-encoded below in field order
-        tail = _Observation(points_captured=o.points_captured, scores=o.scores, sides=o.sides)
-        return (
-            self._ruleset
-            + head.SerializeToString()
-            + self._completed_tricks(o)
-            + tail.SerializeToString()
+        parts += (
+            _scalar(_OBS_PARTNER, o.partner),
+            _scalar(_OBS_PARTNER_REVEALED, _partner_revealed(o)),
+            _field(_CURRENT_TRICK, _trick(o.current_trick)),
+            self._completed_tricks(o),
+            _packed(_OBS_POINTS_CAPTURED, o.points_captured),
+            _packed(_OBS_SCORES, o.scores),
+            _packed(_OBS_SIDES, o.sides),
         )
+        return b"".join(parts)
 
     def action_request(
         self,
@@ -225,13 +332,21 @@ class RequestEncoder:
         last_seq: int,
     ) -> bytes:
         """A ``ConnectResponse`` carrying an ``ActionRequest``, as bytes."""
-        body = (
-            _ActionRequest(table_id=table_id, request_id=request_id, seat=seat).SerializeToString()
-            + _field(_OBSERVATION, self.observation(observation))
-            + _field(_LEGAL_ACTIONS, _legal(legal))
-            + _ActionRequest(
-                deadline_ms=deadline_ms, bank_ms=bank_ms, last_seq=last_seq
-            ).SerializeToString()
+        known_id, encoded_id = self._table_id
+        if table_id != known_id:
+            encoded_id = _field(_REQUEST_TABLE_ID, table_id.encode()) if table_id else b""
+            self._table_id = (table_id, encoded_id)
+        body = b"".join(
+            [
+                encoded_id,
+                _uint(_REQUEST_ID, request_id),
+                _scalar(_REQUEST_SEAT, seat),
+                _field(_OBSERVATION, self.observation(observation)),
+                _field(_LEGAL_ACTIONS, _legal(legal)),
+                _scalar(_REQUEST_DEADLINE_MS, deadline_ms),
+                _scalar(_REQUEST_BANK_MS, bank_ms),
+                _uint(_REQUEST_LAST_SEQ, last_seq),
+            ]
         )
         return _field(_ACTION_REQUEST, body)
 
@@ -244,10 +359,6 @@ def table_event_prefix(table_id: str) -> bytes:
 def event_bytes(prefix: bytes, event: Message) -> bytes:
     """A ``ConnectResponse`` carrying a ``TableEvent``, as bytes (``prefix``: the table's id)."""
     return _field(_EVENT, prefix + _field(_TABLE_EVENT_EVENT, event.SerializeToString()))
-
-
-_BATCH = _number(_ConnectResponse, "batch")
-_BATCH_MESSAGES = _number(bot_service_pb2.ResponseBatch, "messages")
 
 
 def batch_bytes(messages: list[bytes]) -> bytes:

@@ -706,8 +706,7 @@ class Table:
     @property
     def game_seq(self) -> int:
         """The sequence number of the game's latest event (sent or about to be)."""
-        events = self.game.events_since(self._sent_seq)
-        return events[-1].seq if events else self._sent_seq
+        return max(self.game.last_seq, self._sent_seq)
 
     def resend_request(self, seat_index: int) -> None:
         """After a resume: sends the seat's open request again, with a fresh deadline."""
@@ -725,8 +724,8 @@ class Table:
 
     def _flush(self) -> None:
         """Sends every event not sent yet: each seat its own view, spectators the public one."""
-        events = self.game.events_since(self._sent_seq)
-        if not events:
+        game = self.game
+        if game.last_seq <= self._sent_seq:
             return
         # Who gets events: attached, present, and not a session that asked for none.
         receivers = [
@@ -738,8 +737,9 @@ class Table:
             and seat.session.wants_events
         ]
         if not receivers and not self.watchers:  # nobody to tell (observations-only seats)
-            self._sent_seq = events[-1].seq
+            self._sent_seq = game.last_seq
             return
+        events = game.events_since(self._sent_seq)
         prefix = self._event_prefix
         for event in events:
             public = self._event_proto(event, None)
@@ -846,6 +846,7 @@ class Table:
             table_id=self.id,
             tournament_id=self.spec.tournament_id,
             time_control=self._time_control_proto,
+            game=self.game,  # followed: each action is applied once, by the table
         )
 
     def _finish_replay(self, result: results_pb2.GameResult) -> replay_pb2.Replay:
@@ -866,17 +867,7 @@ class Table:
                 ),
                 result=result,
             )
-        game_result = self.game.result
-        assert game_result is not None
-        if not self._replay.game.is_over:
-            if game_result.reason is Termination.FORFEIT:
-                self._replay.finish(forfeit=self._forfeit, detail=result.detail)
-            elif game_result.reason is Termination.ABORTED:
-                self._replay.finish(aborted=True, detail=result.detail)
-            else:
-                self._replay.finish(detail=result.detail)
-        else:
-            self._replay.finish(detail=result.detail)
+        self._replay.finish(forfeit=self._forfeit, detail=result.detail)  # the game is over
         replay = self._replay.replay()
         replay.result.CopyFrom(result)
         return replay

@@ -98,10 +98,15 @@ class ReplayBuilder:
         builder.record_action(seat, action, think_ms, ActionOutcome.ACCEPTED)   # after each reply
         builder.finish()           # or finish(forfeit=Forfeit(...)), finish(aborted=True)
         write_replay(path, builder.replay())
+
+    Or it follows the caller's game (``start(..., game=game)``): the caller applies each action
+    before recording it, and ends the game itself (forfeit, abort) before ``finish``; the builder
+    then only records, with no second engine applying every action again.
     """
 
     def __init__(self) -> None:
         self._game: Game | None = None
+        self._following = False
         self._replay = replay_pb2.Replay()
         self._hand: replay_pb2.ReplayHand | None = None
 
@@ -128,15 +133,22 @@ class ReplayBuilder:
         table_id: str = "",
         tournament_id: str = "",
         time_control: table_pb2.TimeControl | None = None,
+        game: Game | None = None,
     ) -> None:
         """Begin the replay of a game of ``ruleset`` dealt from ``seed``.
 
         ``seats`` names the bot at each seat (a name, ``(name, version)`` or a
-        ``SeatAssignment``), all of them or none; ``start_time`` defaults to now (UTC).
+        ``SeatAssignment``), all of them or none; ``start_time`` defaults to now (UTC). ``game``:
+        follow that game (of this ruleset and seed, no action applied yet) instead of keeping one.
         """
         if self._game is not None:
             raise RuntimeError("the replay has already been started")
-        game = Game(ruleset, seed, events=False)
+        if game is None:
+            game = Game(ruleset, seed, events=False)
+        else:
+            if game.ruleset != ruleset or game.seed != seed or game.hand_results or game.actions:
+                raise ValueError("a followed game must be a new game of the same ruleset and seed")
+            self._following = True
         header = self._replay.header
         header.ruleset.CopyFrom(ruleset_to_proto(ruleset))
         header.seed = seed
@@ -180,10 +192,12 @@ class ReplayBuilder:
         """
         game = self.game
         hand = self._hand
-        if hand is None or game.is_over:
+        if hand is None or (game.is_over and not self._following):
             raise RuntimeError("the game is over: no more actions can be recorded")
         if outcome is ActionOutcome.REJECTED:
             message = action if isinstance(action, actions_pb2.Action) else action_to_proto(action)
+        elif self._following:  # the caller applied it already
+            message = action if isinstance(action, actions_pb2.Action) else _action_proto(action)
         else:
             engine_action = (
                 action_from_proto(action) if isinstance(action, actions_pb2.Action) else action
@@ -227,9 +241,12 @@ class ReplayBuilder:
             raise RuntimeError("the replay is already finished")
         if forfeit is not None and aborted:
             raise ValueError("a game ends by forfeit or by abort, not both")
-        if game.is_over and (forfeit is not None or aborted):
+        if self._following:
+            if not game.is_over:
+                raise ValueError("the followed game is not over: end it before finishing")
+        elif game.is_over and (forfeit is not None or aborted):
             raise ValueError("the game is already over: it cannot be forfeited or aborted")
-        if forfeit is not None:
+        elif forfeit is not None:
             game.forfeit(forfeit.seat, forfeit.detail or forfeit.kind.value)
         elif aborted:
             game.abort()
@@ -246,6 +263,20 @@ class ReplayBuilder:
         copy = replay_pb2.Replay()
         copy.CopyFrom(self._replay)
         return copy
+
+
+_ACTION_PROTOS: dict[Action, actions_pb2.Action] = {}
+_ACTION_PROTOS_KEPT = 4096
+
+
+def _action_proto(action: Action) -> actions_pb2.Action:
+    """``action_to_proto``, remembered: the same few hundred actions come in every game."""
+    message = _ACTION_PROTOS.get(action)
+    if message is None:
+        if len(_ACTION_PROTOS) >= _ACTION_PROTOS_KEPT:
+            _ACTION_PROTOS.clear()
+        message = _ACTION_PROTOS[action] = action_to_proto(action)
+    return message
 
 
 # Files ------------------------------------------------------------------------------------------
