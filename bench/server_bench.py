@@ -58,6 +58,13 @@ WINDOW_S = 2.0
 ECHO_PAYLOAD = b"r" * 1024
 """The echo request: about the size of an ActionRequest with its observation."""
 ECHO_SERVICE = "rookery.bench.Echo"
+MODES = {
+    "lean": "lean-bots",
+    "sdk_observations_only": "quiet-sdk-bots",
+    "sdk_events": "sdk-bots",
+    "sdk_observations_only_unbatched": "unbatched-quiet-sdk-bots",
+}
+"""The bot processes the server is measured with: mode name → child role."""
 CHILD_TIMEOUT_S = 60.0
 """The most a child process may take before the benchmark gives up on it."""
 
@@ -241,15 +248,15 @@ def bench_config(max_tables_per_session: int) -> Any:
     )
 
 
-async def run_rookery(*, events: bool) -> Measured:
-    """The server here, 64 tables kept going; the bots (SDK, 4 sessions) in a child process,
-    with every event or observations-only."""
+async def run_rookery(role: str) -> Measured:
+    """The server here, 64 tables kept going; the bots (4 sessions) in a child process of
+    ``role``: lean protocol bots, or the SDK with every event or observations-only."""
     from rookery.engine import Ruleset
     from rookery.server import RookeryServer, TableSpec, TimeControl
 
     server = RookeryServer(bench_config(TABLES))
     await server.start()
-    child = await spawn_child("bots" if events else "quiet-bots", server.target)
+    child = await spawn_child(role, server.target)
     stop = asyncio.Event()
     spec_args: dict[str, Any] = {
         "ruleset": Ruleset.preset("standard"),
@@ -280,7 +287,7 @@ async def run_rookery(*, events: bool) -> Measured:
         await server.stop(grace_s=0)
 
 
-async def bots_child(target: str, *, events: bool = True) -> None:
+async def bots_child(target: str, *, events: bool = True, batching: bool = True) -> None:
     """Child: the SDK runner with a fast deterministic bot on every seat of every table; with
     ``events`` the bot overrides ``on_event`` (full event streams), else it does not (the SDK then
     asks for observations only)."""
@@ -328,10 +335,80 @@ async def bots_child(target: str, *, events: bool = True) -> None:
 
     bot = Listening if events else Fast
     runner = asyncio.create_task(
-        arun_bot(bot, target, name="fast", sessions=SESSIONS, max_tables=TABLES, stop=stop)
+        arun_bot(
+            bot,
+            target,
+            name="fast",
+            sessions=SESSIONS,
+            max_tables=TABLES,
+            stop=stop,
+            batching=batching,
+        )
     )
     await measure(lambda: count, samples, stop, measuring, lambda: count + received)
     await asyncio.wait_for(runner, 10.0)
+
+
+async def lean_bots_child(target: str) -> None:
+    """Child: bots on the bare protocol, like the echo clients: 4 sessions offering batching and
+    observations-only, each answering every request of its tables with ``simple_action`` (open
+    the auction at the minimum, else pass; otherwise the first legal choice), the replies read
+    together sent together."""
+    from rookery.server.testing import simple_action
+    from rookery.v1 import bot_service_pb2 as pb
+    from rookery.v1 import bot_service_pb2_grpc
+
+    stop, measuring = asyncio.Event(), asyncio.Event()
+    count = 0
+    samples: list[float] = []
+    replied: dict[str, float] = {}
+
+    async def session(channel: grpc.aio.Channel) -> None:
+        nonlocal count
+        call = bot_service_pb2_grpc.BotServiceStub(channel).Connect()
+        hello = pb.Hello(name="fast", max_tables=TABLES, observations_only=True, batching=True)
+        await call.write(pb.ConnectRequest(hello=hello))
+        welcome = await call.read()
+        assert welcome.welcome.batching, welcome
+        while not stop.is_set():
+            message = await call.read()
+            if message is grpc.aio.EOF:
+                return
+            now = time.perf_counter()
+            batch = message.batch.messages if message.HasField("batch") else (message,)
+            replies = []
+            for inner in batch:
+                if not inner.HasField("action_request"):
+                    continue
+                request = inner.action_request
+                sent = replied.get(request.table_id)
+                if sent is not None and measuring.is_set():
+                    samples.append(now - sent)
+                replies.append(
+                    pb.ActionReply(
+                        table_id=request.table_id,
+                        request_id=request.request_id,
+                        action=simple_action(request),
+                    )
+                )
+            if not replies:
+                continue
+            count += len(replies)
+            sent_at = time.perf_counter()
+            for reply in replies:
+                replied[reply.table_id] = sent_at
+            if len(replies) == 1:
+                await call.write(pb.ConnectRequest(action_reply=replies[0]))
+            else:
+                await call.write(pb.ConnectRequest(batch=pb.ReplyBatch(replies=replies)))
+        call.cancel()
+
+    channels = [grpc.aio.insecure_channel(target) for _ in range(SESSIONS)]
+    sessions = [asyncio.create_task(session(channel)) for channel in channels]
+    await measure(lambda: count, samples, stop, measuring)
+    await asyncio.wait(sessions, timeout=5.0)
+    for channel in channels:
+        await channel.close()
 
 
 # (d) memory per table --------------------------------------------------------------------------
@@ -396,10 +473,7 @@ async def orchestrate() -> int:
     configure_logging("error", json=False)
     per_table = await run_memory()
     echo = await run_echo()
-    modes = {
-        "events": await run_rookery(events=True),
-        "observations_only": await run_rookery(events=False),
-    }
+    modes = {mode: await run_rookery(role) for mode, role in MODES.items()}
     emit("echo_round_trips_per_s", echo.rate, "msgs/s")
     emit("echo_rtt_p50", echo.p50 * 1000, "ms")
     emit("echo_rtt_p99", echo.p99 * 1000, "ms")
@@ -430,8 +504,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     children: dict[str, Callable[[str], Coroutine[Any, Any, None]]] = {
         "echo-clients": echo_clients,
-        "bots": bots_child,
-        "quiet-bots": functools.partial(bots_child, events=False),
+        "lean-bots": lean_bots_child,
+        "sdk-bots": bots_child,
+        "quiet-sdk-bots": functools.partial(bots_child, events=False),
+        "unbatched-quiet-sdk-bots": functools.partial(bots_child, events=False, batching=False),
         "holders": holders_child,
     }
     parser.add_argument("--role", choices=tuple(children), default=None)
