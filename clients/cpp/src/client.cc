@@ -24,6 +24,7 @@ const char* const kUsage =
     "  --games N              exit after N finished games (default 0: until stopped)\n"
     "  --connect-timeout S    seconds to wait for the server at start (default 10)\n"
     "  --verbose              log every action\n"
+    "  --no-batching          send and receive every message alone (default: batching)\n"
     "exit codes: 0 done; 1 unexpected error; 2 bad arguments; 3 token rejected;\n"
     "4 server unreachable; 5 session refused by the server";
 
@@ -75,6 +76,10 @@ Config ParseConfig(int argc, char** argv, const std::string& default_name) {
       c.verbose = true;
       continue;
     }
+    if (flag == "--no-batching") {
+      c.batching = false;
+      continue;
+    }
     if (!value) {
       if (i + 1 >= argc) throw Usage(flag + " needs a value");
       value = argv[++i];
@@ -95,7 +100,35 @@ Config ParseConfig(int argc, char** argv, const std::string& default_name) {
 std::string Stats::ToString() const {
   return "games=" + std::to_string(games) + " actions=" + std::to_string(actions) +
          " fallbacks=" + std::to_string(fallbacks) + " rejections=" + std::to_string(rejections) +
-         " reconnects=" + std::to_string(reconnects) + " resumes=" + std::to_string(resumes);
+         " reconnects=" + std::to_string(reconnects) + " resumes=" + std::to_string(resumes) +
+         " batches_received=" + std::to_string(batches_received) +
+         " batches_sent=" + std::to_string(batches_sent);
+}
+
+std::vector<v1::ConnectRequest> Pack(std::vector<v1::ConnectRequest> requests, bool batching) {
+  if (!batching || requests.size() < 2) return requests;
+  std::vector<v1::ConnectRequest> packed;
+  std::vector<v1::ConnectRequest> run;  // consecutive replies
+  auto flush = [&] {
+    if (run.size() == 1) {
+      packed.push_back(std::move(run.front()));
+    } else if (run.size() > 1) {
+      v1::ConnectRequest batch;
+      for (auto& reply : run) *batch.mutable_batch()->add_replies() = std::move(*reply.mutable_action_reply());
+      packed.push_back(std::move(batch));
+    }
+    run.clear();
+  };
+  for (auto& request : requests) {
+    if (request.has_action_reply()) {
+      run.push_back(std::move(request));
+      continue;
+    }
+    flush();
+    packed.push_back(std::move(request));
+  }
+  flush();
+  return packed;
 }
 
 namespace {
@@ -157,6 +190,21 @@ std::string StatusText(const grpc::Status& status) {
 class Runner {
  public:
   Runner(const Config& config, const BotFactory& factory) : config_(config), factory_(factory) {}
+
+  // Handles one server message and returns what to send for it: the replies ready together packed
+  // into one ReplyBatch when the stream's Welcome agreed to batching. `done` is set when
+  // --games is reached.
+  std::vector<v1::ConnectRequest> Receive(const v1::ConnectResponse& message, bool batching, bool& done) {
+    std::vector<v1::ConnectRequest> out;
+    done = Handle(message, out);
+    auto packed = Pack(std::move(out), batching);
+    for (const auto& request : packed) {
+      if (request.has_batch()) stats_.batches_sent++;
+    }
+    return packed;
+  }
+
+  const Stats& stats() const { return stats_; }
 
   Stats Run() {
     grpc::ChannelArguments args;
@@ -234,6 +282,7 @@ class Runner {
     hello->set_token(config_.token);
     hello->set_max_tables(config_.max_tables);
     hello->set_client("rookery-cpp/0.1");
+    hello->set_batching(config_.batching);
     if (session_id_) {
       auto* resume = hello->mutable_resume();
       resume->set_session_id(*session_id_);
@@ -288,6 +337,7 @@ class Runner {
     if (welcome.resumed()) stats_.resumes++;
     session_id_ = welcome.session_id();
     resume_secret_ = welcome.resume_secret();
+    bool batching = welcome.batching();
     end.welcomed = true;
     Log("session " + welcome.session_id() + (welcome.resumed() ? " resumed" : " started") + " as \"" +
         config_.name + "\" at " + config_.server + " (server " + welcome.server_version() +
@@ -309,7 +359,11 @@ class Runner {
         else end.status = *status;
         return end;
       }
-      if (Handle(std::get<v1::ConnectResponse>(*item), stream)) {
+      bool done = false;
+      for (const auto& request : Receive(std::get<v1::ConnectResponse>(*item), batching, done)) {
+        stream.Write(request);
+      }
+      if (done) {
         stream.WritesDone();
         end.done = true;
         return end;
@@ -331,7 +385,8 @@ class Runner {
     it->second.bot->OnEvent(table_event.event());
   }
 
-  void Reply(const std::string& table_id, uint64_t request_id, const v1::Action& action, Stream& stream) {
+  void Reply(const std::string& table_id, uint64_t request_id, const v1::Action& action,
+             std::vector<v1::ConnectRequest>& out) {
     if (config_.verbose) {
       Log("table " + table_id + " request " + std::to_string(request_id) + ": " + ActionText(action));
     }
@@ -341,12 +396,20 @@ class Runner {
     reply->set_table_id(table_id);
     reply->set_request_id(request_id);
     *reply->mutable_action() = action;
-    stream.Write(request);
+    out.push_back(std::move(request));
   }
 
-  // Handles one server message; true when --games is reached.
-  bool Handle(const v1::ConnectResponse& message, Stream& stream) {
+  // Handles one server message (each message of a batch in turn, in order); queues replies in
+  // `out`; true when --games is reached.
+  bool Handle(const v1::ConnectResponse& message, std::vector<v1::ConnectRequest>& out) {
     switch (message.message_case()) {
+      case v1::ConnectResponse::kBatch: {
+        stats_.batches_received++;
+        for (const auto& inner : message.batch().messages()) {
+          if (Handle(inner, out)) return true;
+        }
+        break;
+      }
       case v1::ConnectResponse::kTableJoined: {
         const auto& joined = message.table_joined();
         Log("joined table " + joined.table_id() + " at seat " + std::to_string(joined.seat()));
@@ -390,7 +453,7 @@ class Runner {
         }
         table.open = request;
         table.retried = false;
-        if (action) Reply(table_id, request.request_id(), *action, stream);
+        if (action) Reply(table_id, request.request_id(), *action, out);
         break;
       }
       case v1::ConnectResponse::kActionRejected: {
@@ -405,7 +468,7 @@ class Runner {
             it->second.open->request_id() == rejected.request_id() && !it->second.retried) {
           it->second.retried = true;
           if (auto first = FirstLegal(it->second.open->legal_actions())) {
-            Reply(rejected.table_id(), rejected.request_id(), *first, stream);
+            Reply(rejected.table_id(), rejected.request_id(), *first, out);
           }
         }
         break;
@@ -443,5 +506,18 @@ class Runner {
 }  // namespace
 
 Stats Run(const Config& config, const BotFactory& factory) { return Runner(config, factory).Run(); }
+
+Handled HandleMessages(const Config& config, const BotFactory& factory,
+                       const std::vector<v1::ConnectResponse>& messages, bool batching) {
+  Runner runner(config, factory);
+  Handled handled;
+  for (const auto& message : messages) {
+    bool done = false;
+    for (auto& request : runner.Receive(message, batching, done)) handled.sent.push_back(std::move(request));
+    if (done) break;
+  }
+  handled.stats = runner.stats();
+  return handled;
+}
 
 }  // namespace rookery

@@ -44,6 +44,9 @@ struct Config {
   std::chrono::milliseconds connect_timeout{10000};
   std::chrono::milliseconds reconnect_timeout{60000};
   bool verbose = false;
+  // Offer batching (Hello.batching): several messages per gRPC message both ways when the server
+  // agrees. On by default; --no-batching turns it off.
+  bool batching = true;
   bool help = false;
 };
 
@@ -73,11 +76,28 @@ struct Stats {
   int rejections = 0;  // ActionRejected messages received
   int reconnects = 0;  // streams re-opened after a drop
   int resumes = 0;     // reconnections the server accepted as resumes
+  int batches_received = 0;  // ConnectResponse.batch messages received
+  int batches_sent = 0;      // ConnectRequest.batch messages sent
   std::string ToString() const;
 };
 
 // Plays until config.games games are finished (forever when 0). Throws ClientError when the token
 // or the session is refused, or when the server stays unreachable.
 Stats Run(const Config& config, const BotFactory& factory);
+
+// The messages to send for `requests`: with `batching` (the Welcome agreed to it), each run of two
+// or more consecutive replies packed into one ReplyBatch; otherwise `requests` unchanged.
+std::vector<v1::ConnectRequest> Pack(std::vector<v1::ConnectRequest> requests, bool batching);
+
+// What the runner did with some server messages, without a network (for tests).
+struct Handled {
+  std::vector<v1::ConnectRequest> sent;  // what it would write to the stream, in order
+  Stats stats;
+};
+
+// Hands `messages` to a runner as if they came after a Welcome (with batching as given), each
+// message's replies written before the next message is read; what it would send.
+Handled HandleMessages(const Config& config, const BotFactory& factory,
+                       const std::vector<v1::ConnectResponse>& messages, bool batching);
 
 }  // namespace rookery
