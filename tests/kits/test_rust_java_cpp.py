@@ -112,6 +112,9 @@ def test_rust_kit_unit_tests_pass_under_cargo_test(built_kits: BuiltKits) -> Non
 
     assert re.search(r"test result: ok\. 1\d passed; 0 failed", output), output
     assert "test sample::tests::plays_the_cheapest_winning_card ... ok" in output, output
+    assert re.search(r"test client::tests::a_batch_is_handled_in_order\w* \.\.\. ok", output), (
+        output
+    )
 
 
 def test_java_kit_unit_tests_pass_under_surefire(built_kits: BuiltKits) -> None:
@@ -119,12 +122,14 @@ def test_java_kit_unit_tests_pass_under_surefire(built_kits: BuiltKits) -> None:
 
     assert "Tests run: 6, Failures: 0, Errors: 0, Skipped: 0" in output, output  # CardsTest
     assert "Tests run: 11, Failures: 0, Errors: 0, Skipped: 0" in output, output  # SampleBotTest
+    assert "Tests run: 3, Failures: 0, Errors: 0, Skipped: 0" in output, output  # BotRunnerTest
 
 
 def test_cpp_kit_unit_tests_pass_under_ctest(built_kits: BuiltKits) -> None:
     output = built_kits["cpp"].output
 
-    assert "100% tests passed, 0 tests failed out of 17" in output, output
+    assert "100% tests passed, 0 tests failed out of 21" in output, output
+    assert re.search(r"Client\.HandlesABatchInOrder\w+ \.+ +Passed", output), output
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
