@@ -2,24 +2,29 @@
 
 Run alone with ``.venv/bin/python bench/server_bench.py``; prints ``name value unit`` lines:
 
-(a) actions/s through the server with 64 concurrent tables, the bots (the SDK, a fast
-    deterministic bot, 4 sessions of one bot name) in a separate process, twice: with full event
-    streams (every seat gets every event: the bot overrides ``on_event``) and observations-only
-    (``Hello.observations_only``: the bot acts on each request's observation and gets no events);
+(a) actions/s through the server with 64 concurrent tables, the bots (4 sessions of one bot name,
+    batching offered) in a separate process, in four layouts: ``lean``, bots on the bare protocol
+    like the echo's clients (observations-only, each request answered at once from its legal
+    actions: what the server alone sustains); the SDK runner with a fast deterministic bot,
+    observations-only (``Hello.observations_only``: it acts on each request's observation and gets
+    no events) and with full event streams (every seat gets every event: the bot overrides
+    ``on_event``); and the SDK observations-only without batching (one message per gRPC message);
 (b) a bare grpc.aio bidirectional echo at 64 streams in the same layout (server here, clients in
     a separate process over 4 connections, a ~1 KiB request echoed), and the ratios (a)/(b);
 (c) the move round trip p50/p99 (a bot's reply sent → the next ActionRequest of that table
     received: the move applied and the next seat asked) beside the echo's round trip;
 (d) server memory per table with 2,000 tables open (RSS delta / 2,000, games in progress).
 
-The three load parts run one after the other, echo first, each for the same time.
+The load parts run one after the other, each for the same time, the echo first and again last
+(its figures are over both runs' windows, so a drift of the machine's load between the parts
+does not favour either side).
 
 Throughputs are the median of several measurement windows after a warm-up. Rates and latencies
 depend on what else the machine runs; the CPU time each process spends per operation (over the
 same windows) does not, so it is printed too, with the ratio of the server's CPU per action to
 the echo server's per round trip, and how many messages reach the bots per action (one request
 plus every seat's copy of each event, against the echo's one). Every part is bounded in time.
-The same script is the child process (``--role bots|echo-clients|holders``).
+The same script is the child process (``--role ROLE``, one per layout).
 """
 
 from __future__ import annotations
@@ -88,6 +93,19 @@ class Measured:
     def rate(self) -> float:
         """The median window's rate."""
         return statistics.median(self.rates)
+
+    def combined(self, other: Measured) -> Measured:
+        """Two runs of the same load as one: every window, percentiles of the slower, CPU summed."""
+        slower = self if self.p50 >= other.p50 else other
+        return Measured(
+            rates=self.rates + other.rates,
+            p50=slower.p50,
+            p99=slower.p99,
+            operations=self.operations + other.operations,
+            client_cpu_s=self.client_cpu_s + other.client_cpu_s,
+            messages=self.messages + other.messages,
+            server_cpu_s=self.server_cpu_s + other.server_cpu_s,
+        )
 
     @property
     def client_cpu_us(self) -> float:
@@ -472,8 +490,9 @@ async def orchestrate() -> int:
 
     configure_logging("error", json=False)
     per_table = await run_memory()
-    echo = await run_echo()
+    before = await run_echo()
     modes = {mode: await run_rookery(role) for mode, role in MODES.items()}
+    echo = before.combined(await run_echo())  # before and after: the machine's load drifts
     emit("echo_round_trips_per_s", echo.rate, "msgs/s")
     emit("echo_rtt_p50", echo.p50 * 1000, "ms")
     emit("echo_rtt_p99", echo.p99 * 1000, "ms")

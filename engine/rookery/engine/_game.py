@@ -991,9 +991,11 @@ class Game:
         partner = -1
         if self._partner >= 0 and (self._partner_shown or seat == self._partner):
             partner = self._partner
+        sides = rules.sides
         points = [0] * rules.num_sides
         for holder, value in enumerate(self._won):
-            points[rules.side_of(holder)] += value
+            if value:
+                points[sides[holder]] += value
         if self._phase is _PLAY:
             leader = self._lead if self._trick else self._current
             current = Trick(leader, self._seated(leader, self._trick), -1, self._trick_points)
@@ -1022,7 +1024,7 @@ class Game:
             completed_tricks=self._completed_tricks(),
             points_captured=tuple(points),
             scores=tuple(self._scores),
-            sides=rules.sides,
+            sides=sides,
         )
 
     def _completed_tricks(self) -> tuple[Trick, ...]:
@@ -1040,7 +1042,7 @@ class Game:
     def _seated(self, leader: int, cards: Sequence[int]) -> tuple[tuple[int, int], ...]:
         """``(seat, card)`` pairs of cards played clockwise from ``leader``."""
         players = self._players
-        return tuple(((leader + index) % players, card) for index, card in enumerate(cards))
+        return tuple([((leader + index) % players, card) for index, card in enumerate(cards)])
 
     def public_view(self) -> Observation:
         """What a spectator may know: public information only (``seat = -1``)."""
