@@ -1028,13 +1028,17 @@ class Game:
         )
 
     def _completed_tricks(self) -> tuple[Trick, ...]:
-        """The hand's completed tricks as Trick values (built once per completed trick)."""
+        """The hand's completed tricks as Trick values (each built once, when it completes)."""
         tricks = self._tricks
         seen, count, completed = self._tricks_seen
-        if seen is not tricks or count != len(tricks):
-            completed = tuple(
-                Trick(leader, self._seated(leader, cards), winner, points)
-                for leader, cards, winner, points in tricks
+        if seen is not tricks or count > len(tricks):  # another hand (or a rewound copy)
+            count, completed = 0, ()
+        if count != len(tricks):
+            completed += tuple(
+                [
+                    Trick(leader, self._seated(leader, cards), winner, points)
+                    for leader, cards, winner, points in tricks[count:]
+                ]
             )
             self._tricks_seen = (tricks, len(tricks), completed)
         return completed

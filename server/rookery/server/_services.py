@@ -57,6 +57,11 @@ async def _abort(context: Any, code: grpc.StatusCode, details: str) -> NoReturn:
 
 _cutting: set[asyncio.Task[None]] = set()
 
+_GATHER_TICKS = 2
+"""Event-loop turns a batching writer waits before it sends: the tables woken by the replies
+just read queue their requests in the first, and in the second what other sessions' replies woke.
+Measured at 64 tables: batches of 7.6 messages sent at once, 10.4 after one turn, 15 after two
+(of 16 possible), the server's CPU per action down by about a tenth from one to two."""
 _BATCH_MESSAGES = 256
 """The most messages one ConnectResponse.batch carries."""
 _BATCH_BYTES = 256 * 1024
@@ -170,7 +175,8 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
             while True:
                 message = await queue.get()
                 if type(message) is not CloseStream and batching:
-                    await asyncio.sleep(0)  # let the tables woken with this one queue theirs
+                    for _ in range(_GATHER_TICKS):  # let the other woken tables queue theirs
+                        await asyncio.sleep(0)
                     # Whatever else is queued now goes along in the same message.
                     message, count, closing = _take_batch(message, queue)  # type: ignore[arg-type]
                     if count > 1:
