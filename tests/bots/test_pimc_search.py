@@ -7,7 +7,7 @@ import random
 
 from rookery.client.bots import HeuristicPolicy
 from rookery.client.bots.pimc import distinct_cards
-from rookery.engine import PRESETS, Game, Observation, Phase, cards_of, parse_cards
+from rookery.engine import PRESETS, Game, Observation, Phase, Trick, cards_of, parse_cards
 
 
 def _play_observation() -> Observation:
@@ -51,3 +51,13 @@ def test_every_legal_card_is_a_candidate_or_equivalent_to_one() -> None:
     kept = distinct_cards(obs, obs.hand)
     assert set(kept) <= set(cards_of(obs.hand))
     assert len(kept) >= len({card // 14 for card in cards_of(obs.hand)})
+
+
+def test_a_card_of_the_trick_under_way_splits_a_class() -> None:
+    obs = _play_observation()
+    cards = parse_cards("B6 B8")
+    hand = (obs.hand & ~parse_cards(" ".join(f"B{rank}" for rank in range(1, 15)))) | cards
+    leader = (obs.seat + 3) % 4
+    trick = Trick(leader, ((leader, parse_cards("B7").bit_length() - 1),), -1, 0)
+    following = dataclasses.replace(obs, hand=hand, current_trick=trick)
+    assert [f"B{card % 14 + 1}" for card in distinct_cards(following, cards)] == ["B6", "B8"]

@@ -494,9 +494,11 @@ class PimcPolicy:
 
 def distinct_cards(obs: Observation, legal: int) -> list[int]:
     """The legal cards, one per class of equivalent cards: of one suit, worth the same points,
-    with no card between them that another seat or the hidden cards may hold."""
+    with no card between them that another seat or the hidden cards may hold, or that lies in
+    the trick under way."""
+    # The cards of the trick under way split a class too: B6 and B8 do not play alike on B7.
     played = 0
-    for trick in (*obs.completed_tricks, obs.current_trick):
+    for trick in obs.completed_tricks:
         for _, card in trick.cards:
             played |= 1 << card
     outside = obs.ruleset.deck_mask & ~played & ~obs.hand
