@@ -160,3 +160,16 @@ async def test_a_resumed_batching_session_gets_its_welcome_alone_then_batches(
         if table.game.current_player == 0:
             assert kinds == ["table_snapshot", "action_request"]
         call.cancel()
+
+
+async def test_a_batch_beyond_the_reply_limit_ends_the_stream_with_invalid_argument(
+    server: RookeryServer, bots: Callable[..., RawBot]
+) -> None:
+    bot = bots(server.target, "amplifier", batching=True)
+    await bot.connect()
+    reply = pb.ActionReply(table_id="t-x", request_id=1)
+    await bot.send(pb.ConnectRequest(batch=pb.ReplyBatch(replies=[reply] * 1025)))
+    assert await bot.status() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "at most 1024" in (await bot.call.details())
+    rejections = [m for m in bot.received if m.WhichOneof("message") == "action_rejected"]
+    assert not rejections  # refused whole: not one reply of it was handled

@@ -68,6 +68,21 @@ _BATCH_BYTES = 256 * 1024
 """About the most bytes one ConnectResponse.batch carries (a bigger message goes alone)."""
 
 
+MAX_REPLIES_PER_BATCH = 1024
+"""The most replies one ReplyBatch may carry (each may draw a rejection: no flood amplifier)."""
+
+
+def _batch_problem(session: Session, replies: int) -> str:
+    """Why a ReplyBatch of ``replies`` replies is refused on this stream ("" when it is not)."""
+    if not session.batching:
+        return "a ReplyBatch on a stream whose Hello did not offer batching"
+    if not replies:
+        return "an empty ReplyBatch: a batch carries at least one reply"
+    if replies > MAX_REPLIES_PER_BATCH:
+        return f"a ReplyBatch of {replies} replies: a batch carries at most {MAX_REPLIES_PER_BATCH}"
+    return ""
+
+
 def _encoded(message: _ConnectResponse | bytes) -> bytes:
     return message if type(message) is bytes else message.SerializeToString()  # type: ignore[union-attr]
 
@@ -318,14 +333,9 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
                     session.handle_reply(request.action_reply, allowed=allowed)
                 elif kind == "batch":
                     replies = request.batch.replies
-                    if not session.batching or not replies:
-                        session.close(
-                            _Code.INVALID_ARGUMENT,
-                            "an empty ReplyBatch: a batch carries at least one reply"
-                            if session.batching
-                            else "a ReplyBatch on a stream whose Hello did not offer batching",
-                            generation,
-                        )
+                    problem = _batch_problem(session, len(replies))
+                    if problem:
+                        session.close(_Code.INVALID_ARGUMENT, problem, generation)
                         return
                     session.reply_batches += 1
                     session.handle_reply(replies[0], allowed=allowed)
