@@ -7,11 +7,11 @@ import statistics
 import time
 
 from rookery.client.bots import HeuristicPolicy, PimcParameters, PimcPolicy
-from rookery.engine import PRESETS, Game
+from rookery.engine import PRESETS, Game, Phase
 
 
-def _searched_decisions(pimc: PimcPolicy, hands: int) -> list[tuple[int, float, float]]:
-    """(samples, wall seconds, CPU seconds) of every pimc decision that searched."""
+def _searched_decisions(pimc: PimcPolicy, hands: int) -> list[tuple[int, float, float, bool]]:
+    """(samples, wall seconds, CPU seconds, a card?) of every pimc decision that searched."""
     rules = PRESETS["standard"].replace(max_hands=hands)
     heuristic = HeuristicPolicy()
     game = Game(rules, 21, events=False)
@@ -26,7 +26,8 @@ def _searched_decisions(pimc: PimcPolicy, hands: int) -> list[tuple[int, float, 
             action = pimc(obs, obs.legal_actions(), rng)
             wall, cpu = time.perf_counter() - started, time.process_time() - cpu
             if pimc.last_search.samples:
-                decisions.append((pimc.last_search.samples, wall, cpu))
+                card = obs.phase is Phase.PLAY
+                decisions.append((pimc.last_search.samples, wall, cpu, card))
         else:
             action = heuristic(obs, obs.legal_actions(), rng)
         game.apply(action)
@@ -34,23 +35,31 @@ def _searched_decisions(pimc: PimcPolicy, hands: int) -> list[tuple[int, float, 
 
 
 def test_pimc_uses_exactly_its_sample_budget_without_a_time_budget() -> None:
-    decisions = _searched_decisions(PimcPolicy(PimcParameters(time_budget=None, samples=5)), 2)
+    pimc = PimcPolicy(PimcParameters(time_budget=None, samples=5, exchange_scale=3, bid_scale=2))
+    decisions = _searched_decisions(pimc, 2)
 
     assert len(decisions) > 20
-    assert {samples for samples, _, _ in decisions} == {5}
+    assert {samples for samples, _, _, card in decisions if card} == {5}
+    # The bids search twice the samples, the exchange three times.
+    assert 10 in {samples for samples, _, _, card in decisions if not card}
+    assert {samples for samples, _, _, card in decisions if not card} <= {10, 15}
 
 
 def test_pimc_keeps_its_time_budget() -> None:
     budget = 0.03
-    pimc = PimcPolicy(PimcParameters(time_budget=budget, samples=10_000))
+    pimc = PimcPolicy(
+        PimcParameters(time_budget=budget, samples=10_000, exchange_scale=2, bid_scale=2)
+    )
 
     decisions = _searched_decisions(pimc, 2)
 
     assert len(decisions) > 20
     # The deadline is checked between playouts: the work never runs more than one past it. CPU
     # time, because the wall clock also counts whatever the machine gave to other processes.
-    assert max(cpu for _, _, cpu in decisions) <= budget + 0.01
-    assert statistics.median(samples for samples, _, _ in decisions) > 1
+    # The bids and the exchange have twice the budget of a card.
+    assert max(cpu for _, _, cpu, card in decisions if card) <= budget + 0.01
+    assert max(cpu for _, _, cpu, _ in decisions) <= 2 * budget + 0.01
+    assert statistics.median(samples for samples, _, _, _ in decisions) > 1
 
 
 def test_pimc_default_budget_plays_a_hand_in_a_few_seconds() -> None:
@@ -66,5 +75,6 @@ def test_pimc_default_budget_plays_a_hand_in_a_few_seconds() -> None:
         obs = game.observation_for(seat)
         policy = pimc if seat % 2 == 0 else heuristic
         game.apply(policy(obs, obs.legal_actions(), rng))
-    # Two pimc seats, about 13 searched decisions each, 50 ms at most each.
-    assert time.perf_counter() - started < 3.0
+    # Two pimc seats, about 13 searched cards each at 100 ms at most, and a bid or two and the
+    # exchange at 200 ms at most.
+    assert time.perf_counter() - started < 6.0

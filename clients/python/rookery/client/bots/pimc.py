@@ -47,6 +47,7 @@ from ._bot import PolicyBot
 from ._play import choose_play, known_friends, play_view_from_observation
 from ._sampling import Inference, Sample, sample_hands
 from ._simulate import HandSimulation, game_utility, hand_utility
+from ._solve import EndgameSolver, solvable
 from .heuristic import HeuristicPolicy, best_trump, bury_candidates, call_card
 
 __all__ = ["PimcBot", "PimcParameters", "PimcPolicy", "SearchStats", "distinct_cards"]
@@ -75,10 +76,19 @@ class PimcParameters:
     (0, the default: uniform samples; 8 measured no better against the heuristic);
     ``infer_spread``: how soft that reading is, in units of the heuristic model's residual
     spread.
+    ``exchange_scale`` and ``bid_scale``: the trump, bury and call searches, and the bidding
+    search, get this many times the samples and the time budget of a card to play (a hand has
+    one exchange and a bid or two, but a dozen cards to play). ``trump_buries``: how many of
+    the heuristic's best buries for each suit the trump search tries.
+    ``endgame_tricks``: with this many tricks left or fewer (two sides), every candidate card
+    is valued on every sample by solving the rest of the hand exactly (``EndgameSolver``)
+    instead of by a heuristic playout (0: never).
+    ``bid_nest_trump``: the bidding search plays each sample in the trump the heuristic would
+    name on seeing that sample's nest (one playout a sample), not every suit for all samples.
     """
 
-    time_budget: float | None = 0.05
-    samples: int = 32
+    time_budget: float | None = 0.1
+    samples: int = 64
     prune_every: int = 8
     prune_margin: float = 20.0
     bury_candidates: int = 4
@@ -91,6 +101,11 @@ class PimcParameters:
     game_aware: bool = True
     infer_tries: int = 0
     infer_spread: float = 0.5
+    exchange_scale: float = 2.0
+    bid_scale: float = 2.0
+    trump_buries: int = 1
+    endgame_tricks: int = 0
+    bid_nest_trump: bool = True
 
 
 def _bits(mask: int) -> list[int]:
@@ -149,6 +164,7 @@ class PimcPolicy:
         self._bid_cache: dict[tuple[int, int, int], int] = {}
         self._trump_cache: dict[tuple[int, int, int], int] = {}
         self._time_budget = self.parameters.time_budget
+        self._time_limit: float | None = None
         self.last_search = SearchStats(0, 0.0)
         """The search of the last decision (no search: 0 samples)."""
 
@@ -162,9 +178,12 @@ class PimcPolicy:
         rng: random.Random,
         *,
         time_budget: float | None,
+        time_limit: float | None = None,
     ) -> Action:
-        """The action for ``obs``, searching at most ``time_budget`` seconds (``None``: samples)."""
+        """The action for ``obs``, searching at most ``time_budget`` seconds (``None``: samples)
+        for a card, the exchange and bidding scales of it for those, never over ``time_limit``."""
         self._time_budget = time_budget
+        self._time_limit = time_limit
         self.last_search = SearchStats(0, 0.0)
         phase = legal.phase
         if phase is Phase.PLAY:
@@ -197,8 +216,14 @@ class PimcPolicy:
         )
         return lambda rng: inference.sample(obs, rng)
 
-    def _budget(self) -> _Budget:
-        return _Budget(self.parameters.samples, self._time_budget)
+    def _budget(self, scale: float = 1.0) -> _Budget:
+        samples = max(1, round(self.parameters.samples * scale))
+        seconds = self._time_budget
+        if seconds is not None:
+            seconds *= scale
+        if self._time_limit is not None:
+            seconds = self._time_limit if seconds is None else min(seconds, self._time_limit)
+        return _Budget(samples, seconds)
 
     def _record(self, budget: _Budget) -> None:
         self.last_search = SearchStats(budget.count, budget.elapsed)
@@ -213,6 +238,8 @@ class PimcPolicy:
         totals = dict.fromkeys(cards, 0.0)
         sampler = self._sampler(obs)
         budget = self._budget()
+        tricks_left = obs.ruleset.hand_size - len(obs.completed_tricks)
+        solve = tricks_left <= self.parameters.endgame_tricks and solvable(obs.ruleset)
         prune_every = self.parameters.prune_every
         while budget.more():
             if prune_every and budget.count and budget.count % prune_every == 0:
@@ -225,13 +252,17 @@ class PimcPolicy:
             hands, buried, _ = sampler(rng)
             base = HandSimulation.from_observation(obs, hands)
             base.buried_points = mask_points(buried)
+            solver = EndgameSolver(base) if solve else None
             values = []
             for card in cards:
                 if budget.expired():
                     break
                 sim = base.clone()
                 sim.play(card)
-                sim.play_out()
+                if solver is None:
+                    sim.play_out()
+                else:
+                    _finish(sim, solver.points(sim))
                 values.append(self._utility(sim, obs))
             else:
                 for card, value in zip(cards, values, strict=True):
@@ -272,7 +303,7 @@ class PimcPolicy:
             return PASS
         candidates: list[Action] = [PASS, bid_action(legal.bids[0])]
         totals = [0.0, 0.0]
-        budget = self._budget()
+        budget = self._budget(self.parameters.bid_scale)
         while budget.more():
             deal = sample_deal(obs, rng)
             values = []
@@ -320,14 +351,17 @@ class PimcPolicy:
             return cached
         rules = obs.ruleset
         bids = list(range(rules.min_bid, rules.effective_max_bid + 1, rules.bid_step))
-        # worth[trump][bid index]: summed worth over the samples.
-        worth = [[0.0] * len(bids) for _ in range(4)]
+        # worth[trump][bid index]: summed worth over the samples. Naming trump on seeing the
+        # nest (``bid_nest_trump``): one row, each sample with its own trump.
+        nest_trump = self.parameters.bid_nest_trump
+        worth = [[0.0] * len(bids) for _ in range(1 if nest_trump else 4)]
         sampler = self._sampler(obs)
-        budget = self._budget()
+        budget = self._budget(self.parameters.bid_scale)
         while budget.more():
             hands, nest, _ = sampler(rng)
             rows = []
-            for trump in range(4):
+            trumps = [best_trump(hands[obs.seat] | nest, rules)[0]] if nest_trump else range(4)
+            for trump in trumps:
                 if budget.expired():
                     break
                 sim = self._simulate_contract(rules, obs.seat, hands, nest, trump)
@@ -349,7 +383,7 @@ class PimcPolicy:
         limit = 0
         threshold = self.pass_value(obs) * budget.count
         for index, amount in enumerate(bids):
-            if max(worth[trump][index] for trump in range(4)) >= threshold:
+            if max(row[index] for row in worth) >= threshold:
                 limit = amount
         if len(self._bid_cache) > 64:
             self._bid_cache.clear()
@@ -425,7 +459,7 @@ class PimcPolicy:
         rules = obs.ruleset
         totals = [0.0] * len(candidates)
         sampler = self._sampler(obs)
-        budget = self._budget()
+        budget = self._budget(self.parameters.exchange_scale)
         while budget.more():
             hands = sampler(rng).hands
             hands[obs.seat] = obs.hand | obs.buried
@@ -461,7 +495,13 @@ class PimcPolicy:
                 (trump, obs.buried, None) for trump in range(4)
             ]
         else:
-            candidates = [(trump, None, None) for trump in range(4)]
+            count = self.parameters.trump_buries
+            hand = obs.hand | obs.buried
+            candidates = [
+                (trump, bury, None)
+                for trump in range(4)
+                for bury in bury_candidates(hand, trump, obs.ruleset.nest_size, count)
+            ]
         index = self._exchange_search(obs, rng, candidates)
         choice = candidates[index][0] if index >= 0 else self._heuristic.trump(obs)
         self._trump_cache[key] = choice
@@ -490,6 +530,21 @@ class PimcPolicy:
             (trump, obs.buried, card) for card in options
         ]
         return options[max(self._exchange_search(obs, rng, candidates), 0)]
+
+
+def _finish(sim: HandSimulation, points: int) -> None:
+    """End ``sim`` with the bidding side winning ``points`` of what is left, the other side
+    the rest (two sides: ``side_deltas`` only counts points per side)."""
+    if sim.is_over:
+        return
+    left = sim.trick_points + sim.last_trick_bonus
+    for hand in sim.hands:
+        left += mask_points(hand)
+    bidding = sim.bidding_mask
+    defender = next(seat for seat in range(sim.players) if not bidding >> seat & 1)
+    sim.won[sim.bidder] += points
+    sim.won[defender] += left - points
+    sim.tricks_left = 0
 
 
 def distinct_cards(obs: Observation, legal: int) -> list[int]:
@@ -527,10 +582,11 @@ class PimcBot(PolicyBot):
         super().__init__(self.search, seed=seed)
 
     def act(self, observation: Observation) -> Action:
-        budget = self.search.parameters.time_budget
         left = self.time_left()
-        if left > 0:
-            budget = min(budget, left / 2) if budget is not None else left / 2
         return self.search.choose(
-            observation, observation.legal_actions(), self.rng, time_budget=budget
+            observation,
+            observation.legal_actions(),
+            self.rng,
+            time_budget=self.search.parameters.time_budget,
+            time_limit=left / 2 if left > 0 else None,
         )
