@@ -19,6 +19,7 @@ one line per hand, the result line; gzip-compressed when the name ends in ``.gz`
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import tempfile
@@ -32,9 +33,11 @@ from google.protobuf import json_format
 from google.protobuf.message import Message
 from rookery.engine import (
     Action,
+    Deal,
     EngineError,
     Game,
     GameRecord,
+    HandResult,
     Ruleset,
     card_name,
     format_cards,
@@ -87,6 +90,21 @@ class ActionOutcome(Enum):
 # Building -------------------------------------------------------------------------------------
 
 
+_Recorded = tuple[int, "Action | actions_pb2.Action", int, "ActionOutcome", str]
+"""An action as recorded: (seat, action, think_ms, outcome, rejection reason)."""
+
+
+@dataclasses.dataclass(slots=True)
+class _Hand:
+    """One hand as recorded, in engine values; encoded only when the replay is asked for."""
+
+    hand_number: int
+    dealer: int
+    deal: Deal
+    actions: list[_Recorded] = dataclasses.field(default_factory=list)
+    result: HandResult | None = None
+
+
 class ReplayBuilder:
     """Builds the ``Replay`` of one game while a table plays it.
 
@@ -102,13 +120,17 @@ class ReplayBuilder:
     Or it follows the caller's game (``start(..., game=game)``): the caller applies each action
     before recording it, and ends the game itself (forfeit, abort) before ``finish``; the builder
     then only records, with no second engine applying every action again.
+
+    What is recorded is kept in engine values and encoded by ``replay()``: recording an action
+    costs a list append, not a protobuf message.
     """
 
     def __init__(self) -> None:
         self._game: Game | None = None
         self._following = False
-        self._replay = replay_pb2.Replay()
-        self._hand: replay_pb2.ReplayHand | None = None
+        self._replay = replay_pb2.Replay()  # the header, and the result once finished
+        self._hands: list[_Hand] = []
+        self._hand: _Hand | None = None
 
     @property
     def game(self) -> Game:
@@ -172,9 +194,8 @@ class ReplayBuilder:
 
     def _open_hand(self) -> None:
         game = self.game
-        self._hand = self._replay.hands.add(
-            hand_number=game.hand_number, dealer=game.dealer, deal=deal_to_proto(game.deal)
-        )
+        self._hand = _Hand(game.hand_number, game.dealer, game.deal)
+        self._hands.append(self._hand)
 
     def record_action(
         self,
@@ -194,12 +215,17 @@ class ReplayBuilder:
         hand = self._hand
         if hand is None or (game.is_over and not self._following):
             raise RuntimeError("the game is over: no more actions can be recorded")
+        recorded: Action | actions_pb2.Action
         if outcome is ActionOutcome.REJECTED:
-            message = action if isinstance(action, actions_pb2.Action) else action_to_proto(action)
+            if isinstance(action, actions_pb2.Action):
+                recorded = actions_pb2.Action()
+                recorded.CopyFrom(action)  # the caller's message may change later
+            else:
+                recorded = action
         elif self._following:  # the caller applied it already
-            message = action if isinstance(action, actions_pb2.Action) else _action_proto(action)
+            recorded = action
         else:
-            engine_action = (
+            recorded = (
                 action_from_proto(action) if isinstance(action, actions_pb2.Action) else action
             )
             if game.current_player != seat:
@@ -207,23 +233,18 @@ class ReplayBuilder:
                     f"seat {seat} cannot act: seat {game.current_player} is to act "
                     f"({game.phase.name})"
                 )
-            game.apply(engine_action)
-            message = action_to_proto(engine_action)
-        recorded = hand.actions.add(
-            seat=seat,
-            think_ms=max(0, min(think_ms, 2**31 - 1)),
-            outcome=replay_pb2.ActionOutcome.ValueType(outcome.value),
-            rejection_reason=rejection_reason,
+            game.apply(recorded)
+        hand.actions.append(
+            (seat, recorded, max(0, min(think_ms, 2**31 - 1)), outcome, rejection_reason)
         )
-        recorded.action.CopyFrom(message)
         if outcome is not ActionOutcome.REJECTED:
-            self._after_apply()
+            self._after_apply(hand)
 
-    def _after_apply(self) -> None:
+    def _after_apply(self, hand: _Hand) -> None:
         game = self.game
         results = game.hand_results
-        if len(results) == len(self._replay.hands) and self._hand is not None:
-            self._hand.result.CopyFrom(hand_result_to_proto(results[-1]))
+        if len(results) == len(self._hands):  # the action ended the hand
+            hand.result = results[-1]
             self._hand = None
             if not game.is_over:
                 self._open_hand()
@@ -262,6 +283,23 @@ class ReplayBuilder:
         """A copy of the replay so far (complete once ``finish`` has been called)."""
         copy = replay_pb2.Replay()
         copy.CopyFrom(self._replay)
+        outcomes = {
+            outcome: replay_pb2.ActionOutcome.ValueType(outcome.value) for outcome in ActionOutcome
+        }
+        for hand in self._hands:
+            message = copy.hands.add(
+                hand_number=hand.hand_number, dealer=hand.dealer, deal=deal_to_proto(hand.deal)
+            )
+            for seat, action, think_ms, outcome, reason in hand.actions:
+                recorded = message.actions.add(
+                    seat=seat, think_ms=think_ms, outcome=outcomes[outcome], rejection_reason=reason
+                )
+                if isinstance(action, actions_pb2.Action):
+                    recorded.action.CopyFrom(action)
+                else:
+                    recorded.action.CopyFrom(_action_proto(action))
+            if hand.result is not None:
+                message.result.CopyFrom(hand_result_to_proto(hand.result))
         return copy
 
 
