@@ -22,7 +22,6 @@ from rookery.engine import (
     Ruleset,
     Suit,
     Trick,
-    cards_of,
 )
 from rookery.v1 import actions_pb2, bot_service_pb2
 from rookery.wire import convert
@@ -84,23 +83,27 @@ def _number(message: Any, name: str) -> int:
 
 
 _MASK64 = (1 << 64) - 1
-_SCALARS: dict[tuple[int, int], bytes] = {}
 _PACKED: dict[tuple[int, tuple[int, ...]], bytes] = {}
 _KEPT = 65536
 """The most encodings each cache keeps (the values seen in play are far fewer)."""
 
 
-def _scalar(number: int, value: int) -> bytes:
-    """A varint field (int32, enum or bool) as protobuf encodes it: nothing for 0, a negative
-    int32 sign-extended to ten bytes."""
-    if not value:
-        return b""
-    encoded = _SCALARS.get((number, value))
-    if encoded is None:
-        encoded = _varint(number << 3) + _varint(value & _MASK64)
-        if len(_SCALARS) < _KEPT:
-            _SCALARS[number, value] = encoded
-    return encoded
+class _Scalar(dict[int, bytes]):
+    """A varint field's (int32, enum or bool) encodings by value, each computed on first use:
+    nothing for 0, a negative int32 sign-extended to ten bytes. ``table[value]`` is one dict
+    lookup."""
+
+    __slots__ = ("_tag",)
+
+    def __init__(self, message: Any, name: str) -> None:
+        super().__init__()
+        self._tag = _varint(_number(message, name) << 3)
+
+    def __missing__(self, value: int) -> bytes:
+        encoded = self._tag + _varint(value & _MASK64) if value else b""
+        if len(self) < _KEPT:
+            self[value] = encoded
+        return encoded
 
 
 def _uint(number: int, value: int) -> bytes:
@@ -128,13 +131,43 @@ def _card_fields(message: Any, name: str) -> tuple[bytes, ...]:
     )
 
 
-_HAND = _card_fields(_Observation, "hand")
-_NEST = _card_fields(_Observation, "nest")
-_BURIED = _card_fields(_Observation, "buried")
+_CardSets = tuple[tuple[int, tuple[bytes, ...]], ...]
+
+
+def _card_sets(message: Any, name: str) -> _CardSets:
+    """The repeated card field ``name`` of ``message`` by slices of 8 cards: (the slice's shift
+    in a card mask, the encoding of each of its 256 subsets, cards ascending)."""
+    cards = _card_fields(message, name)
+    return tuple(
+        (
+            start,
+            tuple(
+                b"".join(
+                    [
+                        cards[start + bit]
+                        for bit in range(8)
+                        if subset >> bit & 1 and start + bit < NUM_CARDS
+                    ]
+                )
+                for subset in range(256)
+            ),
+        )
+        for start in range(0, NUM_CARDS, 8)
+    )
+
+
+def _cards(sets: _CardSets, mask: int) -> bytes:
+    """The cards of ``mask``, encoded as the elements of a repeated card field."""
+    return b"".join([subsets[mask >> shift & 0xFF] for shift, subsets in sets])
+
+
+_HAND = _card_sets(_Observation, "hand")
+_NEST = _card_sets(_Observation, "nest")
+_BURIED = _card_sets(_Observation, "buried")
 _CALLED = _card_fields(_Observation, "called_card")
-_BURY_FROM = _card_fields(_Legal, "bury_candidates")
-_CALL_FROM = _card_fields(_Legal, "callable_cards")
-_PLAYABLE = _card_fields(_Legal, "playable_cards")
+_BURY_FROM = _card_sets(_Legal, "bury_candidates")
+_CALL_FROM = _card_sets(_Legal, "callable_cards")
+_PLAYABLE = _card_sets(_Legal, "playable_cards")
 _AUCTION = _number(_Observation, "auction")
 _CURRENT_TRICK = _number(_Observation, "current_trick")
 _COMPLETED_TRICK = _number(_Observation, "completed_tricks")
@@ -147,36 +180,36 @@ _EVENT = _number(_ConnectResponse, "event")
 _TABLE_EVENT_EVENT = _number(bot_service_pb2.TableEvent, "event")
 _BATCH = _number(_ConnectResponse, "batch")
 _BATCH_MESSAGES = _number(bot_service_pb2.ResponseBatch, "messages")
-_OBS_SEAT = _number(_Observation, "seat")
-_OBS_HAND_NUMBER = _number(_Observation, "hand_number")
-_OBS_DEALER = _number(_Observation, "dealer")
-_OBS_PHASE = _number(_Observation, "phase")
-_OBS_CURRENT_PLAYER = _number(_Observation, "current_player")
-_OBS_HIGH_BID = _number(_Observation, "high_bid")
-_OBS_HIGH_BIDDER = _number(_Observation, "high_bidder")
-_OBS_BIDDER = _number(_Observation, "bidder")
-_OBS_BID = _number(_Observation, "bid")
-_OBS_TRUMP = _number(_Observation, "trump")
-_OBS_BURIED_COUNT = _number(_Observation, "buried_count")
-_OBS_PARTNER = _number(_Observation, "partner")
-_OBS_PARTNER_REVEALED = _number(_Observation, "partner_revealed")
+_OBS_SEAT = _Scalar(_Observation, "seat")
+_OBS_HAND_NUMBER = _Scalar(_Observation, "hand_number")
+_OBS_DEALER = _Scalar(_Observation, "dealer")
+_OBS_PHASE = _Scalar(_Observation, "phase")
+_OBS_CURRENT_PLAYER = _Scalar(_Observation, "current_player")
+_OBS_HIGH_BID = _Scalar(_Observation, "high_bid")
+_OBS_HIGH_BIDDER = _Scalar(_Observation, "high_bidder")
+_OBS_BIDDER = _Scalar(_Observation, "bidder")
+_OBS_BID = _Scalar(_Observation, "bid")
+_OBS_TRUMP = _Scalar(_Observation, "trump")
+_OBS_BURIED_COUNT = _Scalar(_Observation, "buried_count")
+_OBS_PARTNER = _Scalar(_Observation, "partner")
+_OBS_PARTNER_REVEALED = _Scalar(_Observation, "partner_revealed")
 _OBS_POINTS_CAPTURED = _number(_Observation, "points_captured")
 _OBS_SCORES = _number(_Observation, "scores")
 _OBS_SIDES = _number(_Observation, "sides")
-_TRICK_LEADER = _number(_Trick, "leader")
-_TRICK_WINNER = _number(_Trick, "winner")
-_TRICK_POINTS = _number(_Trick, "points")
-_LEGAL_PHASE = _number(_Legal, "phase")
-_LEGAL_SEAT = _number(_Legal, "seat")
-_LEGAL_CAN_PASS = _number(_Legal, "can_pass")
+_TRICK_LEADER = _Scalar(_Trick, "leader")
+_TRICK_WINNER = _Scalar(_Trick, "winner")
+_TRICK_POINTS = _Scalar(_Trick, "points")
+_LEGAL_PHASE = _Scalar(_Legal, "phase")
+_LEGAL_SEAT = _Scalar(_Legal, "seat")
+_LEGAL_CAN_PASS = _Scalar(_Legal, "can_pass")
 _LEGAL_BIDS = _number(_Legal, "bids")
 _LEGAL_TRUMP_SUITS = _number(_Legal, "trump_suits")
-_LEGAL_BURY_COUNT = _number(_Legal, "bury_count")
+_LEGAL_BURY_COUNT = _Scalar(_Legal, "bury_count")
 _REQUEST_TABLE_ID = _number(_ActionRequest, "table_id")
 _REQUEST_ID = _number(_ActionRequest, "request_id")
-_REQUEST_SEAT = _number(_ActionRequest, "seat")
-_REQUEST_DEADLINE_MS = _number(_ActionRequest, "deadline_ms")
-_REQUEST_BANK_MS = _number(_ActionRequest, "bank_ms")
+_REQUEST_SEAT = _Scalar(_ActionRequest, "seat")
+_REQUEST_DEADLINE_MS = _Scalar(_ActionRequest, "deadline_ms")
+_REQUEST_BANK_MS = _Scalar(_ActionRequest, "bank_ms")
 _REQUEST_LAST_SEQ = _number(_ActionRequest, "last_seq")
 _PHASES = {phase: int(convert.phase_to_proto(phase)) for phase in Phase}
 _SUITS: dict[Suit | None, int] = {suit: int(convert.suit_to_proto(suit)) for suit in Suit}
@@ -208,10 +241,10 @@ def _trick(trick: Trick) -> bytes:
     """A ``Trick`` message's bytes (fields in number order: leader, cards, winner, points)."""
     return b"".join(
         [
-            _scalar(_TRICK_LEADER, trick.leader),
+            _TRICK_LEADER[trick.leader],
             *[_played(seat, card) for seat, card in trick.cards],
-            _scalar(_TRICK_WINNER, trick.winner),
-            _scalar(_TRICK_POINTS, trick.points),
+            _TRICK_WINNER[trick.winner],
+            _TRICK_POINTS[trick.points],
         ]
     )
 
@@ -231,19 +264,19 @@ def _partner_revealed(observation: Observation) -> bool:
 def _legal(legal: LegalActions) -> bytes:
     """A ``LegalActions`` message's bytes (as ``convert.legal_actions_to_proto``)."""
     parts = [
-        _scalar(_LEGAL_PHASE, _PHASES[legal.phase]),
-        _scalar(_LEGAL_SEAT, legal.player),
-        _scalar(_LEGAL_CAN_PASS, legal.can_pass),
+        _LEGAL_PHASE[_PHASES[legal.phase]],
+        _LEGAL_SEAT[legal.player],
+        _LEGAL_CAN_PASS[legal.can_pass],
         _packed(_LEGAL_BIDS, legal.bids),
         _packed(_LEGAL_TRUMP_SUITS, tuple([_SUITS[suit] for suit in legal.suits])),
     ]
     if legal.bury_from:
-        parts += [_BURY_FROM[card] for card in cards_of(legal.bury_from)]
-    parts.append(_scalar(_LEGAL_BURY_COUNT, legal.bury_count))
+        parts.append(_cards(_BURY_FROM, legal.bury_from))
+    parts.append(_LEGAL_BURY_COUNT[legal.bury_count])
     if legal.call_from:
-        parts += [_CALL_FROM[card] for card in cards_of(legal.call_from)]
+        parts.append(_cards(_CALL_FROM, legal.call_from))
     if legal.play:
-        parts += [_PLAYABLE[card] for card in cards_of(legal.play)]
+        parts.append(_cards(_PLAYABLE, legal.play))
     return b"".join(parts)
 
 
@@ -251,12 +284,13 @@ class RequestEncoder:
     """One table's (one game's) ActionRequest encoder: the ruleset and each completed trick
     encoded once."""
 
-    __slots__ = ("_hand_number", "_last_trick", "_ruleset", "_table_id", "_tricks")
+    __slots__ = ("_hand_number", "_joined", "_last_trick", "_ruleset", "_table_id", "_tricks")
 
     def __init__(self, ruleset: Ruleset) -> None:
         self._ruleset = _field(_RULESET, convert.ruleset_to_proto(ruleset).SerializeToString())
         self._hand_number = -1
         self._tricks: list[bytes] = []
+        self._joined = b""
         self._last_trick: Trick | None = None
         self._table_id = ("", b"")
 
@@ -268,16 +302,22 @@ class RequestEncoder:
         if (
             observation.hand_number != self._hand_number
             or len(tricks) < known
-            or (known and tricks[known - 1] != self._last_trick)
+            or (
+                known
+                and tricks[known - 1] is not self._last_trick  # the engine's own, usually
+                and tricks[known - 1] != self._last_trick
+            )
         ):
             self._hand_number = observation.hand_number
             encoded.clear()
             known = 0
-        for trick in tricks[known:]:
-            encoded.append(_field(_COMPLETED_TRICK, _trick(trick)))
+            self._joined = b""
+        if len(tricks) > known:
+            encoded += [_field(_COMPLETED_TRICK, _trick(trick)) for trick in tricks[known:]]
+            self._joined = b"".join(encoded)
         if tricks:
             self._last_trick = tricks[-1]
-        return b"".join(encoded)
+        return self._joined
 
     def observation(self, observation: Observation) -> bytes:
         """An ``Observation`` message's bytes (as ``convert.observation_to_proto``): its fields
@@ -285,32 +325,32 @@ class RequestEncoder:
         o = observation
         parts = [
             self._ruleset,
-            _scalar(_OBS_SEAT, o.seat),
-            _scalar(_OBS_HAND_NUMBER, o.hand_number),
-            _scalar(_OBS_DEALER, o.dealer),
-            _scalar(_OBS_PHASE, _PHASES[o.phase]),
-            _scalar(_OBS_CURRENT_PLAYER, o.current_player),
+            _OBS_SEAT[o.seat],
+            _OBS_HAND_NUMBER[o.hand_number],
+            _OBS_DEALER[o.dealer],
+            _OBS_PHASE[_PHASES[o.phase]],
+            _OBS_CURRENT_PLAYER[o.current_player],
         ]
-        parts += [_HAND[card] for card in cards_of(o.hand)]
+        parts.append(_cards(_HAND, o.hand))
         if o.nest:
-            parts += [_NEST[card] for card in cards_of(o.nest)]
+            parts.append(_cards(_NEST, o.nest))
         if o.auction:
             parts += [_auction_entry(seat, amount) for seat, amount in o.auction]
         parts += (
-            _scalar(_OBS_HIGH_BID, o.high_bid),
-            _scalar(_OBS_HIGH_BIDDER, o.high_bidder),
-            _scalar(_OBS_BIDDER, o.bidder),
-            _scalar(_OBS_BID, o.bid),
-            _scalar(_OBS_TRUMP, _SUITS[o.trump]),
+            _OBS_HIGH_BID[o.high_bid],
+            _OBS_HIGH_BIDDER[o.high_bidder],
+            _OBS_BIDDER[o.bidder],
+            _OBS_BID[o.bid],
+            _OBS_TRUMP[_SUITS[o.trump]],
         )
         if o.buried:
-            parts += [_BURIED[card] for card in cards_of(o.buried)]
-        parts.append(_scalar(_OBS_BURIED_COUNT, o.buried_count))
+            parts.append(_cards(_BURIED, o.buried))
+        parts.append(_OBS_BURIED_COUNT[o.buried_count])
         if o.called_card >= 0:
             parts.append(_CALLED[o.called_card])
         parts += (
-            _scalar(_OBS_PARTNER, o.partner),
-            _scalar(_OBS_PARTNER_REVEALED, _partner_revealed(o)),
+            _OBS_PARTNER[o.partner],
+            _OBS_PARTNER_REVEALED[_partner_revealed(o)],
             _field(_CURRENT_TRICK, _trick(o.current_trick)),
             self._completed_tricks(o),
             _packed(_OBS_POINTS_CAPTURED, o.points_captured),
@@ -340,11 +380,11 @@ class RequestEncoder:
             [
                 encoded_id,
                 _uint(_REQUEST_ID, request_id),
-                _scalar(_REQUEST_SEAT, seat),
+                _REQUEST_SEAT[seat],
                 _field(_OBSERVATION, self.observation(observation)),
                 _field(_LEGAL_ACTIONS, _legal(legal)),
-                _scalar(_REQUEST_DEADLINE_MS, deadline_ms),
-                _scalar(_REQUEST_BANK_MS, bank_ms),
+                _REQUEST_DEADLINE_MS[deadline_ms],
+                _REQUEST_BANK_MS[bank_ms],
                 _uint(_REQUEST_LAST_SEQ, last_seq),
             ]
         )
