@@ -204,10 +204,15 @@ class _Reply(Enum):
     ABORTED = "aborted"
 
 
+_CLOCK_SLACK_S = 0.001
+"""A timer may ring a little before its time (the loop's clock resolution): within this, the
+deadline has come."""
+
+
 class _Request:
     """The one open ActionRequest of a table."""
 
-    __slots__ = ("budget_ms", "future", "id", "message", "recorded", "seat", "sent_at", "timer")
+    __slots__ = ("budget_ms", "deadline", "future", "id", "message", "recorded", "seat", "sent_at")
 
     def __init__(self, request_id: int, seat: int, future: asyncio.Future[_Reply]) -> None:
         self.id = request_id
@@ -216,7 +221,8 @@ class _Request:
         self.future = future
         self.sent_at = 0.0
         self.budget_ms = 0
-        self.timer: asyncio.TimerHandle | None = None
+        self.deadline: float | None = None
+        """When the reply is due (the event loop's clock); None while the clock does not run."""
         self.message: bytes | None = None
 
     @property
@@ -224,9 +230,7 @@ class _Request:
         return not self.future.done()
 
     def close(self, reply: _Reply) -> None:
-        if self.timer is not None:
-            self.timer.cancel()
-            self.timer = None
+        self.deadline = None
         if not self.future.done():
             self.future.set_result(reply)
 
@@ -372,6 +376,7 @@ class Table:
         self._seated = asyncio.Event()
         self._finished = asyncio.Event()
         self._request: _Request | None = None
+        self._clock: asyncio.TimerHandle | None = None
         self._next_request_id = 0
         self._sent_seq = 0
         self._abort_detail = ""
@@ -523,16 +528,33 @@ class Table:
             )
         request.budget_ms = tc.action_ms + seat.bank_ms
         request.sent_at = time.monotonic()
-        if request.timer is not None:
-            request.timer.cancel()
-        request.timer = asyncio.get_running_loop().call_later(
-            request.budget_ms / 1000.0, self._deadline_passed, request
-        )
+        request.deadline = asyncio.get_running_loop().time() + request.budget_ms / 1000.0
+        self._arm_clock(request.deadline)
         assert seat.session is not None
         seat.session.send(request.message)
 
+    def _arm_clock(self, at: float) -> None:
+        """Makes the table's one timer ring by ``at``. It is re-armed lazily, when it rings
+        before the open request's deadline: a reply in time costs no timer at all."""
+        clock = self._clock
+        if clock is not None:
+            if clock.when() <= at:
+                return
+            clock.cancel()
+        self._clock = asyncio.get_running_loop().call_at(at, self._clock_rang)
+
+    def _clock_rang(self) -> None:
+        self._clock = None
+        request = self._request
+        if request is None or request.deadline is None or not request.is_open:
+            return
+        if asyncio.get_running_loop().time() >= request.deadline - _CLOCK_SLACK_S:
+            self._deadline_passed(request)
+        else:
+            self._arm_clock(request.deadline)
+
     def _deadline_passed(self, request: _Request) -> None:
-        request.timer = None
+        request.deadline = None
         if request.is_open:
             self._seats[request.seat].last_late_request = request.id
             request.close(_Reply.TIMEOUT)
@@ -563,7 +585,7 @@ class Table:
                 f"request_id {reply.request_id} is not the open request {request.id}",
             )
         think_ms = int((time.monotonic() - request.sent_at) * 1000)
-        if request.timer is not None and think_ms > request.budget_ms:
+        if request.deadline is not None and think_ms > request.budget_ms:
             self._deadline_passed(request)
             return self._reject_late(reply.request_id)
         try:
@@ -661,9 +683,8 @@ class Table:
             return
         seat.disconnects += 1
         request = self._request
-        if request is not None and request.seat == seat_index and request.timer is not None:
-            request.timer.cancel()
-            request.timer = None
+        if request is not None and request.seat == seat_index:
+            request.deadline = None  # the clock stops until the seat resumes
         if seat.grace_timer is None:
             seat.grace_timer = asyncio.get_running_loop().call_later(
                 self.time_control.grace_ms / 1000.0, self._grace_over, seat
@@ -875,6 +896,9 @@ class Table:
     def _finish(self) -> None:
         if self.status is TableStatus.FINISHED:
             return
+        if self._clock is not None:
+            self._clock.cancel()
+            self._clock = None
         game = self.game
         if not game.is_over:
             game.abort()
