@@ -25,6 +25,11 @@ from rookery.engine import (
 )
 from rookery.v1 import actions_pb2, bot_service_pb2
 from rookery.wire import convert
+from rookery.wire.protobytes import ScalarField as _Scalar
+from rookery.wire.protobytes import field as _field
+from rookery.wire.protobytes import field_number as _number
+from rookery.wire.protobytes import uint_field as _uint
+from rookery.wire.protobytes import varint as _varint
 
 __all__ = [
     "RequestEncoder",
@@ -48,67 +53,10 @@ def serialize_response(message: bytes | Message) -> bytes:
     return message.SerializeToString()  # type: ignore[union-attr]
 
 
-_ONE_BYTE = [bytes((value,)) for value in range(0x80)]
-"""The varints of 0..127: one byte each (most tags, lengths and values here)."""
-
-
-def _varint(value: int) -> bytes:
-    if value < 0x80:
-        return _ONE_BYTE[value]
-    out = bytearray()
-    while value > 0x7F:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-_LENGTH_DELIMITED = [bytes(0)] + [
-    bytes((number << 3 | 2,)) if number < 16 else bytes((number << 3 & 0x7F | 0x82, number >> 4))
-    for number in range(1, 2048)
-]
-"""The tag of a length-delimited field, by field number."""
-
-
-def _field(number: int, payload: bytes) -> bytes:
-    """A length-delimited field (a message or a string) as protobuf encodes it."""
-    length = len(payload)
-    if length < 0x80:
-        return _LENGTH_DELIMITED[number] + _ONE_BYTE[length] + payload
-    return _LENGTH_DELIMITED[number] + _varint(length) + payload
-
-
-def _number(message: Any, name: str) -> int:
-    return int(message.DESCRIPTOR.fields_by_name[name].number)
-
-
 _MASK64 = (1 << 64) - 1
 _PACKED: dict[tuple[int, tuple[int, ...]], bytes] = {}
 _KEPT = 65536
-"""The most encodings each cache keeps (the values seen in play are far fewer)."""
-
-
-class _Scalar(dict[int, bytes]):
-    """A varint field's (int32, enum or bool) encodings by value, each computed on first use:
-    nothing for 0, a negative int32 sign-extended to ten bytes. ``table[value]`` is one dict
-    lookup."""
-
-    __slots__ = ("_tag",)
-
-    def __init__(self, message: Any, name: str) -> None:
-        super().__init__()
-        self._tag = _varint(_number(message, name) << 3)
-
-    def __missing__(self, value: int) -> bytes:
-        encoded = self._tag + _varint(value & _MASK64) if value else b""
-        if len(self) < _KEPT:
-            self[value] = encoded
-        return encoded
-
-
-def _uint(number: int, value: int) -> bytes:
-    """A uint64 field (a request id, a sequence number): nothing for 0."""
-    return _varint(number << 3) + _varint(value) if value else b""
+"""The most packed encodings kept (the values seen in play are far fewer)."""
 
 
 def _packed(number: int, values: tuple[int, ...]) -> bytes:

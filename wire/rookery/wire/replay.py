@@ -45,6 +45,7 @@ from rookery.engine import (
 )
 from rookery.v1 import actions_pb2, cards_pb2, replay_pb2, results_pb2, table_pb2
 
+from . import protobytes
 from .convert import (
     Forfeit,
     SeatAssignment,
@@ -283,38 +284,63 @@ class ReplayBuilder:
         """A copy of the replay so far (complete once ``finish`` has been called)."""
         copy = replay_pb2.Replay()
         copy.CopyFrom(self._replay)
-        outcomes = {
-            outcome: replay_pb2.ActionOutcome.ValueType(outcome.value) for outcome in ActionOutcome
-        }
         for hand in self._hands:
             message = copy.hands.add(
                 hand_number=hand.hand_number, dealer=hand.dealer, deal=deal_to_proto(hand.deal)
             )
-            for seat, action, think_ms, outcome, reason in hand.actions:
-                recorded = message.actions.add(
-                    seat=seat, think_ms=think_ms, outcome=outcomes[outcome], rejection_reason=reason
-                )
-                if isinstance(action, actions_pb2.Action):
-                    recorded.action.CopyFrom(action)
-                else:
-                    recorded.action.CopyFrom(_action_proto(action))
+            message.MergeFromString(_encoded_actions(hand.actions))  # appends them in order
             if hand.result is not None:
                 message.result.CopyFrom(hand_result_to_proto(hand.result))
         return copy
 
 
-_ACTION_PROTOS: dict[Action, actions_pb2.Action] = {}
-_ACTION_PROTOS_KEPT = 4096
+_HAND_ACTIONS = protobytes.field_number(replay_pb2.ReplayHand, "actions")
+_RECORDED_SEAT = protobytes.ScalarField(replay_pb2.ReplayAction, "seat")
+_RECORDED_ACTION = protobytes.field_number(replay_pb2.ReplayAction, "action")
+_RECORDED_THINK_MS = protobytes.ScalarField(replay_pb2.ReplayAction, "think_ms")
+_RECORDED_OUTCOME = protobytes.ScalarField(replay_pb2.ReplayAction, "outcome")
+_RECORDED_REASON = protobytes.field_number(replay_pb2.ReplayAction, "rejection_reason")
 
 
-def _action_proto(action: Action) -> actions_pb2.Action:
-    """``action_to_proto``, remembered: the same few hundred actions come in every game."""
-    message = _ACTION_PROTOS.get(action)
-    if message is None:
-        if len(_ACTION_PROTOS) >= _ACTION_PROTOS_KEPT:
-            _ACTION_PROTOS.clear()
-        message = _ACTION_PROTOS[action] = action_to_proto(action)
-    return message
+def _encoded_actions(actions: list[_Recorded]) -> bytes:
+    """Recorded actions as the elements of ``ReplayHand.actions`` (bytes a hand merges)."""
+    return b"".join(
+        [
+            protobytes.field(
+                _HAND_ACTIONS,
+                b"".join(
+                    (
+                        _RECORDED_SEAT[seat],
+                        protobytes.field(
+                            _RECORDED_ACTION,
+                            action.SerializeToString()
+                            if isinstance(action, actions_pb2.Action)
+                            else _action_bytes(action),
+                        ),
+                        _RECORDED_THINK_MS[think_ms],
+                        _RECORDED_OUTCOME[outcome.value],
+                        protobytes.field(_RECORDED_REASON, reason.encode()) if reason else b"",
+                    )
+                ),
+            )
+            for seat, action, think_ms, outcome, reason in actions
+        ]
+    )
+
+
+_ACTION_BYTES: dict[Action, bytes] = {}
+_ACTION_BYTES_KEPT = 4096
+
+
+def _action_bytes(action: Action) -> bytes:
+    """``action_to_proto(action).SerializeToString()``, remembered: the same few hundred actions
+    come in every game."""
+    encoded = _ACTION_BYTES.get(action)
+    if encoded is None:
+        if len(_ACTION_BYTES) >= _ACTION_BYTES_KEPT:
+            _ACTION_BYTES.clear()
+        encoded = _ACTION_BYTES[action] = action_to_proto(action).SerializeToString()
+    return encoded
 
 
 # Files ------------------------------------------------------------------------------------------
