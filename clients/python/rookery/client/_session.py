@@ -47,6 +47,8 @@ _FATAL_CODES = frozenset(
 )
 #: How long to wait for the Welcome after sending the Hello.
 _WELCOME_TIMEOUT_S = 10.0
+#: How often a stream's task is cancelled again until it ends (see ``_serve_until_stopped``).
+_CANCEL_RETRY_S = 0.2
 
 
 def _deadline_margin(seconds: float) -> float:
@@ -317,10 +319,14 @@ class Session:
             return False
         finally:
             stopping.cancel()
+            # Cancel until it ends: asyncio.wait_for (the Welcome's) may swallow a cancellation
+            # that arrives as its future completes, and the stream would then be served on.
             if not serving.done():
-                serving.cancel()
+                while not serving.done():
+                    serving.cancel()
+                    await asyncio.wait({serving}, timeout=_CANCEL_RETRY_S)
                 with contextlib.suppress(asyncio.CancelledError, grpc.aio.AioRpcError):
-                    await serving
+                    serving.result()
 
     async def _connect_and_serve(self, welcomed: asyncio.Event) -> None:
         async with self._channel() as channel:
