@@ -83,10 +83,6 @@ def _batch_problem(session: Session, replies: int) -> str:
     return ""
 
 
-def _encoded(message: _ConnectResponse | bytes) -> bytes:
-    return message if type(message) is bytes else message.SerializeToString()  # type: ignore[union-attr]
-
-
 def _take_batch(
     first: _ConnectResponse | bytes,
     queue: asyncio.Queue[_ConnectResponse | bytes | CloseStream],
@@ -94,18 +90,16 @@ def _take_batch(
     """``first`` and whatever else is queued now, as one ConnectResponse (a batch when more than
     one): (the encoded message, how many messages it carries, a CloseStream marker met on the way,
     to act on after sending)."""
-    encoded = _encoded(first)
-    if queue.empty() or len(encoded) >= _BATCH_BYTES:
-        return encoded, 1, None
-    parts, size = [encoded], len(encoded)
+    parts = [serialize_response(first)]
+    size, closing = len(parts[0]), None
     while len(parts) < _BATCH_MESSAGES and size < _BATCH_BYTES and not queue.empty():
         message = queue.get_nowait()
         if type(message) is CloseStream:
-            return (batch_bytes(parts) if len(parts) > 1 else parts[0]), len(parts), message
-        encoded = _encoded(message)  # type: ignore[arg-type]
-        parts.append(encoded)
-        size += len(encoded)
-    return (batch_bytes(parts) if len(parts) > 1 else parts[0]), len(parts), None
+            closing = message
+            break
+        parts.append(serialize_response(message))  # type: ignore[arg-type]
+        size += len(parts[-1])
+    return (batch_bytes(parts) if len(parts) > 1 else parts[0]), len(parts), closing
 
 
 def _canceller(context: Any) -> Callable[[], None]:
