@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from rookery.engine import Ruleset
 from rookery.server import RookeryServer, Table, TableOutcome, TableSpec, TimeControl
-from rookery.server.testing import running_server, stop_process
+from rookery.server.testing import TcpProxy, running_server, stop_process
 from rookery.v1 import replay_pb2
 from rookery.wire.replay import write_replay
 
@@ -213,77 +213,13 @@ async def verify_replay_file(replay: replay_pb2.Replay, path: Path) -> str:
     return text
 
 
-class KillableProxy:
-    """A TCP proxy in front of the server whose open connections can be cut at will.
-
-    It keeps listening after a cut, so a client that reconnects gets through again.
-    """
-
-    def __init__(self, upstream: str) -> None:
-        host, _, port = upstream.rpartition(":")
-        self._upstream = (host, int(port))
-        self._server: asyncio.Server | None = None
-        self._writers: set[asyncio.StreamWriter] = set()
-        self.connections = 0
-        self.refusing = False
-        """While set, new connections are closed at once (the path to the server is down)."""
-
-    @property
-    def target(self) -> str:
-        assert self._server is not None
-        port = self._server.sockets[0].getsockname()[1]
-        return f"127.0.0.1:{port}"
-
-    async def start(self) -> None:
-        self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
-
-    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        if self.refusing:
-            writer.transport.abort()
-            return
-        self.connections += 1
-        try:
-            up_reader, up_writer = await asyncio.open_connection(*self._upstream)
-        except OSError:
-            writer.close()
-            return
-        self._writers.update((writer, up_writer))
-
-        async def pump(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
-            with contextlib.suppress(OSError, asyncio.CancelledError):
-                while data := await source.read(65536):
-                    sink.write(data)
-                    await sink.drain()
-            sink.close()
-
-        await asyncio.gather(pump(reader, up_writer), pump(up_reader, writer))
-        self._writers.difference_update((writer, up_writer))
-
-    def cut(self) -> int:
-        """Abort every open connection (a reset, as when a network path dies); how many."""
-        cut = 0
-        for writer in list(self._writers):
-            transport = writer.transport
-            if not transport.is_closing():
-                transport.abort()
-                cut += 1
-        self._writers.clear()
-        return cut
-
-    async def close(self) -> None:
-        self.cut()
-        if self._server is not None:
-            self._server.close()
-            await self._server.wait_closed()
-
-
 @pytest.fixture
-async def proxy_factory() -> AsyncIterator[Callable[[str], Awaitable[KillableProxy]]]:
-    """``await proxy_factory(upstream)``: a started :class:`KillableProxy`."""
-    proxies: list[KillableProxy] = []
+async def proxy_factory() -> AsyncIterator[Callable[[str], Awaitable[TcpProxy]]]:
+    """``await proxy_factory(upstream)``: a started :class:`TcpProxy`."""
+    proxies: list[TcpProxy] = []
 
-    async def make(upstream: str) -> KillableProxy:
-        proxy = KillableProxy(upstream)
+    async def make(upstream: str) -> TcpProxy:
+        proxy = TcpProxy(upstream)
         await proxy.start()
         proxies.append(proxy)
         return proxy

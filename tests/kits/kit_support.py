@@ -9,13 +9,12 @@ has pytest rewrite the asserts here, so that a failed check shows its values.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import csv
 import os
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -256,64 +255,6 @@ async def check_kit_seat(target: str, outcome: TableOutcome, seat: int, kit: Pro
     assert refused_actions(replay) == [], kit.log()
     assert actions_of(replay, seat) > 0
     assert replay.result.reason == outcome.termination
-
-
-class CuttableProxy:
-    """A TCP proxy in front of the server whose open connections can be cut (a dead network).
-
-    It keeps listening after a cut, so a client that reconnects gets through again.
-    """
-
-    def __init__(self, upstream: str) -> None:
-        host, _, port = upstream.rpartition(":")
-        self._upstream = (host, int(port))
-        self._server: asyncio.Server | None = None
-        self._writers: set[asyncio.StreamWriter] = set()
-
-    @property
-    def target(self) -> str:
-        assert self._server is not None
-        return f"127.0.0.1:{self._server.sockets[0].getsockname()[1]}"
-
-    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            up_reader, up_writer = await asyncio.open_connection(*self._upstream)
-        except OSError:
-            writer.close()
-            return
-        self._writers.update((writer, up_writer))
-
-        async def pump(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
-            with contextlib.suppress(OSError, asyncio.CancelledError):
-                while data := await source.read(65536):
-                    sink.write(data)
-                    await sink.drain()
-            sink.close()
-
-        await asyncio.gather(pump(reader, up_writer), pump(up_reader, writer))
-        self._writers.difference_update((writer, up_writer))
-
-    def cut(self) -> int:
-        """Abort every open connection; how many were cut."""
-        cut = 0
-        for writer in list(self._writers):
-            if not writer.transport.is_closing():
-                writer.transport.abort()
-                cut += 1
-        self._writers.clear()
-        return cut
-
-    @classmethod
-    @contextlib.asynccontextmanager
-    async def running(cls, upstream: str) -> AsyncIterator[CuttableProxy]:
-        proxy = cls(upstream)
-        proxy._server = await asyncio.start_server(proxy._handle, "127.0.0.1", 0)
-        try:
-            yield proxy
-        finally:
-            proxy.cut()
-            proxy._server.close()
-            await proxy._server.wait_closed()
 
 
 @dataclass(frozen=True)

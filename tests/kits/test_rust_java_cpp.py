@@ -21,7 +21,6 @@ from kit_support import (
     PLAYED_OUT,
     PYTHON_BOT_COMMAND,
     Build,
-    CuttableProxy,
     Launcher,
     Tables,
     actions_of,
@@ -33,6 +32,7 @@ from kit_support import (
     run_arena,
 )
 from rookery.server import RookeryServer, TimeControl
+from rookery.server.testing import TcpProxy
 
 #: A cold build of a kit (downloads included) on a loaded two-core machine takes minutes; the
 #: first test that needs a kit pays for its build. Every wait inside a test has its own limit.
@@ -174,7 +174,7 @@ async def test_kit_bot_resumes_its_session_after_the_network_drops_mid_game(
     language: str, built_kits: BuiltKits, server: RookeryServer, launcher: Launcher
 ) -> None:
     built_kits[language]
-    async with CuttableProxy.running(server.target) as proxy:
+    async with TcpProxy.running(server.target) as proxy:
         kit = await launcher.kit_bot(language, proxy.target, "kit", "--games", "1")
         await launcher.python_bot(server.target, "py", "--sessions", "3")
         table = await TABLES.under_way(server, ("kit", "py", "py", "py"), seed=11)

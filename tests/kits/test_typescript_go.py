@@ -17,7 +17,6 @@ from kit_support import (
     KITS,
     PLAYED_OUT,
     PYTHON_BOT_COMMAND,
-    CuttableProxy,
     Launcher,
     Tables,
     build_kit,
@@ -28,6 +27,7 @@ from kit_support import (
     run_arena,
 )
 from rookery.server import RookeryServer, TimeControl
+from rookery.server.testing import TcpProxy
 
 LANGUAGES = ("typescript", "go")
 #: The longest one build.sh may take.
@@ -118,7 +118,7 @@ async def test_typescript_and_go_bots_partner_each_other_against_python_bots(
 async def test_kit_bot_resumes_its_session_after_the_network_drops_mid_game(
     language: str, built_kits: dict[str, float], server: RookeryServer, launcher: Launcher
 ) -> None:
-    async with CuttableProxy.running(server.target) as proxy:
+    async with TcpProxy.running(server.target) as proxy:
         kit = await launcher.kit_bot(language, proxy.target, "kit")
         await launcher.python_bot(server.target, "py", "--sessions", "3")
         table = await TABLES.under_way(server, ("kit", "py", "py", "py"), seed=11)

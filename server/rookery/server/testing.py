@@ -36,6 +36,7 @@ from ._tournament import TournamentBackend
 __all__ = [
     "RawBot",
     "ServeProcess",
+    "TcpProxy",
     "bot_names",
     "reply_to",
     "running_server",
@@ -342,3 +343,78 @@ async def stop_process(process: asyncio.subprocess.Process, grace_s: float = 10.
 def bot_names(players: int) -> tuple[str, ...]:
     """Distinct bot names, one per seat."""
     return tuple(f"bot{seat}" for seat in range(players))
+
+
+class TcpProxy:
+    """A TCP proxy in front of the server whose open connections can be cut at will.
+
+    It keeps listening after a cut, so a client that reconnects gets through again.
+    """
+
+    def __init__(self, upstream: str) -> None:
+        host, _, port = upstream.rpartition(":")
+        self._upstream = (host, int(port))
+        self._server: asyncio.Server | None = None
+        self._writers: set[asyncio.StreamWriter] = set()
+        self.connections = 0
+        self.refusing = False
+        """While set, new connections are closed at once (the path to the server is down)."""
+
+    @property
+    def target(self) -> str:
+        assert self._server is not None
+        port = self._server.sockets[0].getsockname()[1]
+        return f"127.0.0.1:{port}"
+
+    async def start(self) -> None:
+        self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if self.refusing:
+            writer.transport.abort()
+            return
+        self.connections += 1
+        try:
+            up_reader, up_writer = await asyncio.open_connection(*self._upstream)
+        except OSError:
+            writer.close()
+            return
+        self._writers.update((writer, up_writer))
+
+        async def pump(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+            with contextlib.suppress(OSError, asyncio.CancelledError):
+                while data := await source.read(65536):
+                    sink.write(data)
+                    await sink.drain()
+            sink.close()
+
+        await asyncio.gather(pump(reader, up_writer), pump(up_reader, writer))
+        self._writers.difference_update((writer, up_writer))
+
+    def cut(self) -> int:
+        """Abort every open connection (a reset, as when a network path dies); how many."""
+        cut = 0
+        for writer in list(self._writers):
+            transport = writer.transport
+            if not transport.is_closing():
+                transport.abort()
+                cut += 1
+        self._writers.clear()
+        return cut
+
+    async def close(self) -> None:
+        self.cut()
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+
+    @classmethod
+    @contextlib.asynccontextmanager
+    async def running(cls, upstream: str) -> AsyncIterator[TcpProxy]:
+        """A started proxy in front of ``upstream`` (``host:port``), closed at the end."""
+        proxy = cls(upstream)
+        await proxy.start()
+        try:
+            yield proxy
+        finally:
+            await proxy.close()
