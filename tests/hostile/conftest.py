@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from rookery.engine import Ruleset
 from rookery.server import RookeryServer, ServerConfig, TableOutcome, TableSpec, TimeControl
-from rookery.server.testing import RawBot, running_server
+from rookery.server.testing import RawBot, raw_bots, running_server
 from rookery.v1 import results_pb2
 
 QUIET = ServerConfig(log_level="warning")
@@ -73,16 +73,8 @@ async def server() -> AsyncIterator[RookeryServer]:
 @pytest.fixture
 async def bots() -> AsyncIterator[Callable[..., RawBot]]:
     """A factory of raw bots, all closed at the end of the test."""
-    made: list[RawBot] = []
-
-    def make(target: str, name: str, **options: Any) -> RawBot:
-        bot = RawBot(target, name, **options)
-        made.append(bot)
-        return bot
-
-    yield make
-    for bot in made:
-        await bot.close()
+    async with raw_bots() as make:
+        yield make
 
 
 @pytest.fixture

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
-from typing import Any
 
 import pytest
 from rookery.server import RookeryServer, ServerConfig
-from rookery.server.testing import RawBot, running_server
+from rookery.server.testing import RawBot, raw_bots, running_server
 
 
 @pytest.fixture
@@ -20,13 +19,5 @@ async def server() -> AsyncIterator[RookeryServer]:
 @pytest.fixture
 async def bots() -> AsyncIterator[Callable[..., RawBot]]:
     """A factory of raw bots, all closed at the end of the test."""
-    made: list[RawBot] = []
-
-    def make(target: str, name: str, **options: Any) -> RawBot:
-        bot = RawBot(target, name, **options)
-        made.append(bot)
-        return bot
-
-    yield make
-    for bot in made:
-        await bot.close()
+    async with raw_bots() as make:
+        yield make

@@ -38,6 +38,7 @@ __all__ = [
     "ServeProcess",
     "TcpProxy",
     "bot_names",
+    "raw_bots",
     "reply_to",
     "running_server",
     "seat_raw_bots",
@@ -300,6 +301,23 @@ class RawBot:
             self.call.cancel()
         if self.channel is not None:
             await self.channel.close()
+
+
+@contextlib.asynccontextmanager
+async def raw_bots() -> AsyncIterator[Callable[..., RawBot]]:
+    """A factory of raw bots, ``make(target, name, **options)``, all closed at the end."""
+    made: list[RawBot] = []
+
+    def make(target: str, name: str, **options: Any) -> RawBot:
+        bot = RawBot(target, name, **options)
+        made.append(bot)
+        return bot
+
+    try:
+        yield make
+    finally:
+        for bot in made:
+            await bot.close()
 
 
 async def seat_raw_bots(
