@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from rookery.engine import (
     CARD_POINTS,
@@ -49,6 +50,9 @@ from ._sampling import Inference, Sample, sample_hands
 from ._simulate import HandSimulation, game_utility, hand_utility
 from ._solve import EndgameSolver, solvable
 from .heuristic import HeuristicPolicy, best_trump, bury_candidates, call_card
+
+_C = TypeVar("_C")
+_S = TypeVar("_S")
 
 __all__ = ["PimcBot", "PimcParameters", "PimcPolicy", "SearchStats", "distinct_cards"]
 
@@ -302,21 +306,13 @@ class PimcPolicy:
         ):
             return PASS
         candidates: list[Action] = [PASS, bid_action(legal.bids[0])]
-        totals = [0.0, 0.0]
         budget = self._budget(self.parameters.bid_scale)
-        while budget.more():
-            deal = sample_deal(obs, rng)
-            values = []
-            for action in candidates:
-                if budget.expired():
-                    break
-                values.append(self._auction_rollout(obs, deal, action))
-            else:
-                for index, value in enumerate(values):
-                    totals[index] += value
-                budget.count += 1
-                continue
-            break
+        totals = _sampled_totals(
+            budget,
+            candidates,
+            lambda: sample_deal(obs, rng),
+            lambda deal, action: self._auction_rollout(obs, deal, action),
+        )
         self._record(budget)
         if not budget.count:
             return self._heuristic.bid(obs, legal)
@@ -457,27 +453,23 @@ class PimcPolicy:
         if len(candidates) == 1:
             return 0
         rules = obs.ruleset
-        totals = [0.0] * len(candidates)
         sampler = self._sampler(obs)
-        budget = self._budget(self.parameters.exchange_scale)
-        while budget.more():
+
+        def sample() -> list[int]:
             hands = sampler(rng).hands
             hands[obs.seat] = obs.hand | obs.buried
-            values = []
-            for trump, bury, called in candidates:
-                if budget.expired():
-                    break
-                sim = self._simulate_contract(
-                    rules, obs.seat, hands, 0, trump, bury=bury, called=called
-                )
-                sim.bid = obs.bid
-                values.append(self._utility(sim, obs))
-            else:
-                for index, value in enumerate(values):
-                    totals[index] += value
-                budget.count += 1
-                continue
-            break
+            return hands
+
+        def worth(hands: list[int], candidate: tuple[int, int | None, int | None]) -> float:
+            trump, bury, called = candidate
+            sim = self._simulate_contract(
+                rules, obs.seat, hands, 0, trump, bury=bury, called=called
+            )
+            sim.bid = obs.bid
+            return self._utility(sim, obs)
+
+        budget = self._budget(self.parameters.exchange_scale)
+        totals = _sampled_totals(budget, candidates, sample, worth)
         self._record(budget)
         if not budget.count:
             return -1
@@ -590,3 +582,25 @@ class PimcBot(PolicyBot):
             time_budget=self.search.parameters.time_budget,
             time_limit=left / 2 if left > 0 else None,
         )
+
+
+def _sampled_totals(
+    budget: _Budget,
+    candidates: Sequence[_C],
+    sample: Callable[[], _S],
+    worth: Callable[[_S, _C], float],
+) -> list[float]:
+    """Each candidate's worth summed over the samples the budget allows (``budget.count`` of
+    them); a sample the deadline cuts short counts for no candidate."""
+    totals = [0.0] * len(candidates)
+    while budget.more():
+        drawn = sample()
+        values = []
+        for candidate in candidates:
+            if budget.expired():
+                return totals
+            values.append(worth(drawn, candidate))
+        for index, value in enumerate(values):
+            totals[index] += value
+        budget.count += 1
+    return totals
