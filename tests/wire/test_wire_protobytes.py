@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 from rookery.v1 import actions_pb2, replay_pb2
-from rookery.wire.protobytes import ScalarField, field, field_number, uint_field, varint
+from rookery.wire.protobytes import (
+    ScalarField,
+    field,
+    field_number,
+    packed_field,
+    uint_field,
+    varint,
+)
 
 
 @pytest.mark.parametrize("value", [0, 1, 127, 128, 300, 16383, 16384, 2**31 - 1, 2**63])
@@ -38,3 +45,10 @@ def test_a_field_number_above_fifteen_takes_a_two_byte_tag() -> None:
     message = actions_pb2.Observation()
     message.current_trick.CopyFrom(trick)
     assert field(number, trick.SerializeToString()) == message.SerializeToString()
+
+
+@pytest.mark.parametrize("values", [(), (0,), (1, 2, 3), (-1, 300, 0)])
+def test_a_packed_field_is_protobufs(values: tuple[int, ...]) -> None:
+    number = field_number(actions_pb2.Observation, "scores")
+    expected = actions_pb2.Observation(scores=values).SerializeToString()
+    assert packed_field(number, values) == expected

@@ -28,8 +28,8 @@ from rookery.wire import convert
 from rookery.wire.protobytes import ScalarField as _Scalar
 from rookery.wire.protobytes import field as _field
 from rookery.wire.protobytes import field_number as _number
+from rookery.wire.protobytes import packed_field as _packed
 from rookery.wire.protobytes import uint_field as _uint
-from rookery.wire.protobytes import varint as _varint
 
 __all__ = [
     "RequestEncoder",
@@ -51,24 +51,6 @@ def serialize_response(message: bytes | Message) -> bytes:
     if type(message) is bytes:
         return message
     return message.SerializeToString()  # type: ignore[union-attr]
-
-
-_MASK64 = (1 << 64) - 1
-_PACKED: dict[tuple[int, tuple[int, ...]], bytes] = {}
-_KEPT = 65536
-"""The most packed encodings kept (the values seen in play are far fewer)."""
-
-
-def _packed(number: int, values: tuple[int, ...]) -> bytes:
-    """A packed repeated int32 or enum field: nothing when empty."""
-    if not values:
-        return b""
-    encoded = _PACKED.get((number, values))
-    if encoded is None:
-        encoded = _field(number, b"".join([_varint(value & _MASK64) for value in values]))
-        if len(_PACKED) < _KEPT:
-            _PACKED[number, values] = encoded
-    return encoded
 
 
 def _card_fields(message: Any, name: str) -> tuple[bytes, ...]:

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["ScalarField", "field", "field_number", "uint_field", "varint"]
+__all__ = ["ScalarField", "field", "field_number", "packed_field", "uint_field", "varint"]
 
 _ONE_BYTE = [bytes((value,)) for value in range(0x80)]
 """The varints of 0..127: one byte each (most tags, lengths and values)."""
 _MASK64 = (1 << 64) - 1
 _KEPT = 65536
-"""The most encodings a ``ScalarField`` keeps (the values seen in play are far fewer)."""
+"""The most encodings a cache here keeps (the values seen in play are far fewer)."""
 
 
 def varint(value: int) -> bytes:
@@ -49,6 +49,21 @@ def field(number: int, payload: bytes) -> bytes:
 def uint_field(number: int, value: int) -> bytes:
     """A uint64 field (an id, a sequence number): nothing for 0."""
     return varint(number << 3) + varint(value) if value else b""
+
+
+_PACKED: dict[tuple[int, tuple[int, ...]], bytes] = {}
+
+
+def packed_field(number: int, values: tuple[int, ...]) -> bytes:
+    """A packed repeated int32 or enum field of ``number`` (remembered): nothing when empty."""
+    if not values:
+        return b""
+    encoded = _PACKED.get((number, values))
+    if encoded is None:
+        encoded = field(number, b"".join([varint(value & _MASK64) for value in values]))
+        if len(_PACKED) < _KEPT:
+            _PACKED[number, values] = encoded
+    return encoded
 
 
 def field_number(message: Any, name: str) -> int:
