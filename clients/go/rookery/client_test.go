@@ -168,19 +168,7 @@ func TestClientAnswersRequestsThenResumesWithCursorsAfterADrop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	stats, err := c.Run(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	close(check)
-	for e := range check {
-		t.Error(e)
-	}
-	if ctx.Err() != nil {
-		t.Fatal("the client did not stop after its one game")
-	}
+	stats := runScripted(t, c, check, "one game")
 	if stats.TablesFinished != 1 || stats.ActionsSent != 2 || stats.Reconnects != 1 || stats.Fallbacks != 0 {
 		t.Fatalf("stats %+v", stats)
 	}
@@ -270,19 +258,7 @@ func TestClientHandlesABatchInOrderAndAnswersEveryRequestInIt(t *testing.T) {
 	c, _ := NewClient(func(*TableInfo) Bot { return passBot{&seqs} }, Options{
 		Server: addr, Name: "kit", MaxTables: 2, MaxGames: 2, Logger: log.New(io.Discard, "", 0),
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	stats, err := c.Run(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	close(check)
-	for e := range check {
-		t.Error(e)
-	}
-	if ctx.Err() != nil {
-		t.Fatal("the client did not stop after its two games")
-	}
+	stats := runScripted(t, c, check, "two games")
 	if stats.BatchesReceived != 1 || stats.ActionsSent != 2 || stats.TablesFinished != 2 {
 		t.Fatalf("stats %+v", stats)
 	}
@@ -329,4 +305,24 @@ func TestNoBatchingLeavesHelloBatchingUnset(t *testing.T) {
 	if <-offered {
 		t.Fatal("the Hello offers batching with NoBatching set")
 	}
+}
+
+// runScripted runs c against a scripted server until it stops by itself (within 10 s), reports
+// every problem the server noted on check, and returns the client's stats.
+func runScripted(t *testing.T, c *Client, check chan error, games string) Stats {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	stats, err := c.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	close(check)
+	for e := range check {
+		t.Error(e)
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("the client did not stop after its %s", games)
+	}
+	return stats
 }
