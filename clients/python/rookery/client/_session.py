@@ -47,8 +47,6 @@ _FATAL_CODES = frozenset(
 )
 #: How long to wait for the Welcome after sending the Hello.
 _WELCOME_TIMEOUT_S = 10.0
-#: How often a stream's task is cancelled again until it ends (see ``_serve_until_stopped``).
-_CANCEL_RETRY_S = 0.2
 
 
 def _deadline_margin(seconds: float) -> float:
@@ -319,14 +317,10 @@ class Session:
             return False
         finally:
             stopping.cancel()
-            # Cancel until it ends: asyncio.wait_for (the Welcome's) may swallow a cancellation
-            # that arrives as its future completes, and the stream would then be served on.
             if not serving.done():
-                while not serving.done():
-                    serving.cancel()
-                    await asyncio.wait({serving}, timeout=_CANCEL_RETRY_S)
+                serving.cancel()
                 with contextlib.suppress(asyncio.CancelledError, grpc.aio.AioRpcError):
-                    serving.result()
+                    await serving
 
     async def _connect_and_serve(self, welcomed: asyncio.Event) -> None:
         async with self._channel() as channel:
@@ -341,7 +335,10 @@ class Session:
     async def _serve(self, call: Any, welcomed: asyncio.Event) -> None:
         resuming = bool(self._session_id)
         await call.write(self._hello())
-        first = await asyncio.wait_for(call.read(), _WELCOME_TIMEOUT_S)
+        # asyncio.timeout, not wait_for: on 3.11 wait_for loses a cancellation (a stop) that
+        # arrives as the Welcome does, and the stopped session would be served on.
+        async with asyncio.timeout(_WELCOME_TIMEOUT_S):
+            first = await call.read()
         if first is grpc.aio.EOF:
             await self._raise_status(call)
             return
