@@ -6,7 +6,15 @@ The heuristic play is one function over a ``PlayView`` so that the heuristic bot
 
 from __future__ import annotations
 
-from rookery.engine import CARD_POINTS, ROOK_MASK, SUIT_MASKS, Observation
+from rookery.engine import (
+    ALL_CARDS_MASK,
+    CARD_POINTS,
+    ROOK,
+    ROOK2,
+    ROOK_MASK,
+    SUIT_MASKS,
+    Observation,
+)
 
 __all__ = [
     "FOLLOW_MASKS",
@@ -39,6 +47,16 @@ FOLLOW_MASKS: tuple[tuple[int, ...], ...] = tuple(
     for trump in range(4)
 )
 _POINT_CARDS = sum(1 << card for card in range(58) if CARD_POINTS[card])
+_FIVES = sum(1 << card for card in range(58) if CARD_POINTS[card] == 5)
+_TENS = sum(1 << card for card in range(58) if CARD_POINTS[card] == 10)
+_NO_POINTS = ALL_CARDS_MASK & ~_POINT_CARDS
+# Each suit's mask and first card, in card order.
+_SUITS: tuple[tuple[int, int], ...] = tuple((SUIT_MASKS[suit], 14 * suit) for suit in range(4))
+# _ABOVE[trump][key]: the cards whose trick-taking key exceeds ``key``.
+_ABOVE: tuple[tuple[int, ...], ...] = tuple(
+    tuple(sum(1 << card for card in range(58) if keys[card] > key) for key in range(117))
+    for keys in KEYS
+)
 
 
 # _BYTE_CARDS[chunk][byte]: the cards of bits ``byte`` at bits 8 * chunk ... 8 * chunk + 7.
@@ -66,10 +84,6 @@ def _top_key(mask: int, keys: tuple[int, ...]) -> int:
     if mask & ROOK_MASK:
         return keys[56] if mask >> 56 & 1 else keys[57]
     return keys[mask.bit_length() - 1] if mask else 0
-
-
-def _highest(mask: int, keys: tuple[int, ...]) -> int:
-    return max(_cards(mask), key=keys.__getitem__)
 
 
 def lowest_card(mask: int, keys: tuple[int, ...]) -> int:
@@ -207,54 +221,92 @@ def set_trick_state(view: PlayView) -> None:
     view.trick_points = points
 
 
+# The play below runs for every card of every playout of the search bot, so it works on masks
+# and per-trump tables rather than on lists of cards and ``min``/``max`` with key functions:
+# each shortcut picks the card those would (the first, in card order, of equal keys).
+
+
+def _weakest(mask: int, trump_mask: int) -> int:
+    """The weakest card of ``mask`` for trick-taking: ``mask`` holds cards of one side suit
+    and trumps (all keys distinct), so the lowest side card, else the lowest trump."""
+    plain = mask & ~trump_mask
+    if plain:
+        return (plain & -plain).bit_length() - 1
+    suit = mask & ~ROOK_MASK
+    if suit:
+        return (suit & -suit).bit_length() - 1
+    return ROOK2 if mask >> ROOK2 & 1 else ROOK
+
+
+def _strongest_trump(trumps: int) -> int:
+    """The strongest card of ``trumps`` (trumps only): ROOK, then ROOK2, then the highest."""
+    if trumps >> ROOK & 1:
+        return ROOK
+    if trumps >> ROOK2 & 1:
+        return ROOK2
+    return trumps.bit_length() - 1
+
+
 def _is_master(card: int, unseen: int, trump: int) -> bool:
     """Whether no unseen card beats ``card`` within its own suit (trumps: among trumps)."""
     keys = KEYS[trump]
     return _top_key(FOLLOW_MASKS[trump][card] & unseen, keys) < keys[card]
 
 
-def _could_be_beaten(view: PlayView, win_key: int, extra_seats: list[int]) -> bool:
-    """Whether a seat of ``extra_seats`` may hold a card beating ``win_key`` on this trick."""
-    if not extra_seats:
-        return False
-    keys = KEYS[view.trump]
-    trump_mask = TRUMP_MASKS[view.trump]
+def _threat(view: PlayView) -> int:
+    """The highest key an opponent still to play to this trick may hold to beat it with (0: none).
+
+    A seat that may follow suit threatens the led suit's highest unseen card; a seat void in
+    it that may still hold a trump, the highest unseen trump. A card keyed ``k`` can then be
+    beaten exactly when the threat exceeds ``k``.
+    """
+    trump = view.trump
+    keys = KEYS[trump]
     follow = view.follow
     unseen = view.unseen
-    follow_beats = _top_key(unseen & follow, keys) > win_key
-    trumps = unseen & trump_mask & ~follow
-    ruff_beats = _top_key(trumps, keys) > win_key
-    for seat in extra_seats:
-        void = view.voids[seat]
-        if not void & follow:
-            if follow_beats:
-                return True
+    trumps = unseen & TRUMP_MASKS[trump] & ~follow
+    top_follow = _top_key(unseen & follow, keys)
+    top_ruff = _top_key(trumps, keys)
+    players = view.players
+    seat = view.seat
+    friends = view.friends
+    voids = view.voids
+    threat = 0
+    for offset in range(1, players - len(view.trick)):
+        other = (seat + offset) % players
+        if friends >> other & 1:
             continue
-        # A seat void in the led suit may trump.
-        if ruff_beats and (void & trumps) != trumps:
-            return True
-    return False
-
-
-def _remaining_seats(view: PlayView) -> list[int]:
-    """The seats still to play to this trick after the viewer."""
-    count = view.players - len(view.trick) - 1
-    return [(view.seat + offset) % view.players for offset in range(1, count + 1)]
+        void = voids[other]
+        if not void & follow:
+            if top_follow > threat:
+                threat = top_follow
+        elif void & trumps != trumps and top_ruff > threat:
+            threat = top_ruff
+    return threat
 
 
 def _loser(view: PlayView, mask: int) -> int:
-    """The card of ``mask`` that costs least: no points, no trumps, from a short suit, low."""
-    keys = KEYS[view.trump]
+    """The card of ``mask`` that costs least: no points, no trumps, from a short suit, low.
+
+    That is the least (points, is a trump, its suit's length in hand, key), ties to the lowest
+    card, taken level by level: the fewest points, then side cards over trumps, then per side
+    suit its lowest card.
+    """
+    cards = mask & _NO_POINTS or mask & _FIVES or mask & _TENS or mask
     trump_mask = TRUMP_MASKS[view.trump]
+    plain = cards & ~trump_mask
+    if not plain:
+        return _weakest(cards, trump_mask)
     hand = view.hand
-
-    def cost(card: int) -> tuple[int, int, int, int]:
-        bit = 1 << card
-        suit_length = (hand & FOLLOW_MASKS[view.trump][card]).bit_count()
-        is_trump = 1 if bit & trump_mask else 0
-        return (CARD_POINTS[card], is_trump, suit_length, keys[card])
-
-    return min(_cards(mask), key=cost)
+    best, best_length, best_rank = -1, 99, 99
+    for suit_mask, first in _SUITS:
+        held = plain & suit_mask
+        if held:
+            card = (held & -held).bit_length() - 1
+            length = (hand & suit_mask).bit_count()
+            if length < best_length or (length == best_length and card - first < best_rank):
+                best, best_length, best_rank = card, length, card - first
+    return best
 
 
 def choose_play(view: PlayView) -> int:
@@ -268,48 +320,59 @@ def choose_play(view: PlayView) -> int:
 
 
 def _lead(view: PlayView) -> int:
-    keys = KEYS[view.trump]
-    trump_mask = TRUMP_MASKS[view.trump]
+    trump = view.trump
+    keys = KEYS[trump]
+    trump_mask = TRUMP_MASKS[trump]
     hand = view.legal
     unseen = view.unseen
-    opponents = [s for s in range(view.players) if not view.friends >> s & 1]
+    voids = view.voids
+    friends = view.friends
     trumps = hand & trump_mask
     outstanding = unseen & trump_mask
-    opponents_may_trump = any(view.voids[s] & outstanding != outstanding for s in opponents)
-    is_long = trumps.bit_count() >= 3 or trumps.bit_count() >= outstanding.bit_count()
-    if view.bidding_side and trumps and outstanding and opponents_may_trump and is_long:
-        # Draw trumps when long: lead the master trump, else a low trump to pull theirs.
-        top = _highest(trumps, keys)
-        if _is_master(top, unseen, view.trump):
-            return top
-        low = trumps & ~_POINT_CARDS & ~ROOK_MASK
-        return lowest_card(low or trumps, keys)
-    # Cash side-suit masters that no opponent can ruff.
-    cashable = []
-    for card in _cards(hand & ~trump_mask):
-        if not _is_master(card, unseen, view.trump):
+    # The voids of the opponents who may still hold a trump.
+    ruffers = []
+    if outstanding:
+        for seat in range(view.players):
+            if not friends >> seat & 1 and voids[seat] & outstanding != outstanding:
+                ruffers.append(voids[seat])
+    if view.bidding_side and trumps and ruffers:
+        count = trumps.bit_count()
+        if count >= 3 or count >= outstanding.bit_count():
+            # Draw trumps when long: lead the master trump, else a low trump to pull theirs.
+            top = _strongest_trump(trumps)
+            if _top_key(outstanding, keys) < keys[top]:
+                return top
+            low = trumps & ~_POINT_CARDS & ~ROOK_MASK
+            return _weakest(low or trumps, trump_mask)
+    # Cash side-suit masters that no opponent can ruff: the most points, then the highest.
+    best, best_score = -1, -1
+    for suit, suit_mask in enumerate(SUIT_MASKS):
+        held = hand & suit_mask
+        if not held or suit == trump:
             continue
-        suit = FOLLOW_MASKS[view.trump][card]
-        ruffable = outstanding and any(
-            view.voids[s] & suit == suit and view.voids[s] & outstanding != outstanding
-            for s in opponents
-        )
-        if not ruffable:
-            cashable.append(card)
-    if cashable:
-        return max(cashable, key=lambda c: (CARD_POINTS[c], keys[c]))
+        # The masters: the cards above the suit's highest unseen card.
+        masters = held & -(1 << (unseen & suit_mask).bit_length())
+        if not masters or any(void & suit_mask == suit_mask for void in ruffers):
+            continue
+        card = (masters & _TENS or masters & _FIVES or masters).bit_length() - 1
+        score = 100 * CARD_POINTS[card] + keys[card]
+        if score > best_score:
+            best, best_score = card, score
+    if best >= 0:
+        return best
     # Read a partner's discards: lead a suit a friend is void in, so the friend can ruff.
-    friends = [s for s in range(view.players) if view.friends >> s & 1 and s != view.seat]
-    for friend in friends:
-        void = view.voids[friend]
+    for friend in range(view.players):
+        if not friends >> friend & 1 or friend == view.seat:
+            continue
+        void = voids[friend]
         if void & outstanding == outstanding:
             continue
-        for suit in range(4):
-            if suit == view.trump:
+        for suit, suit_mask in enumerate(SUIT_MASKS):
+            if suit == trump:
                 continue
-            cards = hand & SUIT_MASKS[suit] & ~_POINT_CARDS
-            if cards and void & SUIT_MASKS[suit] == SUIT_MASKS[suit]:
-                return lowest_card(cards, keys)
+            cards = hand & suit_mask & ~_POINT_CARDS
+            if cards and void & suit_mask == suit_mask:
+                return (cards & -cards).bit_length() - 1
     # Otherwise a low card from the shortest side suit, to make a void.
     side = hand & ~trump_mask
     if side:
@@ -320,43 +383,41 @@ def _lead(view: PlayView) -> int:
 
 
 def _follow(view: PlayView) -> int:
-    keys = KEYS[view.trump]
-    trump_mask = TRUMP_MASKS[view.trump]
+    trump = view.trump
+    keys = KEYS[trump]
+    trump_mask = TRUMP_MASKS[trump]
+    above = _ABOVE[trump]
     legal = view.legal
-    later = _remaining_seats(view)
-    later_opponents = [s for s in later if not view.friends >> s & 1]
-    winning_cards = [
-        c for c in _cards(legal & (view.follow | trump_mask)) if keys[c] > view.win_key
-    ]
+    win_key = view.win_key
+    threat = _threat(view)
+    winning = legal & (view.follow | trump_mask) & above[win_key]
+    # The winning cards no later opponent may beat (keyed at least ``threat``).
+    safe = winning if threat <= win_key else winning & above[threat - 1]
     if view.friends >> view.win_seat & 1:
-        if not _could_be_beaten(view, view.win_key, later_opponents):
+        if threat <= win_key:
             # Feed points to the friend who holds the trick; never the Rook.
             feed = legal & _POINT_CARDS & ~ROOK_MASK
             if feed:
                 plain_feed = feed & ~trump_mask
-                choices = plain_feed or feed
                 return max(
-                    _cards(choices),
+                    _cards(plain_feed or feed),
                     key=lambda c: (
                         CARD_POINTS[c],
-                        not _is_master(c, view.unseen, view.trump),
+                        not _is_master(c, view.unseen, trump),
                         -keys[c],
                     ),
                 )
             return _loser(view, legal)
-        safe = [c for c in winning_cards if not _could_be_beaten(view, keys[c], later_opponents)]
         if safe and view.trick_points:
-            return min(safe, key=keys.__getitem__)
+            return _weakest(safe, trump_mask)
         return _loser(view, legal)
-    if winning_cards:
-        safe = [c for c in winning_cards if not _could_be_beaten(view, keys[c], later_opponents)]
+    if winning:
         if safe:
-            cheapest = min(safe, key=lambda c: (1 if (1 << c) & trump_mask else 0, keys[c]))
-            is_trump = (1 << cheapest) & trump_mask
-            if not is_trump or view.trick_points or CARD_POINTS[cheapest]:
+            cheapest = _weakest(safe, trump_mask)
+            if not (1 << cheapest) & trump_mask or view.trick_points or CARD_POINTS[cheapest]:
                 return cheapest
         elif view.trick_points >= 10:
-            trump_winners = [c for c in winning_cards if (1 << c) & trump_mask]
+            trump_winners = winning & trump_mask
             if trump_winners:
-                return max(trump_winners, key=keys.__getitem__)
+                return _strongest_trump(trump_winners)
     return _loser(view, legal)
