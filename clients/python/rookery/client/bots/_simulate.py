@@ -27,8 +27,10 @@ class HandSimulation:
         "buried_points",
         "called",
         "current",
+        "deck_mask",
         "follow",
         "hands",
+        "keys",
         "last_trick_bonus",
         "leader",
         "partner",
@@ -42,6 +44,7 @@ class HandSimulation:
         "trick_points",
         "tricks_left",
         "trump",
+        "trump_mask",
         "view",
         "voids",
         "win_key",
@@ -70,10 +73,13 @@ class HandSimulation:
     ) -> None:
         self.rules = rules
         self.players = rules.players
+        self.deck_mask = rules.deck_mask
         self.rook_free_play = rules.rook_free_play
         self.last_trick_bonus = rules.last_trick_bonus
         self.hands = hands
         self.trump = trump
+        self.keys = KEYS[trump]
+        self.trump_mask = TRUMP_MASKS[trump]
         self.bidder = bidder
         self.bid = bid
         self.buried_points = buried_points
@@ -88,15 +94,12 @@ class HandSimulation:
         self.win_seat = -1
         self.win_key = 0
         self.trick_points = 0
-        keys = KEYS[trump]
         for seat, card in self.trick:
-            self._add_to_trick(seat, card, keys)
+            self._add_to_trick(seat, card)
         self.voids = list(voids) if voids is not None else [0] * self.players
         self.won = list(won) if won is not None else [0] * self.players
         self.tricks_left = rules.hand_size if tricks_left is None else tricks_left
-        self.view = PlayView()
-        self.view.players = self.players
-        self.view.trump = trump
+        self.view = self._new_view()
         self.seat_friends = self._friends()
         self.bidding_mask = self.bidding_seats()
 
@@ -180,17 +183,22 @@ class HandSimulation:
         other.voids = list(self.voids)
         other.won = list(self.won)
         other.seat_friends = list(self.seat_friends)
-        other.view = PlayView()
-        other.view.players = self.players
-        other.view.trump = self.trump
+        other.view = other._new_view()
         return other
+
+    def _new_view(self) -> PlayView:
+        """The view the seats to act play from: its fields that stay fixed for the hand set."""
+        view = PlayView()
+        view.players = self.players
+        view.trump = self.trump
+        return view
 
     def legal(self) -> int:
         """The cards the seat to act may play."""
         hand = self.hands[self.current]
         if not self.trick:
             return hand
-        follow = hand & FOLLOW_MASKS[self.trump][self.trick[0][1]]
+        follow = hand & self.follow
         if not follow:
             return hand
         if self.rook_free_play:
@@ -199,14 +207,25 @@ class HandSimulation:
 
     def heuristic_card(self) -> int:
         """The heuristic play of the seat to act, on what that seat could know."""
+        # Run for every card of every playout: ``legal`` inline, and no view for a forced card.
         seat = self.current
+        hand = self.hands[seat]
+        trick = self.trick
+        legal = hand
+        if trick:
+            legal = hand & self.follow
+            if not legal:
+                legal = hand
+            elif self.rook_free_play:
+                legal |= hand & ROOK_MASK
+        if not legal & (legal - 1):
+            return legal.bit_length() - 1
         view = self.view
         view.seat = seat
-        hand = self.hands[seat]
         view.hand = hand
-        view.legal = self.legal()
-        view.trick = self.trick
-        view.unseen = self.rules.deck_mask & ~self.played & ~hand
+        view.legal = legal
+        view.trick = trick
+        view.unseen = self.deck_mask & ~self.played & ~hand
         view.voids = self.voids
         view.friends = self.seat_friends[seat]
         view.bidding_side = bool(self.bidding_mask >> seat & 1)
@@ -216,17 +235,18 @@ class HandSimulation:
         view.trick_points = self.trick_points
         return choose_play(view)
 
-    def _add_to_trick(self, seat: int, card: int, keys: tuple[int, ...]) -> None:
-        bit = 1 << card
+    def _add_to_trick(self, seat: int, card: int) -> None:
+        keys = self.keys
         if self.win_seat < 0:
             self.follow = FOLLOW_MASKS[self.trump][card]
             self.win_seat, self.win_key = seat, keys[card]
-        elif bit & (self.follow | TRUMP_MASKS[self.trump]) and keys[card] > self.win_key:
+        elif (1 << card) & (self.follow | self.trump_mask) and keys[card] > self.win_key:
             self.win_seat, self.win_key = seat, keys[card]
         self.trick_points += CARD_POINTS[card]
 
     def play(self, card: int) -> None:
         """Play ``card`` for the seat to act (assumed legal)."""
+        # Run for every card of every playout: the trick's state is updated inline.
         seat = self.current
         bit = 1 << card
         self.hands[seat] ^= bit
@@ -236,8 +256,15 @@ class HandSimulation:
             follow = self.follow
             if not bit & follow and not (self.rook_free_play and bit & ROOK_MASK):
                 self.voids[seat] |= follow
+            key = self.keys[card]
+            if bit & (follow | self.trump_mask) and key > self.win_key:
+                self.win_seat, self.win_key = seat, key
+            self.trick_points += CARD_POINTS[card]
+        else:
+            self.follow = FOLLOW_MASKS[self.trump][card]
+            self.win_seat, self.win_key = seat, self.keys[card]
+            self.trick_points = CARD_POINTS[card]
         trick.append((seat, card))
-        self._add_to_trick(seat, card, KEYS[self.trump])
         if card == self.called and not self.partner_shown:
             self.partner_shown = True
             self.seat_friends = self._friends()
