@@ -261,27 +261,29 @@ def _threat(view: PlayView) -> int:
     beaten exactly when the threat exceeds ``k``.
     """
     trump = view.trump
-    keys = KEYS[trump]
     follow = view.follow
     unseen = view.unseen
     trumps = unseen & TRUMP_MASKS[trump] & ~follow
-    top_follow = _top_key(unseen & follow, keys)
-    top_ruff = _top_key(trumps, keys)
     players = view.players
     seat = view.seat
     friends = view.friends
     voids = view.voids
-    threat = 0
+    may_follow = may_ruff = False
     for offset in range(1, players - len(view.trick)):
         other = (seat + offset) % players
         if friends >> other & 1:
             continue
         void = voids[other]
         if not void & follow:
-            if top_follow > threat:
-                threat = top_follow
-        elif void & trumps != trumps and top_ruff > threat:
-            threat = top_ruff
+            may_follow = True
+        elif void & trumps != trumps:
+            may_ruff = True
+    keys = KEYS[trump]
+    threat = _top_key(unseen & follow, keys) if may_follow else 0
+    if may_ruff:
+        ruff = _top_key(trumps, keys)
+        if ruff > threat:
+            threat = ruff
     return threat
 
 
