@@ -8,13 +8,30 @@ engine card for card.
 
 from __future__ import annotations
 
+import functools
 import math
 
-from rookery.engine import CARD_POINTS, ROOK_MASK, Observation, Partnership, Ruleset
+from rookery.engine import (
+    CARD_POINTS,
+    ROOK_MASK,
+    Observation,
+    Partnership,
+    Ruleset,
+    mask_points,
+)
 
 from ._play import FOLLOW_MASKS, KEYS, TRUMP_MASKS, PlayView, choose_play, infer_voids
 
 __all__ = ["HandSimulation", "game_utility", "hand_utility", "win_chance"]
+
+
+@functools.cache
+def _side_seats(sides: tuple[int, ...]) -> tuple[int, ...]:
+    """Per seat, the seats of its side (bit masks)."""
+    return tuple(
+        sum(1 << other for other, side in enumerate(sides) if side == sides[seat])
+        for seat in range(len(sides))
+    )
 
 
 class HandSimulation:
@@ -125,7 +142,7 @@ class HandSimulation:
             if obs.partner >= 0:
                 partner = obs.partner
         # Known to the bidder only: a caller searching for another seat sets the sampled bury's.
-        buried_points = sum(CARD_POINTS[c] for c in range(58) if obs.buried >> c & 1)
+        buried_points = mask_points(obs.buried)
         return cls(
             rules,
             hands,
@@ -151,10 +168,7 @@ class HandSimulation:
         rules = self.rules
         players = self.players
         if rules.partnership is Partnership.FIXED:
-            sides = rules.sides
-            return [
-                sum(1 << o for o in range(players) if sides[o] == sides[s]) for s in range(players)
-            ]
+            return list(_side_seats(rules.sides))
         friends = [1 << s for s in range(players)]
         if self.partner >= 0:
             pair = (1 << self.bidder) | (1 << self.partner)
@@ -167,8 +181,7 @@ class HandSimulation:
         """The seats of the bidding side (bit mask)."""
         rules = self.rules
         if rules.partnership is Partnership.FIXED:
-            sides = rules.sides
-            return sum(1 << s for s in range(self.players) if sides[s] == sides[self.bidder])
+            return _side_seats(rules.sides)[self.bidder]
         if self.partner >= 0:
             return (1 << self.bidder) | (1 << self.partner)
         return 1 << self.bidder
@@ -176,8 +189,8 @@ class HandSimulation:
     def clone(self) -> HandSimulation:
         """An independent copy."""
         other = object.__new__(HandSimulation)
-        for name in HandSimulation.__slots__:
-            object.__setattr__(other, name, getattr(self, name))
+        for name in _SHARED_SLOTS:
+            setattr(other, name, getattr(self, name))
         other.hands = list(self.hands)
         other.trick = list(self.trick)
         other.voids = list(self.voids)
@@ -323,6 +336,14 @@ class HandSimulation:
             else:
                 deltas.append(side_points[sides[seat]])
         return deltas
+
+
+# What ``clone`` shares with the original: everything but the per-playout lists and view.
+_SHARED_SLOTS = tuple(
+    name
+    for name in HandSimulation.__slots__
+    if name not in ("hands", "trick", "voids", "won", "seat_friends", "view")
+)
 
 
 def hand_utility(deltas: list[int], seat: int, rules: Ruleset) -> float:
