@@ -52,7 +52,7 @@ from ._events import (
     TrumpNamed,
 )
 from ._legal import LegalActions, _BiddingActions, _PlayActions
-from ._observation import NO_TRICK, Observation, Trick
+from ._observation import NO_TRICK, Observation, Trick, new_observation, new_trick
 from ._results import GameResult, HandResult, Termination
 from ._ruleset import AllPass, BothOver, FirstLead, Partnership, Ruleset
 
@@ -998,10 +998,10 @@ class Game:
                 points[sides[holder]] += value
         if self._phase is _PLAY:
             leader = self._lead if self._trick else self._current
-            current = Trick(leader, self._seated(leader, self._trick), -1, self._trick_points)
+            current = new_trick(leader, self._seated(leader, self._trick), -1, self._trick_points)
         else:
             current = NO_TRICK
-        return Observation(
+        return new_observation(  # Observation(...), built faster
             ruleset=rules,
             seat=seat,
             hand_number=self._hand_number,
@@ -1036,7 +1036,7 @@ class Game:
         if count != len(tricks):
             completed += tuple(
                 [
-                    Trick(leader, self._seated(leader, cards), winner, points)
+                    new_trick(leader, self._seated(leader, cards), winner, points)
                     for leader, cards, winner, points in tricks[count:]
                 ]
             )
