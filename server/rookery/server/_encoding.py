@@ -11,6 +11,7 @@ The BotService handler's serializer (:func:`serialize_response`) passes bytes th
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from google.protobuf.message import Message
@@ -61,43 +62,56 @@ def _card_fields(message: Any, name: str) -> tuple[bytes, ...]:
     )
 
 
-_CardSets = tuple[tuple[int, tuple[bytes, ...]], ...]
+_CardSet = Callable[[int], bytes]
 
 
-def _card_sets(message: Any, name: str) -> _CardSets:
-    """The repeated card field ``name`` of ``message`` by slices of 8 cards: (the slice's shift
-    in a card mask, the encoding of each of its 256 subsets, cards ascending)."""
+def _card_set(message: Any, name: str) -> _CardSet:
+    """The encoder of the repeated card field ``name`` of ``message``: a card mask's cards,
+    ascending, each an element of the field.
+
+    The mask is read in 8 slices of 8 cards, each slice's 256 subsets encoded in advance, and
+    the slices' lookups written out (a loop over them costs twice as much).
+    """
     cards = _card_fields(message, name)
-    return tuple(
-        (
-            start,
-            tuple(
-                b"".join(
-                    [
-                        cards[start + bit]
-                        for bit in range(8)
-                        if subset >> bit & 1 and start + bit < NUM_CARDS
-                    ]
-                )
-                for subset in range(256)
-            ),
+    subsets = [
+        tuple(
+            b"".join(
+                [
+                    cards[start + bit]
+                    for bit in range(8)
+                    if subset >> bit & 1 and start + bit < NUM_CARDS
+                ]
+            )
+            for subset in range(256)
         )
-        for start in range(0, NUM_CARDS, 8)
-    )
+        for start in range(0, 64, 8)
+    ]
+    s0, s1, s2, s3, s4, s5, s6, s7 = subsets
+
+    def encode(mask: int, join: Callable[[Iterable[bytes]], bytes] = b"".join) -> bytes:
+        return join(
+            (
+                s0[mask & 0xFF],
+                s1[mask >> 8 & 0xFF],
+                s2[mask >> 16 & 0xFF],
+                s3[mask >> 24 & 0xFF],
+                s4[mask >> 32 & 0xFF],
+                s5[mask >> 40 & 0xFF],
+                s6[mask >> 48 & 0xFF],
+                s7[mask >> 56 & 0xFF],
+            )
+        )
+
+    return encode
 
 
-def _cards(sets: _CardSets, mask: int) -> bytes:
-    """The cards of ``mask``, encoded as the elements of a repeated card field."""
-    return b"".join([subsets[mask >> shift & 0xFF] for shift, subsets in sets])
-
-
-_HAND = _card_sets(_Observation, "hand")
-_NEST = _card_sets(_Observation, "nest")
-_BURIED = _card_sets(_Observation, "buried")
+_HAND = _card_set(_Observation, "hand")
+_NEST = _card_set(_Observation, "nest")
+_BURIED = _card_set(_Observation, "buried")
 _CALLED = _card_fields(_Observation, "called_card")
-_BURY_FROM = _card_sets(_Legal, "bury_candidates")
-_CALL_FROM = _card_sets(_Legal, "callable_cards")
-_PLAYABLE = _card_sets(_Legal, "playable_cards")
+_BURY_FROM = _card_set(_Legal, "bury_candidates")
+_CALL_FROM = _card_set(_Legal, "callable_cards")
+_PLAYABLE = _card_set(_Legal, "playable_cards")
 _AUCTION = _number(_Observation, "auction")
 _CURRENT_TRICK = _number(_Observation, "current_trick")
 _COMPLETED_TRICK = _number(_Observation, "completed_tricks")
@@ -193,28 +207,50 @@ def _partner_revealed(observation: Observation) -> bool:
 
 def _legal(legal: LegalActions) -> bytes:
     """A ``LegalActions`` message's bytes (as ``convert.legal_actions_to_proto``)."""
+    phase = legal.phase
+    if phase is _PLAY:  # most requests: the phase, the seat and the playable cards
+        head = _PLAY_HEADS.get(legal.player)
+        if head is None:
+            head = _PLAY_HEADS[legal.player] = (
+                _LEGAL_PHASE[_PHASES[phase]] + _LEGAL_SEAT[legal.player]
+            )
+        return head + _PLAYABLE(legal.play)
     parts = [
-        _LEGAL_PHASE[_PHASES[legal.phase]],
+        _LEGAL_PHASE[_PHASES[phase]],
         _LEGAL_SEAT[legal.player],
         _LEGAL_CAN_PASS[legal.can_pass],
         _packed(_LEGAL_BIDS, legal.bids),
         _packed(_LEGAL_TRUMP_SUITS, tuple([_SUITS[suit] for suit in legal.suits])),
     ]
     if legal.bury_from:
-        parts.append(_cards(_BURY_FROM, legal.bury_from))
+        parts.append(_BURY_FROM(legal.bury_from))
     parts.append(_LEGAL_BURY_COUNT[legal.bury_count])
     if legal.call_from:
-        parts.append(_cards(_CALL_FROM, legal.call_from))
+        parts.append(_CALL_FROM(legal.call_from))
     if legal.play:
-        parts.append(_cards(_PLAYABLE, legal.play))
+        parts.append(_PLAYABLE(legal.play))
     return b"".join(parts)
+
+
+_PLAY = Phase.PLAY
+_PLAY_HEADS: dict[int, bytes] = {}
+"""By seat: the fields of a PLAY phase's ``LegalActions`` before its cards."""
 
 
 class RequestEncoder:
     """One table's (one game's) ActionRequest encoder: the ruleset and each completed trick
     encoded once."""
 
-    __slots__ = ("_hand_number", "_joined", "_last_trick", "_ruleset", "_table_id", "_tricks")
+    __slots__ = (
+        "_auction",
+        "_hand_number",
+        "_joined",
+        "_last_trick",
+        "_ruleset",
+        "_table_id",
+        "_tail",
+        "_tricks",
+    )
 
     def __init__(self, ruleset: Ruleset) -> None:
         self._ruleset = _field(_RULESET, convert.ruleset_to_proto(ruleset).SerializeToString())
@@ -223,6 +259,8 @@ class RequestEncoder:
         self._joined = b""
         self._last_trick: Trick | None = None
         self._table_id = ("", b"")
+        self._auction: tuple[tuple[tuple[int, int], ...], bytes] = ((), b"")
+        self._tail: tuple[tuple[tuple[int, ...], ...], bytes] = ((), b"")
 
     def _completed_tricks(self, observation: Observation) -> bytes:
         """The encoded ``completed_tricks`` of the hand, new tricks encoded as they complete."""
@@ -261,11 +299,11 @@ class RequestEncoder:
             _OBS_PHASE[_PHASES[o.phase]],
             _OBS_CURRENT_PLAYER[o.current_player],
         ]
-        parts.append(_cards(_HAND, o.hand))
+        parts.append(_HAND(o.hand))
         if o.nest:
-            parts.append(_cards(_NEST, o.nest))
+            parts.append(_NEST(o.nest))
         if o.auction:
-            parts += [_auction_entry(seat, amount) for seat, amount in o.auction]
+            parts.append(self._auction_bytes(o.auction))
         parts += (
             _OBS_HIGH_BID[o.high_bid],
             _OBS_HIGH_BIDDER[o.high_bidder],
@@ -274,7 +312,7 @@ class RequestEncoder:
             _OBS_TRUMP[_SUITS[o.trump]],
         )
         if o.buried:
-            parts.append(_cards(_BURIED, o.buried))
+            parts.append(_BURIED(o.buried))
         parts.append(_OBS_BURIED_COUNT[o.buried_count])
         if o.called_card >= 0:
             parts.append(_CALLED[o.called_card])
@@ -283,11 +321,34 @@ class RequestEncoder:
             _OBS_PARTNER_REVEALED[_partner_revealed(o)],
             _field(_CURRENT_TRICK, _trick(o.current_trick)),
             self._completed_tricks(o),
-            _packed(_OBS_POINTS_CAPTURED, o.points_captured),
-            _packed(_OBS_SCORES, o.scores),
-            _packed(_OBS_SIDES, o.sides),
+            self._tail_bytes(o.points_captured, o.scores, o.sides),
         )
         return b"".join(parts)
+
+    def _auction_bytes(self, auction: tuple[tuple[int, int], ...]) -> bytes:
+        """The encoded auction entries, remembered: after the auction they repeat to the end of
+        the hand."""
+        known, encoded = self._auction
+        if auction != known:
+            encoded = b"".join([_auction_entry(seat, amount) for seat, amount in auction])
+            self._auction = (auction, encoded)
+        return encoded
+
+    def _tail_bytes(
+        self, points: tuple[int, ...], scores: tuple[int, ...], sides: tuple[int, ...]
+    ) -> bytes:
+        """The encoded points captured, scores and sides, remembered (they change by tricks)."""
+        known, encoded = self._tail
+        if (points, scores, sides) != known:
+            encoded = b"".join(
+                [
+                    _packed(_OBS_POINTS_CAPTURED, points),
+                    _packed(_OBS_SCORES, scores),
+                    _packed(_OBS_SIDES, sides),
+                ]
+            )
+            self._tail = ((points, scores, sides), encoded)
+        return encoded
 
     def action_request(
         self,

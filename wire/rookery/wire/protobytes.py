@@ -23,6 +23,8 @@ def varint(value: int) -> bytes:
     """A non-negative integer as a protobuf varint."""
     if value < 0x80:
         return _ONE_BYTE[value]
+    if value < 0x4000:  # two bytes: request ids, sequence numbers, lengths
+        return bytes((value & 0x7F | 0x80, value >> 7))
     out = bytearray()
     while value > 0x7F:
         out.append(value & 0x7F | 0x80)
