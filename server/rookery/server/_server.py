@@ -60,9 +60,7 @@ class _Hooks(TableHooks):
     def __init__(self, server: RookeryServer) -> None:
         self._server = server
         metrics = server.metrics
-        self._accepted = metrics.actions.labels("accepted")
-        self._auto = metrics.actions.labels("auto_played")
-        self._latency = metrics.action_latency
+        self._actions = metrics.actions
         self._timeouts = metrics.timeouts
         self._rejections = metrics.rejections
 
@@ -74,10 +72,9 @@ class _Hooks(TableHooks):
 
     def action_done(self, outcome: str, latency_s: float | None) -> None:
         if latency_s is None:
-            self._auto.inc()
+            self._actions.auto_play()
         else:
-            self._accepted.inc()
-            self._latency.observe(latency_s)
+            self._actions.accept(latency_s)
 
     def timeout(self) -> None:
         self._timeouts.inc()
