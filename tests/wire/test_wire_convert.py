@@ -37,6 +37,7 @@ from rookery.engine import (
 from rookery.engine import PLAY as ENGINE_PLAY
 from rookery.engine import TRUMP as ENGINE_TRUMP
 from rookery.v1 import actions_pb2, cards_pb2, results_pb2, ruleset_pb2, table_pb2
+from rookery.wire import convert as convert_module
 from rookery.wire.convert import (
     Forfeit,
     ForfeitKind,
@@ -490,3 +491,20 @@ def test_a_negative_seat_is_malformed() -> None:
 def test_cards_of_helper_agrees_with_proto_order() -> None:
     mask = parse_cards("G14 B1 ROOK R5")
     assert [card_from_proto(card) for card in cards_to_proto(mask)] == cards_of(mask)
+
+
+def test_remembered_actions_stay_checked_and_bounded() -> None:
+    # A malformed action is never remembered: the second reading refuses it again.
+    message = actions_pb2.Action()
+    message.play_card.card.rank = 15
+    message.play_card.card.suit = cards_pb2.SUIT_RED
+    for _ in range(2):
+        with pytest.raises(MalformedMessageError):
+            action_from_proto(message)
+    # A well-formed action padded with unknown fields reads as the action, and is not kept.
+    padded = actions_pb2.Action.FromString(
+        action_to_proto(ENGINE_PLAY[3]).SerializeToString() + b"\xfa\x3f\x90\x4e" + b"x" * 10_000
+    )
+    assert padded.ByteSize() > 10_000
+    assert action_from_proto(padded) is ENGINE_PLAY[3]
+    assert all(len(key) <= 128 for key in convert_module._ACTIONS_READ)

@@ -408,7 +408,26 @@ def action_from_proto(message: actions_pb2.Action, field: str = "action") -> Act
     Malformed (``MalformedMessageError``): no kind set, an impossible card, a card field left
     unset, ``SUIT_UNSPECIFIED`` as trump, a bury naming a card twice. Everything else — a bid
     that is too low, a card not in hand, a bury of the wrong size — is for the engine to judge.
+    Actions read before are remembered (by their encoding): the server reads one per move.
     """
+    key = message.SerializeToString()
+    known = _ACTIONS_READ.get(key)
+    if known is not None:
+        return known
+    action = _action_from_proto(message, field)
+    if len(key) <= _ACTION_KEPT_BYTES:  # not a bot's padding (unknown fields are kept)
+        if len(_ACTIONS_READ) >= _ACTIONS_REMEMBERED:
+            _ACTIONS_READ.clear()
+        _ACTIONS_READ[key] = action
+    return action
+
+
+_ACTIONS_REMEMBERED = 4096
+_ACTION_KEPT_BYTES = 128
+_ACTIONS_READ: dict[bytes, Action] = {}
+
+
+def _action_from_proto(message: actions_pb2.Action, field: str) -> Action:
     kind = message.WhichOneof("kind")
     if kind == "play_card":
         if not message.play_card.HasField("card"):
