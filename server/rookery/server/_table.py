@@ -212,13 +212,14 @@ deadline has come."""
 class _Request:
     """The one open ActionRequest of a table."""
 
-    __slots__ = ("budget_ms", "deadline", "future", "id", "message", "recorded", "seat", "sent_at")
+    __slots__ = ("budget_ms", "deadline", "id", "message", "recorded", "reply", "seat", "sent_at")
 
-    def __init__(self, request_id: int, seat: int, future: asyncio.Future[_Reply]) -> None:
+    def __init__(self, request_id: int, seat: int) -> None:
         self.id = request_id
         self.recorded = 0
         self.seat = seat
-        self.future = future
+        self.reply: _Reply | None = None
+        """How the request was closed; None while it is open."""
         self.sent_at = 0.0
         self.budget_ms = 0
         self.deadline: float | None = None
@@ -227,12 +228,7 @@ class _Request:
 
     @property
     def is_open(self) -> bool:
-        return not self.future.done()
-
-    def close(self, reply: _Reply) -> None:
-        self.deadline = None
-        if not self.future.done():
-            self.future.set_result(reply)
+        return self.reply is None
 
 
 class _Seat:
@@ -376,6 +372,8 @@ class Table:
         self._seated = asyncio.Event()
         self._finished = asyncio.Event()
         self._request: _Request | None = None
+        self._waiter: asyncio.Future[None] | None = None
+        """What the table's task awaits while requests are open (see ``_play``)."""
         self._clock: asyncio.TimerHandle | None = None
         self._next_request_id = 0
         self._sent_seq = 0
@@ -442,7 +440,7 @@ class Table:
         if self.status is TableStatus.WAITING:
             self._seated.set()
         elif self._request is not None:
-            self._request.close(_Reply.ABORTED)
+            self._close(self._request, _Reply.ABORTED)
 
     async def _run(self) -> None:
         structlog.contextvars.bind_contextvars(table=self.id)
@@ -476,7 +474,15 @@ class Table:
                 seat.session.send(_ConnectResponse(table_joined=self.joined_message(seat.index)))
 
     async def _play(self) -> None:
+        """Asks each seat in turn until the game is over.
+
+        A reply accepted in time sends the next request at once, from ``submit`` (``_advance``):
+        the task sleeps through a whole run of moves and wakes only when a request is closed
+        otherwise (a missed deadline, a seat gone, an abort), when the next seat is gone, or when
+        the game is over.
+        """
         game = self.game
+        loop = asyncio.get_running_loop()
         self._flush()
         while not game.is_over:
             if self._abort_detail:
@@ -487,24 +493,63 @@ class Table:
                 self._missed(seat, gone=True)
                 await asyncio.sleep(0)
             else:
-                request = self._open_request(seat)
-                reply = await request.future
-                self._request = None
+                self._waiter = loop.create_future()  # first: opening may close it at once
+                self._open_request(seat)
+                try:
+                    await self._waiter
+                finally:
+                    self._waiter = None
+                request, self._request = self._request, None
+                reply = request.reply if request is not None else None
                 if reply is _Reply.TIMEOUT:
-                    self._missed(seat, gone=False)
+                    assert request is not None
+                    self._missed(self._seats[request.seat], gone=False)
                 elif reply is _Reply.GONE:
-                    self._missed(seat, gone=True)
+                    assert request is not None
+                    self._missed(self._seats[request.seat], gone=True)
                 elif reply is _Reply.ABORTED:
                     game.abort()
             self._flush()
         self._flush()
 
+    def _wake(self, error: BaseException | None = None) -> None:
+        """Wakes the table's task (raising ``error`` in it, if given)."""
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            if error is None:
+                waiter.set_result(None)
+            else:
+                waiter.set_exception(error)
+
+    def _close(self, request: _Request, reply: _Reply) -> None:
+        """Closes ``request``; anything but an accepted reply wakes the table's task."""
+        request.deadline = None
+        if request.reply is None:
+            request.reply = reply
+            if reply is not _Reply.ACCEPTED:
+                self._wake()
+
+    def _advance(self) -> None:
+        """After an accepted reply: the events, and the next request while the seat to act is
+        not gone; otherwise (or on an error) the table's task takes over."""
+        try:
+            self._flush()
+            game = self.game
+            if not game.is_over and not self._abort_detail:
+                seat = self._seats[game.current_player]  # type: ignore[index]
+                if not seat.gone:
+                    self._open_request(seat)
+                    return
+        except Exception as error:  # the task fails the table, as if raised there
+            self._wake(error)
+            return
+        self._wake()
+
     # Requests and replies -----------------------------------------------------------------------
 
     def _open_request(self, seat: _Seat) -> _Request:
         self._next_request_id += 1
-        loop = asyncio.get_running_loop()
-        request = _Request(self._next_request_id, seat.index, loop.create_future())
+        request = _Request(self._next_request_id, seat.index)
         self._request = request
         if seat.is_connected:
             self._send_request(request, seat)
@@ -557,7 +602,7 @@ class Table:
         request.deadline = None
         if request.is_open:
             self._seats[request.seat].last_late_request = request.id
-            request.close(_Reply.TIMEOUT)
+            self._close(request, _Reply.TIMEOUT)
 
     def submit(self, seat_index: int, reply: bot_service_pb2.ActionReply) -> tuple[int, str] | None:
         """Checks and applies a bot's reply; ``None`` when accepted, else (reason, message).
@@ -613,7 +658,9 @@ class Table:
         seat.think_ms_max = max(seat.think_ms_max, think_ms)
         self._replay.record_action(seat_index, action, think_ms, ActionOutcome.ACCEPTED)
         self._hooks.action_done("accepted", think_ms / 1000.0)
-        request.close(_Reply.ACCEPTED)
+        self._close(request, _Reply.ACCEPTED)
+        self._request = None
+        self._advance()
         return None
 
     def _reject_late(self, request_id: int) -> tuple[int, str]:
@@ -701,7 +748,7 @@ class Table:
         self._log.info("seat gone: no resume within the grace period", seat=seat.index)
         request = self._request
         if request is not None and request.seat == seat.index:
-            request.close(_Reply.GONE)
+            self._close(request, _Reply.GONE)
 
     def resume_messages(self, seat_index: int, last_seq: int) -> list[_ConnectResponse]:
         """The snapshot (and the open request again) for a seat whose session resumed."""
@@ -904,7 +951,7 @@ class Table:
             game.abort()
         request = self._request
         if request is not None:
-            request.close(_Reply.ABORTED)
+            self._close(request, _Reply.ABORTED)
             self._request = None
         result = game.result
         assert result is not None
