@@ -416,6 +416,22 @@ def test_hand_results_and_deals_round_trip(preset: str, game_states: GameStates)
     )
 
 
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_a_deal_encodes_as_protobuf_builds_it(preset: str) -> None:
+    deal = Game(PRESETS[preset], 5).deal
+    expected = results_pb2.Deal()
+    for hand in deal.hands:
+        expected.hands.add().cards.extend(cards_to_proto(hand))
+    expected.nest.extend(cards_to_proto(deal.nest))
+    expected.dead.extend(cards_to_proto(deal.dead))
+    assert convert_module.deal_bytes(deal) == expected.SerializeToString()
+    assert deal_to_proto(deal) == expected
+    empty = type(deal)(hands=(0,) * len(deal.hands), nest=0, dead=0)
+    assert deal_to_proto(empty) == results_pb2.Deal(
+        hands=[results_pb2.CardList()] * len(deal.hands)
+    )
+
+
 def test_a_card_dealt_to_two_places_is_malformed() -> None:
     message = deal_to_proto(Game(PRESETS["standard"], 1).deal)
     message.nest.add().CopyFrom(message.hands[0].cards[0])

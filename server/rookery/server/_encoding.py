@@ -11,12 +11,10 @@ The BotService handler's serializer (:func:`serialize_response`) passes bytes th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Callable
 
 from google.protobuf.message import Message
 from rookery.engine import (
-    NUM_CARDS,
     LegalActions,
     Observation,
     Phase,
@@ -54,64 +52,16 @@ def serialize_response(message: bytes | Message) -> bytes:
     return message.SerializeToString()  # type: ignore[union-attr]
 
 
-def _card_fields(message: Any, name: str) -> tuple[bytes, ...]:
-    """Each card, encoded as one element of the repeated card field ``name`` of ``message``."""
-    number = _number(message, name)
-    return tuple(
-        _field(number, convert.card_to_proto(card).SerializeToString()) for card in range(NUM_CARDS)
-    )
-
-
 _CardSet = Callable[[int], bytes]
 
 
-def _card_set(message: Any, name: str) -> _CardSet:
-    """The encoder of the repeated card field ``name`` of ``message``: a card mask's cards,
-    ascending, each an element of the field.
-
-    The mask is read in 8 slices of 8 cards, each slice's 256 subsets encoded in advance, and
-    the slices' lookups written out (a loop over them costs twice as much).
-    """
-    cards = _card_fields(message, name)
-    subsets = [
-        tuple(
-            b"".join(
-                [
-                    cards[start + bit]
-                    for bit in range(8)
-                    if subset >> bit & 1 and start + bit < NUM_CARDS
-                ]
-            )
-            for subset in range(256)
-        )
-        for start in range(0, 64, 8)
-    ]
-    s0, s1, s2, s3, s4, s5, s6, s7 = subsets
-
-    def encode(mask: int, join: Callable[[Iterable[bytes]], bytes] = b"".join) -> bytes:
-        return join(
-            (
-                s0[mask & 0xFF],
-                s1[mask >> 8 & 0xFF],
-                s2[mask >> 16 & 0xFF],
-                s3[mask >> 24 & 0xFF],
-                s4[mask >> 32 & 0xFF],
-                s5[mask >> 40 & 0xFF],
-                s6[mask >> 48 & 0xFF],
-                s7[mask >> 56 & 0xFF],
-            )
-        )
-
-    return encode
-
-
-_HAND = _card_set(_Observation, "hand")
-_NEST = _card_set(_Observation, "nest")
-_BURIED = _card_set(_Observation, "buried")
-_CALLED = _card_fields(_Observation, "called_card")
-_BURY_FROM = _card_set(_Legal, "bury_candidates")
-_CALL_FROM = _card_set(_Legal, "callable_cards")
-_PLAYABLE = _card_set(_Legal, "playable_cards")
+_HAND = convert.card_field_encoder(_Observation, "hand")
+_NEST = convert.card_field_encoder(_Observation, "nest")
+_BURIED = convert.card_field_encoder(_Observation, "buried")
+_CALLED = convert.card_field_elements(_Observation, "called_card")
+_BURY_FROM = convert.card_field_encoder(_Legal, "bury_candidates")
+_CALL_FROM = convert.card_field_encoder(_Legal, "callable_cards")
+_PLAYABLE = convert.card_field_encoder(_Legal, "playable_cards")
 _AUCTION = _number(_Observation, "auction")
 _CURRENT_TRICK = _number(_Observation, "current_trick")
 _COMPLETED_TRICK = _number(_Observation, "completed_tricks")
