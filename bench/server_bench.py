@@ -486,9 +486,10 @@ async def holders_child(target: str) -> None:
 
 
 async def orchestrate() -> int:
-    from rookery.server import configure_logging
+    from rookery.server import configure_logging, tune_gc
 
     configure_logging("error", json=False)
+    tune_gc()  # as ``rookery serve`` does; the echo's server shares this process and setting
     per_table = await run_memory()
     before = await run_echo()
     modes = {mode: await run_rookery(role) for mode, role in MODES.items()}

@@ -223,9 +223,10 @@ def run_tournament(config: Any, out: Path, options: Any, *, write_files: bool = 
     )
     from rookery.arena.runner import TournamentRunner
     from rookery.arena.sprt import SprtDecision
-    from rookery.server import configure_logging
+    from rookery.server import configure_logging, tune_gc
 
     configure_logging("error", json=False, stream=sys.stderr)
+    tune_gc()  # the run's server lives in this process
     console = Console(width=None if sys.stdout.isatty() else 140)
     runner_box: list[TournamentRunner] = []
 

@@ -129,9 +129,10 @@ def _tournament_backend(server: Any) -> Any:
 
 
 async def _serve(config: Any, port_file: str | None, web_address: str, web_runs: list[str]) -> int:
-    from rookery.server import RookeryServer, configure_logging
+    from rookery.server import RookeryServer, configure_logging, tune_gc
 
     configure_logging(config.log_level, json=config.log_json)
+    tune_gc()
     server = RookeryServer(config)
     server.tournaments = _tournament_backend(server)
     await server.start()

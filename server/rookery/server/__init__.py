@@ -20,6 +20,7 @@ from ._errors import (
     UnknownTableError,
     UnknownTournamentError,
 )
+from ._gc import tune_gc
 from ._logging import configure_logging
 from ._registry import BotRecord, BotRegistry, validate_bot_name
 from ._server import SERVER_VERSION, RookeryServer
@@ -56,5 +57,6 @@ __all__ = [
     "UnknownTournamentError",
     "configure_logging",
     "fallback_action",
+    "tune_gc",
     "validate_bot_name",
 ]
