@@ -75,6 +75,6 @@ def test_pimc_default_budget_plays_a_hand_in_a_few_seconds() -> None:
         obs = game.observation_for(seat)
         policy = pimc if seat % 2 == 0 else heuristic
         game.apply(policy(obs, obs.legal_actions(), rng))
-    # Two pimc seats, about 13 searched cards each at 100 ms at most, and a bid or two and the
-    # exchange at 200 ms at most.
-    assert time.perf_counter() - started < 6.0
+    # Two pimc seats, about 13 searched cards each at 200 ms at most, and a bid or two and the
+    # exchange at 400 ms at most.
+    assert time.perf_counter() - started < 12.0

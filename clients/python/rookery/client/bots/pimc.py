@@ -91,8 +91,8 @@ class PimcParameters:
     name on seeing that sample's nest (one playout a sample), not every suit for all samples.
     """
 
-    time_budget: float | None = 0.1
-    samples: int = 64
+    time_budget: float | None = 0.2
+    samples: int = 128
     prune_every: int = 8
     prune_margin: float = 20.0
     bury_candidates: int = 4
