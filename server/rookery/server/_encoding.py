@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from google.protobuf.message import Message
 from rookery.engine import (
+    NUM_CARDS,
     LegalActions,
     Observation,
     Phase,
@@ -29,6 +30,7 @@ from rookery.wire.protobytes import field as _field
 from rookery.wire.protobytes import field_number as _number
 from rookery.wire.protobytes import packed_field as _packed
 from rookery.wire.protobytes import uint_field as _uint
+from rookery.wire.protobytes import varint as _varint
 
 __all__ = [
     "RequestEncoder",
@@ -108,17 +110,20 @@ _REQUEST_LAST_SEQ = _number(_ActionRequest, "last_seq")
 _PHASES = {phase: int(convert.phase_to_proto(phase)) for phase in Phase}
 _SUITS: dict[Suit | None, int] = {suit: int(convert.suit_to_proto(suit)) for suit in Suit}
 _SUITS[None] = int(convert.suit_to_proto(None))
-_PLAYED: dict[tuple[int, int], bytes] = {}
 _AUCTION_ENTRIES: dict[tuple[int, int], bytes] = {}
 
 
-def _played(seat: int, card: int) -> bytes:
-    """One ``(seat, card)`` of a trick, encoded as an element of ``Trick.cards``."""
-    encoded = _PLAYED.get((seat, card))
-    if encoded is None:
-        played = actions_pb2.PlayedCard(seat=seat, card=convert.card_to_proto(card))
-        encoded = _PLAYED[seat, card] = _field(_TRICK_CARD, played.SerializeToString())
-    return encoded
+_PLAYED: tuple[tuple[bytes, ...], ...] = tuple(
+    tuple(
+        _field(
+            _TRICK_CARD,
+            actions_pb2.PlayedCard(seat=seat, card=convert.card_to_proto(card)).SerializeToString(),
+        )
+        for card in range(NUM_CARDS)
+    )
+    for seat in range(8)  # a ruleset seats at most 6
+)
+"""``_PLAYED[seat][card]``: one card of a trick, encoded as an element of ``Trick.cards``."""
 
 
 def _auction_entry(seat: int, amount: int) -> bytes:
@@ -136,7 +141,7 @@ def _trick(trick: Trick) -> bytes:
     return b"".join(
         [
             _TRICK_LEADER[trick.leader],
-            *[_played(seat, card) for seat, card in trick.cards],
+            *[_PLAYED[seat][card] for seat, card in trick.cards],
             _TRICK_WINNER[trick.winner],
             _TRICK_POINTS[trick.points],
         ]
@@ -317,19 +322,30 @@ class RequestEncoder:
         if table_id != known_id:
             encoded_id = _field(_REQUEST_TABLE_ID, table_id.encode()) if table_id else b""
             self._table_id = (table_id, encoded_id)
+        observed = self.observation(observation)
+        allowed = _legal(legal)
         body = b"".join(
             [
                 encoded_id,
                 _uint(_REQUEST_ID, request_id),
                 _REQUEST_SEAT[seat],
-                _field(_OBSERVATION, self.observation(observation)),
-                _field(_LEGAL_ACTIONS, _legal(legal)),
+                _OBSERVATION_TAG,
+                _varint(len(observed)),
+                observed,
+                _LEGAL_ACTIONS_TAG,
+                _varint(len(allowed)),
+                allowed,
                 _REQUEST_DEADLINE_MS[deadline_ms],
                 _REQUEST_BANK_MS[bank_ms],
                 _uint(_REQUEST_LAST_SEQ, last_seq),
             ]
         )
-        return _field(_ACTION_REQUEST, body)
+        return b"".join((_ACTION_REQUEST_TAG, _varint(len(body)), body))
+
+
+_OBSERVATION_TAG = _varint(_OBSERVATION << 3 | 2)
+_LEGAL_ACTIONS_TAG = _varint(_LEGAL_ACTIONS << 3 | 2)
+_ACTION_REQUEST_TAG = _varint(_ACTION_REQUEST << 3 | 2)
 
 
 def table_event_prefix(table_id: str) -> bytes:
