@@ -34,6 +34,7 @@ from ._errors import (
     UnknownBotError,
     UnknownTableError,
 )
+from ._outbox import Outbox
 from ._registry import BotRecord, validate_bot_name
 from ._session import CloseStream, Session
 from ._table import TableSpec, TableStatus, Watcher
@@ -85,7 +86,7 @@ def _batch_problem(session: Session, replies: int) -> str:
 
 def _take_batch(
     first: _ConnectResponse | bytes,
-    queue: asyncio.Queue[_ConnectResponse | bytes | CloseStream],
+    queue: Outbox[_ConnectResponse | bytes | CloseStream],
 ) -> tuple[bytes, int, CloseStream | None]:
     """``first`` and whatever else is queued now, as one ConnectResponse (a batch when more than
     one): (the encoded message, how many messages it carries, a CloseStream marker met on the way,
@@ -208,7 +209,7 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
 
     async def _open(
         self, hello: bot_service_pb2.Hello, context: Any
-    ) -> tuple[Session, int, asyncio.Queue[_ConnectResponse | bytes | CloseStream]]:
+    ) -> tuple[Session, int, Outbox[_ConnectResponse | bytes | CloseStream]]:
         """Authenticates a Hello and opens (or resumes) its session, Welcome queued first."""
         server = self._server
         config = server.config

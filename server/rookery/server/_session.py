@@ -20,6 +20,7 @@ import grpc
 import structlog
 from rookery.v1 import bot_service_pb2
 
+from ._outbox import Outbox
 from ._rate import TokenBucket
 
 if TYPE_CHECKING:
@@ -90,7 +91,7 @@ class Session:
         self.tables: dict[str, tuple[Table, int]] = {}
         self._finished: OrderedDict[str, None] = OrderedDict()
         self._unreported: dict[str, tuple[Table, int, _ConnectResponse]] = {}
-        self._queue: asyncio.Queue[_Outgoing | CloseStream] | None = None
+        self._queue: Outbox[_Outgoing | CloseStream] | None = None
         self._generation = 0
         self._queue_size = queue_size
         self._cut: Callable[[], None] | None = None
@@ -115,7 +116,7 @@ class Session:
 
     def attach(
         self, cut: Callable[[], None] | None = None
-    ) -> tuple[int, asyncio.Queue[_Outgoing | CloseStream]]:
+    ) -> tuple[int, Outbox[_Outgoing | CloseStream]]:
         """Gives the session a new stream, closing any previous one: (generation, queue).
 
         ``cut`` ends the new stream at once (cancels its RPC): used when the bot stops reading,
@@ -132,7 +133,7 @@ class Session:
         self._generation += 1
         self._cut = cut
         self._stuck = False
-        self._queue = asyncio.Queue(self._queue_size)
+        self._queue = Outbox(self._queue_size)
         self.last_heard = time.monotonic()
         return self._generation, self._queue
 
@@ -178,7 +179,7 @@ class Session:
             self._put_close(self._queue, CloseStream(code, details))
 
     @staticmethod
-    def _put_close(queue: asyncio.Queue[_Outgoing | CloseStream], marker: CloseStream) -> None:
+    def _put_close(queue: Outbox[_Outgoing | CloseStream], marker: CloseStream) -> None:
         while True:
             try:
                 queue.put_nowait(marker)
