@@ -144,6 +144,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=PimcParameters.infer_spread,
         help="how soft pimc's reading of the auction is (model spreads)",
     )
+    parser.add_argument(
+        "--pimc-read-play-tries",
+        type=int,
+        default=PimcParameters.read_play_tries,
+        help="pimc's draws per sample in the play, the likeliest kept given the opponents' "
+        "cards so far (0: one draw)",
+    )
     args = parser.parse_args(argv)
     matches = dict(DEFAULT_PAIRS)
     if args.pair is not None:
@@ -164,6 +171,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         samples=args.pimc_samples,
         infer_tries=args.pimc_infer_tries,
         infer_spread=args.pimc_infer_spread,
+        read_play_tries=args.pimc_read_play_tries,
     )
     rng = random.Random(args.seed)
     print(

@@ -13,11 +13,13 @@ import math
 import random
 from typing import NamedTuple
 
-from rookery.engine import Deal, Observation, Ruleset, sample_deal
+from rookery.engine import Deal, Observation, Partnership, Ruleset, sample_deal
 
+from ._play import known_friends
+from ._simulate import HandSimulation
 from .heuristic import HeuristicParameters, _model, _normal_cdf, bid_value, estimate_points
 
-__all__ = ["Inference", "Sample", "bid_need", "sample_hands"]
+__all__ = ["Inference", "Sample", "bid_need", "play_likelihood", "sample_hands"]
 
 
 class Sample(NamedTuple):
@@ -157,3 +159,53 @@ class Inference:
                 best_deal, best_weight = deal, weight
         assert best_deal is not None
         return _current(obs, best_deal)
+
+
+def play_likelihood(obs: Observation, hands: list[int], miss: float) -> float:
+    """How well a sample explains the opponents' cards played so far, read as heuristic play.
+
+    The hand is replayed from its first lead with ``hands`` (every seat's cards now) plus the
+    cards each seat has played: at every card an opponent played where it had a choice, the
+    heuristic (``_play.choose_play``, on what that seat could know then) is asked what it would
+    have played; each card it would not have chosen multiplies the likelihood by ``miss``
+    (between 0 and 1; 1 reads nothing). Partners are not read: the observer's side may be
+    another bot entirely.
+    """
+    tricks = [trick.cards for trick in obs.completed_tricks]
+    if obs.current_trick.cards:
+        tricks.append(obs.current_trick.cards)
+    if not tricks or miss >= 1.0 or obs.trump is None:
+        return 1.0
+    rules = obs.ruleset
+    start = list(hands)
+    for cards in tricks:
+        for seat, card in cards:
+            start[seat] |= 1 << card
+    partner = -1
+    if rules.partnership is Partnership.CALLED and obs.called_card >= 0:
+        if obs.partner >= 0:
+            partner = obs.partner
+        else:
+            bit = 1 << obs.called_card
+            partner = next((seat for seat, hand in enumerate(start) if hand & bit), -1)
+    sim = HandSimulation(
+        rules,
+        start,
+        trump=int(obs.trump),
+        bidder=obs.bidder,
+        bid=obs.bid,
+        leader=tricks[0][0][0],
+        buried_points=0,
+        called=obs.called_card,
+        partner=partner,
+    )
+    friends = known_friends(obs)
+    likelihood = 1.0
+    for cards in tricks:
+        for seat, card in cards:
+            if not friends >> seat & 1:
+                legal = sim.legal()
+                if legal & (legal - 1) and sim.heuristic_card() != card:
+                    likelihood *= miss
+            sim.play(card)
+    return likelihood

@@ -46,7 +46,7 @@ from rookery.engine import (
 
 from ._bot import PolicyBot
 from ._play import choose_play, known_friends, play_view_from_observation
-from ._sampling import Inference, Sample, sample_hands
+from ._sampling import Inference, Sample, play_likelihood, sample_hands
 from ._simulate import HandSimulation, game_utility, hand_utility
 from ._solve import EndgameSolver, solvable
 from .heuristic import HeuristicPolicy, best_trump, bury_candidates, call_card
@@ -89,6 +89,9 @@ class PimcParameters:
     instead of by a heuristic playout (0: never).
     ``bid_nest_trump``: the bidding search plays each sample in the trump the heuristic would
     name on seeing that sample's nest (one playout a sample), not every suit for all samples.
+    ``read_play_tries``: in the play, each sample is the likeliest of this many drawn deals, by
+    how well it explains the opponents' cards so far as heuristic play (``play_likelihood``,
+    each card the heuristic would not have played counting ``read_play_miss``); 0: one draw.
     """
 
     time_budget: float | None = 0.2
@@ -110,6 +113,8 @@ class PimcParameters:
     trump_buries: int = 1
     endgame_tricks: int = 0
     bid_nest_trump: bool = True
+    read_play_tries: int = 8
+    read_play_miss: float = 0.25
 
 
 def _bits(mask: int) -> list[int]:
@@ -220,6 +225,29 @@ class PimcPolicy:
         )
         return lambda rng: inference.sample(obs, rng)
 
+    def _play_sampler(self, obs: Observation) -> Callable[[random.Random], Sample]:
+        """Draws samples for a card to play: the likeliest of ``read_play_tries`` draws given
+        the opponents' play so far, or as ``_sampler`` does."""
+        sampler = self._sampler(obs)
+        tries = self.parameters.read_play_tries
+        if tries <= 1 or not (obs.completed_tricks or obs.current_trick.cards):
+            return sampler
+        miss = self.parameters.read_play_miss
+
+        def likeliest(rng: random.Random) -> Sample:
+            best, best_likelihood = None, -1.0
+            for _ in range(tries):
+                drawn = sampler(rng)
+                likelihood = play_likelihood(obs, drawn.hands, miss)
+                if likelihood > best_likelihood:
+                    best, best_likelihood = drawn, likelihood
+                    if likelihood >= 1.0:
+                        break
+            assert best is not None
+            return best
+
+        return likeliest
+
     def _budget(self, scale: float = 1.0) -> _Budget:
         samples = max(1, round(self.parameters.samples * scale))
         seconds = self._time_budget
@@ -240,7 +268,7 @@ class PimcPolicy:
         if len(cards) == 1:
             return cards[0]
         totals = dict.fromkeys(cards, 0.0)
-        sampler = self._sampler(obs)
+        sampler = self._play_sampler(obs)
         budget = self._budget()
         tricks_left = obs.ruleset.hand_size - len(obs.completed_tricks)
         solve = tricks_left <= self.parameters.endgame_tricks and solvable(obs.ruleset)
