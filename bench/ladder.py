@@ -5,7 +5,7 @@ engine (no network). A game scores 1 for a win, 0.5 for a draw; Elo comes from t
 fraction, with a 95 % interval by bootstrap over the duplicate pairs. The overall ratings are a
 Bradley–Terry fit over every game (random anchored at 0), bootstrapped the same way.
 
-    .venv/bin/python bench/ladder.py                 # the default sizes: about a quarter of an hour
+    .venv/bin/python bench/ladder.py                 # the default sizes: about 25 minutes
 
 pimc searches its default number of samples per decision without a time budget, so that the
 figures do not depend on the machine's load and a run is reproducible.
@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from rookery.client.bots import POLICIES, PimcParameters, PimcPolicy, Policy, play_game
 from rookery.engine import PRESETS, Ruleset
 
-# Duplicate pairs per match at --scale 1: about a quarter of an hour on one core with pimc at 64
-# samples (five minutes at its former 32).
+# Duplicate pairs per match at --scale 1: about 25 minutes on one core with pimc at its default
+# (128 samples, reading the play); --jobs 2 halves it.
 DEFAULT_PAIRS = {("random", "heuristic"): 100, ("heuristic", "pimc"): 24, ("random", "pimc"): 8}
 SEED_BASE = 1_000_000
 

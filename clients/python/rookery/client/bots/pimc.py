@@ -5,7 +5,9 @@ action out to the end of the hand on every sample (every seat playing the heuris
 chooses the candidate with the best average worth to its side: the hand's score for its side
 (a set counts minus the bid) less the other sides' average. Bids come from the same
 simulations: for each trump suit the simulated hand totals, and the highest bid whose expected
-worth beats passing. Each decision keeps a time budget and an iteration (sample) budget.
+worth beats passing. Once cards have been played, each sample is the likeliest of a few drawn
+deals given the opponents' cards so far, read as heuristic play (``read_play_tries``). Each
+decision keeps a time budget and an iteration (sample) budget.
 
 >>> from rookery.engine import Game, Ruleset
 >>> game = Game(Ruleset.preset("standard"), seed=3)
