@@ -21,6 +21,7 @@ __all__ = [
     "KEYS",
     "TRUMP_MASKS",
     "PlayView",
+    "alike_classes",
     "choose_play",
     "lowest_card",
     "play_view_from_observation",
@@ -423,3 +424,26 @@ def _follow(view: PlayView) -> int:
             if trump_winners:
                 return _strongest_trump(trump_winners)
     return _loser(view, legal)
+
+
+def alike_classes(legal: int, others: int) -> list[int]:
+    """The cards of ``legal``, one per class of cards that play alike: a run of cards of one suit
+    and worth with none of ``others`` (cards elsewhere, or in the trick under way) between them."""
+    kept: list[int] = []
+    previous = -1
+    while legal:
+        low = legal & -legal
+        card = low.bit_length() - 1
+        legal ^= low
+        if (
+            previous >= 0
+            and card < 56
+            and card // 14 == previous // 14
+            and CARD_POINTS[card] == CARD_POINTS[previous]
+            and not others & ((1 << card) - (1 << (previous + 1)))
+        ):
+            previous = card
+            continue
+        kept.append(card)
+        previous = card
+    return kept

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from rookery.engine import CARD_POINTS, ROOK_MASK, Partnership, Ruleset
 
-from ._play import FOLLOW_MASKS, KEYS, TRUMP_MASKS
+from ._play import FOLLOW_MASKS, KEYS, TRUMP_MASKS, alike_classes
 from ._simulate import HandSimulation
 
 __all__ = ["EndgameSolver", "solvable"]
@@ -118,7 +118,7 @@ class EndgameSolver:
         best = -_INF if maximising else _INF
         last = count + 1 == players
         next_seat = (seat + 1) % players
-        for card in _candidates(legal, others):
+        for card in alike_classes(legal, others):
             bit = 1 << card
             key = keys[card]
             if count == 0:
@@ -164,26 +164,3 @@ class EndgameSolver:
             if alpha >= beta:
                 break
         return best
-
-
-def _candidates(legal: int, others: int) -> list[int]:
-    """The cards of ``legal``, one per run of cards of one suit and worth with none of
-    ``others`` between them."""
-    kept: list[int] = []
-    previous = -1
-    while legal:
-        low = legal & -legal
-        card = low.bit_length() - 1
-        legal ^= low
-        if (
-            previous >= 0
-            and card < 56
-            and card // 14 == previous // 14
-            and CARD_POINTS[card] == CARD_POINTS[previous]
-            and not others & ((1 << card) - (1 << (previous + 1)))
-        ):
-            previous = card
-            continue
-        kept.append(card)
-        previous = card
-    return kept

@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from rookery.engine import (
-    CARD_POINTS,
     PASS,
     PLAY,
     TRUMP,
@@ -47,7 +46,7 @@ from rookery.engine import (
 )
 
 from ._bot import PolicyBot
-from ._play import choose_play, known_friends, play_view_from_observation
+from ._play import alike_classes, choose_play, known_friends, play_view_from_observation
 from ._sampling import Inference, Sample, play_likelihood, sample_hands
 from ._simulate import HandSimulation, game_utility, hand_utility
 from ._solve import EndgameSolver, solvable
@@ -117,15 +116,6 @@ class PimcParameters:
     bid_nest_trump: bool = True
     read_play_tries: int = 8
     read_play_miss: float = 0.25
-
-
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 @dataclass(frozen=True)
@@ -578,22 +568,7 @@ def distinct_cards(obs: Observation, legal: int) -> list[int]:
     for trick in obs.completed_tricks:
         for _, card in trick.cards:
             played |= 1 << card
-    outside = obs.ruleset.deck_mask & ~played & ~obs.hand
-    kept: list[int] = []
-    previous = -1
-    for card in _bits(legal):
-        if (
-            previous >= 0
-            and card < 56
-            and card // 14 == previous // 14
-            and CARD_POINTS[card] == CARD_POINTS[previous]
-            and not outside & ((1 << card) - (1 << (previous + 1)))
-        ):
-            previous = card
-            continue
-        kept.append(card)
-        previous = card
-    return kept
+    return alike_classes(legal, obs.ruleset.deck_mask & ~played & ~obs.hand)
 
 
 class PimcBot(PolicyBot):
