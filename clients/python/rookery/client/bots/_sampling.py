@@ -13,10 +13,10 @@ import math
 import random
 from typing import NamedTuple
 
-from rookery.engine import Deal, Observation, Partnership, Ruleset, sample_deal
+from rookery.engine import Deal, Observation, Ruleset, sample_deal
 
 from ._play import known_friends
-from ._simulate import HandSimulation
+from ._simulate import HandSimulation, called_partner
 from .heuristic import HeuristicParameters, _model, _normal_cdf, bid_value, estimate_points
 
 __all__ = ["Inference", "Sample", "bid_need", "play_likelihood", "sample_hands"]
@@ -181,13 +181,6 @@ def play_likelihood(obs: Observation, hands: list[int], miss: float) -> float:
     for cards in tricks:
         for seat, card in cards:
             start[seat] |= 1 << card
-    partner = -1
-    if rules.partnership is Partnership.CALLED and obs.called_card >= 0:
-        if obs.partner >= 0:
-            partner = obs.partner
-        else:
-            bit = 1 << obs.called_card
-            partner = next((seat for seat, hand in enumerate(start) if hand & bit), -1)
     sim = HandSimulation(
         rules,
         start,
@@ -197,7 +190,7 @@ def play_likelihood(obs: Observation, hands: list[int], miss: float) -> float:
         leader=tricks[0][0][0],
         buried_points=0,
         called=obs.called_card,
-        partner=partner,
+        partner=called_partner(obs, start),
     )
     friends = known_friends(obs)
     likelihood = 1.0

@@ -22,7 +22,7 @@ from rookery.engine import (
 
 from ._play import FOLLOW_MASKS, KEYS, TRUMP_MASKS, PlayView, choose_play, infer_voids
 
-__all__ = ["HandSimulation", "game_utility", "hand_utility", "win_chance"]
+__all__ = ["HandSimulation", "called_partner", "game_utility", "hand_utility", "win_chance"]
 
 
 @functools.cache
@@ -135,12 +135,7 @@ class HandSimulation:
         won = [0] * rules.players
         for trick in obs.completed_tricks:
             won[trick.winner] += trick.points
-        partner = -1
-        if rules.partnership is Partnership.CALLED and obs.called_card >= 0:
-            bit = 1 << obs.called_card
-            partner = next((s for s, hand in enumerate(hands) if hand & bit), obs.partner)
-            if obs.partner >= 0:
-                partner = obs.partner
+        partner = called_partner(obs, hands)
         # Known to the bidder only: a caller searching for another seat sets the sampled bury's.
         buried_points = mask_points(obs.buried)
         return cls(
@@ -344,6 +339,17 @@ _SHARED_SLOTS = tuple(
     for name in HandSimulation.__slots__
     if name not in ("hands", "trick", "voids", "won", "seat_friends", "view")
 )
+
+
+def called_partner(obs: Observation, hands: list[int]) -> int:
+    """The bidder's partner in a called-partner hand given ``hands``: the one ``obs`` knows, else
+    whoever holds the called card in ``hands`` (-1: no partner, or not a called hand)."""
+    if obs.ruleset.partnership is not Partnership.CALLED or obs.called_card < 0:
+        return -1
+    if obs.partner >= 0:
+        return obs.partner
+    bit = 1 << obs.called_card
+    return next((seat for seat, hand in enumerate(hands) if hand & bit), -1)
 
 
 def hand_utility(deltas: list[int], seat: int, rules: Ruleset) -> float:
