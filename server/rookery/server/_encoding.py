@@ -11,8 +11,6 @@ The BotService handler's serializer (:func:`serialize_response`) passes bytes th
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from google.protobuf.message import Message
 from rookery.engine import (
     NUM_CARDS,
@@ -52,9 +50,6 @@ def serialize_response(message: bytes | Message) -> bytes:
     if type(message) is bytes:
         return message
     return message.SerializeToString()  # type: ignore[union-attr]
-
-
-_CardSet = Callable[[int], bytes]
 
 
 _HAND = convert.card_field_encoder(_Observation, "hand")

@@ -547,13 +547,13 @@ class Table:
 
     # Requests and replies -----------------------------------------------------------------------
 
-    def _open_request(self, seat: _Seat) -> _Request:
+    def _open_request(self, seat: _Seat) -> None:
+        """Opens the table's next request for ``seat``, sent now if the seat is connected."""
         self._next_request_id += 1
         request = _Request(self._next_request_id, seat.index)
         self._request = request
         if seat.is_connected:
             self._send_request(request, seat)
-        return request
 
     def _send_request(self, request: _Request, seat: _Seat) -> None:
         """Sends (or sends again, after a resume) the open request and starts its clock."""
