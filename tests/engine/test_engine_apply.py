@@ -124,6 +124,11 @@ def test_parse_action_text_forms() -> None:
             parse_action(bad)
 
 
+def test_a_bury_without_cards_is_a_parse_error_not_an_empty_bury() -> None:
+    with pytest.raises(MalformedActionError, match="name the cards to bury"):
+        parse_action("bury")
+
+
 def test_clone_is_independent() -> None:
     game = Game(STANDARD, 2)
     copy = game.clone()

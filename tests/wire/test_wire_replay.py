@@ -7,8 +7,10 @@ import json
 import random
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
+from google.protobuf.message import Message
 from rookery.engine import (
     PASS,
     PRESETS,
@@ -437,3 +439,79 @@ def test_a_header_with_an_invalid_ruleset_is_reported() -> None:
     replay = random_replay()
     replay.header.ruleset.players = 9
     assert verify_replay(replay) == ["header: header.ruleset.players: must be 3 to 6, got 9"]
+
+
+def test_a_rejected_record_of_a_legal_action_is_reported() -> None:
+    builder = started()
+    builder.record_action(1, bid_action(70), 1, ActionOutcome.REJECTED, "said to be illegal")
+    win_auction(builder)
+    builder.finish(aborted=True)
+    assert verify_replay(builder.replay()) == [
+        "hand 0, action 0: seat 1 bid 70: recorded as rejected, but it is legal here "
+        "(BIDDING): the server would have applied it"
+    ]
+
+
+def test_a_rejected_record_of_a_malformed_or_illegal_action_verifies() -> None:
+    builder = started()
+    builder.record_action(1, actions_pb2.Action(), 1, ActionOutcome.REJECTED, "malformed")
+    builder.record_action(1, bid_action(65), 1, ActionOutcome.REJECTED, "below the minimum")
+    win_auction(builder)
+    builder.finish(aborted=True)
+    assert verify_replay(builder.replay()) == []
+
+
+def test_a_header_seat_on_the_wrong_side_is_reported() -> None:
+    replay = random_replay()
+    replay.header.seats[1].side = 0
+    assert verify_replay(replay) == [
+        "header: seats[1].side: expected side 1 (standard: seat 1), got 0"
+    ]
+
+
+def test_control_characters_are_not_an_empty_file() -> None:
+    error = _error(b"\x1c" * 300)
+    assert error.line == 1
+    assert error.reason == "not valid JSON: Expecting value (column 1)"
+
+
+def _scalar_paths(message: Message, path: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
+    """Every set scalar field of a message, as a path of field names and list indexes."""
+    paths: list[tuple[object, ...]] = []
+    for field, value in message.ListFields():
+        if field.message_type is not None:
+            items = list(value) if field.is_repeated else [value]
+            for index, item in enumerate(items):
+                step = (field.name, index) if field.is_repeated else (field.name,)
+                paths.extend(_scalar_paths(item, (*path, *step)))
+        elif not field.is_repeated and field.type != field.TYPE_STRING:
+            paths.append((*path, field.name))
+    return paths
+
+
+def test_verify_reports_and_never_raises_for_any_changed_field() -> None:
+    """Bad input of any kind: 400 replays with one number changed to an odd value each."""
+    source = random_replay("called-partner", 9)
+    paths = _scalar_paths(source)
+    rng = random.Random(24)
+    values = [-1, 0, 1, 2, 3, 5, 7, 14, 15, 99, 2**31 - 1]
+    caught = 0
+    for _ in range(400):
+        replay = replay_pb2.Replay()
+        replay.CopyFrom(source)
+        *steps, name = rng.choice(paths)
+        target: Any = replay
+        for step in steps:
+            target = target[step] if isinstance(step, int) else getattr(target, str(step))
+        field = target.DESCRIPTOR.fields_by_name[str(name)]
+        value: object = rng.choice(values)
+        if field.type == field.TYPE_BOOL:
+            value = not getattr(target, str(name))
+        elif field.type in (field.TYPE_UINT32, field.TYPE_UINT64) and value == -1:
+            value = 2**32 - 1
+        if value == getattr(target, str(name)):
+            continue
+        setattr(target, str(name), value)
+        problems = verify_replay(replay)  # must not raise
+        caught += bool(problems)
+    assert caught > 300

@@ -181,8 +181,10 @@ def _build_config(args: argparse.Namespace) -> Any:
         ruleset = config.ruleset
         if args.preset:
             ruleset = Ruleset.preset(args.preset)
-        if args.target is not None:
-            ruleset = ruleset.replace(target=args.target)
+        if args.target is not None and args.target != ruleset.target:
+            # The ruleset is no longer the preset: its name says so ("standard, target 100").
+            name = f"{ruleset.name}, target {args.target}"
+            ruleset = ruleset.replace(target=args.target, name=name)
         changes["ruleset"] = ruleset
     except RulesetError as error:
         raise ConfigError("command line", "--preset/--target", str(error)) from None

@@ -8,11 +8,19 @@ Each command group lives in its own module of this package and exposes
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import os
 import pkgutil
+import select
 import sys
 from collections.abc import Sequence
 from importlib import metadata
+
+#: The exit code when stdout's reader went away (``rookery rules | head -1``): 128 + SIGPIPE, as
+#: a shell reports a command that the signal stopped.
+EXIT_READER_GONE = 128 + 13
+
 
 #: Modules of this package that are not command groups.
 _NOT_COMMANDS = frozenset({"main"})
@@ -45,7 +53,11 @@ def build_parser() -> argparse.ArgumentParser:
             "Rookery: authoritative Rook tables over gRPC, and an arena that plays bots written "
             "in any language against each other with ratings and replays."
         ),
-        epilog="Run 'rookery COMMAND --help' for a command's options. Docs: docs/ in the source.",
+        epilog=(
+            "Run 'rookery COMMAND --help' for a command's options. Docs: docs/ in the source. "
+            "A command whose reader goes away ('rookery rules | head -1') stops quietly with "
+            f"exit code {EXIT_READER_GONE}."
+        ),
     )
     parser.add_argument("--version", action="version", version=f"rookery {version()}")
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
@@ -56,7 +68,30 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Parse the arguments and run the chosen command."""
+    """Parse the arguments and run the chosen command.
+
+    When stdout's reader goes away (a closed pipe) the command stops quietly, whatever it was
+    doing, with ``EXIT_READER_GONE``: handled here once, for every command.
+    """
+    try:
+        try:
+            return _run(argv)
+        finally:  # --help and usage errors leave by SystemExit: flush those too
+            sys.stdout.flush()
+    except BrokenPipeError:
+        if not _stdout_gone():
+            raise  # another pipe (a bot's stdin, a socket): a real error
+        _silence_stdout()
+        return EXIT_READER_GONE
+    except SystemExit as exit_:
+        # rich's Console meets a closed stdout by pointing it at /dev/null and SystemExit(1)
+        # raised while handling the BrokenPipeError: the same event, the same exit code.
+        if isinstance(exit_.__context__, BrokenPipeError):
+            return EXIT_READER_GONE
+        raise
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     func = getattr(args, "func", None)
@@ -69,6 +104,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("interrupted", file=sys.stderr)
         return 130
     return code
+
+
+def _stdout_gone() -> bool:
+    """Whether stdout is a pipe or socket whose reader has closed it."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # replaced or closed: nothing more to write
+        return True
+    poller = select.poll()
+    poller.register(fd, select.POLLOUT)
+    return any(events & (select.POLLERR | select.POLLHUP) for _, events in poller.poll(0))
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that what is still buffered goes nowhere at exit instead of
+    raising again (Python's "Exception ignored ... BrokenPipeError")."""
+    with contextlib.suppress(AttributeError, OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 if __name__ == "__main__":

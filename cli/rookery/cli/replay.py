@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
@@ -41,7 +40,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="re-simulate replays and check every deal, action and result",
         description=(
             "Re-simulate each replay with the engine from its ruleset, seed and actions and check "
-            "every hand's deal, every action's seat and legality, every hand's result and the "
+            "the header's seats and clock, every hand's deal, every action's seat and legality "
+            "(a rejected one must have been malformed or illegal), every hand's result and the "
             "game's result. Prints one line per problem (file, hand, action index, expected vs "
             "got) and exits 1 when any file fails or cannot be read; 0 when all verify."
         ),
@@ -77,15 +77,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def _usage(parser: argparse.ArgumentParser) -> int:
     parser.print_help(sys.stderr)
     return 2
-
-
-def _write(text: str) -> None:
-    try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    except BrokenPipeError:  # `rookery replay show FILE | head`: stop quietly
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
 
 
 def _read(path: Path) -> replay_pb2.Replay | None:
@@ -130,7 +121,7 @@ def _show(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    _write(text)
+    sys.stdout.write(text)
     return 0
 
 
@@ -138,5 +129,5 @@ def _export(args: argparse.Namespace) -> int:
     replay = _read(args.file)
     if replay is None:
         return 1
-    _write(json_format.MessageToJson(replay, indent=2) + "\n")
+    sys.stdout.write(json_format.MessageToJson(replay, indent=2) + "\n")
     return 0

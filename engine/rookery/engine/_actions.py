@@ -144,6 +144,8 @@ def parse_action(text: str) -> Action:
         if verb == "trump" and len(args) == 1:
             return TRUMP[Suit.from_letter(args[0])]
         if verb == "bury":
+            if not args:
+                raise MalformedActionError("malformed action 'bury': name the cards to bury")
             return Bury(parse_cards(" ".join(args)))
         if verb == "call" and len(args) == 1:
             return CallCard(parse_card(args[0]))

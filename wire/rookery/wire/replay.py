@@ -443,6 +443,11 @@ def _gunzip(data: bytes, source: str) -> bytes:
             )
 
 
+_JSON_SPACE = " \t\r\n"
+"""Whitespace as JSON knows it (``str.strip()`` would also take control characters such as
+0x1c, and call a file of them empty)."""
+
+
 def decode_replay(data: bytes, source: str = "<replay>") -> replay_pb2.Replay:
     """The replay in the bytes of a replay file (see ``read_replay``); ``source`` names it."""
     if data[:2] == b"\x1f\x8b":
@@ -454,10 +459,10 @@ def decode_replay(data: bytes, source: str = "<replay>") -> replay_pb2.Replay:
         raise ReplayFileError(
             source, line, f"not UTF-8 text (byte {error.start}) and not gzip data either"
         ) from None
-    if not text.strip():
+    if not text.strip(_JSON_SPACE):
         raise ReplayFileError(source, None, "empty file: no header, hands or result")
-    stripped = text.lstrip()
-    first_line = stripped.split("\n", 1)[0].strip()
+    stripped = text.lstrip(_JSON_SPACE)
+    first_line = stripped.split("\n", 1)[0].strip(_JSON_SPACE)
     if first_line == "{" or _is_single_document(text):
         return _parse_document(text, source)
     return _parse_lines(text, source)
@@ -496,7 +501,7 @@ def _parse_lines(text: str, source: str) -> replay_pb2.Replay:
     header_line = result_line = 0
     last = 0
     for number, raw in enumerate(text.split("\n"), start=1):
-        line = raw.strip()
+        line = raw.strip(_JSON_SPACE)
         if not line:
             continue
         last = number
@@ -684,9 +689,11 @@ def _card_set_difference(want: Sequence[cards_pb2.Card], have: Sequence[cards_pb
 def verify_replay(replay: replay_pb2.Replay) -> list[str]:
     """Re-simulate a replay with the engine and list every way it differs; empty when it verifies.
 
-    Each hand's deal, the seat of every action, every action's legality, each hand's result and
-    the game's result are checked. Rejected actions are skipped; auto-played ones are applied like
-    any other; a recorded forfeit or abort is applied after the last action. Problems read
+    The header's seats (one per seat, each on its side) and clock, each hand's deal, the seat of
+    every action, every action's legality, each hand's result and the game's result are checked.
+    A rejected action is checked but not applied: it must come from the seat to act and be
+    malformed or illegal there (the server rejects nothing else). Auto-played ones are applied
+    like any other; a recorded forfeit or abort is applied after the last action. Problems read
     ``hand H, action I: ...`` with *expected* what the re-simulation gives and *got* what the
     replay records. Once an action cannot be applied, later hands are not checked.
     """
@@ -695,9 +702,7 @@ def verify_replay(replay: replay_pb2.Replay) -> list[str]:
         ruleset = ruleset_from_proto(replay.header.ruleset, "header.ruleset")
     except MalformedMessageError as error:
         return [f"header: {error}"]
-    seats = len(replay.header.seats)
-    if seats and seats != ruleset.players:
-        problems.append(f"header: seats: expected {ruleset.players} seats, got {seats}")
+    problems.extend(f"header: {line}" for line in _header_problems(replay.header, ruleset))
     try:
         game = Game(ruleset, replay.header.seed, events=False)
     except (TypeError, ValueError) as error:
@@ -781,6 +786,66 @@ def verify_replay(replay: replay_pb2.Replay) -> list[str]:
 
 
 _APPLIED = (replay_pb2.ACTION_OUTCOME_ACCEPTED, replay_pb2.ACTION_OUTCOME_AUTO_PLAYED)
+_LATE_POLICIES = (table_pb2.LATE_POLICY_AUTO_PLAY, table_pb2.LATE_POLICY_FORFEIT)
+
+
+def _header_problems(header: replay_pb2.ReplayHeader, ruleset: Ruleset) -> list[str]:
+    """What the header records that the ruleset contradicts: its seats, its start time, its
+    clock (the seed and the ruleset itself are checked by every deal they derive)."""
+    problems: list[str] = []
+    seats = header.seats
+    if seats and len(seats) != ruleset.players:
+        problems.append(f"seats: expected {ruleset.players} seats, got {len(seats)}")
+    for index, seat in enumerate(seats):
+        if seat.seat != index:
+            problems.append(f"seats[{index}].seat: expected {index}, got {seat.seat}")
+        elif seat.side != ruleset.side_of(index):
+            problems.append(
+                f"seats[{index}].side: expected side {ruleset.side_of(index)} "
+                f"({ruleset.name}: seat {index}), got {seat.side}"
+            )
+    if header.HasField("start_time"):
+        try:
+            header.start_time.ToDatetime(tzinfo=UTC)
+        except (ValueError, OverflowError, OSError) as error:
+            problems.append(f"start_time: not a valid time ({error})")
+    if header.HasField("time_control"):
+        clock = header.time_control
+        for name in ("action_ms", "bank_ms", "strike_limit", "grace_ms"):
+            value = getattr(clock, name)
+            if value < 0:
+                problems.append(f"time_control.{name}: expected 0 or more, got {value}")
+        if clock.late_policy not in _LATE_POLICIES:
+            name = _enum_name(table_pb2.LatePolicy.DESCRIPTOR, clock.late_policy)
+            problems.append(
+                "time_control.late_policy: expected LATE_POLICY_AUTO_PLAY or "
+                f"LATE_POLICY_FORFEIT, got {name}"
+            )
+    return problems
+
+
+def _check_rejected(
+    game: Game, index: int, where: str, recorded: replay_pb2.ReplayAction, problems: list[str]
+) -> None:
+    """A rejected record: the seat to act sent it, and it was malformed or illegal there."""
+    if game.is_over or len(game.hand_results) > index:
+        problems.append(f"{where}: a rejected action recorded after the hand was over")
+        return
+    if recorded.seat != game.current_player:
+        problems.append(
+            f"{where}: seat: expected seat {game.current_player} to act ({game.phase.name}), "
+            f"got a rejected action of seat {recorded.seat}"
+        )
+        return
+    try:
+        action = action_from_proto(recorded.action)
+    except MalformedMessageError:
+        return  # rejected as malformed: right
+    if game.is_legal(action):
+        problems.append(
+            f"{where}: seat {recorded.seat} {action}: recorded as rejected, but it is legal "
+            f"here ({game.phase.name}): the server would have applied it"
+        )
 
 
 def _replay_hand_actions(
@@ -792,6 +857,7 @@ def _replay_hand_actions(
         where = f"hand {index}, action {action_index}"
         outcome = recorded.outcome
         if outcome == replay_pb2.ACTION_OUTCOME_REJECTED:
+            _check_rejected(game, index, where, recorded, problems)
             continue
         if outcome not in _APPLIED:
             name = _enum_name(replay_pb2.ActionOutcome.DESCRIPTOR, outcome)
