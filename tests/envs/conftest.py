@@ -1,0 +1,29 @@
+"""Fixtures for the learning environments' tests: every preset, seeded tables, no network."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from rookery.engine import PRESETS, Ruleset
+from rookery.envs._core import RookTable, episode_rules
+
+ALL_PRESETS = sorted(PRESETS)
+
+
+def table_at_random_point(name: str, seed: int, steps: int) -> RookTable:
+    """A one-hand table of preset ``name`` after ``steps`` random legal ids (or at its end)."""
+    table = RookTable.new(episode_rules(Ruleset.preset(name), 1), seed)
+    rng = random.Random(seed)
+    for _ in range(steps):
+        if table.is_over:
+            break
+        table.step(rng.choice(table.legal_ids()))
+    return table
+
+
+@pytest.fixture(params=ALL_PRESETS)
+def preset(request: pytest.FixtureRequest) -> str:
+    """Each of the ten presets in turn."""
+    name: str = request.param
+    return name
