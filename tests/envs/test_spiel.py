@@ -1,0 +1,67 @@
+"""The OpenSpiel Python game passes OpenSpiel's random-simulation test on every preset."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pyspiel  # type: ignore[import-not-found]
+import pytest
+from conftest import ALL_PRESETS
+from rookery.envs.spiel import GAME_NAME, RookSpielState
+
+
+def _load(name: str) -> pyspiel.Game:
+    return pyspiel.load_game(GAME_NAME, {"preset": name})
+
+
+@pytest.mark.parametrize("name", ALL_PRESETS)
+def test_openspiels_random_simulation_test_passes(name: str) -> None:
+    pyspiel.random_sim_test(_load(name), num_sims=2, serialize=False, verbose=False)
+
+
+def _played(name: str, seed: int, moves: int) -> RookSpielState:
+    game = _load(name)
+    state = game.new_initial_state()
+    rng = random.Random(seed)
+    while state.is_chance_node():
+        state.apply_action(rng.choice([a for a, _ in state.chance_outcomes()]))
+    for _ in range(moves):
+        if state.is_terminal():
+            break
+        state.apply_action(rng.choice(state.legal_actions()))
+    return state  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("name", ["standard", "called-partner", "five-handed", "traditional"])
+def test_resampling_keeps_the_players_information_state_and_redraws_the_others(name: str) -> None:
+    state = _played(name, 7, 30)
+    assert not state.is_terminal()
+    changed = 0
+    for player in range(state.num_players()):
+        info = state.information_state_tensor(player)
+        for draw in range(3):
+            sample = state.resample_from_infostate(player, random.Random(draw).random)
+            assert sample.information_state_tensor(player) == info
+            assert sample.observation_tensor(player) == state.observation_tensor(player)
+            assert sample.current_player() == state.current_player()
+            if state.current_player() == player:
+                assert sample.legal_actions() == state.legal_actions()
+            changed += sample.table.game.hands != state.table.game.hands  # type: ignore[union-attr]
+    assert changed > 0
+
+
+def test_a_clone_is_independent() -> None:
+    state = _played("standard", 3, 10)
+    clone = state.clone()
+    clone.apply_action(clone.legal_actions()[0])
+    assert clone.history() != state.history()
+    assert len(state.history()) + 1 == len(clone.history())
+
+
+def test_the_tensors_have_the_games_sizes() -> None:
+    game = _load("six-handed")
+    state = _played("six-handed", 1, 12)
+    assert len(state.observation_tensor(0)) == game.observation_tensor_size() == 1065
+    assert len(state.information_state_tensor(3)) == game.information_state_tensor_size()
+    assert np.array(state.observation_tensor(0)).max() <= 1.0
