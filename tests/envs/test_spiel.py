@@ -65,3 +65,19 @@ def test_the_tensors_have_the_games_sizes() -> None:
     assert len(state.observation_tensor(0)) == game.observation_tensor_size() == 1065
     assert len(state.information_state_tensor(3)) == game.information_state_tensor_size()
     assert np.array(state.observation_tensor(0)).max() <= 1.0
+
+
+def test_openspiels_mcts_plays_a_hand_against_the_heuristic() -> None:
+    from rookery.client.bots import HeuristicPolicy
+    from rookery.envs.spiel import deal_state, engine_chooser, mcts_chooser, play_hand
+
+    game = _load("standard")
+    state = deal_state(game, 21)
+    mcts = mcts_chooser(game, simulations=8, seed=1)
+    heuristic = engine_chooser(HeuristicPolicy(), seed=1)
+    returns = play_hand(state, [mcts, heuristic, mcts, heuristic])
+    assert state.is_terminal() and state.table is not None
+    rules = state.ruleset
+    scores = state.table.game.scores
+    assert returns == pytest.approx([scores[rules.sides[s]] / rules.deck_points for s in range(4)])
+    assert len(state.table.game.actions) > 40

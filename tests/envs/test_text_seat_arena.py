@@ -57,12 +57,12 @@ async def _tournament(
 
 
 def _outcomes_of_text_seats(run: Path, rows: list[GameRow]) -> list[int]:
-    outcomes = []
+    outcomes: list[int] = []
     for row in rows:
         replay = read_replay(run / row.replay_path)
         seats = {i for i, s in enumerate(replay.header.seats) if s.bot_name == "text"}
         for hand in replay.hands:
-            outcomes += [a.outcome for a in hand.actions if a.seat in seats]
+            outcomes += [int(a.outcome) for a in hand.actions if a.seat in seats]
     return outcomes
 
 

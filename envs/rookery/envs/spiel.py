@@ -18,15 +18,17 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 import pyspiel  # type: ignore[import-not-found]
 from rookery.engine import (
     NUM_CARDS,
+    Action,
     Deal,
     Game,
+    LegalActions,
     Observation,
     Ruleset,
     card_name,
@@ -39,7 +41,20 @@ from ._core import RookTable, episode_rules
 from ._encoding import ActionCodec, ObservationEncoder
 from .text import render_view
 
-__all__ = ["GAME_NAME", "RookSpielGame", "RookSpielState", "resampled"]
+__all__ = [
+    "GAME_NAME",
+    "Policy",
+    "RookSpielGame",
+    "RookSpielState",
+    "deal_state",
+    "engine_chooser",
+    "mcts_chooser",
+    "play_hand",
+    "resampled",
+]
+
+Policy = Callable[[Observation, LegalActions, random.Random], Action]
+"""A Rookery policy, as ``rookery.client.bots`` defines it (the engine's types only)."""
 
 GAME_NAME = "python_rook"
 
@@ -308,3 +323,67 @@ class RookObserver:
 
 
 pyspiel.register_game(_GAME_TYPE, RookSpielGame)
+
+
+def play_hand(
+    state: RookSpielState,
+    choosers: Sequence[Callable[[RookSpielState], int]],
+) -> list[float]:
+    """Play ``state`` (dealt) to its end, seat ``s`` choosing ids with ``choosers[s]``."""
+    while not state.is_terminal():
+        player = state.current_player()
+        action = choosers[player](state)
+        if action not in state.legal_actions():
+            raise ValueError(f"seat {player} chose the illegal id {action}")
+        state.apply_action(action)
+    return state.returns()  # type: ignore[no-any-return]
+
+
+def deal_state(game: RookSpielGame, seed: int) -> RookSpielState:
+    """A new state dealt as the engine deals game ``seed``'s first hand (duplicate deals)."""
+    from rookery.engine import deal_for_hand
+
+    state = game.new_initial_state()
+    for card in _order_of(game.ruleset, deal_for_hand(game.ruleset, seed, 0)):
+        state.apply_action(card)
+    return state
+
+
+def mcts_chooser(
+    game: RookSpielGame, *, simulations: int = 40, seed: int = 0
+) -> Callable[[RookSpielState], int]:
+    """OpenSpiel's MCTS (UCT, random rollouts) on a determinization of the information state:
+    at each decision the hidden cards are resampled (``resample_from_infostate``) and MCTS
+    searches that world; its choice is legal in the real one (it depends only on the seat's own
+    information)."""
+    from open_spiel.python.algorithms import mcts  # type: ignore[import-not-found]
+
+    rng = np.random.RandomState(seed)
+    draws = random.Random(seed)
+    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng)
+    bot = mcts.MCTSBot(game, 2.0, simulations, evaluator, random_state=rng, solve=False)
+
+    def choose(state: RookSpielState) -> int:
+        world = state.resample_from_infostate(state.current_player(), draws.random)
+        return int(bot.step(world))
+
+    return choose
+
+
+def engine_chooser(policy: Policy, seed: int = 0) -> Callable[[RookSpielState], int]:
+    """A Rookery policy (``rookery.client.bots`` style) choosing ids: a bury it returns whole is
+    taken one card a step."""
+    rng = random.Random(seed)
+    queued: list[int] = []
+
+    def choose(state: RookSpielState) -> int:
+        if queued:
+            return queued.pop(0)
+        assert state.table is not None
+        seat = state.current_player()
+        obs = state.table.observation(seat)
+        ids = state.codec.to_ids(policy(obs, state.table.legal(), rng))
+        queued.extend(ids[1:])
+        return ids[0]
+
+    return choose
