@@ -336,7 +336,7 @@ def play_hand(
         if action not in state.legal_actions():
             raise ValueError(f"seat {player} chose the illegal id {action}")
         state.apply_action(action)
-    return state.returns()  # type: ignore[no-any-return]
+    return state.returns()
 
 
 def deal_state(game: RookSpielGame, seed: int) -> RookSpielState:
@@ -356,7 +356,7 @@ def mcts_chooser(
     at each decision the hidden cards are resampled (``resample_from_infostate``) and MCTS
     searches that world; its choice is legal in the real one (it depends only on the seat's own
     information)."""
-    from open_spiel.python.algorithms import mcts  # type: ignore[import-not-found]
+    from open_spiel.python.algorithms import mcts  # type: ignore[import-untyped]
 
     rng = np.random.RandomState(seed)
     draws = random.Random(seed)
