@@ -141,3 +141,12 @@ def test_the_endpoint_refuses_a_bad_configuration_and_hides_the_key() -> None:
     with pytest.raises(ValueError, match="model must be named"):
         ChatEndpoint("http://x", "")
     assert "sk-1" not in repr(ChatEndpoint("http://x", "m", api_key="sk-1"))
+
+
+def test_the_text_seat_bot_names_the_missing_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    from rookery.envs.seat import TextSeatBot
+
+    monkeypatch.delenv("ROOKERY_CHAT_URL", raising=False)
+    monkeypatch.setenv("ROOKERY_CHAT_MODEL", "m")
+    with pytest.raises(ValueError, match="needs ROOKERY_CHAT_URL \\(an OpenAI"):
+        TextSeatBot()

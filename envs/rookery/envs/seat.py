@@ -45,6 +45,12 @@ class TextSeatBot(Bot):
     ) -> None:
         env = os.environ
         if agent is None:
+            missing = [n for n in ("ROOKERY_CHAT_URL", "ROOKERY_CHAT_MODEL") if not env.get(n)]
+            if missing:
+                raise ValueError(
+                    f"the text seat needs {' and '.join(missing)} (an OpenAI-compatible API's "
+                    "base URL and the model's name); see docs/ai.md"
+                )
             agent = ChatEndpoint(
                 url=env.get("ROOKERY_CHAT_URL", ""),
                 model=env.get("ROOKERY_CHAT_MODEL", ""),

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Literal
 from rookery.engine import (
     Action,
     Bury,
+    FirstLead,
     LegalActions,
     MalformedActionError,
     Observation,
@@ -89,20 +90,39 @@ def rules_summary(ruleset: Ruleset) -> str:
         teams = f"{r.players} players, each for themself"
     ranks = f"{r.lowest_rank}-14"
     rook = "one Rook card (ROOK)" if r.rook_cards == 1 else "two Rook cards (ROOK, ROOK2)"
+    bury = f"buries {r.nest_size} cards"
+    order = f"names trump, then {bury}" if r.trump_first else f"{bury}, then names trump"
+    lead = (
+        "The bidder leads"
+        if r.first_lead is FirstLead.BIDDER
+        else "The seat left of the bidder leads"
+    )
     lines = [
         f"You play Rook (rules '{r.name}'): {teams}.",
-        f"Deck: four suits B (Black), R (Red), Y (Yellow), G (Green), ranks {ranks}, and {rook}, "
-        f"which is the lowest trump. Cards are written like R14, B5, ROOK.",
-        f"Each player gets {r.hand_size} cards; {r.nest_size} go to the nest.",
-        f"Bidding: bid from {r.min_bid} in steps of {r.bid_step} up to {r.effective_max_bid}, or "
-        "pass (a pass is final). The highest bidder takes the nest, names trump and buries as "
-        "many cards as the nest held.",
-        "Play: follow the suit led if you can (the Rook counts as trump); otherwise play any card. "
-        "The highest trump wins the trick, else the highest card of the suit led.",
-        f"Points: 5s are 5, 10s and 14s are 10, the Rook 20 (deck total {r.deck_points}). The "
-        "bidding side scores its points if they reach the bid, else loses the bid.",
+        f"Deck: four suits B (Black), R (Red), Y (Yellow), G (Green), ranks {ranks} (14 high), and "
+        f"{rook}, which always belongs to the trump suit as its highest card(s). Cards are written "
+        "like R14, B5, ROOK.",
+        f"Each player gets {r.hand_size} cards; {r.nest_size} go face down to the nest.",
+        f"Bidding: bid from {r.min_bid} in steps of {r.bid_step} up to {r.effective_max_bid}, "
+        "above the high bid, or pass (a pass is final). "
+        + (
+            f"The last bidder left takes the nest, {order} (the buried points count for the "
+            "bidder's side)."
+            if r.nest_size
+            else "The last bidder left names trump."
+        ),
+        f"{lead} the first trick; the winner of a trick leads the next. Follow the suit led if "
+        "you can (a trump lead is followed by any trump, the Rook included); otherwise play any "
+        "card. The highest trump wins the trick, else the highest card of the suit led.",
+        f"Points: each 5 is worth 5, each 10 and 14 is worth 10, each Rook 20 (deck total "
+        f"{r.deck_points}). If the bidding side takes at least its bid it scores all it took, "
+        f"else it loses the bid; the others score what they took. The game goes to {r.target}.",
         "Answer with your move on a line of its own, exactly as listed, like: move: play R14",
     ]
+    if r.rook_free_play:
+        lines.insert(5, "You may play the Rook on any trick, even when you could follow suit.")
+    if r.partnership is Partnership.CALLED:
+        lines.insert(5, "After the bury the bidder calls a card not in their hand or bury.")
     return "\n".join(lines)
 
 
