@@ -36,6 +36,9 @@ class RookTable:
         self.game = game
         self.pending = 0
         self._legal: LegalActions | None = None
+        self._ids: list[int] | None = None
+        self._points = float(ruleset.deck_points)
+        self._sides = ruleset.sides
 
     @classmethod
     def new(cls, ruleset: Ruleset, seed: int) -> RookTable:
@@ -59,14 +62,17 @@ class RookTable:
         return self._legal
 
     def legal_ids(self) -> list[int]:
-        """The legal action ids of the seat to act."""
-        return self.codec.legal_ids(self.legal(), self.pending)
+        """The legal action ids of the seat to act (cached until the next step)."""
+        if self._ids is None:
+            self._ids = self.codec.legal_ids(self.legal(), self.pending)
+        return self._ids
 
     def mask(self) -> npt.NDArray[np.int8]:
         """The legal action mask of the seat to act (all zeros once the game is over)."""
-        if self.game.is_over:
-            return np.zeros(self.codec.size, dtype=np.int8)
-        return self.codec.mask(self.legal(), self.pending)
+        mask = np.zeros(self.codec.size, dtype=np.int8)
+        if not self.game.is_over:
+            mask[self.legal_ids()] = 1
+        return mask
 
     def observation(self, seat: int) -> Observation:
         """The engine's observation of ``seat``."""
@@ -87,9 +93,12 @@ class RookTable:
 
     def step(self, action_id: int) -> list[float]:
         """Take ``action_id`` for the seat to act; the reward of every seat."""
-        step = self.codec.step_action(action_id, self.legal(), self.pending)
+        if action_id not in self.legal_ids():
+            self.codec.step_action(action_id, self.legal(), self.pending)  # raises, precisely
+        step = self.codec.step_action(action_id, self.legal(), self.pending, checked=True)
         if isinstance(step, int):
             self.pending = step
+            self._ids = None
             return [0.0] * self.ruleset.players
         return self.apply(step)
 
@@ -100,10 +109,12 @@ class RookTable:
         game.apply(action)
         self.pending = 0
         self._legal = None
+        self._ids = None
         after = game.scores
-        points = float(self.ruleset.deck_points)
-        sides = self.ruleset.sides
-        return [(after[side] - before[side]) / points for side in sides]
+        if after == before:
+            return [0.0] * len(self._sides)
+        points = self._points
+        return [(after[side] - before[side]) / points for side in self._sides]
 
     def clone(self) -> RookTable:
         """An independent copy."""

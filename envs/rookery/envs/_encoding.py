@@ -51,6 +51,13 @@ __all__ = ["ActionCodec", "ObservationEncoder", "Tensor"]
 Tensor = npt.NDArray[np.float32]
 """A float32 vector: an observation or information-state tensor."""
 
+
+def _bits(mask: int) -> npt.NDArray[np.uint8]:
+    """The ``NUM_CARDS`` bits of a card mask, card 0 first."""
+    raw = np.frombuffer(mask.to_bytes(8, "little"), dtype=np.uint8)
+    return np.unpackbits(raw, bitorder="little")[:NUM_CARDS]
+
+
 PHASES: tuple[Phase, ...] = (
     Phase.BIDDING,
     Phase.NAME_TRUMP,
@@ -115,10 +122,13 @@ class ActionCodec:
 
     # id <-> action ----------------------------------------------------------------------------
 
-    def step_action(self, action_id: int, legal: LegalActions, pending: int) -> Action | int:
+    def step_action(
+        self, action_id: int, legal: LegalActions, pending: int, *, checked: bool = False
+    ) -> Action | int:
         """What ``action_id`` does now: an engine action to apply, or (a bury step that does not
-        complete the bury) the new pending bury mask. Raises ``ValueError`` if it is not legal."""
-        if action_id not in self.legal_ids(legal, pending):
+        complete the bury) the new pending bury mask. Raises ``ValueError`` if it is not legal
+        (``checked``: the caller has checked it is)."""
+        if not checked and action_id not in self.legal_ids(legal, pending):
             raise ValueError(
                 f"action id {action_id} ({self.describe(action_id)}) is not legal now; "
                 f"legal ids: {self.legal_ids(legal, pending)}"
@@ -209,6 +219,8 @@ class ObservationEncoder:
             self.offsets[name] = (at, size)
             at += size
         self.size = at
+        self._top = float(ruleset.effective_max_bid)
+        self._points = float(max(1, ruleset.deck_points))
         self.auction_slots = len(self.codec.bids) + p
         self.info_size = self.size + self.auction_slots * (p + 1) + c
 
@@ -227,58 +239,60 @@ class ObservationEncoder:
         o = self.offsets
         p = self.players
         me = obs.seat
-        top = float(rules.effective_max_bid)
+        top = self._top
         out[o["phase"][0] + PHASES.index(obs.phase)] = 1.0
         if obs.current_player >= 0:
-            out[o["to_act"][0] + self._rel(me, obs.current_player)] = 1.0
-        out[o["dealer"][0] + self._rel(me, obs.dealer)] = 1.0
+            out[o["to_act"][0] + (obs.current_player - me) % p] = 1.0
+        out[o["dealer"][0] + (obs.dealer - me) % p] = 1.0
         for name, mask in (
             ("hand", obs.hand),
             ("nest", obs.nest),
             ("buried", obs.buried),
             ("pending_bury", pending),
         ):
-            base = o[name][0]
-            for card in cards_of(mask):
-                out[base + card] = 1.0
+            if mask:
+                base = o[name][0]
+                out[base : base + NUM_CARDS] = _bits(mask)
+        last_bid, passed = o["last_bid"][0], o["passed"][0]
         for seat, amount in obs.auction:
-            rel = self._rel(me, seat)
             if amount:
-                out[o["last_bid"][0] + rel] = amount / top
+                out[last_bid + (seat - me) % p] = amount / top
             else:
-                out[o["passed"][0] + rel] = 1.0
+                out[passed + (seat - me) % p] = 1.0
         out[o["high_bid"][0]] = obs.high_bid / top
         if obs.high_bidder >= 0:
-            out[o["high_bidder"][0] + self._rel(me, obs.high_bidder)] = 1.0
+            out[o["high_bidder"][0] + (obs.high_bidder - me) % p] = 1.0
         if obs.bidder >= 0:
-            out[o["bidder"][0] + self._rel(me, obs.bidder)] = 1.0
+            out[o["bidder"][0] + (obs.bidder - me) % p] = 1.0
             out[o["bid"][0]] = obs.bid / top
         if obs.trump is not None:
             out[o["trump"][0] + int(obs.trump)] = 1.0
         if obs.called_card >= 0:
             out[o["called_card"][0] + obs.called_card] = 1.0
         if obs.partner >= 0:
-            out[o["partner"][0] + self._rel(me, obs.partner)] = 1.0
+            out[o["partner"][0] + (obs.partner - me) % p] = 1.0
         trick = obs.current_trick
         if trick.leader >= 0:
-            out[o["trick_leader"][0] + self._rel(me, trick.leader)] = 1.0
+            out[o["trick_leader"][0] + (trick.leader - me) % p] = 1.0
         base = o["trick"][0]
         played = o["played"][0]
         for seat, card in trick.cards:
-            rel = self._rel(me, seat)
-            out[base + rel * NUM_CARDS + card] = 1.0
-            out[played + rel * NUM_CARDS + card] = 1.0
+            rel = (seat - me) % p * NUM_CARDS + card
+            out[base + rel] = 1.0
+            out[played + rel] = 1.0
         for done in obs.completed_tricks:
             for seat, card in done.cards:
-                out[played + self._rel(me, seat) * NUM_CARDS + card] = 1.0
+                out[played + (seat - me) % p * NUM_CARDS + card] = 1.0
         sides = obs.sides
-        points = max(1, rules.deck_points)
+        mine = sides[me]
+        same, points_at, scores_at = o["same_side"][0], o["points"][0], o["scores"][0]
+        captured, scores = obs.points_captured, obs.scores
         for rel in range(p):
             side = sides[(me + rel) % p]
-            if side == sides[me]:
-                out[o["same_side"][0] + rel] = 1.0
-            out[o["points"][0] + rel] = obs.points_captured[side] / points
-            out[o["scores"][0] + rel] = obs.scores[side] / rules.target
+            if side == mine:
+                out[same + rel] = 1.0
+            out[points_at + rel] = captured[side] / self._points
+            out[scores_at + rel] = scores[side] / rules.target
         if rules.nest_size:
             out[o["buried_count"][0]] = obs.buried_count / rules.nest_size
 
