@@ -16,7 +16,7 @@ def test_pettingzoos_api_test_passes(name: str) -> None:
     api_test(RookAECEnv(name), num_cycles=200, verbose_progress=False)
 
 
-@pytest.mark.parametrize("name", ["standard", "cutthroat", "five-handed", "six-handed"])
+@pytest.mark.parametrize("name", ALL_PRESETS)
 def test_pettingzoos_seed_test_passes(name: str) -> None:
     seed_test(lambda: RookAECEnv(name), num_cycles=60)
 

@@ -69,3 +69,10 @@ def test_illegal_raise_refuses_an_illegal_id() -> None:
 def test_an_unknown_bot_name_is_refused_with_the_names() -> None:
     with pytest.raises(ValueError, match=r"unknown bot 'nobody'.*heuristic"):
         RookGymEnv("standard", opponents="nobody")
+
+
+def test_the_ansi_render_is_the_agents_view_when_it_is_to_act() -> None:
+    env = RookGymEnv("cutthroat", seat=2, opponents="random", render_mode="ansi")
+    env.reset(seed=8)
+    text = env.render()
+    assert text is not None and text.startswith("You are seat 2 of 3")
