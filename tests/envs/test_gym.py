@@ -76,3 +76,21 @@ def test_the_ansi_render_is_the_agents_view_when_it_is_to_act() -> None:
     env.reset(seed=8)
     text = env.render()
     assert text is not None and text.startswith("You are seat 2 of 3")
+
+
+def test_gymnasiums_vector_env_steps_several_tables() -> None:
+    from gymnasium.vector import SyncVectorEnv
+
+    envs = SyncVectorEnv([lambda: RookGymEnv("standard", opponents="random")] * 4)
+    obs, infos = envs.reset(seed=5)
+    assert obs.shape == (4, 811)
+    finished = 0
+    for _ in range(60):
+        masks = infos["action_mask"]
+        # A finished table's mask is empty: its next action is ignored (Gymnasium resets it).
+        actions = np.array([int(np.flatnonzero(m)[0]) if m.any() else 0 for m in masks])
+        obs, _, terminated, _, infos = envs.step(actions)
+        assert "illegal_action" not in infos
+        finished += int(terminated.sum())
+    assert finished >= 1
+    envs.close()
