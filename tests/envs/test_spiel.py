@@ -81,3 +81,14 @@ def test_openspiels_mcts_plays_a_hand_against_the_heuristic() -> None:
     scores = state.table.game.scores
     assert returns == pytest.approx([scores[rules.sides[s]] / rules.deck_points for s in range(4)])
     assert len(state.table.game.actions) > 40
+
+
+def test_openspiels_mcts_plays_a_whole_game_against_the_heuristic_from_observations() -> None:
+    from rookery.client.bots import HeuristicPolicy, play_game
+    from rookery.engine import Ruleset
+    from rookery.envs.bridge import MctsBot
+
+    rules = Ruleset.preset("standard").replace(target=50, max_hands=2)
+    bot = MctsBot(simulations=6, seed=1)
+    result = play_game(rules, 4, [bot.policy, HeuristicPolicy(), bot.policy, HeuristicPolicy()])
+    assert result.hands_played >= 1 and result.reason.name in ("TARGET_REACHED", "MAX_HANDS")

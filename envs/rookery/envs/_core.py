@@ -91,14 +91,18 @@ class RookTable:
         """The information-state tensor of ``seat``."""
         return self.encoder.encode_info_state(self.observation(seat), self.pending_for(seat))
 
+    def set_pending(self, pending: int) -> None:
+        """Set the bury chosen so far (a card mask) for a search that steps the bury itself."""
+        self.pending = pending
+        self._ids = None
+
     def step(self, action_id: int) -> list[float]:
         """Take ``action_id`` for the seat to act; the reward of every seat."""
         if action_id not in self.legal_ids():
             self.codec.step_action(action_id, self.legal(), self.pending)  # raises, precisely
         step = self.codec.step_action(action_id, self.legal(), self.pending, checked=True)
         if isinstance(step, int):
-            self.pending = step
-            self._ids = None
+            self.set_pending(step)
             return [0.0] * self.ruleset.players
         return self.apply(step)
 

@@ -20,7 +20,7 @@ from rookery.engine import Action, LegalActions, Observation, Ruleset
 from ._encoding import ObservationEncoder
 from .learn import IdPolicy, LinearPolicy, PolicyFileError, choose_action
 
-__all__ = ["POLICY_ENV", "EncodedPolicyBot", "LinearBot", "as_policy"]
+__all__ = ["POLICY_ENV", "EncodedPolicyBot", "LinearBot", "MctsBot", "as_policy"]
 
 POLICY_ENV = "ROOKERY_POLICY"
 """The environment variable naming the policy file of :class:`LinearBot`."""
@@ -56,6 +56,21 @@ class EncodedPolicyBot(Bot):
 
     def act(self, observation: Observation) -> Action:
         return choose_action(self.policy, observation, self._encoders(observation.ruleset))
+
+
+class MctsBot(Bot):
+    """OpenSpiel's MCTS on worlds drawn by the engine's deal sampler (``spiel.mcts_policy``);
+    ``ROOKERY_MCTS_SIMULATIONS`` simulations a decision (default 20)."""
+
+    def __init__(self, simulations: int | None = None, seed: int = 0) -> None:
+        from .spiel import mcts_policy
+
+        count = simulations or int(os.environ.get("ROOKERY_MCTS_SIMULATIONS", "20"))
+        self.policy = mcts_policy(simulations=count, seed=seed)
+        self.rng = random.Random(seed)
+
+    def act(self, observation: Observation) -> Action:
+        return self.policy(observation, observation.legal_actions(), self.rng)
 
 
 class LinearBot(EncodedPolicyBot):

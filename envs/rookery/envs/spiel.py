@@ -49,6 +49,7 @@ __all__ = [
     "deal_state",
     "engine_chooser",
     "mcts_chooser",
+    "mcts_policy",
     "play_hand",
     "resampled",
 ]
@@ -387,3 +388,42 @@ def engine_chooser(policy: Policy, seed: int = 0) -> Callable[[RookSpielState], 
         return ids[0]
 
     return choose
+
+
+def mcts_policy(*, simulations: int = 20, seed: int = 0) -> Policy:
+    """OpenSpiel's MCTS as a Rookery policy ``(observation, legal, rng) -> action``, for whole
+    games (in-process or as a bot): each decision searches the current hand of a world drawn by
+    the engine's deal sampler; a bury is searched card by card and returned whole. The table's
+    ruleset must have its preset's action ids (the same bids)."""
+    from open_spiel.python.algorithms import mcts
+
+    rng = np.random.RandomState(seed)
+    draws = random.Random(seed)
+    games: dict[str, RookSpielGame] = {}
+    bots: dict[str, Any] = {}
+
+    def act(obs: Observation, legal: LegalActions, _: random.Random) -> Action:
+        name = obs.ruleset.name
+        if name not in games:
+            games[name] = pyspiel.load_game(GAME_NAME, {"preset": name})
+            if ActionCodec(obs.ruleset).bids != games[name].codec.bids:
+                raise ValueError(f"the table's bids differ from preset {name!r}'s action ids")
+            evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng)
+            bots[name] = mcts.MCTSBot(games[name], 2.0, simulations, evaluator, random_state=rng)
+        game, bot = games[name], bots[name]
+        # The world ends with this hand: its returns are this hand's score changes.
+        rules = obs.ruleset.replace(max_hands=obs.hand_number + 1)
+        world_obs = dataclasses.replace(obs, ruleset=rules)
+        deal = sample_deal(world_obs, draws)
+        state = game.new_initial_state()
+        state.dealt = _order_of(rules, deal)
+        state.table = RookTable(rules, Game.from_observation(world_obs, deal))
+        while True:
+            step = state.codec.step_action(
+                int(bot.step(state)), state.table.legal(), state.table.pending
+            )
+            if not isinstance(step, int):
+                return step
+            state.table.set_pending(step)
+
+    return act
