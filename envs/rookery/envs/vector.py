@@ -58,19 +58,25 @@ class RookVectorEnv:
         if seed is not None:
             self._seeds = np.random.default_rng(seed)
         self.tables = [self._deal() for _ in range(self.n)]
-        for index in range(self.n):
-            self._write(index)
+        self._write_all()
         return self._obs.copy(), self._masks.copy(), self._seats.copy()
 
-    def _write(self, index: int) -> None:
-        table = self.tables[index]
-        seat = table.current_player
-        assert seat is not None
-        self._seats[index] = seat
-        self._obs[index].fill(0.0)
-        self.encoder.encode_into(self._obs[index], table.observation(seat), table.pending_for(seat))
-        self._masks[index].fill(0)
-        self._masks[index, table.legal_ids()] = 1
+    def _write_all(self) -> None:
+        """Every table's observation of the seat to act, its mask and the seat, in one pass."""
+        obs, encode = self._obs, self.encoder.encode_into
+        obs.fill(0.0)
+        rows: list[int] = []
+        cols: list[int] = []
+        for index, table in enumerate(self.tables):
+            seat = table.current_player
+            assert seat is not None
+            self._seats[index] = seat
+            encode(obs[index], table.observation(seat), table.pending_for(seat))
+            ids = table.legal_ids()
+            rows.extend([index] * len(ids))
+            cols.extend(ids)
+        self._masks.fill(0)
+        self._masks[rows, cols] = 1
 
     def step(
         self, actions: npt.NDArray[np.integer] | list[int]
@@ -94,5 +100,5 @@ class RookVectorEnv:
                 done[index] = True
                 self.episodes += 1
                 self.tables[index] = self._deal()
-            self._write(index)
+        self._write_all()
         return self._obs.copy(), self._masks.copy(), self._seats.copy(), rewards, done
