@@ -150,3 +150,24 @@ def test_the_text_seat_bot_names_the_missing_settings(monkeypatch: pytest.Monkey
     monkeypatch.setenv("ROOKERY_CHAT_MODEL", "m")
     with pytest.raises(ValueError, match="needs ROOKERY_CHAT_URL \\(an OpenAI"):
         TextSeatBot()
+
+
+async def test_the_bot_ends_a_slow_agent_before_the_deadline_as_a_provider_timeout() -> None:
+    import asyncio
+    import time
+
+    from rookery.client import NoAnswer
+    from rookery.envs.seat import TextSeatBot
+
+    async def slow(messages: list[dict[str, str]]) -> str:
+        await asyncio.sleep(5)
+        return "move: pass"
+
+    bot = TextSeatBot(slow, retries=2)
+    bot.deadline = time.monotonic() + 1.0
+    obs = _observation_in(Phase.BIDDING)
+    started = time.monotonic()
+    with pytest.raises(NoAnswer, match="provider error: timeout"):
+        await bot.act(obs)
+    assert time.monotonic() - started < 0.85
+    assert bot.seat.decisions[-1].outcome == "provider_error"

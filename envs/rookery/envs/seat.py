@@ -2,7 +2,8 @@
 
 Configuration from the environment: ``ROOKERY_CHAT_URL`` (an OpenAI-compatible API's base URL),
 ``ROOKERY_CHAT_MODEL``, ``ROOKERY_CHAT_KEY`` (optional, never logged), ``ROOKERY_CHAT_RETRIES``
-(2), ``ROOKERY_CHAT_TIMEOUT_S`` (30), ``ROOKERY_TEXT_RECORD`` (optional: a JSON-lines file of
+(2), ``ROOKERY_CHAT_TIMEOUT_S`` (30; each request also ends well before the table's deadline),
+``ROOKERY_TEXT_RECORD`` (optional: a JSON-lines file of
 every decision). A move the agent fails to give, after its retries or because its provider failed,
 is never invented: the bot sends no answer (``NoAnswer``) and the table's late policy applies; the
 decision is recorded as such. A provider failure is also written as an incident to
@@ -12,6 +13,7 @@ than rating it).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import time
@@ -23,7 +25,7 @@ from rookery.client import Bot, NoAnswer
 from rookery.engine import Action, Observation
 
 from .chat import ChatEndpoint
-from .text import ChatAgent, Decision, Message, TextSeat
+from .text import ChatAgent, Decision, Message, ProviderError, TextSeat
 
 __all__ = ["INCIDENT_FILE_ENV", "TextSeatBot"]
 
@@ -65,11 +67,22 @@ class TextSeatBot(Bot):
         self.incident_path = env.get(INCIDENT_FILE_ENV, "")
 
     async def _ask(self, messages: list[Message]) -> str:
+        left = self.time_left()
+        if not left:
+            return await self.endpoint(messages)
+        # Finish well before the SDK's own cut-off (which would send a fallback move): a reply
+        # that cannot arrive in time is a provider timeout, and no move is invented.
+        budget = left - max(0.3, left * 0.15)
+        if budget < 0.05:
+            raise ProviderError("timeout", f"no time left for another request ({left:.2f} s)")
         if isinstance(self.endpoint, ChatEndpoint):
-            # Leave the SDK's margin: a reply that cannot arrive in time is a provider timeout.
-            left = self.time_left()
-            return await self.endpoint(messages, timeout_s=left * 0.8 if left else None)
-        return await self.endpoint(messages)
+            return await self.endpoint(messages, timeout_s=budget)
+        try:
+            return await asyncio.wait_for(self.endpoint(messages), budget)
+        except TimeoutError:
+            raise ProviderError(
+                "timeout", f"the agent did not answer within {budget:.1f} s"
+            ) from None
 
     async def act(self, observation: Observation) -> Action:
         decision = await self.seat.decide(observation)
