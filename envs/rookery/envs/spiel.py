@@ -1,6 +1,6 @@
 """Rook as an OpenSpiel Python game, registered as ``python_rook`` (one hand a game).
 
->>> import pyspiel  # type: ignore[import-not-found]
+>>> import pyspiel
 >>> import rookery.envs.spiel
 >>> game = pyspiel.load_game("python_rook", {"preset": "five-handed"})
 >>> game.num_players()
@@ -33,6 +33,7 @@ from rookery.engine import (
     Ruleset,
     card_name,
     cards_of,
+    deal_for_hand,
     format_cards,
     sample_deal,
 )
@@ -342,8 +343,6 @@ def play_hand(
 
 def deal_state(game: RookSpielGame, seed: int) -> RookSpielState:
     """A new state dealt as the engine deals game ``seed``'s first hand (duplicate deals)."""
-    from rookery.engine import deal_for_hand
-
     state = game.new_initial_state()
     for card in _order_of(game.ruleset, deal_for_hand(game.ruleset, seed, 0)):
         state.apply_action(card)
