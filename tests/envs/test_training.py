@@ -20,8 +20,9 @@ from rookery.envs.learn import LinearPolicy, PolicyFileError, evaluate, train_li
 from rookery.wire.replay import read_replay, replay_to_record
 
 RULES = Ruleset.preset("standard")
-EVALUATION = range(10_000, 10_200)
-"""The fixed evaluation set: 200 one-hand deals, the same for the trained and the random seat."""
+EVALUATION = range(10_000, 10_100)
+"""The fixed evaluation set: 100 one-hand deals, each played from every seat (duplicate style),
+the same cards and opponents' draws for the trained and the random policy."""
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +30,7 @@ def trained() -> LinearPolicy:
     return train_linear(RULES, steps=2000, seed=1)
 
 
-def test_two_thousand_steps_of_reinforce_beat_random_on_the_same_deals(
+def test_two_thousand_steps_of_reinforce_beat_random_on_the_same_deals_from_every_seat(
     trained: LinearPolicy,
 ) -> None:
     random_mean = evaluate(None, RULES, EVALUATION)

@@ -8,6 +8,7 @@ trained policy to run in the arena. Any other learner's policy plugs into the sa
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -119,27 +120,31 @@ def evaluate(
     ruleset: Ruleset,
     seeds: range,
     *,
-    seat: int = 0,
+    seats: Sequence[int] | None = None,
 ) -> float:
-    """The mean reward of ``seat`` over the one-hand deals ``seeds``, the other seats playing
-    uniformly random legal ids from a generator fixed per deal (``policy=None``: ``seat`` plays
-    random too). Equal seeds give every policy the same cards and the same opponents' draws."""
+    """The mean reward of the policy's seat over the one-hand deals ``seeds``, each deal played
+    once with the policy at each of ``seats`` in turn (default: every seat, duplicate style), the
+    other seats playing uniformly random legal ids from a generator fixed per deal and seat
+    (``policy=None``: the seat plays random too). Every policy meets the same cards and the
+    same opponents' draws."""
     rules = episode_rules(ruleset, 1)
+    chosen = range(rules.players) if seats is None else seats
     total = 0.0
     for seed in seeds:
-        table = RookTable(rules, Game(rules, seed, events=False))
-        rng = random.Random(f"evaluate:{seed}")
-        mine = random.Random(f"evaluate-seat:{seed}")
-        while not table.is_over:
-            ids = table.legal_ids()
-            if table.current_player == seat:
-                action = (
-                    mine.choice(ids) if policy is None else policy(table.tensor(seat), table.mask())
-                )
-            else:
-                action = rng.choice(ids)
-            total += table.step(action)[seat]
-    return total / len(seeds)
+        for seat in chosen:
+            table = RookTable(rules, Game(rules, seed, events=False))
+            rng = random.Random(f"evaluate:{seed}:{seat}")
+            mine = random.Random(f"evaluate-seat:{seed}:{seat}")
+            while not table.is_over:
+                ids = table.legal_ids()
+                if table.current_player != seat:
+                    action = rng.choice(ids)
+                elif policy is None:
+                    action = mine.choice(ids)
+                else:
+                    action = policy(table.tensor(seat), table.mask())
+                total += table.step(action)[seat]
+    return total / (len(seeds) * len(chosen))
 
 
 def train_linear(
