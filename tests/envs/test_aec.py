@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import ALL_PRESETS
+from envs_positions import ALL_PRESETS
 from pettingzoo.test import api_test, seed_test  # type: ignore[import-untyped]
 from rookery.engine import Game, Ruleset
 from rookery.envs.aec import RookAECEnv

@@ -7,7 +7,7 @@ import random
 
 import numpy as np
 import pytest
-from conftest import ALL_PRESETS, table_at_random_point
+from envs_positions import ALL_PRESETS, table_at_random_point
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rookery.engine import (

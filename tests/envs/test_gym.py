@@ -6,7 +6,7 @@ import random
 
 import numpy as np
 import pytest
-from conftest import ALL_PRESETS
+from envs_positions import ALL_PRESETS
 from gymnasium.utils.env_checker import check_env
 from rookery.client.bots import random_policy
 from rookery.engine import Action, LegalActions, Observation

@@ -7,7 +7,7 @@ import random
 import numpy as np
 import pyspiel  # type: ignore[import-not-found]
 import pytest
-from conftest import ALL_PRESETS
+from envs_positions import ALL_PRESETS
 from rookery.envs.spiel import GAME_NAME, RookSpielState
 
 

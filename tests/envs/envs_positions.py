@@ -1,10 +1,9 @@
-"""Fixtures for the learning environments' tests: every preset, seeded tables, no network."""
+"""Positions for the learning environments' tests: every preset, seeded random tables."""
 
 from __future__ import annotations
 
 import random
 
-import pytest
 from rookery.engine import PRESETS, Ruleset
 from rookery.envs._core import RookTable, episode_rules
 
@@ -20,10 +19,3 @@ def table_at_random_point(name: str, seed: int, steps: int) -> RookTable:
             break
         table.step(rng.choice(table.legal_ids()))
     return table
-
-
-@pytest.fixture(params=ALL_PRESETS)
-def preset(request: pytest.FixtureRequest) -> str:
-    """Each of the ten presets in turn."""
-    name: str = request.param
-    return name
