@@ -7,7 +7,7 @@ import random
 
 import pytest
 from chat_server import chat_server
-from rookery.engine import Bid, Game, Observation, Phase, PlayCard, Ruleset
+from rookery.engine import Bid, Game, Observation, Phase, PlayCard, Ruleset, card_name, cards_of
 from rookery.envs.chat import ChatEndpoint
 from rookery.envs.text import (
     ProviderError,
@@ -171,3 +171,11 @@ async def test_the_bot_ends_a_slow_agent_before_the_deadline_as_a_provider_timeo
         await bot.act(obs)
     assert time.monotonic() - started < 0.85
     assert bot.seat.decisions[-1].outcome == "provider_error"
+
+
+def test_a_bury_may_list_its_cards_with_commas() -> None:
+    obs = _observation_in(Phase.BURY)
+    legal = obs.legal_actions()
+    cards = [card_name(c) for c in cards_of(legal.bury_from)[: legal.bury_count]]
+    action = parse_reply(f"I bury the losers.\nmove: bury {', '.join(cards)}", legal)
+    assert action in legal and str(action) == "bury " + " ".join(cards)

@@ -226,7 +226,7 @@ def render_table(table: RookTable) -> str:
 
 _CARD = r"(?:ROOK2|ROOK|[BRYG](?:1[0-4]|[1-9]))"
 _MOVE = re.compile(
-    rf"\b(pass|bid\s+\d+|trump\s+[BRYG]|call\s+{_CARD}|play\s+{_CARD}|bury(?:\s+{_CARD})+)\b",
+    rf"\b(pass|bid\s+\d+|trump\s+[BRYG]|call\s+{_CARD}|play\s+{_CARD}|bury(?:[\s,]+{_CARD})+)\b",
     re.IGNORECASE,
 )
 _MARKER = re.compile(r"move\s*:", re.IGNORECASE)
@@ -248,7 +248,7 @@ def parse_reply(reply: str, legal: LegalActions) -> Action:
         )
     found: list[Action] = []
     for match in _MOVE.finditer(text):
-        words = match.group(1).split()
+        words = match.group(1).replace(",", " ").split()
         words[0] = words[0].lower()
         words[1:] = [w.upper() for w in words[1:]]
         try:
