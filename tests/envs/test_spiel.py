@@ -92,3 +92,15 @@ def test_openspiels_mcts_plays_a_whole_game_against_the_heuristic_from_observati
     bot = MctsBot(simulations=6, seed=1)
     result = play_game(rules, 4, [bot.policy, HeuristicPolicy(), bot.policy, HeuristicPolicy()])
     assert result.hands_played >= 1 and result.reason.name in ("TARGET_REACHED", "MAX_HANDS")
+
+
+def test_openspiels_ismcts_searches_information_states_through_our_resampling() -> None:
+    from rookery.client.bots import HeuristicPolicy
+    from rookery.envs.spiel import deal_state, engine_chooser, ismcts_chooser, play_hand
+
+    game = _load("standard")
+    state = deal_state(game, 5)
+    ismcts = ismcts_chooser(game, simulations=4, seed=2)
+    heuristic = engine_chooser(HeuristicPolicy(), seed=2)
+    play_hand(state, [ismcts, heuristic, ismcts, heuristic])
+    assert state.is_terminal()

@@ -49,6 +49,7 @@ __all__ = [
     "RookSpielState",
     "deal_state",
     "engine_chooser",
+    "ismcts_chooser",
     "mcts_chooser",
     "mcts_policy",
     "play_hand",
@@ -366,6 +367,24 @@ def mcts_chooser(
     def choose(state: RookSpielState) -> int:
         world = state.resample_from_infostate(state.current_player(), draws.random)
         return int(bot.step(world))
+
+    return choose
+
+
+def ismcts_chooser(
+    game: RookSpielGame, *, simulations: int = 40, seed: int = 0
+) -> Callable[[RookSpielState], int]:
+    """OpenSpiel's Python IS-MCTS (``open_spiel.python.algorithms.ismcts``): one search tree over
+    information states, each simulation on a world drawn by this game's
+    ``resample_from_infostate`` (the engine's deal sampler)."""
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    rng = np.random.RandomState(seed)
+    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng)
+    bot = ismcts.ISMCTSBot(game, evaluator, 2.0, simulations, random_state=rng)
+
+    def choose(state: RookSpielState) -> int:
+        return int(bot.step(state))
 
     return choose
 
