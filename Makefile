@@ -21,7 +21,7 @@ setup: $(SETUP_STAMP) $(PROTO_STAMP) $(NODE_STAMP) ## create .venv, install, gen
 $(SETUP_STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev,rl]'
 	@touch $@
 
 setup-ray: $(RAY_STAMP) ## install the optional Ray extra (the Ray backend's tests and bench)
@@ -53,7 +53,7 @@ test: setup lint pytest ## lint, type-check and run every test suite
 lint: setup buf-lint buf-breaking ## ruff, mypy and buf lint/breaking
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy $(wildcard engine wire server arena web clients/python cli bench)
+	$(BIN)/mypy $(wildcard engine wire server arena web clients/python cli envs bench)
 	@# Each test folder is its own import root (sibling helper modules, one conftest.py each).
 	@for d in tests/*/; do echo "mypy $$d"; MYPYPATH=$$d $(BIN)/mypy $$d || exit 1; done
 

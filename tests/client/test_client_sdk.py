@@ -16,6 +16,7 @@ import pytest
 from rookery.client import (
     Bot,
     BotLoadError,
+    NoAnswer,
     RunStats,
     ServerUnreachableError,
     Table,
@@ -268,6 +269,32 @@ async def test_an_async_hook_past_its_deadline_is_cut_short_with_a_fallback(
     assert first.outcome == replay_pb2.ACTION_OUTCOME_ACCEPTED
     assert 1500 <= first.think_ms < 3000
     assert stats.fallbacks >= 1
+
+
+class SilentFirst(Bot):
+    """Gives no answer to its first request (``NoAnswer``), then plays."""
+
+    silent_done: ClassVar[bool] = False
+
+    def act(self, observation: Observation) -> Action:
+        if not SilentFirst.silent_done:
+            SilentFirst.silent_done = True
+            raise NoAnswer("nothing to say")
+        return opening_bid_or_first(observation)
+
+
+async def test_no_answer_sends_nothing_and_the_late_policy_plays(
+    server: RookeryServer, running: Running, play: Any
+) -> None:
+    task = await running.start(server, SilentFirst, "silent", sessions=4, games=1)
+    clock = TimeControl(action_ms=400, grace_ms=5000)
+
+    outcome = await play(server, "standard", ("silent",) * 4, clock=clock)
+    stats = await asyncio.wait_for(task, 10.0)
+
+    first = outcome.replay.hands[0].actions[0]
+    assert first.outcome == replay_pb2.ACTION_OUTCOME_AUTO_PLAYED
+    assert (stats.no_answers, stats.fallbacks) == (1, 0)
 
 
 async def test_the_games_limit_ends_the_run(server: RookeryServer, play: Any) -> None:

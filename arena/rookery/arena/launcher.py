@@ -96,6 +96,9 @@ class BotLauncher:
         self.server_target = server_target
         self.token = token
         self.log_path = log_path
+        #: Where the bot may report incidents of its own (a text seat's provider errors), one JSON
+        #: object a line: ``{"table_id", "kind", "detail"}``; given as ``ROOKERY_INCIDENT_FILE``.
+        self.incident_path = log_path.with_suffix(".incidents.jsonl")
         self._on_incident = on_incident
         self._processes: list[asyncio.subprocess.Process | None] = [None] * plan.processes
         self._tasks: list[asyncio.Task[None]] = []
@@ -113,6 +116,7 @@ class BotLauncher:
                 "ROOKERY_BOT_NAME": self.bot.name,
                 "ROOKERY_SESSIONS": str(self.plan.sessions),
                 "ROOKERY_MAX_TABLES": str(self.plan.max_tables),
+                "ROOKERY_INCIDENT_FILE": str(self.incident_path),
                 "PYTHONUNBUFFERED": "1",
             }
         )

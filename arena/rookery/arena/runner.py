@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import json
 import math
 import os
 import time
@@ -500,19 +501,40 @@ class TournamentRunner:
         stopping = self._stop.is_set() or self._server_stopping
         if stopping and outcome.termination == results_pb2.TERMINATION_REASON_ABORTED:
             return  # aborted by a stop (ours or the server's): played again on resume
-        row = await self._record(game, outcome)
+        row = await self._record(game, outcome, void=self._reported_incidents(table_id))
         self._account(row)
         self.live.played_now += 1
         self._notify()
 
-    async def _record(self, game: ScheduledGame, outcome: TableOutcome) -> GameRow:
+    def _reported_incidents(self, table_id: str) -> str:
+        """Record the incidents bots reported for ``table_id`` (a text seat's provider errors);
+        the game is then void (recorded as aborted, not rated): their text, or ``""``."""
+        details = []
+        for name, launcher in self.launchers.items():
+            try:
+                lines = launcher.incident_path.read_text(encoding="utf-8").splitlines()
+            except OSError:
+                continue
+            for line in lines:
+                try:
+                    entry = json.loads(line)
+                    if entry.get("table_id") != table_id:
+                        continue
+                    kind, detail = str(entry["kind"]), str(entry.get("detail", ""))
+                except (ValueError, KeyError, AttributeError):
+                    continue
+                self._incident(name, kind, f"{table_id}: {detail}")
+                details.append(f"{name} {kind}: {detail}")
+        return "; ".join(details)
+
+    async def _record(self, game: ScheduledGame, outcome: TableOutcome, void: str = "") -> GameRow:
         assert self.store is not None
         store = self.store
         path = store.replay_path(game.game_id)
         result = outcome.result
         scores = tuple(int(s) for s in result.scores)
         winners = tuple(int(w) for w in result.winners)
-        termination = _termination_name(outcome.termination)
+        termination = "ABORTED" if void else _termination_name(outcome.termination)
         for seat in outcome.seat_stats:
             if seat.bot_version:
                 store.set_bot_version(self.tournament_id, seat.bot_name, seat.bot_version)
@@ -534,7 +556,7 @@ class TournamentRunner:
                 ranks=ranks_from_result(winners, scores, self.config.ruleset.num_sides),
                 termination=termination,
                 forfeit_seat=outcome.forfeit_seat,
-                detail=outcome.detail,
+                detail=f"void (reported incidents): {void}" if void else outcome.detail,
                 hands_played=int(result.hands_played),
                 duration_s=outcome.duration_s,
                 replay_path=str(path.relative_to(store.run_dir)),

@@ -15,6 +15,7 @@ from ._bot import ActionLike, Bot, Seat, Table
 from ._errors import (
     BotLoadError,
     ClientError,
+    NoAnswer,
     ServerUnreachableError,
     SessionRefusedError,
     TokenRejectedError,
@@ -29,6 +30,7 @@ __all__ = [
     "Bot",
     "BotLoadError",
     "ClientError",
+    "NoAnswer",
     "RunStats",
     "Seat",
     "ServerUnreachableError",

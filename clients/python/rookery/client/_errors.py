@@ -5,6 +5,7 @@ from __future__ import annotations
 __all__ = [
     "BotLoadError",
     "ClientError",
+    "NoAnswer",
     "ServerUnreachableError",
     "SessionRefusedError",
     "TokenRejectedError",
@@ -13,6 +14,12 @@ __all__ = [
 
 class ClientError(Exception):
     """Base class of every error the SDK raises."""
+
+
+class NoAnswer(Exception):
+    """Raised by a hook to send no answer at all: the runner sends neither the hook's action nor
+    a fallback, and the table's late policy applies when the deadline passes (a text seat whose
+    agent failed its retries, or whose provider failed, must not get a move invented for it)."""
 
 
 class TokenRejectedError(ClientError):

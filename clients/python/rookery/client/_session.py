@@ -23,6 +23,7 @@ from rookery.wire.errors import WireError
 from ._bot import PHASE_HOOKS, Bot, Seat, Table
 from ._errors import (
     ClientError,
+    NoAnswer,
     ServerUnreachableError,
     SessionRefusedError,
     TokenRejectedError,
@@ -96,6 +97,8 @@ class RunStats:
     """Replies sent (fallbacks and retries included)."""
     fallbacks: int = 0
     """Fallback actions sent because a hook failed, was too slow or answered illegally."""
+    no_answers: int = 0
+    """Requests left unanswered because the hook raised ``NoAnswer`` (the late policy applies)."""
     rejections: int = 0
     """``ActionRejected`` messages received."""
     reconnects: int = 0
@@ -589,6 +592,9 @@ class Session:
         tokens = _bind(state.table)
         try:
             chosen = hook(observation)
+        except NoAnswer as reason:
+            self._no_answer(state, reason)
+            return
         except Exception:
             state.log.exception(
                 "the bot raised; sending a fallback action", phase=observation.phase.name
@@ -620,11 +626,20 @@ class Session:
             state.log.warning("the bot ran out of time; sending a fallback action", budget_s=budget)
             await self._send_fallback(state, open_request)
             return
+        except NoAnswer as reason:
+            self._no_answer(state, reason)
+            return
         except Exception:
             state.log.exception("the bot raised; sending a fallback action")
             await self._send_fallback(state, open_request)
             return
         await self._send_chosen(state, open_request, action)
+
+    def _no_answer(self, state: _TableState, reason: NoAnswer) -> None:
+        self._stats.no_answers += 1
+        state.log.warning(
+            "the bot gives no answer; the table's late policy applies", reason=str(reason)
+        )
 
     async def _send_chosen(
         self, state: _TableState, open_request: _OpenRequest, chosen: Any

@@ -1,0 +1,134 @@
+"""One table for learning agents: the engine's game driven by action ids, with the bury taken
+one card a step and rewards as score changes."""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+from rookery.engine import Action, Game, LegalActions, Observation, Phase, Ruleset
+
+from ._encoding import ActionCodec, ObservationEncoder, Tensor
+
+__all__ = ["RookTable", "episode_rules"]
+
+
+def episode_rules(ruleset: Ruleset, hands: int | None) -> Ruleset:
+    """The rules of one episode: ``hands`` hands at most (``None``: the whole game to target)."""
+    if hands is None:
+        return ruleset
+    if hands < 1:
+        raise ValueError(f"hands must be at least 1 (or None for whole games), got {hands}")
+    return ruleset.replace(max_hands=min(hands, ruleset.max_hands))
+
+
+class RookTable:
+    """An engine game played by action ids (``ActionCodec``), the state every env shares.
+
+    ``step(action_id)`` returns the reward of every seat for that step: the change of its side's
+    cumulative score divided by the deck's points (so a hand is worth about ±1). The engine
+    refuses nothing here that the mask allows; an id outside the mask raises ``ValueError``.
+    """
+
+    def __init__(self, ruleset: Ruleset, game: Game) -> None:
+        self.ruleset = ruleset
+        self.codec = ActionCodec(ruleset)
+        self.encoder = ObservationEncoder(ruleset)
+        self.game = game
+        self.pending = 0
+        self._legal: LegalActions | None = None
+        self._ids: list[int] | None = None
+        self._points = float(ruleset.deck_points)
+        self._sides = ruleset.sides
+
+    @classmethod
+    def new(cls, ruleset: Ruleset, seed: int) -> RookTable:
+        """A fresh game dealt from ``seed`` (as the arena deals: equal seeds, equal cards)."""
+        return cls(ruleset, Game(ruleset, seed, events=False))
+
+    @property
+    def current_player(self) -> int | None:
+        """The seat to act, ``None`` once the game is over."""
+        return self.game.current_player
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the game is over."""
+        return self.game.is_over
+
+    def legal(self) -> LegalActions:
+        """The engine's legal actions now (cached until the next step)."""
+        if self._legal is None:
+            self._legal = self.game.legal_actions()
+        return self._legal
+
+    def legal_ids(self) -> list[int]:
+        """The legal action ids of the seat to act (cached until the next step)."""
+        if self._ids is None:
+            self._ids = self.codec.legal_ids(self.legal(), self.pending)
+        return self._ids
+
+    def mask(self) -> npt.NDArray[np.int8]:
+        """The legal action mask of the seat to act (all zeros once the game is over)."""
+        mask = np.zeros(self.codec.size, dtype=np.int8)
+        if not self.game.is_over:
+            mask[self.legal_ids()] = 1
+        return mask
+
+    def observation(self, seat: int) -> Observation:
+        """The engine's observation of ``seat``."""
+        return self.game.observation_for(seat)
+
+    def pending_for(self, seat: int) -> int:
+        """The bury chosen so far, as ``seat`` may know it (only the bidder chooses it)."""
+        game = self.game
+        return self.pending if game.phase is Phase.BURY and game.current_player == seat else 0
+
+    def tensor(self, seat: int) -> Tensor:
+        """The observation tensor of ``seat``."""
+        return self.encoder.encode(self.observation(seat), self.pending_for(seat))
+
+    def info_tensor(self, seat: int) -> Tensor:
+        """The information-state tensor of ``seat``."""
+        return self.encoder.encode_info_state(self.observation(seat), self.pending_for(seat))
+
+    def set_pending(self, pending: int) -> None:
+        """Set the bury chosen so far (a card mask) for a search that steps the bury itself."""
+        self.pending = pending
+        self._ids = None
+
+    def step(self, action_id: int) -> list[float]:
+        """Take ``action_id`` for the seat to act; the reward of every seat."""
+        if action_id not in self.legal_ids():
+            self.codec.step_action(action_id, self.legal(), self.pending)  # raises, precisely
+        step = self.codec.step_action(action_id, self.legal(), self.pending, checked=True)
+        if isinstance(step, int):
+            self.set_pending(step)
+            return [0.0] * self.ruleset.players
+        return self.apply(step)
+
+    def apply(self, action: Action) -> list[float]:
+        """Apply a whole engine action (a bury at once); the reward of every seat."""
+        game = self.game
+        before = game.scores
+        game.apply(action)
+        self.pending = 0
+        self._legal = None
+        self._ids = None
+        after = game.scores
+        if after == before:
+            return [0.0] * len(self._sides)
+        points = self._points
+        return [(after[side] - before[side]) / points for side in self._sides]
+
+    def clone(self) -> RookTable:
+        """An independent copy."""
+        other = RookTable(self.ruleset, self.game.clone())
+        other.pending = self.pending
+        return other
+
+
+def _deepcopy_table(self: RookTable, memo: dict[int, object]) -> RookTable:
+    return self.clone()
+
+
+RookTable.__deepcopy__ = _deepcopy_table  # type: ignore[attr-defined]

@@ -1,0 +1,158 @@
+"""Rook as a PettingZoo AEC environment, for every preset (3 to 6 seats).
+
+>>> from rookery.envs.aec import RookAECEnv
+>>> env = RookAECEnv("six-handed")
+>>> env.reset(seed=1)
+>>> env.agent_selection
+'seat_1'
+
+Agents are ``seat_0`` … ``seat_{n-1}``; each observation is a dict of the seat's
+``observation`` tensor and its ``action_mask`` (PettingZoo's classic-games convention). An episode
+is one hand by default (``hands=None``: the whole game to the target). There is no parallel
+wrapper: in Rook one seat acts at a time, in an order that depends on the play (the auction skips
+passed seats, the trick's winner leads), which PettingZoo's parallel API cannot express.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv  # type: ignore[import-untyped]
+from rookery.engine import Ruleset
+
+from ._core import RookTable, episode_rules
+from ._encoding import ActionCodec, ObservationEncoder
+from .text import render_table
+
+__all__ = ["RookAECEnv", "env", "observation_bounds"]
+
+
+def observation_bounds(encoder: ObservationEncoder, size: int) -> tuple[Any, Any]:
+    """Lower and upper bounds of a tensor of ``size`` (observation or information state): every
+    entry lies in [0, 1] except the cumulative scores over the target, which lie within
+    ± ``max_hands`` x the most a hand can score, over the target."""
+    rules = encoder.ruleset
+    low = np.zeros(size, dtype=np.float32)
+    high = np.ones(size, dtype=np.float32)
+    most = max(rules.effective_max_bid, rules.deck_points + rules.last_trick_bonus)
+    bound = rules.max_hands * most / rules.target
+    at, count = encoder.offsets["scores"]
+    low[at : at + count] = -bound
+    high[at : at + count] = bound
+    return low, high
+
+
+class RookAECEnv(AECEnv):  # type: ignore[misc]
+    """One Rook table; ``preset`` names a ruleset (or pass a ``Ruleset``)."""
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "name": "rookery_rook_v0",
+        "render_modes": ["ansi"],
+        "is_parallelizable": False,
+    }
+
+    def __init__(
+        self,
+        preset: str | Ruleset = "standard",
+        *,
+        hands: int | None = 1,
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__()
+        base = preset if isinstance(preset, Ruleset) else Ruleset.preset(preset)
+        self.ruleset = episode_rules(base, hands)
+        if render_mode is not None and render_mode != "ansi":
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
+        self.render_mode = render_mode
+        self.codec = ActionCodec(self.ruleset)
+        self.encoder = ObservationEncoder(self.ruleset)
+        self.possible_agents = [f"seat_{seat}" for seat in range(self.ruleset.players)]
+        low, high = observation_bounds(self.encoder, self.encoder.size)
+        space = spaces.Dict(
+            {
+                "observation": spaces.Box(low, high, dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (self.codec.size,), dtype=np.int8),
+            }
+        )
+        self.observation_spaces = dict.fromkeys(self.possible_agents, space)
+        self.action_spaces = {a: spaces.Discrete(self.codec.size) for a in self.possible_agents}
+        self._seeds = np.random.default_rng()
+        self.table: RookTable | None = None
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self.action_spaces[agent]
+
+    def _agent(self, seat: int) -> str:
+        return self.possible_agents[seat]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Deal a new game: ``options={"game_seed": n}`` deals exactly the engine's (and the
+        arena's) game ``n``; else the game seed is drawn from a generator seeded by ``seed``."""
+        if seed is not None:
+            self._seeds = np.random.default_rng(seed)
+        game_seed = (options or {}).get("game_seed")
+        if game_seed is None:
+            game_seed = int(self._seeds.integers(0, 2**63))
+        self.table = RookTable.new(self.ruleset, int(game_seed))
+        self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        seat = self.table.current_player
+        assert seat is not None
+        self.agent_selection = self._agent(seat)
+
+    def observe(self, agent: str) -> dict[str, Any]:
+        table = self._require_table()
+        seat = self.possible_agents.index(agent)
+        to_act = table.current_player == seat
+        mask = table.mask() if to_act else np.zeros(self.codec.size, dtype=np.int8)
+        return {"observation": table.tensor(seat), "action_mask": mask}
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None:
+            raise ValueError(f"{agent} is to act and must take an action, not None")
+        table = self._require_table()
+        self._cumulative_rewards[agent] = 0.0
+        rewards = table.step(int(action))
+        self.rewards = {self._agent(s): r for s, r in enumerate(rewards)}
+        if table.is_over:
+            self.terminations = dict.fromkeys(self.agents, True)
+            self.agent_selection = self._agent(
+                (self.possible_agents.index(agent) + 1) % len(self.possible_agents)
+            )
+        else:
+            seat = table.current_player
+            assert seat is not None
+            self.agent_selection = self._agent(seat)
+        self._accumulate_rewards()
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            return None
+        table = self._require_table()
+        return render_table(table)
+
+    def close(self) -> None:
+        pass
+
+    def _require_table(self) -> RookTable:
+        if self.table is None:
+            raise RuntimeError("call reset() before using the environment")
+        return self.table
+
+
+def env(preset: str | Ruleset = "standard", **kwargs: Any) -> RookAECEnv:
+    """PettingZoo's conventional constructor name."""
+    return RookAECEnv(preset, **kwargs)

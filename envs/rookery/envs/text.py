@@ -1,0 +1,362 @@
+"""A text seat for language-model agents: the seat's view as a prompt, the reply parsed.
+
+The prompt gives a summary of the rules once (the system message), then for every decision the
+seat's view and its legal moves. The reply is free text; :func:`parse_reply` finds the one move in
+it or says precisely what is wrong, and :class:`TextSeat` asks again, at most ``retries`` times.
+It never substitutes a move of its own: an agent that fails its retries, or whose provider fails,
+gets no answer sent (:class:`Decision` says why), so the table's late policy applies.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+from rookery.engine import (
+    Action,
+    Bury,
+    FirstLead,
+    LegalActions,
+    MalformedActionError,
+    Observation,
+    Partnership,
+    Phase,
+    Ruleset,
+    card_name,
+    cards_of,
+    format_cards,
+    parse_action,
+)
+
+if TYPE_CHECKING:
+    from ._core import RookTable
+
+__all__ = [
+    "ChatAgent",
+    "Decision",
+    "Message",
+    "ProviderError",
+    "ReplyError",
+    "TextSeat",
+    "legal_moves",
+    "parse_reply",
+    "render_table",
+    "render_view",
+    "rules_summary",
+]
+
+Message = dict[str, str]
+"""A chat message: ``{"role": "system" | "user" | "assistant", "content": ...}``."""
+
+ChatAgent = Callable[[list[Message]], Awaitable[str]]
+"""An agent: the conversation so far in, its reply text out (raises ``ProviderError``)."""
+
+
+class ReplyError(ValueError):
+    """The reply holds no legal move; the message says what was wrong and what to send."""
+
+
+class ProviderError(Exception):
+    """The agent's provider failed (HTTP error, timeout, unreadable response): not the agent's
+    move, and not a loss; ``kind`` is a short code (``"http_500"``, ``"timeout"``, …)."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+# Rendering ------------------------------------------------------------------------------------
+
+_SUIT_NAMES = {"B": "Black", "R": "Red", "Y": "Yellow", "G": "Green"}
+
+
+def rules_summary(ruleset: Ruleset) -> str:
+    """The rules in a few lines, for the system message (sent once a table)."""
+    r = ruleset
+    if r.partnership is Partnership.FIXED:
+        teams = (
+            f"{r.players} players in {r.num_sides} fixed teams (seat s partners the seats with the "
+            f"same s mod {r.num_sides})"
+        )
+    elif r.partnership is Partnership.CALLED:
+        teams = (
+            f"{r.players} players; the bidder calls a card and whoever holds it is the bidder's "
+            "secret partner"
+        )
+    else:
+        teams = f"{r.players} players, each for themself"
+    ranks = f"{r.lowest_rank}-14"
+    rook = "one Rook card (ROOK)" if r.rook_cards == 1 else "two Rook cards (ROOK, ROOK2)"
+    bury = f"buries {r.nest_size} cards"
+    order = f"names trump, then {bury}" if r.trump_first else f"{bury}, then names trump"
+    lead = (
+        "The bidder leads"
+        if r.first_lead is FirstLead.BIDDER
+        else "The seat left of the bidder leads"
+    )
+    lines = [
+        f"You play Rook (rules '{r.name}'): {teams}.",
+        f"Deck: four suits B (Black), R (Red), Y (Yellow), G (Green), ranks {ranks} (14 high), and "
+        f"{rook}, which always belongs to the trump suit as its highest card(s). Cards are written "
+        "like R14, B5, ROOK.",
+        f"Each player gets {r.hand_size} cards; {r.nest_size} go face down to the nest.",
+        f"Bidding: bid from {r.min_bid} in steps of {r.bid_step} up to {r.effective_max_bid}, "
+        "above the high bid, or pass (a pass is final). "
+        + (
+            f"The last bidder left takes the nest, {order} (the buried points count for the "
+            "bidder's side)."
+            if r.nest_size
+            else "The last bidder left names trump."
+        ),
+        f"{lead} the first trick; the winner of a trick leads the next. Follow the suit led if "
+        "you can (a trump lead is followed by any trump, the Rook included); otherwise play any "
+        "card. The highest trump wins the trick, else the highest card of the suit led.",
+        f"Points: each 5 is worth 5, each 10 and 14 is worth 10, each Rook 20 (deck total "
+        f"{r.deck_points}). If the bidding side takes at least its bid it scores all it took, "
+        f"else it loses the bid; the others score what they took. The game goes to {r.target}.",
+        "Answer with your move on a line of its own, exactly as listed, like: move: play R14",
+    ]
+    if r.rook_free_play:
+        lines.insert(5, "You may play the Rook on any trick, even when you could follow suit.")
+    if r.partnership is Partnership.CALLED:
+        lines.insert(5, "After the bury the bidder calls a card not in their hand or bury.")
+    return "\n".join(lines)
+
+
+def _seat_name(obs: Observation, seat: int) -> str:
+    if seat == obs.seat:
+        return f"seat {seat} (you)"
+    return f"seat {seat}"
+
+
+def render_view(obs: Observation, pending: int = 0) -> str:
+    """What ``obs.seat`` knows now, in plain words."""
+    r = obs.ruleset
+    lines = [
+        f"You are seat {obs.seat} of {r.players}. Hand {obs.hand_number + 1}, "
+        f"dealer seat {obs.dealer}."
+    ]
+    if r.partnership is Partnership.FIXED:
+        mates = [
+            s for s in range(r.players) if obs.sides[s] == obs.sides[obs.seat] and s != obs.seat
+        ]
+        lines.append(f"Your partner(s): {', '.join(f'seat {s}' for s in mates)}.")
+    scores = ", ".join(f"side {side}: {score}" for side, score in enumerate(obs.scores))
+    lines.append(f"Scores so far: {scores} (your side: {obs.sides[obs.seat]}).")
+    lines.append(f"Your hand: {format_cards(obs.hand) or '(empty)'}.")
+    if obs.auction:
+        calls = "; ".join(
+            f"seat {seat} {'bid ' + str(amount) if amount else 'passed'}"
+            for seat, amount in obs.auction
+        )
+        lines.append(f"Auction so far: {calls}.")
+    if obs.bidder >= 0:
+        lines.append(f"{_seat_name(obs, obs.bidder).capitalize()} won the auction at {obs.bid}.")
+    if obs.nest:
+        lines.append(f"The nest you picked up: {format_cards(obs.nest)}.")
+    if obs.trump is not None:
+        lines.append(f"Trump: {_SUIT_NAMES[obs.trump.letter]} ({obs.trump.letter}).")
+    if obs.buried:
+        lines.append(f"You buried: {format_cards(obs.buried)}.")
+    if pending:
+        lines.append(f"Chosen to bury so far: {format_cards(pending)}.")
+    if obs.called_card >= 0:
+        partner = f"; the partner is seat {obs.partner}" if obs.partner >= 0 else ""
+        lines.append(f"Called card: {card_name(obs.called_card)}{partner}.")
+    for index, trick in enumerate(obs.completed_tricks):
+        cards = ", ".join(f"seat {seat} {card_name(card)}" for seat, card in trick.cards)
+        lines.append(
+            f"Trick {index + 1}: {cards}; won by seat {trick.winner} ({trick.points} points)."
+        )
+    if obs.phase is Phase.PLAY:
+        trick = obs.current_trick
+        if trick.cards:
+            cards = ", ".join(f"seat {seat} {card_name(card)}" for seat, card in trick.cards)
+            lines.append(f"Current trick (led by seat {trick.leader}): {cards}.")
+        else:
+            lines.append(f"Current trick: seat {trick.leader} leads.")
+    points = ", ".join(f"side {side}: {p}" for side, p in enumerate(obs.points_captured))
+    if obs.phase is Phase.PLAY:
+        lines.append(f"Points taken in tricks this hand: {points}.")
+    return "\n".join(lines)
+
+
+def legal_moves(legal: LegalActions) -> list[str]:
+    """The legal moves as text (a bury as one line naming how many cards, from which)."""
+    if legal.phase is Phase.BURY:
+        example = Bury(sum(1 << c for c in cards_of(legal.bury_from)[: legal.bury_count]))
+        return [
+            f"bury <{legal.bury_count} cards of: {format_cards(legal.bury_from)}>"
+            f" (for example: {example})"
+        ]
+    return [str(action) for action in legal]
+
+
+_PHASE_WORDS = {
+    Phase.BIDDING: "Bid or pass.",
+    Phase.NAME_TRUMP: "Name trump.",
+    Phase.BURY: "Bury cards.",
+    Phase.CALL: "Call a card: its holder becomes your partner.",
+    Phase.PLAY: "Play a card.",
+}
+
+
+def decision_prompt(obs: Observation, legal: LegalActions) -> str:
+    """The user message of one decision: the view, the moves, the answer's form."""
+    moves = legal_moves(legal)
+    return (
+        f"{render_view(obs)}\n\n{_PHASE_WORDS.get(obs.phase, '')} Your legal moves: "
+        f"{', '.join(moves)}.\nReply with one line: move: <your move>"
+    )
+
+
+def render_table(table: RookTable) -> str:
+    """The view of the seat to act (the PettingZoo env's ``ansi`` render)."""
+    seat = table.current_player
+    if seat is None:
+        result = table.game.result
+        return f"Game over: {result}"
+    return render_view(table.observation(seat), table.pending_for(seat))
+
+
+# Parsing --------------------------------------------------------------------------------------
+
+_CARD = r"(?:ROOK2|ROOK|[BRYG](?:1[0-4]|[1-9]))"
+_MOVE = re.compile(
+    rf"\b(pass|bid\s+\d+|trump\s+[BRYG]|call\s+{_CARD}|play\s+{_CARD}|bury(?:[\s,]+{_CARD})+)\b",
+    re.IGNORECASE,
+)
+_MARKER = re.compile(r"move\s*:", re.IGNORECASE)
+
+
+def parse_reply(reply: str, legal: LegalActions) -> Action:
+    """The one legal move in ``reply`` (after the last ``move:`` if there is one).
+
+    Raises :class:`ReplyError` with a precise message: no move found, several different moves,
+    or a move that is not legal now (with the legal moves).
+    """
+    text = reply
+    markers = list(_MARKER.finditer(reply))
+    if markers:
+        text = (
+            reply[markers[-1].end() :].strip().splitlines()[0]
+            if reply[markers[-1].end() :].strip()
+            else ""
+        )
+    found: list[Action] = []
+    for match in _MOVE.finditer(text):
+        words = match.group(1).replace(",", " ").split()
+        words[0] = words[0].lower()
+        words[1:] = [w.upper() for w in words[1:]]
+        try:
+            action = parse_action(" ".join(words))
+        except MalformedActionError as error:
+            raise ReplyError(f"'{match.group(1)}' is not a well-formed move: {error}") from None
+        if action not in found:
+            found.append(action)
+    moves = ", ".join(legal_moves(legal))
+    if not found:
+        shown = reply.strip()[:80] or "(empty)"
+        raise ReplyError(
+            f"no move found in your reply ({shown!r}); answer with one line like 'move: "
+            f"{legal_moves(legal)[0] if legal.phase is not Phase.BURY else 'bury B5 R10 ...'}'. "
+            f"Legal moves: {moves}"
+        )
+    if len(found) > 1:
+        listed = ", ".join(str(a) for a in found)
+        raise ReplyError(f"your reply names several moves ({listed}); give exactly one")
+    action = found[0]
+    if action not in legal:
+        raise ReplyError(f"'{action}' is not legal now. Legal moves: {moves}")
+    return action
+
+
+# The seat -------------------------------------------------------------------------------------
+
+Outcome = Literal["answered", "gave_up", "provider_error"]
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One request answered (or not) by the agent.
+
+    ``outcome``: ``answered`` (``action`` is legal), ``gave_up`` (every attempt failed: no move
+    is sent, the table's late policy applies) or ``provider_error`` (an incident: no move sent).
+    """
+
+    outcome: Outcome
+    action: Action | None
+    attempts: int
+    errors: tuple[str, ...]
+    seconds: float
+    transcript: tuple[Message, ...] = field(repr=False)
+
+
+@dataclass
+class TextSeat:
+    """Asks ``agent`` for a move, at most ``1 + retries`` times, and never invents one."""
+
+    agent: ChatAgent
+    retries: int = 2
+    decisions: list[Decision] = field(default_factory=list)
+    _system: dict[str, Message] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.retries < 0:
+            raise ValueError(f"retries must be ≥ 0, got {self.retries}")
+
+    def system_message(self, ruleset: Ruleset) -> Message:
+        """The rules summary of ``ruleset`` (built once)."""
+        if ruleset.name not in self._system:
+            self._system[ruleset.name] = {"role": "system", "content": rules_summary(ruleset)}
+        return self._system[ruleset.name]
+
+    async def decide(self, obs: Observation, legal: LegalActions | None = None) -> Decision:
+        """Ask for ``obs``'s move; the decision is also appended to ``decisions``."""
+        legal = legal if legal is not None else obs.legal_actions()
+        started = time.monotonic()
+        messages: list[Message] = [
+            self.system_message(obs.ruleset),
+            {"role": "user", "content": decision_prompt(obs, legal)},
+        ]
+        errors: list[str] = []
+        outcome: Outcome = "gave_up"
+        action: Action | None = None
+        attempts = 0
+        for _ in range(1 + self.retries):
+            attempts += 1
+            try:
+                reply = await self.agent(list(messages))
+            except ProviderError as error:
+                errors.append(f"{error.kind}: {error}")
+                outcome = "provider_error"
+                break
+            messages.append({"role": "assistant", "content": reply})
+            try:
+                action = parse_reply(reply, legal)
+            except ReplyError as error:
+                errors.append(str(error))
+                messages.append({"role": "user", "content": f"{error}. Try again."})
+                continue
+            outcome = "answered"
+            break
+        decision = Decision(
+            outcome, action, attempts, tuple(errors), time.monotonic() - started, tuple(messages)
+        )
+        self.decisions.append(decision)
+        return decision
+
+
+def scripted_agent(replies: Sequence[str]) -> ChatAgent:
+    """An agent that answers with ``replies`` in turn (for tests and examples)."""
+    queue = list(replies)
+
+    async def agent(messages: list[Message]) -> str:
+        if not queue:
+            raise ProviderError("exhausted", "the scripted agent has no replies left")
+        return queue.pop(0)
+
+    return agent

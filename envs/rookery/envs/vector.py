@@ -1,0 +1,104 @@
+"""A batch of N Rook tables stepped together, for throughput (self-play: the caller acts for
+whichever seat is to act at each table).
+
+>>> import numpy as np
+>>> from rookery.envs.vector import RookVectorEnv
+>>> batch = RookVectorEnv("standard", 8)
+>>> obs, masks, seats = batch.reset(seed=0)
+>>> obs.shape, masks.shape
+((8, 811), (8, 190))
+>>> actions = np.array([np.flatnonzero(m)[0] for m in masks])
+>>> obs, masks, seats, rewards, done = batch.step(actions)
+>>> rewards.shape
+(8, 4)
+
+A finished table is dealt again at once (its ``done`` is true for that step, and ``rewards``
+holds its last rewards); every table's game seed comes from the batch's generator.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+from rookery.engine import Ruleset
+
+from ._core import RookTable, episode_rules
+from ._encoding import ActionCodec, ObservationEncoder
+
+__all__ = ["RookVectorEnv"]
+
+Batch = tuple[npt.NDArray[np.float32], npt.NDArray[np.int8], npt.NDArray[np.int64]]
+
+
+class RookVectorEnv:
+    """``n`` tables of one ruleset; arrays in, arrays out."""
+
+    def __init__(
+        self, preset: str | Ruleset = "standard", n: int = 16, *, hands: int | None = 1
+    ) -> None:
+        if n < 1:
+            raise ValueError(f"a batch needs at least one table, got n={n}")
+        base = preset if isinstance(preset, Ruleset) else Ruleset.preset(preset)
+        self.ruleset = episode_rules(base, hands)
+        self.n = n
+        self.codec = ActionCodec(self.ruleset)
+        self.encoder = ObservationEncoder(self.ruleset)
+        self._seeds = np.random.default_rng()
+        self.tables: list[RookTable] = []
+        self._obs = np.zeros((n, self.encoder.size), dtype=np.float32)
+        self._masks = np.zeros((n, self.codec.size), dtype=np.int8)
+        self._seats = np.zeros(n, dtype=np.int64)
+        self.episodes = 0
+
+    def _deal(self) -> RookTable:
+        return RookTable.new(self.ruleset, int(self._seeds.integers(0, 2**63)))
+
+    def reset(self, seed: int | None = None) -> Batch:
+        """Deal every table; the observations, masks and seats to act."""
+        if seed is not None:
+            self._seeds = np.random.default_rng(seed)
+        self.tables = [self._deal() for _ in range(self.n)]
+        self._write_all()
+        return self._obs.copy(), self._masks.copy(), self._seats.copy()
+
+    def _write_all(self) -> None:
+        """Every table's observation of the seat to act, its mask and the seat, in one pass."""
+        obs, encode = self._obs, self.encoder.encode_into
+        obs.fill(0.0)
+        rows: list[int] = []
+        cols: list[int] = []
+        for index, table in enumerate(self.tables):
+            seat = table.current_player
+            assert seat is not None
+            self._seats[index] = seat
+            encode(obs[index], table.observation(seat), table.pending_for(seat))
+            ids = table.legal_ids()
+            rows.extend([index] * len(ids))
+            cols.extend(ids)
+        self._masks.fill(0)
+        self._masks[rows, cols] = 1
+
+    def step(
+        self, actions: npt.NDArray[np.integer] | list[int]
+    ) -> tuple[
+        npt.NDArray[np.float32],
+        npt.NDArray[np.int8],
+        npt.NDArray[np.int64],
+        npt.NDArray[np.float32],
+        npt.NDArray[np.bool_],
+    ]:
+        """Take ``actions[i]`` at table ``i``: observations, masks, seats, every seat's rewards
+        (``n`` x players) and which tables finished (and were dealt again)."""
+        if len(actions) != self.n:
+            raise ValueError(f"give one action per table ({self.n}), got {len(actions)}")
+        rewards = np.zeros((self.n, self.ruleset.players), dtype=np.float32)
+        done = np.zeros(self.n, dtype=bool)
+        for index, action in enumerate(actions):
+            table = self.tables[index]
+            rewards[index] = table.step(int(action))
+            if table.is_over:
+                done[index] = True
+                self.episodes += 1
+                self.tables[index] = self._deal()
+        self._write_all()
+        return self._obs.copy(), self._masks.copy(), self._seats.copy(), rewards, done

@@ -1,0 +1,109 @@
+"""The text seat as a bot process in the arena, its agent behind a scripted chat server: legal
+play, the late policy when its retries run out (recorded), and a provider error recorded as an
+incident that voids the game instead of rating it."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+
+from chat_server import chat_server
+from rookery.arena.config import BotSpec, TimeControlSpec, TournamentConfig
+from rookery.arena.report import load_run
+from rookery.arena.runner import RunOptions, RunResult, TournamentRunner
+from rookery.arena.storage import GameRow, RunStore
+from rookery.engine import Ruleset
+from rookery.v1 import replay_pb2
+from rookery.wire.replay import read_replay
+
+PYTHON = shlex.quote(sys.executable)
+SECRET = "sk-never-in-a-log"
+OPTIONS = RunOptions(connect_timeout_s=30.0, join_timeout_s=20.0, game_timeout_s=120.0)
+
+
+async def _tournament(
+    tmp_path: Path, url: str, *, action_ms: int = 3000, strike_limit: int = 3
+) -> tuple[RunResult, list[GameRow], list[dict[str, object]]]:
+    record = tmp_path / "decisions.jsonl"
+    text = BotSpec(
+        "text",
+        f"{PYTHON} -m rookery.cli.main bot run rookery.envs.seat:TextSeatBot",
+        env={
+            "ROOKERY_CHAT_URL": url,
+            "ROOKERY_CHAT_MODEL": "scripted",
+            "ROOKERY_CHAT_KEY": SECRET,
+            "ROOKERY_TEXT_RECORD": str(record),
+        },
+    )
+    random_bot = BotSpec(
+        "random", f"{PYTHON} -m rookery.cli.main bot run rookery.client.bots.random_bot:RandomBot"
+    )
+    config = TournamentConfig(
+        name="text",
+        ruleset=Ruleset.preset("standard").replace(target=100, max_hands=2),
+        bots=(text, random_bot),
+        games=2,
+        concurrency=2,
+        time_control=TimeControlSpec(action_ms=action_ms, strike_limit=strike_limit, grace_ms=500),
+        bootstrap=20,
+    )
+    result = await TournamentRunner(config, tmp_path / "run", options=OPTIONS).run()
+    with RunStore(tmp_path / "run") as store:
+        rows = store.games("text")
+    lines = record.read_text().splitlines() if record.exists() else []
+    return result, rows, [json.loads(line) for line in lines]
+
+
+def _outcomes_of_text_seats(run: Path, rows: list[GameRow]) -> list[int]:
+    outcomes: list[int] = []
+    for row in rows:
+        replay = read_replay(run / row.replay_path)
+        seats = {i for i, s in enumerate(replay.header.seats) if s.bot_name == "text"}
+        for hand in replay.hands:
+            outcomes += [int(a.outcome) for a in hand.actions if a.seat in seats]
+    return outcomes
+
+
+async def test_a_text_agent_that_answers_legally_plays_whole_games(tmp_path: Path) -> None:
+    with chat_server("legal") as (url, script):
+        result, rows, decisions = await _tournament(tmp_path, url)
+    assert result.recorded == 2 and all(r.termination != "ABORTED" for r in rows)
+    assert decisions and all(d["outcome"] == "answered" for d in decisions)
+    outcomes = _outcomes_of_text_seats(tmp_path / "run", rows)
+    assert len(outcomes) == len(decisions)
+    assert set(outcomes) == {replay_pb2.ACTION_OUTCOME_ACCEPTED}
+    assert all(r["auth"] == f"Bearer {SECRET}" for r in script.requests)
+    assert SECRET not in (tmp_path / "run" / "logs" / "text.log").read_text()
+
+
+async def test_garbage_until_the_retries_run_out_gets_the_late_policy_recorded(
+    tmp_path: Path,
+) -> None:
+    with chat_server("garbage") as (url, _):
+        result, rows, decisions = await _tournament(tmp_path, url, action_ms=400, strike_limit=2)
+    assert result.recorded == 2
+    assert decisions and all(d["outcome"] == "gave_up" for d in decisions)
+    assert all(d["late_policy_applies"] and d["attempts"] == 3 for d in decisions)
+    outcomes = _outcomes_of_text_seats(tmp_path / "run", rows)
+    assert outcomes and set(outcomes) == {replay_pb2.ACTION_OUTCOME_AUTO_PLAYED}
+    assert all(r.termination == "FORFEIT_STRIKES" for r in rows)  # the agent's own failure
+    text = {s.name: s for s in load_run(tmp_path / "run").summary.standings}["text"]
+    assert text.auto_plays >= 2 and text.losses == 2
+
+
+async def test_a_provider_error_is_an_incident_and_the_game_is_void_not_lost(
+    tmp_path: Path,
+) -> None:
+    with chat_server("error") as (url, _):
+        result, rows, decisions = await _tournament(tmp_path, url, action_ms=400, strike_limit=2)
+    assert result.recorded == 2
+    assert decisions and all(d["outcome"] == "provider_error" for d in decisions)
+    assert all(r.termination == "ABORTED" and "provider_error" in r.detail for r in rows)
+    with RunStore(tmp_path / "run") as store:
+        incidents = store.incidents("text")
+    assert any(bot == "text" and kind == "provider_error" for bot, kind, _, _ in incidents)
+    standings = {s.name: s for s in load_run(tmp_path / "run").summary.standings}
+    assert standings["text"].losses == 0 and standings["text"].games == 0
+    assert standings["text"].elo == standings["random"].elo == 0.0
