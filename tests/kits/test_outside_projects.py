@@ -147,3 +147,12 @@ async def test_bot_project_outside_the_repository_depends_on_the_kit_as_its_guid
     if language in ("go", "typescript"):
         replay = await fetch_replay(server.target, outcome.table_id)
         assert replay.header.seats[0].bot_version == GUIDE_BOT_VERSION, bot.log()
+
+
+def test_the_rust_crate_carries_the_contract_its_code_is_generated_from() -> None:
+    kit = REPO / "clients/rust"
+    argv = ["cargo", "package", "--list", "--allow-dirty", "--offline"]
+    listing = subprocess.run(argv, cwd=kit, capture_output=True, text=True, timeout=120, check=True)
+
+    contract = {f"proto/rookery/v1/{path.name}" for path in (REPO / "proto/rookery/v1").iterdir()}
+    assert contract <= set(listing.stdout.split()), listing.stdout
