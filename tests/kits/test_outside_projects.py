@@ -23,6 +23,9 @@ import pytest
 from kit_support import REPO, Launcher, Tables, check_kit_seat, fetch_replay
 from rookery.server import RookeryServer, TimeControl
 
+# On a fresh machine a guide's commands make the kit's cold build (Maven's downloads, say).
+pytestmark = pytest.mark.timeout(900)
+
 GUIDES = REPO / "docs/bots"
 #: The longest a project's setup and build (the guide's commands) may take.
 BUILD_TIMEOUT_S = 600.0
