@@ -3,7 +3,7 @@
 #   ./build.sh         build (does nothing, not even start CMake, when no input changed)
 #   ./build.sh test    also build and run the unit tests (GoogleTest through ctest); skipped, with
 #                      the saved log shown, when no input changed since they last passed
-# Inputs: CMakeLists.txt, include/, src/, tests/ and the contract in ../../proto.
+# Inputs: CMakeLists.txt, cmake/, include/, src/, tests/ and the contract in ../../proto.
 # Needs Debian's cmake, g++, libgrpc++-dev, libprotobuf-dev, protobuf-compiler,
 # protobuf-compiler-grpc and (for the tests) libgtest-dev. Parallel jobs: $JOBS (default 2).
 set -euo pipefail
@@ -14,7 +14,7 @@ BIN=$KIT/bin/rookery-cpp-bot
 JOBS=${JOBS:-2}
 
 inputs_hash() {
-  { find CMakeLists.txt include src tests -type f; find "$PROTO_DIR" -name '*.proto'; } \
+  { find CMakeLists.txt cmake include src tests -type f; find "$PROTO_DIR" -name '*.proto'; } \
     | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -d' ' -f1
 }
 HASH=$(inputs_hash)

@@ -44,8 +44,15 @@ find_buf() {
   echo "$KIT/.bin/buf"
 }
 
-# 2. Messages and gRPC client generated from proto/ into gen/ (not committed).
-if stale .stamp-gen .stamp-tools buf.gen.yaml "$PROTO_DIR"; then
+# 2. Messages and gRPC client generated from proto/ into gen/ (not committed). A kit copied out
+# of the repository keeps the gen/ it was built with; without it, ROOKERY_PROTO_DIR must name the
+# contract.
+if [[ ! -d $PROTO_DIR ]]; then
+  [[ -d gen/rookery/v1 ]] || {
+    echo "build.sh: no contract at $PROTO_DIR and no generated code in gen/: set ROOKERY_PROTO_DIR to Rookery's proto/ folder" >&2
+    exit 1
+  }
+elif stale .stamp-gen .stamp-tools buf.gen.yaml "$PROTO_DIR"; then
   BUF_BIN=$(find_buf)
   if [[ -n "$BUF_BIN" ]]; then
     echo "[go-kit] buf generate"

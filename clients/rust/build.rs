@@ -2,14 +2,15 @@
 //!
 //! `protoc` comes from the `protoc-bin-vendored` crate unless the `PROTOC` environment variable
 //! names one (e.g. Debian's `/usr/bin/protoc`). `ROOKERY_PROTO_DIR` overrides where the contract
-//! lives (default: `../../proto`, the repository's).
+//! lives (default: the crate's `proto/`, in the repository a link to its `proto/` folder, which
+//! `cargo package` copies into the crate, so that a packaged crate needs no checkout).
 use std::path::PathBuf;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR")?);
     let proto_dir = match std::env::var_os("ROOKERY_PROTO_DIR") {
         Some(dir) => PathBuf::from(dir),
-        None => manifest.join("../../proto"),
+        None => manifest.join("proto"),
     };
     let proto_dir = proto_dir
         .canonicalize()

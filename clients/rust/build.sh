@@ -3,7 +3,7 @@
 #   ./build.sh         build (does nothing when no input changed since the last build)
 #   ./build.sh test    also run the unit tests (cargo test; skipped, with the saved log shown,
 #                      when no input changed since they last passed)
-# Inputs: src/, build.rs, Cargo.toml, Cargo.lock and the contract in ../../proto.
+# Inputs: src/, build.rs, Cargo.toml, Cargo.lock and the contract in proto/ (a link to ../../proto).
 set -euo pipefail
 cd "$(dirname "$0")"
 KIT=$PWD

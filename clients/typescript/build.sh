@@ -27,8 +27,15 @@ if stale .stamp-deps package.json package-lock.json; then
   touch .stamp-deps
 fi
 
-# 2. Messages and gRPC clients generated from proto/ by buf with the local ts-proto plugin.
-if stale .stamp-gen .stamp-deps buf.gen.yaml "$PROTO_DIR"; then
+# 2. Messages and gRPC clients generated from proto/ by buf with the local ts-proto plugin. A kit
+# copied out of the repository keeps the src/gen/ it was built with; without it,
+# ROOKERY_PROTO_DIR must name the contract.
+if [[ ! -d $PROTO_DIR ]]; then
+  [[ -d src/gen/rookery/v1 ]] || {
+    echo "build.sh: no contract at $PROTO_DIR and no generated code in src/gen/: set ROOKERY_PROTO_DIR to Rookery's proto/ folder" >&2
+    exit 1
+  }
+elif stale .stamp-gen .stamp-deps buf.gen.yaml "$PROTO_DIR"; then
   echo "[ts-kit] buf generate"
   node_modules/.bin/buf generate "$PROTO_DIR" --template buf.gen.yaml
   touch .stamp-gen

@@ -127,6 +127,14 @@ class Launcher:
         environment = {"ROOKERY_SERVER": server, "ROOKERY_BOT_NAME": name}
         return await self._start(name, [str(command), *options], environment)
 
+    async def command_bot(
+        self, argv: list[str], server: str, name: str, env: dict[str, str] | None = None
+    ) -> Process:
+        """Any bot command, given its server and name in the environment as the arena does
+        (and ``env`` besides)."""
+        environment = {"ROOKERY_SERVER": server, "ROOKERY_BOT_NAME": name, **(env or {})}
+        return await self._start(name, argv, environment)
+
     async def python_bot(self, server: str, name: str, *options: str) -> Process:
         """A Python reference bot run by ``rookery bot run``."""
         argv = [str(ROOKERY), "bot", "run", PYTHON_BOT, "--server", server, "--name", name]

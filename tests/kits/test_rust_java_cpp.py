@@ -170,6 +170,24 @@ async def test_rust_java_and_cpp_bots_play_one_game_together_with_a_python_bot(
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
+async def test_kit_bot_reports_the_version_it_is_given_and_none_of_its_own(
+    language: str, built_kits: BuiltKits, server: RookeryServer, launcher: Launcher
+) -> None:
+    built_kits[language]
+    _, command = KITS[language]
+    env = {"ROOKERY_BOT_VERSION": "2.5.0"}
+    await launcher.command_bot([str(command)], server.target, "unversioned")
+    await launcher.command_bot([str(command)], server.target, "from-env", env)
+    await launcher.python_bot(server.target, "py", "--sessions", "2")
+
+    outcome = await TABLES.play(server, ("unversioned", "from-env", "py", "py"), seed=13)
+
+    assert outcome.termination in PLAYED_OUT, outcome.detail
+    replay = await fetch_replay(server.target, outcome.table_id)
+    assert [seat.bot_version for seat in replay.header.seats] == ["", "2.5.0", "", ""]
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
 async def test_kit_bot_resumes_its_session_after_the_network_drops_mid_game(
     language: str, built_kits: BuiltKits, server: RookeryServer, launcher: Launcher
 ) -> None:

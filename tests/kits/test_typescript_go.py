@@ -146,6 +146,25 @@ async def test_kit_bots_exit_after_their_games_with_the_games_flag(
     assert "done: 1 tables" in ts.log() and "done: 1 tables" in go.log()
 
 
+@pytest.mark.parametrize("language", LANGUAGES)
+async def test_kit_bot_reports_the_version_it_is_given_and_none_of_its_own(
+    language: str, built_kits: dict[str, float], server: RookeryServer, launcher: Launcher
+) -> None:
+    _, command = KITS[language]
+    env = {"ROOKERY_BOT_VERSION": "2.5.0"}
+    await launcher.command_bot([str(command)], server.target, "unversioned")
+    await launcher.command_bot([str(command)], server.target, "from-env", env)
+    await launcher.command_bot([str(command), "--version", "3.0"], server.target, "flag", env)
+    await launcher.python_bot(server.target, "py")
+
+    outcome = await TABLES.play(server, ("unversioned", "from-env", "flag", "py"), seed=13)
+
+    assert outcome.termination in PLAYED_OUT, outcome.detail
+    replay = await fetch_replay(server.target, outcome.table_id)
+    versions = [seat.bot_version for seat in replay.header.seats]
+    assert versions == ["", "2.5.0", "3.0", ""]
+
+
 def test_arena_round_robin_rates_the_typescript_and_go_bots_beside_a_python_bot(
     built_kits: dict[str, float], tmp_path: Path
 ) -> None:

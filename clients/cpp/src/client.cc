@@ -19,7 +19,7 @@ const char* const kUsage =
     "  --server HOST:PORT     the server (env ROOKERY_SERVER; default 127.0.0.1:50051)\n"
     "  --token TOKEN          the bot's token in token mode (env ROOKERY_TOKEN)\n"
     "  --name NAME            the bot's registered name (env ROOKERY_BOT_NAME)\n"
-    "  --version VERSION      the bot's version\n"
+    "  --version VERSION      the bot's version (env ROOKERY_BOT_VERSION; default none)\n"
     "  --max-tables N         tables to play at once (default 8)\n"
     "  --games N              exit after N finished games (default 0: until stopped)\n"
     "  --connect-timeout S    seconds to wait for the server at start (default 10)\n"
@@ -60,6 +60,7 @@ Config ParseConfig(int argc, char** argv, const std::string& default_name) {
   c.server = Env("ROOKERY_SERVER", c.server);
   c.token = Env("ROOKERY_TOKEN", "");
   c.name = Env("ROOKERY_BOT_NAME", default_name);
+  c.version = Env("ROOKERY_BOT_VERSION", "");
   for (int i = 1; i < argc; ++i) {
     std::string flag = argv[i];
     std::optional<std::string> value;

@@ -78,7 +78,7 @@ type BotFactory func(table *TableInfo) Bot
 type Options struct {
 	Server         string        // host:port; ROOKERY_SERVER, else DefaultServer
 	Name           string        // the bot's name; ROOKERY_BOT_NAME (required)
-	Version        string        // sent in Hello; "0.1.0"
+	Version        string        // the bot's own version, sent in Hello; ROOKERY_BOT_VERSION, else none
 	Token          string        // token mode; ROOKERY_TOKEN
 	MaxTables      int32         // tables at once; 1
 	TLS            bool          // connect with TLS (system roots)
@@ -169,7 +169,7 @@ func NewClient(factory BotFactory, opts Options) (*Client, error) {
 		opts.Token = os.Getenv("ROOKERY_TOKEN")
 	}
 	if opts.Version == "" {
-		opts.Version = "0.1.0"
+		opts.Version = os.Getenv("ROOKERY_BOT_VERSION")
 	}
 	if opts.MaxTables <= 0 {
 		opts.MaxTables = 1

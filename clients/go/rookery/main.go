@@ -14,8 +14,15 @@ import (
 	"syscall"
 )
 
+// BotVersion is the version Main sends in its Hello (recorded in replays and results) when
+// neither -version nor ROOKERY_BOT_VERSION gives one: set it in main before calling Main, or
+// at link time with go build -ldflags "-X rookery/kit/rookery.BotVersion=1.2.0". Empty (no
+// version recorded) by default.
+var BotVersion string
+
 // Main runs a bot from the command line and exits: flags (or the environment variables
-// ROOKERY_SERVER, ROOKERY_BOT_NAME, ROOKERY_TOKEN) say where to connect and as whom.
+// ROOKERY_SERVER, ROOKERY_BOT_NAME, ROOKERY_TOKEN, ROOKERY_BOT_VERSION) say where to connect,
+// as whom and as which version.
 func Main(factory BotFactory) {
 	os.Exit(RunMain(factory, os.Args[1:]))
 }
@@ -26,7 +33,7 @@ func RunMain(factory BotFactory, args []string) int {
 	server := fs.String("server", "", "the server host:port (env ROOKERY_SERVER, default "+DefaultServer+")")
 	name := fs.String("name", "", "the bot's name (env ROOKERY_BOT_NAME)")
 	token := fs.String("token", "", "the bot's token in token mode (env ROOKERY_TOKEN)")
-	version := fs.String("version", "0.1.0", "the bot's version, sent in Hello")
+	version := fs.String("version", "", "the bot's version, sent in Hello (env ROOKERY_BOT_VERSION, default BotVersion: none)")
 	maxTables := fs.Int("max-tables", envInt("ROOKERY_MAX_TABLES", 1), "tables to play at once per session (env ROOKERY_MAX_TABLES)")
 	sessions := fs.Int("sessions", envInt("ROOKERY_SESSIONS", 1), "sessions to open, e.g. 2 to sit at two seats of one table (env ROOKERY_SESSIONS)")
 	maxGames := fs.Int("games", 0, "exit after this many finished tables per session (0: run until stopped)")
@@ -46,6 +53,12 @@ func RunMain(factory BotFactory, args []string) int {
 	if *sessions < 1 || *maxTables < 1 || *maxGames < 0 {
 		fmt.Fprintln(os.Stderr, "rookery-bot: -sessions and -max-tables must be at least 1, -max-games at least 0")
 		return 2
+	}
+	if *version == "" {
+		*version = os.Getenv("ROOKERY_BOT_VERSION")
+	}
+	if *version == "" {
+		*version = BotVersion
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

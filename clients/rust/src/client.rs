@@ -35,7 +35,7 @@ pub struct Config {
     pub token: String,
     /// The bot's registered name (`--name`, env `ROOKERY_BOT_NAME`).
     pub name: String,
-    /// The bot's version (`--version`).
+    /// The bot's own version (`--version`, env `ROOKERY_BOT_VERSION`; none by default).
     pub version: String,
     /// Tables at once (`--max-tables`).
     pub max_tables: i32,
@@ -57,7 +57,7 @@ options (flags override the environment):
   --server HOST:PORT     the server (env ROOKERY_SERVER; default 127.0.0.1:50051)
   --token TOKEN          the bot's token in token mode (env ROOKERY_TOKEN)
   --name NAME            the bot's registered name (env ROOKERY_BOT_NAME)
-  --version VERSION      the bot's version
+  --version VERSION      the bot's version (env ROOKERY_BOT_VERSION; default none)
   --max-tables N         tables to play at once (default 8)
   --games N              exit after N finished games (default 0: until stopped)
   --connect-timeout S    seconds to wait for the server at start (default 10)
@@ -74,7 +74,7 @@ impl Config {
             server: env("ROOKERY_SERVER").unwrap_or_else(|| "127.0.0.1:50051".into()),
             token: env("ROOKERY_TOKEN").unwrap_or_default(),
             name: env("ROOKERY_BOT_NAME").unwrap_or_else(|| default_name.into()),
-            version: env!("CARGO_PKG_VERSION").into(),
+            version: env("ROOKERY_BOT_VERSION").unwrap_or_default(),
             max_tables: 8,
             games: 0,
             connect_timeout: Duration::from_secs(10),

@@ -54,6 +54,7 @@ export interface ClientOptions {
   server?: string;
   /** The bot's name; default ROOKERY_BOT_NAME. */
   name?: string;
+  /** The bot's own version, sent in Hello (recorded in replays); default ROOKERY_BOT_VERSION, else none. */
   version?: string;
   /** The bot's token (token mode); default ROOKERY_TOKEN. */
   token?: string;
@@ -170,7 +171,7 @@ export class RookeryClient {
     if (name === "") throw new RookeryError("no bot name: pass --name or set ROOKERY_BOT_NAME");
     this.name = name;
     this.opts = {
-      version: options.version ?? "0.1.0",
+      version: options.version || process.env.ROOKERY_BOT_VERSION || "",
       token: options.token ?? process.env.ROOKERY_TOKEN ?? "",
       maxTables: options.maxTables ?? 1,
       tls: options.tls ?? false,

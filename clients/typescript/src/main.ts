@@ -13,7 +13,8 @@ options:
   --server HOST:PORT   the server (env ROOKERY_SERVER, default ${DEFAULT_SERVER})
   --name NAME          the bot's name (env ROOKERY_BOT_NAME)
   --token TOKEN        the bot's token in token mode (env ROOKERY_TOKEN)
-  --version V          the bot's version, sent in Hello (default 0.1.0)
+  --version V          the bot's version, sent in Hello (env ROOKERY_BOT_VERSION,
+                       default the bot's own, or none)
   --max-tables N       tables to play at once per session (env ROOKERY_MAX_TABLES, default 1)
   --sessions N         sessions to open, e.g. 2 to sit at two seats of one table
                        (env ROOKERY_SESSIONS, default 1)
@@ -32,8 +33,18 @@ function positiveInt(name: string, text: string | undefined, fallback: number): 
   return n;
 }
 
+/** What a bot's own `main` gives `runMain` when the command line and the environment do not. */
+export interface MainDefaults {
+  /** The bot's version, sent in Hello when neither --version nor ROOKERY_BOT_VERSION gives one. */
+  version?: string;
+}
+
 /** Runs `factory` as a bot with the command-line options; resolves with the exit code. */
-export async function runMain(factory: BotFactory, argv: string[] = process.argv.slice(2)): Promise<number> {
+export async function runMain(
+  factory: BotFactory,
+  argv: string[] = process.argv.slice(2),
+  defaults: MainDefaults = {},
+): Promise<number> {
   let values;
   try {
     values = parseArgs({
@@ -72,7 +83,7 @@ export async function runMain(factory: BotFactory, argv: string[] = process.argv
         server: values.server,
         name: values.name,
         token: values.token,
-        version: values.version,
+        version: values.version || process.env.ROOKERY_BOT_VERSION || defaults.version,
         maxTables,
         maxGames: games,
         tls: values.tls,

@@ -38,7 +38,7 @@ struct Config {
   std::string server = "127.0.0.1:50051";
   std::string token;
   std::string name;
-  std::string version = "0.1.0";
+  std::string version;  // the bot's own; none by default
   int max_tables = 8;
   int games = 0;  // exit after this many finished games; 0: until stopped
   std::chrono::milliseconds connect_timeout{10000};

@@ -12,7 +12,7 @@ public final class Config {
           "  --server HOST:PORT     the server (env ROOKERY_SERVER; default 127.0.0.1:50051)",
           "  --token TOKEN          the bot's token in token mode (env ROOKERY_TOKEN)",
           "  --name NAME            the bot's registered name (env ROOKERY_BOT_NAME)",
-          "  --version VERSION      the bot's version",
+          "  --version VERSION      the bot's version (env ROOKERY_BOT_VERSION; default none)",
           "  --max-tables N         tables to play at once (default 8)",
           "  --games N              exit after N finished games (default 0: until stopped)",
           "  --connect-timeout S    seconds to wait for the server at start (default 10)",
@@ -24,7 +24,7 @@ public final class Config {
   public String server = "127.0.0.1:50051";
   public String token = "";
   public String name;
-  public String version = "0.1.0";
+  public String version = "";
   public int maxTables = 8;
   public int games = 0;
   public Duration connectTimeout = Duration.ofSeconds(10);
@@ -45,6 +45,7 @@ public final class Config {
     c.server = nonEmpty(env.get("ROOKERY_SERVER"), c.server);
     c.token = nonEmpty(env.get("ROOKERY_TOKEN"), "");
     c.name = nonEmpty(env.get("ROOKERY_BOT_NAME"), defaultName);
+    c.version = nonEmpty(env.get("ROOKERY_BOT_VERSION"), "");
     for (int i = 0; i < args.length; i++) {
       String flag = args[i];
       String value = null;
