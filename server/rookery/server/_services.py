@@ -34,6 +34,7 @@ from ._errors import (
     UnknownBotError,
     UnknownTableError,
 )
+from ._limits import hello_problem, peer_host
 from ._outbox import Outbox
 from ._registry import BotRecord, validate_bot_name
 from ._session import CloseStream, Session
@@ -219,6 +220,9 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
             validate_bot_name(hello.name)
         except InvalidBotNameError as error:
             await _abort(context, _Code.INVALID_ARGUMENT, f"Hello.name: {error}")
+        problem = hello_problem(hello)
+        if problem:
+            await _abort(context, _Code.INVALID_ARGUMENT, problem)
         if hello.max_tables < 0:
             await _abort(
                 context,
@@ -264,6 +268,7 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
                 )
             session.wants_events = not hello.observations_only  # this stream's Hello decides
             session.batching = hello.batching
+            session.peer = peer_host(context)
             generation, queue = session.attach(_canceller(context))
             session.send(_ConnectResponse(welcome=self._welcome(session, resumed=True)))
             cursors = {c.table_id: c.last_seq for c in resume.cursors}
@@ -273,14 +278,12 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
             )
             server._seat_pending()
             return session, generation, queue
-        if server.session_count >= config.max_sessions:
-            await _abort(
-                context,
-                _Code.RESOURCE_EXHAUSTED,
-                f"the server has its maximum of {config.max_sessions} sessions",
-            )
+        peer = peer_host(context)
+        refusal = server.admission_problem(hello.name, peer)
+        if refusal:
+            await _abort(context, _Code.RESOURCE_EXHAUSTED, refusal)
         try:
-            session = server.open_session(hello)
+            session = server.open_session(hello, peer=peer)
         except ServerStoppingError as error:
             await _abort(context, _Code.UNAVAILABLE, str(error))
         generation, queue = session.attach(_canceller(context))
@@ -573,10 +576,31 @@ class SpectatorServicer(spectator_service_pb2_grpc.SpectatorServiceServicer):
             first = [_Response(event=e) for e in table.public_events_since(request.after_seq)]
         else:
             first = [_Response(snapshot=table.public_snapshot())]
-        watcher = Watcher(self._server.config.send_queue_size, table.game_seq)
+        config = self._server.config
+        peer = peer_host(context)
         finished = table.is_finished
         if not finished:
+            if len(table.watchers) >= config.max_watchers_per_table:
+                await _abort(
+                    context,
+                    _Code.RESOURCE_EXHAUSTED,
+                    f"table {table.id!r} has {len(table.watchers)} spectators: at most "
+                    f"{config.max_watchers_per_table} per table (max_watchers_per_table); "
+                    "watch again later",
+                )
+            watching = self._server.watchers_of(peer)
+            if watching >= config.max_watchers_per_peer:
+                await _abort(
+                    context,
+                    _Code.RESOURCE_EXHAUSTED,
+                    f"{peer} watches {watching} tables already: at most "
+                    f"{config.max_watchers_per_peer} spectator streams per network address "
+                    "(max_watchers_per_peer)",
+                )
+        watcher = Watcher(config.send_queue_size, table.game_seq)
+        if not finished:
             table.watchers.add(watcher)
+            self._server.watcher_opened(peer)
         try:
             for message in first:
                 yield message
@@ -594,4 +618,7 @@ class SpectatorServicer(spectator_service_pb2_grpc.SpectatorServiceServicer):
                     return
                 yield item
         finally:
-            table.watchers.discard(watcher)
+            if watcher in table.watchers:
+                table.watchers.discard(watcher)
+            if not finished:
+                self._server.watcher_closed(peer)
