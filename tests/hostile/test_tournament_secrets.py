@@ -166,22 +166,25 @@ async def arena(tmp_path: Path) -> AsyncIterator[tuple[RookeryServer, ArenaTourn
 
 
 def spec(**fields: Any) -> api.TournamentSpec:
-    return api.TournamentSpec(
-        name="cup",
-        bots=[api.TournamentBot(name="mallory"), api.TournamentBot(name="honest")],
-        games=2,
-        duplicate=True,
-        concurrency=1,
-        ruleset=convert.ruleset_to_proto(ONE_HAND),
-        **fields,
-    )
+    values: dict[str, Any] = {
+        "name": "cup",
+        "bots": [api.TournamentBot(name="mallory"), api.TournamentBot(name="honest")],
+        "games": 2,
+        "duplicate": True,
+        "concurrency": 1,  # one game at a time: a pair's second game starts after the first
+        "ruleset": convert.ruleset_to_proto(ONE_HAND),
+    }
+    return api.TournamentSpec(**(values | fields))
 
 
-async def wait_finished(stub: arena_service_pb2_grpc.ArenaServiceStub, tournament_id: str) -> api.TournamentInfo:
+async def wait_finished(
+    stub: arena_service_pb2_grpc.ArenaServiceStub, tournament_id: str
+) -> api.TournamentInfo:
     for _ in range(600):
         info = await stub.GetTournament(api.GetTournamentRequest(tournament_id=tournament_id))
-        if info.tournament.status != api.TOURNAMENT_STATUS_RUNNING:
-            return info.tournament
+        tournament: api.TournamentInfo = info.tournament
+        if tournament.status != api.TOURNAMENT_STATUS_RUNNING:
+            return tournament
         await asyncio.sleep(0.05)
     raise AssertionError("the tournament did not finish")
 
@@ -339,3 +342,49 @@ def test_no_shipped_example_fixes_its_seed() -> None:
     assert files
     for path in files:
         assert not any(line.strip().startswith("seed") for line in path.read_text().splitlines())
+
+
+# 3. Duplicate twins repeat a deal to the same bots ----------------------------------------------
+
+
+async def no_seed() -> Sequence[int]:
+    return ()
+
+
+async def test_a_remembering_bot_learns_its_twins_deal_and_nothing_else(
+    arena: tuple[RookeryServer, ArenaTournaments],
+) -> None:
+    """The trust assumption of docs/security.md, measured: a bot that keeps what it saw in one
+    game of a duplicate pair knows the hidden cards of the other (the same deal, by design; no
+    transform that keeps the game the same hides it), and gains nothing on any other deal."""
+    server, _ = arena
+    async with grpc.aio.insecure_channel(server.target) as channel:
+        stub = arena_service_pb2_grpc.ArenaServiceStub(channel)
+        created = await stub.CreateTournament(api.CreateTournamentRequest(spec=spec(games=4)))
+        tournament_id = created.tournament.tournament_id
+        attacker = Attacker(server.target, "mallory", no_seed, remember=True)
+        tasks = await attacker.connect()
+        bots, honest = await honest_bots(server.target)
+        try:
+            info = await wait_finished(stub, tournament_id)
+            assert info.status == api.TOURNAMENT_STATUS_FINISHED
+            first_table: dict[int, str] = {}  # seed -> the first table dealt from it
+            first = Attacker(server.target, "-", no_seed)
+            twins = Attacker(server.target, "-", no_seed)
+            for view in attacker.views:
+                seed = server.get_table(view.table_id).seed
+                is_twin = first_table.setdefault(seed, view.table_id) != view.table_id
+                (twins if is_twin else first).views.append(view)
+            assert_chance(first, server, "memory, first game of each pair")
+            right, mean, _, views = score(twins, server)
+            print(
+                f"memory, the twin of a game seen: {right} of {views * 44} hidden cards "
+                f"predicted (chance {mean:.0f})"
+            )
+            assert views == 4 and right >= views * 30  # known, as docs/security.md says
+        finally:
+            for task in (*tasks, *honest):
+                task.cancel()
+            await attacker.close()
+            for bot in bots:
+                await bot.close()

@@ -235,6 +235,14 @@ class ArenaTournaments:
         (run_dir / _SPEC_FILE).write_text(json_format.MessageToJson(spec))
         self._start(tournament_id, config, run_dir)
         log.info("tournament created", tournament_id=tournament_id, run_dir=str(run_dir))
+        remote = [bot.name for bot in config.bots if bot.remote]
+        if config.duplicate and remote:
+            log.warning(
+                "duplicate deals with remote bots: a bot that remembers one game of a pair "
+                "knows the hidden cards of the other (see docs/security.md)",
+                tournament_id=tournament_id,
+                remote_bots=remote,
+            )
         return self._info(tournament_id)
 
     def _start(self, tournament_id: str, config: TournamentConfig, run_dir: Path) -> None:
