@@ -709,24 +709,28 @@ class Table:
         return reason, message
 
     def _missed(self, seat: _Seat, *, gone: bool) -> None:
-        """The seat missed its deadline (or is gone): the late policy decides."""
+        """The seat missed its deadline (or is gone): the late policy decides. A seat away
+        (disconnected, its clock running) that forfeits forfeits by disconnection."""
         tc = self.time_control
         if not gone:
             seat.timeouts += 1
             self._hooks.timeout()
+        away = gone or not seat.is_connected
         if tc.late_policy is LatePolicy.FORFEIT:
-            kind = convert.ForfeitKind.DISCONNECT if gone else convert.ForfeitKind.TIMEOUT
+            kind = convert.ForfeitKind.DISCONNECT if away else convert.ForfeitKind.TIMEOUT
             why = "did not resume within the grace period" if gone else "missed its deadline"
+            if away and not gone:
+                why += " while disconnected"
             self._forfeit_seat(seat, kind, f"seat {seat.index} ({seat.bot}) {why}")
             return
         seat.strikes += 1
         if tc.strike_limit and seat.strikes > tc.strike_limit:
-            kind = convert.ForfeitKind.DISCONNECT if gone else convert.ForfeitKind.STRIKES
+            kind = convert.ForfeitKind.DISCONNECT if away else convert.ForfeitKind.STRIKES
             self._forfeit_seat(
                 seat,
                 kind,
                 f"seat {seat.index} ({seat.bot}) exceeded the strike limit of {tc.strike_limit}"
-                + (" after disconnecting" if gone else ""),
+                + (" after disconnecting" if away else ""),
             )
             return
         action = fallback_action(self.game.legal_actions())
