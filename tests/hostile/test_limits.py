@@ -111,7 +111,7 @@ async def open_until_refused(
 
 
 async def test_one_bot_name_cannot_take_every_session() -> None:
-    async with running_server(QUIET, max_sessions=200) as server:
+    async with running_server(QUIET, max_sessions=200, max_sessions_per_bot=64) as server:
         opened, code, details = await open_until_refused(server.target, lambda _: "hog", 200)
         try:
             print(f"one name opened {len(opened)} sessions of 200")

@@ -51,9 +51,9 @@ class ServerConfig:
     """The most tables one bot session plays at once (Hello.max_tables is capped to it)."""
     max_sessions: int = 1024
     """The most bot sessions connected (or awaiting resume) at once."""
-    max_sessions_per_bot: int = 64
+    max_sessions_per_bot: int = 256
     """The most sessions of one bot name (one token) at once."""
-    max_sessions_per_peer: int = 256
+    max_sessions_per_peer: int = 512
     """The most sessions opened from one network address (IP) at once."""
     reserved_sessions: int = 64
     """The last of ``max_sessions``, kept for the bots a waiting table names (and, in token mode,
