@@ -63,6 +63,8 @@ class ServerConfig:
     """The most spectator streams (WatchTable) of one table at once."""
     max_watchers_per_peer: int = 128
     """The most spectator streams opened from one network address (IP) at once."""
+    watcher_queue_size: int = 1024
+    """Messages queued for one spectator stream before it counts as not reading and is cut."""
     action_rate: float = 2000.0
     """Messages per second one session may send (token bucket refill rate)."""
     action_burst: int = 4000
@@ -108,6 +110,7 @@ class ServerConfig:
             "max_sessions_per_peer",
             "max_watchers_per_table",
             "max_watchers_per_peer",
+            "watcher_queue_size",
             "action_burst",
             "send_queue_size",
             "finished_tables_kept",

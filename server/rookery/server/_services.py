@@ -597,7 +597,7 @@ class SpectatorServicer(spectator_service_pb2_grpc.SpectatorServiceServicer):
                     f"{config.max_watchers_per_peer} spectator streams per network address "
                     "(max_watchers_per_peer)",
                 )
-        watcher = Watcher(config.send_queue_size, table.game_seq)
+        watcher = Watcher(config.watcher_queue_size, table.game_seq)
         if not finished:
             table.watchers.add(watcher)
             self._server.watcher_opened(peer)
