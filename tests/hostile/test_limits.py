@@ -338,3 +338,30 @@ async def test_a_flood_of_rejected_replies_does_not_flood_the_log(tmp_path: Any)
         print(f"4000 rejected replies wrote {written} bytes of log")
         assert written < 20_000
         assert "replies rejected" in serve.log()
+
+
+async def test_oversize_ids_and_presets_in_arena_and_spectator_calls_get_short_answers(
+    server: RookeryServer,
+) -> None:
+    huge = "t" * (500 * 1024)
+    async with grpc.aio.insecure_channel(server.target) as channel:
+        arena = arena_service_pb2_grpc.ArenaServiceStub(channel)
+        spectators = spectator_service_pb2_grpc.SpectatorServiceStub(channel)
+        calls = {
+            "CreateTable": arena.CreateTable(
+                arena_service_pb2.CreateTableRequest(preset=huge, seat_bots=["a", "b", "c", "d"])
+            ),
+            "GetTable": arena.GetTable(arena_service_pb2.GetTableRequest(table_id=huge)),
+            "GetReplay": arena.GetReplay(arena_service_pb2.GetReplayRequest(table_id=huge)),
+            "AbortTable": arena.AbortTable(arena_service_pb2.AbortTableRequest(table_id=huge)),
+        }
+        for name, call in calls.items():
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await call
+            details = refused.value.details() or ""
+            assert len(details) < 400, (name, len(details))
+        watch = spectators.WatchTable(spectator_service_pb2.WatchTableRequest(table_id=huge))
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await watch.read()
+        assert refused.value.code() == grpc.StatusCode.NOT_FOUND
+        assert len(refused.value.details() or "") < 400

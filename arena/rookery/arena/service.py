@@ -375,7 +375,8 @@ class ArenaTournaments:
             or tournament_id in ("", ".", "..")
             or not (run_dir / _SPEC_FILE).exists()
         ):
-            raise UnknownTournamentError(f"no tournament {tournament_id!r}")
+            shown = tournament_id[:_MAX_NAME] + ("…" if len(tournament_id) > _MAX_NAME else "")
+            raise UnknownTournamentError(f"no tournament {shown!r}")
         return run_dir
 
     def _spec(self, tournament_id: str) -> api.TournamentSpec:

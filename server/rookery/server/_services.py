@@ -70,6 +70,9 @@ _BATCH_BYTES = 256 * 1024
 """About the most bytes one ConnectResponse.batch carries (a bigger message goes alone)."""
 
 
+_MAX_PRESET = 64
+"""The longest preset name CreateTable accepts (the error would repeat it)."""
+
 MAX_REPLIES_PER_BATCH = 1024
 """The most replies one ReplyBatch may carry (each may draw a rejection: no flood amplifier)."""
 
@@ -428,6 +431,11 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
         rules = request.WhichOneof("rules")
         try:
             if rules == "preset":
+                if len(request.preset) > _MAX_PRESET:
+                    raise TableSpecError(
+                        f"preset is {len(request.preset)} characters long: at most "
+                        f"{_MAX_PRESET} are accepted"
+                    )
                 ruleset = Ruleset.preset(request.preset)
             elif rules == "ruleset":
                 ruleset = convert.ruleset_from_proto(request.ruleset)
