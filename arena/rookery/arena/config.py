@@ -26,6 +26,7 @@ import hashlib
 import json
 import os
 import re
+import secrets
 import shlex
 import tomllib
 from collections.abc import Mapping
@@ -48,6 +49,7 @@ __all__ = [
     "default_concurrency",
     "load_config",
     "parse_bot_flag",
+    "random_seed",
 ]
 
 _BOT_NAME = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
@@ -104,6 +106,12 @@ class BotSpec:
         return shlex.split(self.command)
 
 
+def random_seed() -> int:
+    """A fresh tournament seed from the system's random source: every deal derives from the
+    seed, so a guessable default would let anyone compute them. The run records it."""
+    return secrets.randbits(63)
+
+
 def default_concurrency() -> int:
     """Games at once when unset: the number of cores (at least 1)."""
     return max(1, os.cpu_count() or 1)
@@ -120,7 +128,8 @@ class TournamentConfig:
     games: int = 10
     duplicate: bool = True
     concurrency: int = field(default_factory=default_concurrency)
-    seed: int = 1
+    seed: int = field(default_factory=random_seed)
+    """The schedule's base seed; unset, a fresh random one (recorded with the run)."""
     time_control: TimeControlSpec = field(default_factory=TimeControlSpec)
     sprt: SprtParams = field(default_factory=SprtParams)
     elo_k: float = 16.0

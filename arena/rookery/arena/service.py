@@ -32,6 +32,7 @@ from rookery.arena.config import (
     TimeControlSpec,
     TournamentConfig,
     default_concurrency,
+    random_seed,
 )
 from rookery.arena.errors import ArenaError, StorageError
 from rookery.arena.report import load_run
@@ -59,6 +60,11 @@ log = structlog.get_logger("rookery.arena")
 ARENA_DIR_VARIABLE = "ROOKERY_ARENA_DIR"
 _DEFAULT_STORE = Path("runs") / "serve"
 _SPEC_FILE = "spec.json"
+_MAX_NAME = 128
+_MAX_BOTS = 64
+_MAX_COMMAND = 4096
+#: What a public view shows instead of a launched bot's command line (the organiser's own).
+WITHHELD_COMMAND = "(withheld)"
 
 _FORMATS = {
     api.TOURNAMENT_FORMAT_UNSPECIFIED: Format.ROUND_ROBIN,
@@ -83,6 +89,7 @@ def config_from_spec(
     """
     from rookery.server import TimeControl
 
+    _check_sizes(spec)
     try:
         format_ = _FORMATS[spec.format]
     except KeyError:
@@ -144,6 +151,27 @@ def config_from_spec(
         raise ValueError(str(error)) from None
 
 
+def _check_sizes(spec: api.TournamentSpec) -> None:
+    """``ValueError`` naming the first client-set string or list over its bound."""
+    if len(spec.name) > _MAX_NAME:
+        raise ValueError(
+            f"spec.name is {len(spec.name)} characters long: at most {_MAX_NAME} are accepted"
+        )
+    if len(spec.bots) > _MAX_BOTS:
+        raise ValueError(f"spec.bots has {len(spec.bots)} bots: at most {_MAX_BOTS} are accepted")
+    for index, bot in enumerate(spec.bots):
+        if len(bot.name) > _MAX_NAME:
+            raise ValueError(
+                f"spec.bots[{index}].name is {len(bot.name)} characters long: at most "
+                f"{_MAX_NAME} are accepted"
+            )
+        if len(bot.command) > _MAX_COMMAND:
+            raise ValueError(
+                f"spec.bots[{index}].command is {len(bot.command)} characters long: at most "
+                f"{_MAX_COMMAND} are accepted"
+            )
+
+
 def _slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]+", "-", name).strip("-")[:40] or "tournament"
 
@@ -184,7 +212,14 @@ class ArenaTournaments:
     # ------------------------------------------------------------------ TournamentBackend
 
     async def create_tournament(self, spec: api.TournamentSpec) -> api.TournamentInfo:
-        """Validate the spec, start the tournament in the background and return it."""
+        """Validate the spec, start the tournament in the background and return it.
+
+        A spec without a seed gets a fresh random one, recorded in the run directory's
+        ``spec.json`` (a resume plays the same games) and shown once the tournament is over.
+        """
+        spec = api.TournamentSpec.FromString(spec.SerializeToString())
+        if not spec.seed:
+            spec.seed = random_seed() or 1
         config = config_from_spec(spec, self.server.config.time_control.to_proto())
         launched = [bot.name for bot in config.bots if not bot.remote]
         guarded = bool(self.server.config.admin_token)
@@ -200,6 +235,14 @@ class ArenaTournaments:
         (run_dir / _SPEC_FILE).write_text(json_format.MessageToJson(spec))
         self._start(tournament_id, config, run_dir)
         log.info("tournament created", tournament_id=tournament_id, run_dir=str(run_dir))
+        remote = [bot.name for bot in config.bots if bot.remote]
+        if config.duplicate and remote:
+            log.warning(
+                "duplicate deals with remote bots: a bot that remembers one game of a pair "
+                "knows the hidden cards of the other (see docs/security.md)",
+                tournament_id=tournament_id,
+                remote_bots=remote,
+            )
         return self._info(tournament_id)
 
     def _start(self, tournament_id: str, config: TournamentConfig, run_dir: Path) -> None:
@@ -269,10 +312,9 @@ class ArenaTournaments:
         if limit > 0:
             rows = rows[:limit]
         summaries = [_game_summary(row, config.ruleset, versions) for row in rows]
-        running = self._running.get(tournament_id)
-        if running is not None and not running.task.done():
+        if self._progress(tournament_id).status != api.TOURNAMENT_STATUS_FINISHED:
             # Seeds are played again later in the tournament (duplicate pairs, every pairing
-            # of a round): a seed would reveal the deal of a game still to come.
+            # of a round; a cancelled one may be resumed): a seed would reveal a deal to come.
             for summary in summaries:
                 summary.seed = 0
         return summaries
@@ -333,7 +375,8 @@ class ArenaTournaments:
             or tournament_id in ("", ".", "..")
             or not (run_dir / _SPEC_FILE).exists()
         ):
-            raise UnknownTournamentError(f"no tournament {tournament_id!r}")
+            shown = tournament_id[:_MAX_NAME] + ("…" if len(tournament_id) > _MAX_NAME else "")
+            raise UnknownTournamentError(f"no tournament {shown!r}")
         return run_dir
 
     def _spec(self, tournament_id: str) -> api.TournamentSpec:
@@ -346,6 +389,18 @@ class ArenaTournaments:
         return 0.0
 
     def _info(self, tournament_id: str) -> api.TournamentInfo:
+        """A tournament's public view: anyone may ask (GetTournament needs no token), so the
+        launched bots' command lines are withheld, and the seed while games remain to be played
+        (every deal derives from it)."""
+        info = self._progress(tournament_id)
+        for bot in info.spec.bots:
+            if bot.command:
+                bot.command = WITHHELD_COMMAND
+        if info.status != api.TOURNAMENT_STATUS_FINISHED:
+            info.spec.seed = 0  # a cancelled one may be resumed: its games are still to come
+        return info
+
+    def _progress(self, tournament_id: str) -> api.TournamentInfo:
         spec = self._spec(tournament_id)
         info = api.TournamentInfo(tournament_id=tournament_id, spec=spec)
         running = self._running.get(tournament_id)

@@ -78,7 +78,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     run.add_argument("--games", type=int, help="games per pairing (SPRT: the cap)")
     run.add_argument("--no-duplicate", action="store_true", help="one game per seed")
     run.add_argument("--concurrency", type=int, help="games at once (default: the cores)")
-    run.add_argument("--seed", type=int, help="the schedule's base seed")
+    run.add_argument(
+        "--seed",
+        type=int,
+        help="the schedule's base seed (default: a fresh random one, recorded in the run; a "
+        "resumed run keeps its own)",
+    )
     run.add_argument("--out", help="the run directory (default: runs/<name>)")
     run.add_argument("--elo0", type=float, help="SPRT: Elo of H0")
     run.add_argument("--elo1", type=float, help="SPRT: Elo of H1")
@@ -285,6 +290,12 @@ def _run(args: argparse.Namespace) -> int:
         print(f"rookery arena run: {error}", file=sys.stderr)
         return EXIT_ERROR
     out = Path(args.out) if args.out else config.out or Path("runs") / config.name
+    if args.seed is None and not _file_sets_seed(args.config):
+        # No seed given: a fresh random one, unless this run directory resumes a tournament,
+        # which goes on with the seed it recorded.
+        stored = _stored_seed(out, config.name)
+        if stored is not None:
+            config = config.with_overrides(seed=stored)
     options = RunOptions(
         listen=args.listen,
         auth=args.auth,
@@ -297,6 +308,34 @@ def _run(args: argparse.Namespace) -> int:
         ray_working_dir=args.ray_working_dir,
     )
     return run_tournament(config, out, options, write_files=not args.no_report)
+
+
+def _file_sets_seed(path: str | None) -> bool:
+    """Whether the tournament file at ``path`` sets ``seed``."""
+    import tomllib
+
+    if not path:
+        return False
+    try:
+        with open(path, "rb") as handle:
+            return "seed" in tomllib.load(handle)
+    except (OSError, tomllib.TOMLDecodeError):
+        return False
+
+
+def _stored_seed(out: Path, tournament_id: str) -> int | None:
+    """The seed recorded by the tournament ``tournament_id`` in the run directory ``out``."""
+    from rookery.arena.errors import ArenaError
+    from rookery.arena.storage import DATABASE_NAME, RunStore
+
+    if not (out / DATABASE_NAME).is_file():
+        return None
+    try:
+        with RunStore(out) as store:
+            seed = store.tournament(tournament_id).config.get("seed")
+    except ArenaError:
+        return None
+    return seed if isinstance(seed, int) else None
 
 
 def _report(args: argparse.Namespace) -> int:

@@ -51,6 +51,20 @@ class ServerConfig:
     """The most tables one bot session plays at once (Hello.max_tables is capped to it)."""
     max_sessions: int = 1024
     """The most bot sessions connected (or awaiting resume) at once."""
+    max_sessions_per_bot: int = 256
+    """The most sessions of one bot name (one token) at once."""
+    max_sessions_per_peer: int = 512
+    """The most sessions opened from one network address (IP) at once."""
+    reserved_sessions: int = 64
+    """The last of ``max_sessions``, kept for the bots a waiting table names (and, in token mode,
+    for a registered bot's first session): a flood of other names cannot lock them out. At most
+    a quarter of ``max_sessions`` is reserved."""
+    max_watchers_per_table: int = 64
+    """The most spectator streams (WatchTable) of one table at once."""
+    max_watchers_per_peer: int = 128
+    """The most spectator streams opened from one network address (IP) at once."""
+    watcher_queue_size: int = 1024
+    """Messages queued for one spectator stream before it counts as not reading and is cut."""
     action_rate: float = 2000.0
     """Messages per second one session may send (token bucket refill rate)."""
     action_burst: int = 4000
@@ -92,6 +106,11 @@ class ServerConfig:
             "max_send_message_bytes",
             "max_tables_per_session",
             "max_sessions",
+            "max_sessions_per_bot",
+            "max_sessions_per_peer",
+            "max_watchers_per_table",
+            "max_watchers_per_peer",
+            "watcher_queue_size",
             "action_burst",
             "send_queue_size",
             "finished_tables_kept",
@@ -109,6 +128,8 @@ class ServerConfig:
         ):
             if getattr(self, name) < 0:
                 raise ConfigError(name, f"must be ≥ 0, got {getattr(self, name)}")
+        if self.reserved_sessions < 0:
+            raise ConfigError("reserved_sessions", f"must be ≥ 0, got {self.reserved_sessions}")
         if self.log_level.lower() not in ("debug", "info", "warning", "error"):
             raise ConfigError("log_level", f"unknown level {self.log_level!r}")
 
@@ -116,6 +137,11 @@ class ServerConfig:
     def is_token_mode(self) -> bool:
         """Whether bots need a token."""
         return self.auth == "token"
+
+    @property
+    def sessions_reserved(self) -> int:
+        """How many of ``max_sessions`` are reserved (``reserved_sessions``, at most a quarter)."""
+        return min(self.reserved_sessions, self.max_sessions // 4)
 
     @property
     def is_tls(self) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import re
 import secrets
 import time
@@ -34,6 +35,7 @@ from ._errors import (
     TableSpecError,
     UnknownTableError,
 )
+from ._limits import open_file_limit, raise_open_file_limit
 from ._metrics import Metrics, MetricsHttpServer, MetricsInterceptor
 from ._registry import BotRegistry, validate_bot_name
 from ._session import Session
@@ -48,6 +50,16 @@ SERVER_VERSION = "0.1.0"
 """The version the server reports in Welcome and replays."""
 
 _SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+_OUT_OF_FILES = (errno.EMFILE, errno.ENFILE)
+_REPLAY_RETRY_S = 0.2
+_REPLAY_RETRY_FOR_S = 600.0
+"""How long a replay file is retried (out of file descriptors) before it is reported lost."""
+
+
+def _shown(table_id: str) -> str:
+    """A table id as errors repeat it: at most 128 characters (no amplification)."""
+    return table_id if len(table_id) <= 128 else f"{table_id[:128]}… ({len(table_id)} characters)"
+
 
 _SERVICE_NAMES = (
     bot_service_pb2.DESCRIPTOR.services_by_name["BotService"].full_name,
@@ -114,6 +126,10 @@ class RookeryServer:
         self._stopping = False
         self._stopped = asyncio.Event()
         self._withheld_tournaments: set[str] = set()
+        self._watchers_by_peer: dict[str, int] = {}
+        self._unwritten: dict[str, tuple[replay_pb2.Replay, float]] = {}
+        """Replays whose file could not be written yet (out of file descriptors): retried."""
+        self._retry: asyncio.TimerHandle | None = None
         self.port = 0
         self.metrics_port = 0
         self._log = log
@@ -158,6 +174,9 @@ class RookeryServer:
         from ._services import ArenaServicer, BotServicer, SpectatorServicer, add_bot_service
 
         c = self.config
+        before, after = raise_open_file_limit()
+        if after != before:
+            self._log.info("open file limit raised", soft_before=before, soft=after)
         interceptors = [
             MetricsInterceptor(self.metrics),
             AdminInterceptor(c.admin_token, required=c.is_token_mode),
@@ -230,6 +249,7 @@ class RookeryServer:
             await self._grpc.stop(min(grace_s, 1.0))
         if self._metrics_http is not None:
             self._metrics_http.stop()
+        self._write_unwritten(final=True)
         self.bots.close()
         self._stopped.set()
         self._log.info("server stopped")
@@ -303,7 +323,7 @@ class RookeryServer:
         """The table ``table_id``; :class:`UnknownTableError` if the server does not know it."""
         table = self.tables.get(table_id)
         if table is None:
-            raise UnknownTableError(f"no table {table_id!r}")
+            raise UnknownTableError(f"no table {_shown(table_id)!r}")
         return table
 
     def list_tables(self, status: TableStatus | None = None) -> list[Table]:
@@ -320,9 +340,13 @@ class RookeryServer:
         """A finished game's replay; :class:`TableNotFinishedError` while it is being played."""
         table = self.tables.get(table_id)
         if table is None:
-            replay = self._read_replay_file(table_id)
+            unwritten = self._unwritten.get(table_id)
+            replay = unwritten[0] if unwritten else self._read_replay_file(table_id)
             if replay is None:
-                raise UnknownTableError(f"no table {table_id!r}")
+                raise UnknownTableError(f"no table {_shown(table_id)!r}")
+            # Evicted from memory, read from its file: the same withholding applies.
+            header = replay.header
+            self.check_replay_public(table_id, header.tournament_id, header.seed)
             return replay
         if table.outcome is None:
             raise TableNotFinishedError(
@@ -347,17 +371,22 @@ class RookeryServer:
 
     def _check_not_withheld(self, table: Table) -> None:
         """Refuses a finished table's replay while it would reveal a deal still in play."""
-        tournament_id = table.spec.tournament_id
+        self.check_replay_public(table.id, table.spec.tournament_id, table.seed)
+
+    def check_replay_public(self, table_id: str, tournament_id: str, seed: int) -> None:
+        """:class:`TableNotFinishedError` while the replay of the finished table ``table_id``
+        (of ``tournament_id``, dealt from ``seed``) would reveal a deal still in play: its
+        tournament is running, or a table in memory is playing the same seed."""
         if tournament_id and tournament_id in self._withheld_tournaments:
             raise TableNotFinishedError(
-                f"table {table.id!r} belongs to tournament {tournament_id!r}, which is still "
+                f"table {table_id!r} belongs to tournament {tournament_id!r}, which is still "
                 "running: its replays are withheld until it ends, since its seeds are played "
                 "again"
             )
         for other in self.tables.values():
-            if other is not table and other.outcome is None and other.seed == table.seed:
+            if other.id != table_id and other.outcome is None and other.seed == seed:
                 raise TableNotFinishedError(
-                    f"table {table.id!r} was dealt from the same seed as a game still being "
+                    f"table {table_id!r} was dealt from the same seed as a game still being "
                     "played: its replay is withheld until that game ends"
                 )
 
@@ -384,8 +413,58 @@ class RookeryServer:
         return Path(self.config.replay_dir) / f"{table_id}.jsonl.gz"
 
     def _write_replay(self, table: Table, replay: replay_pb2.Replay) -> None:
+        """Writes a finished table's replay file; out of file descriptors, it is kept and
+        retried (never dropped silently); any other failure is raised to the table's log."""
+        try:
+            self._write_replay_file(table.id, replay)
+        except OSError as error:
+            if error.errno not in _OUT_OF_FILES:
+                raise
+            self._unwritten[table.id] = (replay, time.monotonic())
+            self._log.warning(
+                "replay not written yet: out of file descriptors, retrying",
+                table=table.id,
+                error=str(error),
+                open_file_limit=open_file_limit(),
+            )
+            self._schedule_retry()
+
+    def _write_replay_file(self, table_id: str, replay: replay_pb2.Replay) -> None:
         Path(self.config.replay_dir).mkdir(parents=True, exist_ok=True)
-        write_replay(self._replay_path(table.id), replay)
+        write_replay(self._replay_path(table_id), replay)
+
+    def _schedule_retry(self) -> None:
+        if self._retry is None and self._unwritten:
+            self._retry = asyncio.get_running_loop().call_later(
+                _REPLAY_RETRY_S, self._write_unwritten
+            )
+
+    def _write_unwritten(self, final: bool = False) -> None:
+        """Retries the replays not written yet; gives up loudly after ``_REPLAY_RETRY_FOR_S``
+        (or at shutdown, ``final``)."""
+        self._retry = None
+        for table_id, (replay, since) in list(self._unwritten.items()):
+            try:
+                self._write_replay_file(table_id, replay)
+            except OSError as error:
+                if final or time.monotonic() - since > _REPLAY_RETRY_FOR_S:
+                    del self._unwritten[table_id]
+                    self._log.error(
+                        "replay LOST: its file could not be written",
+                        table=table_id,
+                        error=str(error),
+                        path=str(self._replay_path(table_id)),
+                    )
+                continue
+            del self._unwritten[table_id]
+            self._log.info("replay written after a retry", table=table_id)
+        if not final:
+            self._schedule_retry()
+
+    @property
+    def unwritten_replays(self) -> list[str]:
+        """The tables whose replay file is still to be written (retried)."""
+        return list(self._unwritten)
 
     def _read_replay_file(self, table_id: str) -> replay_pb2.Replay | None:
         if not self.config.replay_dir or not _SAFE_ID.fullmatch(table_id):
@@ -449,8 +528,59 @@ class RookeryServer:
                 )
             await asyncio.sleep(0.01)
 
-    def open_session(self, hello: bot_service_pb2.Hello) -> Session:
-        """A new session for a Hello that passed authentication."""
+    def admission_problem(self, bot: str, peer: str) -> str:
+        """Why a new session of ``bot`` from ``peer`` is refused ("" when it is admitted).
+
+        Caps: ``max_sessions`` in all, ``max_sessions_per_bot`` per name (per token),
+        ``max_sessions_per_peer`` per network address; the last ``reserved_sessions`` go only to
+        bots a waiting table names and, in token mode, to a registered bot's first session.
+        """
+        c = self.config
+        total = len(self._sessions)
+        if total >= c.max_sessions:
+            return f"the server has its maximum of {c.max_sessions} sessions"
+        of_bot = sum(1 for s in self._sessions.values() if s.bot == bot)
+        if of_bot >= c.max_sessions_per_bot:
+            return (
+                f"bot {bot!r} has {of_bot} sessions already: at most {c.max_sessions_per_bot} "
+                "per bot (max_sessions_per_bot); a session plays up to max_tables tables at once"
+            )
+        of_peer = sum(1 for s in self._sessions.values() if s.peer == peer)
+        if of_peer >= c.max_sessions_per_peer:
+            return (
+                f"{peer} has {of_peer} sessions already: at most {c.max_sessions_per_peer} per "
+                "network address (max_sessions_per_peer)"
+            )
+        reserved = c.sessions_reserved
+        if total >= c.max_sessions - reserved and not self._is_awaited(bot, of_bot):
+            return (
+                f"the server has {total} sessions: the last {reserved} are reserved for bots "
+                "a waiting table names (and registered bots' first sessions)"
+            )
+        return ""
+
+    def _is_awaited(self, bot: str, sessions_of_bot: int) -> bool:
+        """Whether a new session of ``bot`` may take a reserved slot."""
+        if self.config.is_token_mode and sessions_of_bot == 0:
+            return True
+        return any(bot in table.seat_bots() for table in self._pending)
+
+    def watchers_of(self, peer: str) -> int:
+        """Spectator streams open from ``peer``."""
+        return self._watchers_by_peer.get(peer, 0)
+
+    def watcher_opened(self, peer: str) -> None:
+        self._watchers_by_peer[peer] = self._watchers_by_peer.get(peer, 0) + 1
+
+    def watcher_closed(self, peer: str) -> None:
+        left = self._watchers_by_peer.get(peer, 0) - 1
+        if left > 0:
+            self._watchers_by_peer[peer] = left
+        else:
+            self._watchers_by_peer.pop(peer, None)
+
+    def open_session(self, hello: bot_service_pb2.Hello, *, peer: str = "") -> Session:
+        """A new session for a Hello that passed authentication (and admission)."""
         c = self.config
         if self._stopping:
             raise ServerStoppingError("the server is shutting down")
@@ -467,6 +597,7 @@ class RookeryServer:
             on_rejection=self._hooks.rejection,
             wants_events=not hello.observations_only,
             batching=hello.batching,
+            peer=peer,
         )
         self._sessions[session.id] = session
         self.metrics.active_sessions.set(len(self._sessions))

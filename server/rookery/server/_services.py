@@ -34,6 +34,7 @@ from ._errors import (
     UnknownBotError,
     UnknownTableError,
 )
+from ._limits import hello_problem, peer_host
 from ._outbox import Outbox
 from ._registry import BotRecord, validate_bot_name
 from ._session import CloseStream, Session
@@ -68,6 +69,9 @@ _BATCH_MESSAGES = 256
 _BATCH_BYTES = 256 * 1024
 """About the most bytes one ConnectResponse.batch carries (a bigger message goes alone)."""
 
+
+_MAX_PRESET = 64
+"""The longest preset name CreateTable accepts (the error would repeat it)."""
 
 MAX_REPLIES_PER_BATCH = 1024
 """The most replies one ReplyBatch may carry (each may draw a rejection: no flood amplifier)."""
@@ -219,6 +223,9 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
             validate_bot_name(hello.name)
         except InvalidBotNameError as error:
             await _abort(context, _Code.INVALID_ARGUMENT, f"Hello.name: {error}")
+        problem = hello_problem(hello)
+        if problem:
+            await _abort(context, _Code.INVALID_ARGUMENT, problem)
         if hello.max_tables < 0:
             await _abort(
                 context,
@@ -264,6 +271,7 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
                 )
             session.wants_events = not hello.observations_only  # this stream's Hello decides
             session.batching = hello.batching
+            session.peer = peer_host(context)
             generation, queue = session.attach(_canceller(context))
             session.send(_ConnectResponse(welcome=self._welcome(session, resumed=True)))
             cursors = {c.table_id: c.last_seq for c in resume.cursors}
@@ -273,14 +281,12 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
             )
             server._seat_pending()
             return session, generation, queue
-        if server.session_count >= config.max_sessions:
-            await _abort(
-                context,
-                _Code.RESOURCE_EXHAUSTED,
-                f"the server has its maximum of {config.max_sessions} sessions",
-            )
+        peer = peer_host(context)
+        refusal = server.admission_problem(hello.name, peer)
+        if refusal:
+            await _abort(context, _Code.RESOURCE_EXHAUSTED, refusal)
         try:
-            session = server.open_session(hello)
+            session = server.open_session(hello, peer=peer)
         except ServerStoppingError as error:
             await _abort(context, _Code.UNAVAILABLE, str(error))
         generation, queue = session.attach(_canceller(context))
@@ -425,6 +431,11 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
         rules = request.WhichOneof("rules")
         try:
             if rules == "preset":
+                if len(request.preset) > _MAX_PRESET:
+                    raise TableSpecError(
+                        f"preset is {len(request.preset)} characters long: at most "
+                        f"{_MAX_PRESET} are accepted"
+                    )
                 ruleset = Ruleset.preset(request.preset)
             elif rules == "ruleset":
                 ruleset = convert.ruleset_from_proto(request.ruleset)
@@ -573,10 +584,31 @@ class SpectatorServicer(spectator_service_pb2_grpc.SpectatorServiceServicer):
             first = [_Response(event=e) for e in table.public_events_since(request.after_seq)]
         else:
             first = [_Response(snapshot=table.public_snapshot())]
-        watcher = Watcher(self._server.config.send_queue_size, table.game_seq)
+        config = self._server.config
+        peer = peer_host(context)
         finished = table.is_finished
         if not finished:
+            if len(table.watchers) >= config.max_watchers_per_table:
+                await _abort(
+                    context,
+                    _Code.RESOURCE_EXHAUSTED,
+                    f"table {table.id!r} has {len(table.watchers)} spectators: at most "
+                    f"{config.max_watchers_per_table} per table (max_watchers_per_table); "
+                    "watch again later",
+                )
+            watching = self._server.watchers_of(peer)
+            if watching >= config.max_watchers_per_peer:
+                await _abort(
+                    context,
+                    _Code.RESOURCE_EXHAUSTED,
+                    f"{peer} watches {watching} tables already: at most "
+                    f"{config.max_watchers_per_peer} spectator streams per network address "
+                    "(max_watchers_per_peer)",
+                )
+        watcher = Watcher(config.watcher_queue_size, table.game_seq)
+        if not finished:
             table.watchers.add(watcher)
+            self._server.watcher_opened(peer)
         try:
             for message in first:
                 yield message
@@ -594,4 +626,7 @@ class SpectatorServicer(spectator_service_pb2_grpc.SpectatorServiceServicer):
                     return
                 yield item
         finally:
-            table.watchers.discard(watcher)
+            if watcher in table.watchers:
+                table.watchers.discard(watcher)
+            if not finished:
+                self._server.watcher_closed(peer)

@@ -20,6 +20,7 @@ import grpc
 import structlog
 from rookery.v1 import bot_service_pb2
 
+from ._limits import RejectionLog
 from ._outbox import Outbox
 from ._rate import TokenBucket
 
@@ -70,12 +71,15 @@ class Session:
         on_rejection: Callable[[str], None],
         wants_events: bool = True,
         batching: bool = False,
+        peer: str = "",
     ) -> None:
         self.id = "s-" + secrets.token_hex(8)
         self.secret = secrets.token_urlsafe(24)
         self.bot = bot
         self.version = version
         self.client = client
+        self.peer = peer
+        """The network address the session's current stream comes from (per-peer limits)."""
         self.max_tables = max_tables
         self.wants_events = wants_events
         """False when the bot asked for no TableEvent messages (Hello.observations_only)."""
@@ -101,6 +105,7 @@ class Session:
         self._on_rejection = on_rejection
         self.expiry: asyncio.TimerHandle | None = None
         self._log = log.bind(session=self.id, bot=bot)
+        self._rejections = RejectionLog(self._log)
 
     # The stream ---------------------------------------------------------------------------------
 
@@ -141,6 +146,7 @@ class Session:
         """The stream of ``generation`` ended; False if a newer stream already took over."""
         if generation != self._generation or self._queue is None:
             return False
+        self._rejections.flush()
         self._queue = None
         self.detached_at = time.monotonic()
         return True
@@ -279,11 +285,10 @@ class Session:
         reason, text = rejection
         name = _Reason.Name(reason)  # type: ignore[arg-type]
         self._on_rejection(name)
-        self._log.info(
-            "reply rejected",
+        self._rejections.rejected(
+            name,
             table=shown,
             request_id=reply.request_id,
-            reason=name,
             detail=text,
         )
         self.send(

@@ -554,11 +554,31 @@ class Table:
         self._request = request
         if seat.is_connected:
             self._send_request(request, seat)
+        else:
+            self._start_clock(request, seat)  # the clock runs while the bot is away
 
     def _send_request(self, request: _Request, seat: _Seat) -> None:
-        """Sends (or sends again, after a resume) the open request and starts its clock."""
+        """Sends the open request, starting its clock; sent again after a resume, it carries
+        the time left (the clock ran while the bot was away), not a new deadline."""
         tc = self.time_control
         game = self.game
+        assert seat.session is not None
+        if request.deadline is not None:
+            left_ms = max(0, int((request.deadline - asyncio.get_running_loop().time()) * 1000))
+            action_ms = min(tc.action_ms, left_ms)
+            seat.session.send(
+                self._encoder.action_request(
+                    table_id=self.id,
+                    request_id=request.id,
+                    seat=seat.index,
+                    observation=game.observation_for(seat.index),
+                    legal=game.legal_actions(),
+                    deadline_ms=action_ms,
+                    bank_ms=left_ms - action_ms,
+                    last_seq=self._sent_seq,
+                )
+            )
+            return
         if request.message is None:
             # Encoded once, as bytes (the ruleset and completed tricks come encoded already).
             request.message = self._encoder.action_request(
@@ -571,12 +591,15 @@ class Table:
                 bank_ms=seat.bank_ms,
                 last_seq=self._sent_seq,
             )
-        request.budget_ms = tc.action_ms + seat.bank_ms
+        self._start_clock(request, seat)
+        seat.session.send(request.message)
+
+    def _start_clock(self, request: _Request, seat: _Seat) -> None:
+        """Starts the request's clock: the seat's action time plus its bank."""
+        request.budget_ms = self.time_control.action_ms + seat.bank_ms
         request.sent_at = time.monotonic()
         request.deadline = asyncio.get_running_loop().time() + request.budget_ms / 1000.0
         self._arm_clock(request.deadline)
-        assert seat.session is not None
-        seat.session.send(request.message)
 
     def _arm_clock(self, at: float) -> None:
         """Makes the table's one timer ring by ``at``. It is re-armed lazily, when it rings
@@ -686,24 +709,28 @@ class Table:
         return reason, message
 
     def _missed(self, seat: _Seat, *, gone: bool) -> None:
-        """The seat missed its deadline (or is gone): the late policy decides."""
+        """The seat missed its deadline (or is gone): the late policy decides. A seat away
+        (disconnected, its clock running) that forfeits forfeits by disconnection."""
         tc = self.time_control
         if not gone:
             seat.timeouts += 1
             self._hooks.timeout()
+        away = gone or not seat.is_connected
         if tc.late_policy is LatePolicy.FORFEIT:
-            kind = convert.ForfeitKind.DISCONNECT if gone else convert.ForfeitKind.TIMEOUT
+            kind = convert.ForfeitKind.DISCONNECT if away else convert.ForfeitKind.TIMEOUT
             why = "did not resume within the grace period" if gone else "missed its deadline"
+            if away and not gone:
+                why += " while disconnected"
             self._forfeit_seat(seat, kind, f"seat {seat.index} ({seat.bot}) {why}")
             return
         seat.strikes += 1
         if tc.strike_limit and seat.strikes > tc.strike_limit:
-            kind = convert.ForfeitKind.DISCONNECT if gone else convert.ForfeitKind.STRIKES
+            kind = convert.ForfeitKind.DISCONNECT if away else convert.ForfeitKind.STRIKES
             self._forfeit_seat(
                 seat,
                 kind,
                 f"seat {seat.index} ({seat.bot}) exceeded the strike limit of {tc.strike_limit}"
-                + (" after disconnecting" if gone else ""),
+                + (" after disconnecting" if away else ""),
             )
             return
         action = fallback_action(self.game.legal_actions())
@@ -724,14 +751,12 @@ class Table:
     # Disconnection and resume -------------------------------------------------------------------
 
     def seat_disconnected(self, seat_index: int) -> None:
-        """The seat's session lost its stream: suspend its clock and start the grace period."""
+        """The seat's session lost its stream: its grace period starts (its clock runs on)."""
         seat = self._seats[seat_index]
         if self.is_finished or seat.gone:
             return
         seat.disconnects += 1
-        request = self._request
-        if request is not None and request.seat == seat_index:
-            request.deadline = None  # the clock stops until the seat resumes
+        # The seat's clock keeps running: being away buys no thinking time.
         if seat.grace_timer is None:
             seat.grace_timer = asyncio.get_running_loop().call_later(
                 self.time_control.grace_ms / 1000.0, self._grace_over, seat
@@ -777,7 +802,7 @@ class Table:
         return max(self.game.last_seq, self._sent_seq)
 
     def resend_request(self, seat_index: int) -> None:
-        """After a resume: sends the seat's open request again, with a fresh deadline."""
+        """After a resume: sends the seat's open request again, with the time it has left."""
         request = self._request
         seat = self._seats[seat_index]
         if request is not None and request.is_open and request.seat == seat_index:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import resource
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
@@ -66,6 +67,7 @@ class WebServer:
         poll_interval_s: float = 0.1,
         max_streams: int = 64,
         request_timeout_s: float = 10.0,
+        max_connections: int = 256,
     ) -> None:
         self.address = address
         self.server = server
@@ -73,11 +75,18 @@ class WebServer:
         self.poll_interval_s = poll_interval_s
         self.max_streams = max_streams
         self.request_timeout_s = request_timeout_s
+        self.max_connections = max_connections
+        """The most connections open at once; more are answered 503 and closed at once. At
+        start it is lowered to a quarter of the process's open-file limit, so that slow
+        visitors cannot take the descriptors the game server needs (replays, bots)."""
+        self._connections = 0
         self.port = 0
         self._listener: asyncio.Server | None = None
         self._streams = 0
         self._tasks: set[asyncio.Task[None]] = set()
-        self._replays: OrderedDict[str, JSON] = OrderedDict()
+        self._replays: OrderedDict[str, tuple[JSON, replay_pb2.ReplayHeader, bool]] = OrderedDict()
+        """Replay views by game id, with the header and whether the game server gave it: the
+        withholding is checked again on every hit."""
         self._routes: list[tuple[str, Callable[..., Awaitable[tuple[str, bytes]]]]] = [
             ("api/tournaments", self._api_tournaments),
             ("api/tournaments/*", self._api_tournament),
@@ -104,6 +113,9 @@ class WebServer:
     async def start(self) -> None:
         """Binds the address and starts serving (port 0 picks a free port: see ``port``)."""
         host, _, port = self.address.rpartition(":")
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        if soft != resource.RLIM_INFINITY:
+            self.max_connections = max(1, min(self.max_connections, soft // 4))
         self._listener = await asyncio.start_server(
             self._connection, host.strip("[]") or "127.0.0.1", int(port), limit=16384
         )
@@ -133,13 +145,25 @@ class WebServer:
         task = asyncio.current_task()
         assert task is not None
         self._tasks.add(task)
+        self._connections += 1
         try:
+            if self._connections > self.max_connections:
+                await self._send_error(
+                    writer,
+                    HttpError(
+                        HTTPStatus.SERVICE_UNAVAILABLE,
+                        f"the dashboard has its maximum of {self.max_connections} connections: "
+                        "try again later",
+                    ),
+                )
+                return
             await self._serve_one(reader, writer)
         except (ConnectionError, asyncio.CancelledError):
             pass
         except Exception:
             log.exception("web request failed")
         finally:
+            self._connections -= 1
             self._tasks.discard(task)
             writer.close()
             with contextlib.suppress(Exception):
@@ -268,9 +292,23 @@ class WebServer:
         """
         cached = self._replays.get(game_id)
         if cached is not None:
+            view, header, from_server = cached
+            # The cache answers only what a fresh read would: the same withholding first.
+            try:
+                if from_server:
+                    try:
+                        self.server.check_replay_public(game_id, header.tournament_id, header.seed)
+                    except TableNotFinishedError as error:
+                        raise HttpError(HTTPStatus.CONFLICT, str(error)) from None
+                    await self._check_server_replay(game_id, header)
+                else:
+                    await asyncio.to_thread(self.runs.replay_path, game_id)
+            except ReplayWithheldError as error:
+                raise HttpError(HTTPStatus.CONFLICT, str(error)) from None
             self._replays.move_to_end(game_id)
-            return cached
+            return view
         replay: replay_pb2.Replay | None = None
+        from_server = False
         try:
             if self.server is not None:
                 try:
@@ -280,7 +318,8 @@ class WebServer:
                 except UnknownTableError:
                     replay = None
                 if replay is not None:
-                    await self._check_server_replay(game_id, replay)
+                    from_server = True
+                    await self._check_server_replay(game_id, replay.header)
             if replay is None:
                 path = await asyncio.to_thread(self.runs.replay_path, game_id)
                 if path is None or not path.is_file():
@@ -289,22 +328,22 @@ class WebServer:
         except ReplayWithheldError as error:
             raise HttpError(HTTPStatus.CONFLICT, str(error)) from None
         view = await asyncio.to_thread(replay_json, replay, game_id)
-        self._replays[game_id] = view
+        self._replays[game_id] = (view, replay.header, from_server)
         while len(self._replays) > 32:
             self._replays.popitem(last=False)
         return view
 
-    async def _check_server_replay(self, game_id: str, replay: replay_pb2.Replay) -> None:
+    async def _check_server_replay(self, game_id: str, header: replay_pb2.ReplayHeader) -> None:
         """A finished table's replay stays private while its deals are still to be played: by
         a table of this server on the same seed, or by its tournament's remaining games."""
-        seed = replay.header.seed
+        seed = header.seed
         for table in self._tables():
             if not table.is_finished and table.seed == seed:
                 raise ReplayWithheldError(
                     f"table {game_id!r} is over, but table {table.id!r} is playing the same "
                     "deals: its replay is withheld until that game ends"
                 )
-        tournament = replay.header.tournament_id
+        tournament = header.tournament_id
         if tournament:
             pending = await asyncio.to_thread(self.runs.tournament_withholds, tournament, seed)
             if pending is None:
