@@ -43,8 +43,10 @@ from rookery.server import (
     LatePolicy,
     RookeryServer,
     ServerConfig,
+    Table,
     TableOutcome,
     TableSpec,
+    TableStatus,
     TimeControl,
 )
 from rookery.v1 import results_pb2
@@ -215,6 +217,8 @@ class TournamentRunner:
         self._active_tables: set[str] = set()
         #: The sandbox of this run's launched bots (None: unconfined).
         self.sandbox: SandboxRuntime | None = None
+        #: Launched bots that have been seated at a table at least once (process_per_game).
+        self._joined: set[str] = set()
         self._socket_dir: Path | None = None
 
     # ------------------------------------------------------------------------- control
@@ -615,9 +619,8 @@ class TournamentRunner:
         if launches:
             keys = tuple(launches[b].key if b in launches else "" for b in game.seat_bots)
         if launches and self.config.clock is ClockKind.CPU:
-            clocks = tuple(
-                launches[b].cpu_seconds if b in launches else None for b in game.seat_bots
-            )
+            by_bot = {name: launch.cpu_seconds for name, launch in launches.items()}
+            clocks = tuple(by_bot.get(b) for b in game.seat_bots)  # one clock for all its seats
         spec = TableSpec(
             ruleset=self.config.ruleset,
             seat_bots=game.seat_bots,
@@ -632,6 +635,7 @@ class TournamentRunner:
         )
         table = await self.server.create_table(spec)
         self._active_tables.add(table_id)
+        watch = asyncio.create_task(self._watch_joining(table, launches)) if launches else None
         try:
             try:
                 outcome = await asyncio.wait_for(table.wait_finished(), self.options.game_timeout_s)
@@ -640,7 +644,32 @@ class TournamentRunner:
                 outcome = await asyncio.wait_for(table.wait_finished(), 30.0)
         finally:
             self._active_tables.discard(table_id)
+            if watch is not None:
+                watch.cancel()
+                await asyncio.gather(watch, return_exceptions=True)
+        if watch is not None and not watch.cancelled() and watch.exception() is None:
+            gone = watch.result()
+            if gone and gone not in self._joined:
+                launcher = self.launchers[gone]
+                raise BotLaunchError(
+                    f"bot {gone!r} did not open {game.seat_bots.count(gone)} session(s): it kept "
+                    f"exiting (command: {launcher.bot.command!r}); the end of "
+                    f"{launcher.log_path}:\n{launcher.log_tail()}"
+                )
         return outcome
+
+    async def _watch_joining(self, table: Table, launches: dict[str, GameLaunch]) -> str:
+        """Abort a table at once when a bot's fresh processes all exit before it is seated;
+        the bot's name then ("" once every bot is seated)."""
+        assert self.server is not None
+        while table.status is TableStatus.WAITING:
+            for name, launch in launches.items():
+                if all(p.process.returncode is not None for p in launch.processes):
+                    self.server.abort_table(table.id, f"bot {name!r} exited before it joined")
+                    return name
+            await asyncio.sleep(0.05)
+        self._joined.update(launches)
+        return ""
 
     async def _record(self, game: ScheduledGame, outcome: TableOutcome) -> GameRow:
         assert self.store is not None

@@ -412,9 +412,16 @@ def _minimal(paths: Iterable[Path]) -> list[Path]:
 
 
 def bot_folder(argv: Sequence[str]) -> Path | None:
-    """The folder of the bot's program when its command names a file, else None."""
+    """The bot's own folder: that of the first file its command names after the program
+    (``python bot.py``, ``rookery bot run path/bot.py:Bot``), else that of the program."""
     if not argv:
         return None
+    for word in argv[1:]:
+        if word.startswith("-") or "/" not in word:
+            continue
+        candidate = Path(word.rpartition(":")[0] if ":" in word else word)
+        if candidate.is_file():
+            return candidate.resolve().parent
     program = argv[0]
     if "/" not in program:
         found = shutil.which(program)

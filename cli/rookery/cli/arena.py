@@ -86,6 +86,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     run.add_argument("--beta", type=float, help="SPRT: false negative rate")
     run.add_argument("--action-ms", type=int, help="milliseconds per action")
     run.add_argument(
+        "--sandbox",
+        choices=["auto", "on", "off"],
+        help="run launched bots in the sandbox (default: the file's, else auto: where this "
+        "machine can; on: refuse to start without it); see docs/security.md",
+    )
+    run.add_argument(
+        "--clock",
+        choices=["wall", "cpu"],
+        help="a move's time in wall time, or in CPU time its bot used (needs fresh processes "
+        "per game, the default when sandboxed)",
+    )
+    run.add_argument(
         "--listen", default="127.0.0.1:0", help="server address (remote bots need a fixed port)"
     )
     run.add_argument("--auth", choices=["open", "token"], default="open", help="bot auth mode")
@@ -141,6 +153,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def _build_config(args: argparse.Namespace) -> Any:
     from rookery.arena.config import (
         BotSpec,
+        ClockKind,
         Format,
         TimeControlSpec,
         TournamentConfig,
@@ -148,6 +161,7 @@ def _build_config(args: argparse.Namespace) -> Any:
         parse_bot_flag,
     )
     from rookery.arena.errors import ConfigError
+    from rookery.arena.sandbox import SandboxMode
     from rookery.arena.sprt import SprtParams
     from rookery.engine import Ruleset, RulesetError
 
@@ -206,6 +220,10 @@ def _build_config(args: argparse.Namespace) -> Any:
         changes["time_control"] = TimeControlSpec(
             args.action_ms, tc.bank_ms, tc.late_policy, tc.strike_limit, tc.grace_ms
         )
+    if args.sandbox is not None:
+        changes["sandbox"] = SandboxMode(args.sandbox)
+    if args.clock is not None:
+        changes["clock"] = ClockKind(args.clock)
     return config.with_overrides(**changes)
 
 

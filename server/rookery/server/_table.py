@@ -406,8 +406,9 @@ class Table:
         self._seats = [_Seat(i, bot, time_control.bank_ms) for i, bot in enumerate(spec.seat_bots)]
         for seat, clock in zip(self._seats, spec.seat_clocks, strict=False):
             seat.cpu_clock = clock
-        self._cpu_marks: dict[int, float] = {}
-        """Per CPU clock (by id): its reading at its bot's previous reply or timeout."""
+        self._cpu_marks: dict[Callable[[], float], float] = {}
+        """Per CPU clock (seats of one bot share one): its reading at the bot's previous reply
+        or timeout."""
         self._seated = asyncio.Event()
         self._finished = asyncio.Event()
         self._request: _Request | None = None
@@ -635,9 +636,9 @@ class Table:
         self._clock = asyncio.get_running_loop().call_at(at, self._clock_rang)
 
     def _cpu_mark(self, clock: Callable[[], float]) -> float:
-        mark = self._cpu_marks.get(id(clock))
+        mark = self._cpu_marks.get(clock)
         if mark is None:
-            mark = self._cpu_marks[id(clock)] = clock()
+            mark = self._cpu_marks[clock] = clock()
         return mark
 
     def _cpu_used_ms(self, request: _Request, seat: _Seat) -> int:
@@ -675,7 +676,7 @@ class Table:
             seat = self._seats[request.seat]
             seat.last_late_request = request.id
             if seat.cpu_clock is not None:
-                self._cpu_marks[id(seat.cpu_clock)] = seat.cpu_clock()
+                self._cpu_marks[seat.cpu_clock] = seat.cpu_clock()
             self._close(request, _Reply.TIMEOUT)
 
     def submit(self, seat_index: int, reply: bot_service_pb2.ActionReply) -> tuple[int, str] | None:
@@ -738,7 +739,7 @@ class Table:
         if overrun > 0:
             seat.bank_ms = max(0, seat.bank_ms - overrun)
         if seat.cpu_clock is not None:
-            self._cpu_marks[id(seat.cpu_clock)] = seat.cpu_clock()
+            self._cpu_marks[seat.cpu_clock] = seat.cpu_clock()
         seat.accepted += 1
         seat.think_ms_total += think_ms
         seat.think_ms_max = max(seat.think_ms_max, think_ms)
