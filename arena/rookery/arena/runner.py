@@ -532,6 +532,8 @@ class TournamentRunner:
                     with contextlib.suppress(Exception):
                         self.server.abort_table(table_id, "the arena was stopped")
                 await asyncio.gather(*workers, return_exceptions=True)
+            elif everything in done:
+                everything.result()  # a worker's BotLaunchError stops the run with its message
         finally:
             stopper.cancel()
             for worker in workers:

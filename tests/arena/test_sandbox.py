@@ -1,0 +1,155 @@
+"""The sandbox's pieces, each on real processes, real bwrap and a real server: refusal when it
+cannot be made, the environment and descriptors a bot gets, launch keys that bind seats, config."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import sdk_bot, short_config
+from rookery.arena.bot_process import start_bot_process
+from rookery.arena.config import ClockKind, config_from_dict
+from rookery.arena.errors import ConfigError, SandboxUnavailableError
+from rookery.arena.runner import TournamentRunner
+from rookery.arena.sandbox import SandboxLimits, SandboxMode, SandboxRuntime, probe
+from rookery.engine import Ruleset
+from rookery.server import RookeryServer, ServerConfig, TableSpec, TableStatus
+from rookery.server.testing import raw_bots
+
+
+def test_sandbox_on_refuses_to_start_without_bwrap_and_names_the_package(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap to be found
+    config = short_config(
+        (sdk_bot("a", "GreedyBot"), sdk_bot("b", "GreedyBot")), sandbox=SandboxMode.ON
+    )
+    with pytest.raises(SandboxUnavailableError, match="apt-get install bubblewrap"):
+        asyncio.run(TournamentRunner(config, tmp_path / "run").run())
+
+
+def test_sandbox_auto_without_bwrap_plays_unconfined_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", f"{tmp_path}:{Path(sys.executable).parent}")
+    config = short_config((sdk_bot("a", "GreedyBot"), sdk_bot("b", "GreedyBot")), games=1)
+    runner = TournamentRunner(config, tmp_path / "run")
+    result = asyncio.run(runner.run())
+    assert result.recorded == result.total == 2
+    assert any("bots run unconfined: no sandbox: bwrap is not installed" in m
+               for m in runner.live.messages)  # fmt: skip
+
+
+async def _sandboxed_output(tmp_path: Path, script: str) -> str:
+    support = probe(cgroups=False)
+    socket_path = tmp_path / "server.sock"
+    socket_path.touch()
+    runtime = SandboxRuntime(support, SandboxLimits(), socket_path)
+    env = runtime.environment({"ROOKERY_BOT_NAME": "x", "OTHER": "no"}, {"LISTED": "yes"})
+    log = tmp_path / "bot.log"
+    bot = await start_bot_process(
+        [sys.executable, "-I", "-S", "-c", script],
+        env,
+        log,
+        "test",
+        label="test",
+        runtime=runtime,
+        server_target="127.0.0.1:45000",
+    )
+    await asyncio.wait_for(bot.process.wait(), 30)
+    await bot.stop(grace_s=1.0)
+    return log.read_text()
+
+
+async def test_a_sandboxed_bot_gets_only_rookery_and_its_listed_variables(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ORGANISER_SECRET", "s3cret")
+    script = "import os\nfor k in sorted(os.environ): print('ENV', k)\n"
+    output = await _sandboxed_output(tmp_path, script)
+    names = {line.split()[1] for line in output.splitlines() if line.startswith("ENV ")}
+    assert names == {
+        "HOME", "LANG", "LISTED", "PATH", "PYTHONUNBUFFERED", "ROOKERY_BOT_NAME", "TMPDIR",
+    }  # fmt: skip
+    assert "s3cret" not in output
+
+
+async def test_a_sandboxed_bot_inherits_no_descriptor_and_runs_as_its_own_user(
+    tmp_path: Path,
+) -> None:
+    extra = os.open(os.devnull, os.O_RDONLY)  # open in the arena: must not reach the bot
+    os.set_inheritable(extra, True)
+    try:
+        script = (
+            "import os\nprint('FDS', sorted(os.listdir('/proc/self/fd')))\n"
+            "print('UID', os.getuid())\n"
+        )
+        output = await _sandboxed_output(tmp_path, script)
+    finally:
+        os.close(extra)
+    fds = next(line for line in output.splitlines() if line.startswith("FDS"))
+    assert fds == "FDS ['0', '1', '2', '3']"  # the standard streams and listdir's own
+    uid = int(next(line for line in output.splitlines() if line.startswith("UID")).split()[1])
+    assert uid != os.getuid()
+
+
+async def test_a_table_bound_to_a_launch_key_seats_only_sessions_that_present_it() -> None:
+    server = RookeryServer(ServerConfig(address="127.0.0.1:0", log_level="warning"))
+    await server.start()
+    try:
+        keys = {name: server.issue_launch_key(name) for name in ("a", "b")}
+        spec = TableSpec(
+            Ruleset.preset("standard"),
+            ("a", "b", "a", "b"),
+            seed=1,
+            seat_keys=(keys["a"], keys["b"], keys["a"], keys["b"]),
+        )
+        table = await server.create_table(spec)
+        async with raw_bots() as make:
+            for name in ("a", "b", "a", "b"):  # posing as the bots, without their keys
+                await make(server.target, name).connect()
+            await asyncio.sleep(0.3)
+            assert table.status is TableStatus.WAITING
+            for name in ("a", "b", "a", "b"):
+                await make(server.target, name, token=keys[name]).connect()
+            for _ in range(100):
+                if table.status is not TableStatus.WAITING:
+                    break
+                await asyncio.sleep(0.02)
+            assert table.status is not TableStatus.WAITING
+            seated = {s.launch_key for s in server._sessions.values() if s.tables}
+            assert seated == set(keys.values())
+            table.abort("test over")
+    finally:
+        await server.stop(grace_s=0.2)
+
+
+def test_the_config_reads_the_sandbox_clock_and_limits() -> None:
+    bots = [{"name": "a", "command": "x"}, {"name": "b", "command": "y", "folder": "/srv/b"}]
+    config = config_from_dict(
+        {
+            "bots": bots,
+            "sandbox": "on",
+            "clock": "cpu",
+            "pin_cpus": True,
+            "sandbox_paths": ["/opt/jdk"],
+            "limits": {"memory_mb": 256, "processes": 32},
+        }
+    )
+    assert config.sandbox is SandboxMode.ON and config.clock is ClockKind.CPU
+    assert config.limits == SandboxLimits(memory_mb=256, processes=32)
+    assert config.sandbox_paths == (Path("/opt/jdk"),) and config.bots[1].folder == "/srv/b"
+    assert config_from_dict(config.to_dict()).limits == config.limits  # stored and read back
+
+
+def test_the_config_refuses_a_cpu_clock_without_fresh_processes_and_unknown_modes() -> None:
+    bots = [{"name": "a", "command": "x"}, {"name": "b", "command": "y"}]
+    with pytest.raises(ConfigError, match="needs process_per_game"):
+        config_from_dict({"bots": bots, "clock": "cpu", "process_per_game": False})
+    with pytest.raises(ConfigError, match="sandbox: must be one of 'auto', 'on', 'off'"):
+        config_from_dict({"bots": bots, "sandbox": "maybe"})
+    with pytest.raises(ConfigError, match=r"limits\.memory_mb: must be at least 1"):
+        config_from_dict({"bots": bots, "limits": {"memory_mb": 0}})
