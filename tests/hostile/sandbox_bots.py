@@ -153,7 +153,7 @@ class Hostile(Bot):
     def act(self, observation: Observation) -> Action:
         global _attacked
         if MODE == "sleepy":
-            time.sleep(0.4)  # thinks slowly in wall time, using no CPU
+            time.sleep(1.0)  # thinks slowly in wall time, using no CPU
         elif MODE:
             with _ATTACK_LOCK:
                 if not _attacked:

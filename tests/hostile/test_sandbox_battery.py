@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 from rookery.arena.config import BotSpec, ClockKind, Format, TimeControlSpec, TournamentConfig
+from rookery.arena.report import load_run, render_html, report_dict
 from rookery.arena.runner import RunResult, TournamentRunner
 from rookery.arena.sandbox import SandboxLimits, SandboxMode, probe
 from rookery.arena.storage import GameRow, RunStore
@@ -166,9 +167,10 @@ def battery(tmp_path_factory: pytest.TempPathFactory) -> Battery:
 
 @pytest.fixture(scope="module")
 def spinner(tmp_path_factory: pytest.TempPathFactory) -> Battery:
-    """A bot that spins a thread while its opponent, an honest bot, thinks slowly (400 ms a
-    move in wall time, no CPU): the CPU clock charges the spinner, not the thinker."""
-    clock = TimeControlSpec(action_ms=300, strike_limit=3, grace_ms=500)
+    """A bot that spins a thread while its opponent, an honest bot, thinks slowly (one second a
+    move in wall time, no CPU): the CPU clock charges the spinner, not the thinker. A move's
+    budget is 50 ms of CPU: the spinner exceeds it with a twentieth of a CPU."""
+    clock = TimeControlSpec(action_ms=50, strike_limit=3, grace_ms=500)
     modes = {"sleepy": "sleepy", "spin": "spin"}
     return _run(tmp_path_factory.mktemp("spinner"), ["sleepy", "spin"], modes, clock)
 
@@ -255,7 +257,7 @@ def test_a_background_thread_pays_for_its_thinking_in_cpu_time(spinner: Battery)
     assert "cpu_time_exhausted" in spinner.kinds("spin")
     for game in spinner.games():
         assert game.bot_stats["spin"].timeouts > 0
-        assert game.bot_stats["sleepy"].timeouts == 0  # 400 ms of sleep is no CPU time
+        assert game.bot_stats["sleepy"].timeouts == 0  # a second of sleep is no CPU time
     assert spinner.incidents("sleepy") == []
 
 
@@ -265,6 +267,15 @@ def test_no_file_survives_from_one_game_to_the_next(battery: Battery) -> None:
     assert "HOSTILE carry: found" not in log
     assert not (battery.bots_dir / "carry" / "carried.txt").exists()
     assert not (battery.home / "carried.txt").exists()
+
+
+def test_the_report_lists_each_bots_sandbox_incidents(battery: Battery) -> None:
+    data = load_run(battery.run_dir)
+    counts = report_dict(data)["incidents"]
+    assert counts["flood"]["output_cut"] >= 1
+    assert counts["fork-bomb"]["too_many_processes"] >= 1
+    assert "honest-a" not in counts
+    assert "out_of_memory" in render_html(data)
 
 
 def test_the_battery_stays_bounded(battery: Battery, spinner: Battery) -> None:

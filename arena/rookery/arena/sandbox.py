@@ -57,6 +57,17 @@ _SYSTEM_PATHS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/
 _OWN_TASKS = 8
 #: With ``clock = "cpu"`` a move may still take at most this many times its budget in wall time.
 CPU_CLOCK_WALL_FACTOR = 10
+#: Files that mark a project's folder (the bot's folder when its program is in a subfolder).
+_PROJECT_FILES = (
+    "package.json",
+    "Cargo.toml",
+    "go.mod",
+    "pom.xml",
+    "build.gradle",
+    "CMakeLists.txt",
+    "pyproject.toml",
+    "build.sh",
+)
 _UID_BASE = 1_100_000_000
 _UID_SPAN = 400_000_000
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
@@ -413,7 +424,9 @@ def _minimal(paths: Iterable[Path]) -> list[Path]:
 
 def bot_folder(argv: Sequence[str]) -> Path | None:
     """The bot's own folder: that of the first file its command names after the program
-    (``python bot.py``, ``rookery bot run path/bot.py:Bot``), else that of the program."""
+    (``python bot.py``, ``rookery bot run path/bot.py:Bot``), else that of the program, or the
+    project above it when the program sits in a build folder (``kit/bin/bot`` with
+    ``kit/Cargo.toml``: ``kit``)."""
     if not argv:
         return None
     for word in argv[1:]:
@@ -429,7 +442,12 @@ def bot_folder(argv: Sequence[str]) -> Path | None:
             return None
         program = found
     path = Path(program).resolve()
-    return path.parent if path.exists() else None
+    if not path.exists():
+        return None
+    folder = path.parent
+    if any((folder.parent / marker).exists() for marker in _PROJECT_FILES):
+        return folder.parent  # a build's bin/ or dist/: the project holds what it loads
+    return folder
 
 
 @dataclass

@@ -234,6 +234,7 @@ def run_tournament(config: Any, out: Path, options: Any, *, write_files: bool = 
     from rookery.arena.errors import ArenaError
     from rookery.arena.report import (
         crosstable_table,
+        incidents_table,
         load_run,
         sprt_line,
         standings_table,
@@ -264,6 +265,9 @@ def run_tournament(config: Any, out: Path, options: Any, *, write_files: bool = 
         return EXIT_ERROR
     data = load_run(out, result.tournament_id)
     console.print(standings_table(data.summary, title=f"{config.name}: standings"))
+    incidents = incidents_table(data)
+    if incidents is not None:
+        console.print(incidents)
     console.print(crosstable_table(data.summary))
     line = sprt_line(data.summary, config)
     if line:
@@ -329,9 +333,12 @@ def _report(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     console = Console(width=None if sys.stdout.isatty() else 140)
     if not args.quiet:
-        from rookery.arena.report import standings_table
+        from rookery.arena.report import incidents_table, standings_table
 
         console.print(standings_table(data.summary, title=f"{data.tournament.name}: standings"))
+        incidents = incidents_table(data)
+        if incidents is not None:
+            console.print(incidents)
         console.print(crosstable_table(data.summary))
         line = sprt_line(data.summary, data.config)
         if line:

@@ -109,7 +109,8 @@ class TableSpec:
     seat_clocks: tuple[Callable[[], float] | None, ...] = ()
     """Per seat, a reading of the CPU seconds its bot's processes used so far (None: wall time).
     A seat with a CPU clock is charged the CPU its bot used since its previous reply (background
-    thinking included), and may take at most ``CPU_WALL_FACTOR`` times its budget in wall time."""
+    thinking included), and may take at most ``CPU_WALL_FACTOR`` times its budget (at least
+    ``CPU_WALL_EXTRA_MS`` more than it) in wall time."""
 
     def __post_init__(self) -> None:
         if len(self.seat_bots) != self.ruleset.players:
@@ -222,8 +223,15 @@ _CLOCK_SLACK_S = 0.001
 """A timer may ring a little before its time (the loop's clock resolution): within this, the
 deadline has come."""
 CPU_WALL_FACTOR = 10
-"""Under a CPU clock a move may still take at most this many times its budget in wall time."""
+CPU_WALL_EXTRA_MS = 5000
+"""Under a CPU clock a move may still take at most ``CPU_WALL_FACTOR`` times its budget, or its
+budget and ``CPU_WALL_EXTRA_MS`` if that is longer, in wall time (a bot that sleeps is late)."""
 _CPU_POLL_MIN_S = 0.005
+
+
+def _cpu_wall_ms(budget_ms: int) -> int:
+    """The wall time a move may take under a CPU clock."""
+    return max(CPU_WALL_FACTOR * budget_ms, budget_ms + CPU_WALL_EXTRA_MS)
 _CPUS = max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
 
 
@@ -620,7 +628,7 @@ class Table:
         else:
             if request.cpu_start is None:
                 request.cpu_start = self._cpu_mark(seat.cpu_clock)
-            request.deadline = now + CPU_WALL_FACTOR * request.budget_ms / 1000.0
+            request.deadline = now + _cpu_wall_ms(request.budget_ms) / 1000.0
             self._arm_clock(min(request.deadline, now + self._cpu_wait_s(request, seat)))
         assert seat.session is not None
         seat.session.send(request.message)
@@ -712,7 +720,7 @@ class Table:
                 seat.cpu_timeouts += 1
                 self._deadline_passed(request)
                 return self._reject_late(reply.request_id)
-            if request.deadline is not None and wall_ms > CPU_WALL_FACTOR * request.budget_ms:
+            if request.deadline is not None and wall_ms > _cpu_wall_ms(request.budget_ms):
                 self._deadline_passed(request)
                 return self._reject_late(reply.request_id)
         elif request.deadline is not None and think_ms > request.budget_ms:
