@@ -232,6 +232,8 @@ _CPU_POLL_MIN_S = 0.005
 def _cpu_wall_ms(budget_ms: int) -> int:
     """The wall time a move may take under a CPU clock."""
     return max(CPU_WALL_FACTOR * budget_ms, budget_ms + CPU_WALL_EXTRA_MS)
+
+
 _CPUS = max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
 
 
