@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 from conftest import sdk_bot, short_config
-from rookery.arena.bot_process import start_bot_process
+from rookery.arena.bot_process import BotProcess, start_bot_process
 from rookery.arena.config import ClockKind, config_from_dict
 from rookery.arena.errors import ConfigError, SandboxUnavailableError
 from rookery.arena.runner import TournamentRunner
-from rookery.arena.sandbox import SandboxLimits, SandboxMode, SandboxRuntime, probe
+from rookery.arena.sandbox import SandboxLimits, SandboxMode, SandboxRuntime, _tree, probe
 from rookery.engine import Ruleset
 from rookery.server import RookeryServer, ServerConfig, TableSpec, TableStatus
 from rookery.server.testing import raw_bots
@@ -153,3 +153,81 @@ def test_the_config_refuses_a_cpu_clock_without_fresh_processes_and_unknown_mode
         config_from_dict({"bots": bots, "sandbox": "maybe"})
     with pytest.raises(ConfigError, match=r"limits\.memory_mb: must be at least 1"):
         config_from_dict({"bots": bots, "limits": {"memory_mb": 0}})
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie waiting for its reaper does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] != "Z"
+
+
+async def _sandboxed(tmp_path: Path, script: str, *, cgroups: bool) -> BotProcess:
+    support = probe(cgroups=cgroups)
+    socket_path = tmp_path / "server.sock"
+    socket_path.touch()
+    runtime = SandboxRuntime(support, SandboxLimits(), socket_path)
+    return await start_bot_process(
+        [sys.executable, "-I", "-S", "-c", script],
+        runtime.environment({}, {}),
+        tmp_path / "bot.log",
+        "test",
+        label="test",
+        runtime=runtime,
+        server_target="127.0.0.1:45001",
+    )
+
+
+_SPIN_IN_A_CHILD = (
+    "import os, time\n"
+    "if os.fork() == 0:\n"
+    "    end = time.process_time() + 0.4\n"
+    "    while time.process_time() < end: pass\n"
+    "    os._exit(0)\n"
+    "os.wait()\n"
+    "print('sp' + 'un', flush=True)\n"
+    "time.sleep(60)\n"
+)
+
+
+@pytest.mark.parametrize("cgroups", [False, True], ids=["proc", "cgroup"])
+async def test_the_cpu_time_of_a_sandbox_counts_its_children(tmp_path: Path, cgroups: bool) -> None:
+    bot = await _sandboxed(tmp_path, _SPIN_IN_A_CHILD, cgroups=cgroups)
+    try:
+        for _ in range(300):
+            if "\nspun" in (tmp_path / "bot.log").read_text():
+                break
+            await asyncio.sleep(0.05)
+        assert (bot.meter.cgroup is not None) is cgroups
+        assert 0.35 <= bot.meter.cpu_seconds() < 2.0
+    finally:
+        await bot.stop(grace_s=1.0)
+
+
+async def test_without_a_cgroup_every_process_of_the_sandbox_is_killed(tmp_path: Path) -> None:
+    script = (
+        "import os, sys, time\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    if os.fork(): os._exit(0)\n"
+        "    time.sleep(120)\n"
+        "time.sleep(0.5)\n"
+        "print('daemon ' + 'started', flush=True)\n"
+        "time.sleep(120)\n"
+    )
+    bot = await _sandboxed(tmp_path, script, cgroups=False)
+    for _ in range(300):
+        if "\ndaemon started" in (tmp_path / "bot.log").read_text():
+            break
+        await asyncio.sleep(0.05)
+    tree = _tree(bot.pid)
+    assert len(tree) >= 4  # bwrap, its pid 1, init, the bot (and the daemon)
+    await bot.stop(grace_s=1.0)
+    assert bot.leftover == 1  # the daemon, adopted by the sandbox's pid 1
+    for _ in range(100):  # the kernel tears the namespace down as its pid 1 exits
+        if not any(_alive(pid) for pid in tree):
+            break
+        await asyncio.sleep(0.02)
+    assert [pid for pid in tree if _alive(pid)] == []
