@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rookery.arena.sandbox import IncidentKind, ProcessMeter, SandboxRuntime
+from rookery.arena.sandbox import _OWN_TASKS, IncidentKind, ProcessMeter, SandboxRuntime
 
 __all__ = ["BotProcess", "LogPump", "start_bot_process"]
 
@@ -183,7 +183,8 @@ class BotProcess:
             found.append(
                 (IncidentKind.OUT_OF_MEMORY.value, f"{self.label}: over {limits.memory_mb} MiB")
             )
-        if events.get("pids_max", 0) or self.meter.peak_tasks >= limits.processes:
+        # The sandbox's own tasks (bwrap, init and its threads) count beside the bot's.
+        if events.get("pids_max", 0) or self.meter.peak_tasks >= limits.processes + _OWN_TASKS:
             found.append(
                 (
                     IncidentKind.TOO_MANY_PROCESSES.value,

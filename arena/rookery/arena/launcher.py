@@ -186,7 +186,7 @@ class BotLauncher:
         await asyncio.gather(*(p.stop(grace_s=1.0) for p in launch.processes))
         for process in launch.processes:
             code = process.process.returncode
-            if not process.stopped_by_arena:
+            if not process.stopped_by_arena and code != 0:
                 self.crashes += 1
                 self._on_incident(
                     self.bot.name, "crash", f"{process.label}: exited with code {code} mid-game"

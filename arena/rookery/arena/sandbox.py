@@ -398,16 +398,20 @@ class SandboxedCommand:
 
 
 def _interpreter_paths() -> list[Path]:
-    """What the arena's own Python needs: its prefixes and the folders on its path."""
+    """What the arena's own Python needs: its prefixes, and the folders on its path that hold
+    Rookery's packages (an editable install). Never the working directory, the home, ``/``."""
     home = Path.home().resolve()
+    prefixes = [Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)]
     paths: list[Path] = []
-    for raw in (sys.prefix, sys.base_prefix, sys.exec_prefix, *sys.path):
+    for raw in [*map(str, prefixes), *sys.path]:
         if not raw:
             continue
         path = Path(raw).resolve()
         if not path.is_dir() or path == home or path == Path("/") or home.is_relative_to(path):
             continue
-        paths.append(path)
+        inside = any(path.is_relative_to(prefix) for prefix in prefixes)
+        if inside or (path / "rookery").is_dir():
+            paths.append(path)
     paths.append(Path(sys.executable).resolve().parent)
     return paths
 
