@@ -231,3 +231,51 @@ async def test_without_a_cgroup_every_process_of_the_sandbox_is_killed(tmp_path:
             break
         await asyncio.sleep(0.02)
     assert [pid for pid in tree if _alive(pid)] == []
+
+
+_ARENA = """
+import asyncio, pathlib, sys
+sys.path.insert(0, {here!r})
+import test_sandbox
+
+async def main():
+    directory = pathlib.Path({directory!r})
+    bot = await test_sandbox._sandboxed(directory, {script!r}, cgroups=False)
+    for _ in range(300):
+        if "\\ndaemon started" in (directory / "bot.log").read_text():
+            break
+        await asyncio.sleep(0.05)
+    from rookery.arena.sandbox import _tree
+    print(" ".join(map(str, _tree(bot.pid))), flush=True)
+    await asyncio.sleep(120)
+
+asyncio.run(main())
+"""
+
+
+async def test_every_process_of_the_sandbox_dies_with_a_killed_arena(tmp_path: Path) -> None:
+    script = (
+        "import os, time\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    if os.fork(): os._exit(0)\n"
+        "    time.sleep(120)\n"
+        "time.sleep(0.5)\n"
+        "print('daemon ' + 'started', flush=True)\n"
+        "time.sleep(120)\n"
+    )
+    code = _ARENA.format(here=str(Path(__file__).parent), directory=str(tmp_path), script=script)
+    arena = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", code, stdout=asyncio.subprocess.PIPE
+    )
+    assert arena.stdout is not None
+    line = await asyncio.wait_for(arena.stdout.readline(), 60)
+    tree = [int(pid) for pid in line.split()]
+    assert len(tree) >= 5  # bwrap, its pid 1, init, the bot, the daemon
+    arena.kill()  # SIGKILL: the arena has no say
+    await arena.wait()
+    for _ in range(150):
+        if not any(_alive(pid) for pid in tree):
+            break
+        await asyncio.sleep(0.02)
+    assert [pid for pid in tree if _alive(pid)] == []
