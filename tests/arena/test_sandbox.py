@@ -6,12 +6,12 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import sdk_bot, short_config
 from rookery.arena.bot_process import BotProcess, start_bot_process
-from rookery.arena.config import ClockKind, config_from_dict
+from rookery.arena.config import BotSpec, ClockKind, TournamentConfig, config_from_dict
 from rookery.arena.errors import ConfigError, SandboxUnavailableError
 from rookery.arena.runner import TournamentRunner
 from rookery.arena.sandbox import SandboxLimits, SandboxMode, SandboxRuntime, _tree, probe
@@ -21,21 +21,27 @@ from rookery.server.testing import raw_bots
 
 
 def test_sandbox_on_refuses_to_start_without_bwrap_and_names_the_package(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    make_config: Callable[..., TournamentConfig],
+    make_sdk_bot: Callable[..., BotSpec],
 ) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap to be found
-    config = short_config(
-        (sdk_bot("a", "GreedyBot"), sdk_bot("b", "GreedyBot")), sandbox=SandboxMode.ON
-    )
+    bots = (make_sdk_bot("a", "GreedyBot"), make_sdk_bot("b", "GreedyBot"))
+    config = make_config(bots, sandbox=SandboxMode.ON)
     with pytest.raises(SandboxUnavailableError, match="apt-get install bubblewrap"):
         asyncio.run(TournamentRunner(config, tmp_path / "run").run())
 
 
 def test_sandbox_auto_without_bwrap_plays_unconfined_and_says_so(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    make_config: Callable[..., TournamentConfig],
+    make_sdk_bot: Callable[..., BotSpec],
 ) -> None:
     monkeypatch.setenv("PATH", f"{tmp_path}:{Path(sys.executable).parent}")
-    config = short_config((sdk_bot("a", "GreedyBot"), sdk_bot("b", "GreedyBot")), games=1)
+    bots = (make_sdk_bot("a", "GreedyBot"), make_sdk_bot("b", "GreedyBot"))
+    config = make_config(bots, games=1)
     runner = TournamentRunner(config, tmp_path / "run")
     result = asyncio.run(runner.run())
     assert result.recorded == result.total == 2
