@@ -272,6 +272,13 @@ class TournamentRunner:
                 raise SandboxUnavailableError(f"sandbox = 'on' but {why}")
             self._message(f"bots run unconfined: {why}")
             return None
+        missing = [str(p) for p in self.config.sandbox_paths if not p.exists()]
+        missing += [b.folder for b in launched if b.folder and not Path(b.folder).is_dir()]
+        if missing:
+            raise SandboxUnavailableError(
+                f"cannot mount into the sandbox what does not exist: {', '.join(missing)} "
+                "(sandbox_paths, bots.folder)"
+            )
         self._socket_dir = Path(tempfile.mkdtemp(prefix="rookery-server-"))
         self._socket_dir.chmod(0o711)
         slots = self.config.concurrency if self.config.pin_cpus else 0
