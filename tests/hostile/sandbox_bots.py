@@ -90,6 +90,11 @@ def write_outside() -> None:
     for target in (Path("/usr/local/dropped.txt"), Path("/etc/dropped.txt")):
         _try(f"write {target}", lambda t=target: t.write_text("dropped"))
     _try("write /tmp/scratch.txt", lambda: Path("/tmp/scratch.txt").write_text("mine"))
+    try:  # 16 MiB in one file, over the file-size limit (a Python process is not killed)
+        Path("/tmp/big.bin").write_bytes(b"\0" * (16 << 20))
+        report("write a 16 MiB file", "ok")
+    except OSError as error:
+        report("write a 16 MiB file", f"refused {error.strerror}")
 
 
 def leave_daemon() -> None:

@@ -230,13 +230,15 @@ def test_the_home_the_database_and_another_bots_folder_cannot_be_read(battery: B
 
 def test_nothing_can_be_written_outside_the_scratch_folder(battery: Battery) -> None:
     writes = _lines(battery.log("write"), "HOSTILE write ")
-    assert len(writes) == 10  # five places, two games
+    assert len(writes) == 12  # five places and a big file, two games
     allowed = [w for w in writes if ": ok" in w]
     assert [w.split(":")[0] for w in allowed] == ["HOSTILE write /tmp/scratch.txt"] * 2, writes
     assert not (battery.run_dir / "dropped.txt").exists()
     assert not (battery.bots_dir / "write" / "dropped.txt").exists()
     assert not Path("/usr/local/dropped.txt").exists()
     assert not Path("/etc/dropped.txt").exists()
+    assert "HOSTILE write a 16 MiB file: refused File too large" in battery.log("write")
+    assert "refused_access" in battery.kinds("write")
 
 
 def test_a_background_process_does_not_outlive_its_game(battery: Battery) -> None:

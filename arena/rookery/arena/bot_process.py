@@ -27,6 +27,9 @@ _MEMORY_WORDS = (
     "memory allocation of",
     "JavaScript heap out of memory",
 )
+#: ... and that a write went over the file-size limit or filled the scratch (Python, which
+#: ignores SIGXFSZ, gets EFBIG instead of dying).
+_WRITE_WORDS = ("File too large", "No space left on device")
 _SIGXFSZ_CODES = (-signal.SIGXFSZ, 128 + signal.SIGXFSZ)
 _SAMPLE_S = 0.1
 
@@ -196,6 +199,14 @@ class BotProcess:
                 (
                     IncidentKind.REFUSED_ACCESS.value,
                     f"{self.label}: killed writing a file over {limits.file_size_mb} MiB",
+                )
+            )
+        elif any(word in self._log_tail() for word in _WRITE_WORDS):
+            found.append(
+                (
+                    IncidentKind.REFUSED_ACCESS.value,
+                    f"{self.label}: a write over {limits.file_size_mb} MiB a file or "
+                    f"{limits.scratch_mb} MiB of scratch was refused",
                 )
             )
         if self.leftover:

@@ -96,7 +96,8 @@ class IncidentKind(Enum):
     CPU_TIME_EXHAUSTED = "cpu_time_exhausted"
     """Under ``clock = "cpu"`` the bot used up a move's CPU time (its own or in the background)."""
     REFUSED_ACCESS = "refused_access"
-    """The bot died of a refused system access (a write over its file-size limit, SIGXFSZ)."""
+    """A write over the file-size limit or past the scratch's size: the bot died of it
+    (SIGXFSZ), or its log shows the refusal (EFBIG, ENOSPC)."""
     LEFTOVER_PROCESSES = "leftover_processes"
     """Processes of the bot were still alive when its game (or the arena) ended; all killed."""
 
