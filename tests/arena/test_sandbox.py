@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -161,6 +161,17 @@ def test_the_config_refuses_a_cpu_clock_without_fresh_processes_and_unknown_mode
         config_from_dict({"bots": bots, "limits": {"memory_mb": 0}})
 
 
+#: The runtimes the tests made (their cgroup folders are removed after each test).
+_runtimes: list[SandboxRuntime] = []
+
+
+@pytest.fixture(autouse=True)
+def _close_runtimes() -> Iterator[None]:
+    yield
+    while _runtimes:
+        _runtimes.pop().close()
+
+
 def _alive(pid: int) -> bool:
     """Whether ``pid`` runs (a zombie waiting for its reaper does not)."""
     try:
@@ -175,6 +186,7 @@ async def _sandboxed(tmp_path: Path, script: str, *, cgroups: bool) -> BotProces
     socket_path = tmp_path / "server.sock"
     socket_path.touch()
     runtime = SandboxRuntime(support, SandboxLimits(), socket_path)
+    _runtimes.append(runtime)
     return await start_bot_process(
         [sys.executable, "-I", "-S", "-c", script],
         runtime.environment({}, {}),

@@ -29,6 +29,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -193,12 +194,39 @@ def _write(path: Path, text: str) -> bool:
     return True
 
 
+def _remove_group(group: Path) -> bool:
+    """Remove an empty cgroup folder and its empty children; False if one holds processes."""
+    with contextlib.suppress(OSError):
+        for child in group.iterdir():
+            if child.is_dir():
+                _remove_group(child)
+    for _ in range(50):  # a group's last tasks may still be exiting
+        try:
+            group.rmdir()
+            return True
+        except FileNotFoundError:
+            return True
+        except OSError:
+            time.sleep(0.01)
+    return False
+
+
+def _sweep(base: Path) -> None:
+    """Remove the empty groups of arenas that are gone (killed before they could clean up)."""
+    with contextlib.suppress(OSError):
+        for group in base.glob("rookery-*-*"):
+            owner = group.name.split("-")[1]
+            if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+                _remove_group(group)
+
+
 def _prepare_cgroup(wanted: frozenset[str]) -> tuple[Path | None, frozenset[str]]:
     """A group of this arena's own under its cgroup v2, with what controllers can be delegated."""
     mount, own = _cgroup2_mount(), _own_cgroup2()
     if mount is None or own is None:
         return None, frozenset()
     base = mount / own.lstrip("/")
+    _sweep(base)
     parent = base / f"rookery-{os.getpid()}-{random.randrange(16**6):06x}"
     try:
         parent.mkdir()
@@ -382,8 +410,7 @@ class ProcessMeter:
     def remove(self) -> None:
         """Remove the process's cgroup (once every process in it is gone)."""
         if self.cgroup is not None:
-            with contextlib.suppress(OSError):
-                self.cgroup.rmdir()
+            _remove_group(self.cgroup)
 
 
 # ------------------------------------------------------------------------------------ commands
@@ -618,11 +645,8 @@ class SandboxRuntime:
         with contextlib.suppress(OSError):
             for child in parent.iterdir():
                 if child.is_dir():
-                    with contextlib.suppress(OSError):
-                        (child / "cgroup.kill").write_text("1")
-                    with contextlib.suppress(OSError):
-                        child.rmdir()
-            parent.rmdir()
+                    _write(child / "cgroup.kill", "1")
+        _remove_group(parent)
 
 
 def cpu_sets(count: int) -> tuple[tuple[int, ...], ...]:
