@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -297,3 +298,15 @@ async def test_every_process_of_the_sandbox_dies_with_a_killed_arena(tmp_path: P
             break
         await asyncio.sleep(0.02)
     assert [pid for pid in tree if _alive(pid)] == []
+
+
+def test_arena_run_sandbox_on_exits_with_the_missing_piece_named(tmp_path: Path) -> None:
+    bot = f"{sys.executable} -m rookery.cli.main bot run rookery.client.bots.random_bot:RandomBot"
+    finished = subprocess.run(
+        [sys.executable, "-m", "rookery.cli.main", "arena", "run", "--sandbox", "on",
+         "--bot", f"a={bot}", "--bot", f"b={bot}", "--out", str(tmp_path / "run")],
+        capture_output=True, text=True, timeout=120, env={**os.environ, "PATH": str(tmp_path)},
+    )  # fmt: skip
+    assert finished.returncode == 3, finished.stdout + finished.stderr
+    assert "sandbox = 'on' but no sandbox: bwrap is not installed" in finished.stderr
+    assert "apt-get install bubblewrap" in finished.stderr
