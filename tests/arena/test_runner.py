@@ -86,7 +86,7 @@ async def test_a_bot_that_crashes_is_restarted_and_the_tournament_finishes(
         make_sdk_bot("random", "RandomBot"),
         make_rogue_bot("crasher", "crash", CRASH_AFTER="25"),
     )
-    config = make_config(bots, games=4)
+    config = make_config(bots, games=4, process_per_game=False)  # restarts: long-lived only
     result = await TournamentRunner(config, tmp_path, options=FAST).run()
     assert result.recorded == 4
     with RunStore(tmp_path) as store:

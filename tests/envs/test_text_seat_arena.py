@@ -11,6 +11,7 @@ from pathlib import Path
 
 from chat_server import chat_server
 from rookery.arena.config import BotSpec, TimeControlSpec, TournamentConfig
+from rookery.arena.sandbox import SandboxMode
 from rookery.arena.report import load_run
 from rookery.arena.runner import RunOptions, RunResult, TournamentRunner
 from rookery.arena.storage import GameRow, RunStore
@@ -48,6 +49,7 @@ async def _tournament(
         concurrency=2,
         time_control=TimeControlSpec(action_ms=action_ms, strike_limit=strike_limit, grace_ms=500),
         bootstrap=20,
+        sandbox=SandboxMode.OFF,
     )
     result = await TournamentRunner(config, tmp_path / "run", options=OPTIONS).run()
     with RunStore(tmp_path / "run") as store:

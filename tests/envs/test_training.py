@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from rookery.arena.config import BotSpec, TimeControlSpec, TournamentConfig
+from rookery.arena.sandbox import SandboxMode
 from rookery.arena.report import load_run
 from rookery.arena.runner import RunOptions, TournamentRunner
 from rookery.arena.storage import RunStore
@@ -89,6 +90,7 @@ async def test_the_trained_policy_plays_an_arena_game_as_a_bot_process(
         concurrency=2,
         time_control=TimeControlSpec(action_ms=2000, strike_limit=3, grace_ms=500),
         bootstrap=20,
+        sandbox=SandboxMode.OFF,
     )
     options = RunOptions(connect_timeout_s=30.0, join_timeout_s=20.0, game_timeout_s=120.0)
     result = await TournamentRunner(config, tmp_path / "run", options=options).run()

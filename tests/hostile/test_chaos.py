@@ -18,6 +18,7 @@ from pathlib import Path
 
 from rookery.arena.config import BotSpec, TimeControlSpec, TournamentConfig
 from rookery.arena.runner import RunOptions, TournamentRunner
+from rookery.arena.sandbox import SandboxMode
 from rookery.arena.storage import RunStore
 from rookery.engine import Ruleset
 from rookery.server import LatePolicy, ServerConfig, TableSpec, TableStatus, TimeControl
@@ -49,6 +50,7 @@ async def test_a_bot_killed_mid_game_meets_its_policy_and_the_tournament_goes_on
         concurrency=2,
         time_control=TimeControlSpec(action_ms=1000, strike_limit=3, grace_ms=300),
         bootstrap=50,
+        sandbox=SandboxMode.OFF,  # the test kills the bot by the host pids it writes to a file
     )
     options = RunOptions(connect_timeout_s=30.0, join_timeout_s=20.0, game_timeout_s=120.0)
     runner = TournamentRunner(config, tmp_path / "run", options=options)

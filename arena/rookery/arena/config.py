@@ -15,6 +15,21 @@ A minimal file::
     name = "contestant"
     remote = true              # an already-connected session of that name
 
+Running submitted bots (see docs/arena.md and docs/security.md)::
+
+    sandbox = "on"             # auto (default) | on | off
+    clock = "cpu"              # wall (default) | cpu: a move's time is the CPU its bot used
+    process_per_game = true    # the default when sandboxed
+    pin_cpus = false           # each game's bots on one CPU of their own
+    sandbox_paths = ["/opt/toolchain"]   # more read-only folders for the bots
+
+    [limits]
+    memory_mb = 1024
+    processes = 128
+    file_size_mb = 64
+    scratch_mb = 64
+    log_kb = 1024
+
 Every mistake is reported as a :class:`~rookery.arena.errors.ConfigError` naming the file, the
 key and what is wrong.
 """
@@ -36,11 +51,13 @@ from pathlib import Path
 from typing import Any
 
 from rookery.arena.errors import ConfigError
+from rookery.arena.sandbox import SandboxLimits, SandboxMode
 from rookery.arena.sprt import SprtParams
 from rookery.engine import Ruleset, RulesetError
 
 __all__ = [
     "BotSpec",
+    "ClockKind",
     "Format",
     "LatePolicyName",
     "TimeControlSpec",
@@ -75,6 +92,15 @@ class LatePolicyName(Enum):
     """Its side loses at once."""
 
 
+class ClockKind(Enum):
+    """What a launched bot's think time is measured in."""
+
+    WALL = "wall"
+    """Wall time from the request to the reply (what the bot sees; a loaded machine costs it)."""
+    CPU = "cpu"
+    """CPU time its processes used since its previous reply (needs ``process_per_game``)."""
+
+
 @dataclass(frozen=True)
 class TimeControlSpec:
     """The clock of every table of the tournament."""
@@ -99,6 +125,9 @@ class BotSpec:
     processes: int = 0
     #: Extra environment variables for a launched bot.
     env: Mapping[str, str] = field(default_factory=dict)
+    #: The bot's own folder (read-only in the sandbox, its working directory); empty: the
+    #: folder of its program when the command names one.
+    folder: str = ""
 
     @property
     def argv(self) -> list[str]:
@@ -134,6 +163,13 @@ class TournamentConfig:
     sprt: SprtParams = field(default_factory=SprtParams)
     elo_k: float = 16.0
     bootstrap: int = 200
+    sandbox: SandboxMode = SandboxMode.AUTO
+    clock: ClockKind = ClockKind.WALL
+    #: Fresh bot processes for every game; None: yes when sandboxed.
+    process_per_game: bool | None = None
+    pin_cpus: bool = False
+    sandbox_paths: tuple[Path, ...] = ()
+    limits: SandboxLimits = field(default_factory=SandboxLimits)
     out: Path | None = None
     source: str = "<config>"
 
@@ -169,6 +205,14 @@ class TournamentConfig:
                 "model": self.sprt.model,
             },
             "ratings": {"k": self.elo_k, "bootstrap": self.bootstrap},
+            "clock": self.clock.value,
+            "sandbox": self.sandbox.value,
+            **(
+                {} if self.process_per_game is None else {"process_per_game": self.process_per_game}
+            ),
+            "pin_cpus": self.pin_cpus,
+            "sandbox_paths": [str(p) for p in self.sandbox_paths],
+            "limits": self.limits.to_dict(),
             "bots": [
                 {
                     "name": b.name,
@@ -188,8 +232,10 @@ class TournamentConfig:
         runs without changing which games are played.
         """
         data = self.to_dict()
-        for key in ("concurrency", "ratings", "name"):
-            data.pop(key)
+        for key in ("concurrency", "ratings", "name", *_SANDBOX_KEYS):
+            data.pop(key, None)
+        if self.clock is ClockKind.WALL:
+            data.pop("clock")  # as before clocks could be chosen: older runs resume
         data["bots"] = [b["name"] for b in data["bots"]]
         if self.format is not Format.SPRT:
             data.pop("sprt")
@@ -202,6 +248,10 @@ class TournamentConfig:
         updated = dataclasses.replace(self, **actual)
         _validate(updated, "command line")
         return updated
+
+
+#: How bots are confined: not part of which games are played (a run may resume with others).
+_SANDBOX_KEYS = ("sandbox", "process_per_game", "pin_cpus", "sandbox_paths", "limits")
 
 
 def _validate(config: TournamentConfig, source: str) -> None:
@@ -227,6 +277,12 @@ def _validate(config: TournamentConfig, source: str) -> None:
         raise ConfigError(source, "ratings.k", f"must be positive, got {config.elo_k}")
     if config.bootstrap < 0:
         raise ConfigError(source, "ratings.bootstrap", f"must be >= 0, got {config.bootstrap}")
+    if config.clock is ClockKind.CPU and config.process_per_game is False:
+        raise ConfigError(
+            source,
+            "clock",
+            "clock = 'cpu' measures each game's own bot processes: it needs process_per_game",
+        )
 
 
 def _expect(source: str, key: str, value: Any, kinds: type | tuple[type, ...], what: str) -> Any:
@@ -283,7 +339,10 @@ def _bots(source: str, entries: Any) -> tuple[BotSpec, ...]:
         key = f"bots[{i}]"
         _expect(source, key, entry, dict, "a table with name and command (or remote = true)")
         _check_keys(
-            source, key, entry, {"name", "command", "remote", "sessions", "processes", "env"}
+            source,
+            key,
+            entry,
+            {"name", "command", "remote", "sessions", "processes", "env", "folder"},
         )
         name = _expect(source, f"{key}.name", entry.get("name"), str, "a bot name")
         if not _BOT_NAME.match(name):
@@ -319,10 +378,67 @@ def _bots(source: str, entries: Any) -> tuple[BotSpec, ...]:
         env = _expect(source, f"{key}.env", entry.get("env", {}), dict, "a table of strings")
         if not all(isinstance(v, str) for v in env.values()):
             raise ConfigError(source, f"{key}.env", "every value must be a string")
+        folder = _expect(source, f"{key}.folder", entry.get("folder", ""), str, "a folder path")
         bots.append(
-            BotSpec(name, command, remote, counts["sessions"], counts["processes"], dict(env))
+            BotSpec(
+                name,
+                command,
+                remote,
+                counts["sessions"],
+                counts["processes"],
+                dict(env),
+                _resolve(source, folder) if folder else "",
+            )
         )
     return tuple(bots)
+
+
+def _resolve(source: str, path: str) -> str:
+    """A path relative to the config file's folder (as is for a config not from a file)."""
+    given = Path(path)
+    if given.is_absolute() or source.startswith(("<", "command line")):
+        return str(given)
+    return str((Path(source).parent / given).resolve())
+
+
+def _enum(source: str, key: str, value: Any, kind: type[Enum]) -> Any:
+    try:
+        return kind(value)
+    except ValueError:
+        choices = ", ".join(repr(m.value) for m in kind)
+        raise ConfigError(source, key, f"must be one of {choices}, got {value!r}") from None
+
+
+def _limits(source: str, table: Any) -> SandboxLimits:
+    _expect(source, "limits", table, dict, "a table")
+    allowed = set(SandboxLimits().to_dict())
+    _check_keys(source, "limits", table, allowed)
+    values: dict[str, int] = {}
+    for key, value in table.items():
+        number = _expect(source, f"limits.{key}", value, int, "an integer")
+        if number < 1:
+            raise ConfigError(source, f"limits.{key}", f"must be at least 1, got {number}")
+        values[key] = number
+    return SandboxLimits(**values)
+
+
+def _sandbox_values(source: str, data: Mapping[str, Any]) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    if "sandbox" in data:
+        values["sandbox"] = _enum(source, "sandbox", data["sandbox"], SandboxMode)
+    if "clock" in data:
+        values["clock"] = _enum(source, "clock", data["clock"], ClockKind)
+    for key in ("process_per_game", "pin_cpus"):
+        if key in data:
+            values[key] = _expect(source, key, data[key], bool, "true/false")
+    if "sandbox_paths" in data:
+        paths = _expect(source, "sandbox_paths", data["sandbox_paths"], list, "a list of folders")
+        if not all(isinstance(p, str) and p for p in paths):
+            raise ConfigError(source, "sandbox_paths", "every entry must be a folder path")
+        values["sandbox_paths"] = tuple(Path(_resolve(source, p)) for p in paths)
+    if "limits" in data:
+        values["limits"] = _limits(source, data["limits"])
+    return values
 
 
 def _time_control(source: str, table: Any) -> TimeControlSpec:
@@ -379,6 +495,12 @@ _TOP_KEYS = {
     "ratings",
     "bots",
     "out",
+    "sandbox",
+    "clock",
+    "process_per_game",
+    "pin_cpus",
+    "sandbox_paths",
+    "limits",
 }
 
 
@@ -417,6 +539,7 @@ def config_from_dict(data: Mapping[str, Any], source: str = "<config>") -> Tourn
             )
     if "out" in data:
         values["out"] = Path(_expect(source, "out", data["out"], str, "a directory path"))
+    values.update(_sandbox_values(source, data))
     config = TournamentConfig(
         name=name,
         ruleset=_ruleset(source, data),

@@ -82,7 +82,7 @@ class ProgressDisplay:
     def _render(self, live: LiveState | None) -> Group:
         assert self._progress is not None
         table = Table(title="current standings (online Elo)", title_justify="left")
-        for column in ("bot", "Elo", "W", "L", "D", "crashes"):
+        for column in ("bot", "Elo", "W", "L", "D", "incidents"):
             table.add_column(column, justify="left" if column == "bot" else "right")
         parts: list[object] = [self._progress]
         if live is not None:

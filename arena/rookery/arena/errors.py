@@ -28,3 +28,7 @@ class ScheduleError(ArenaError):
 
 class BotLaunchError(ArenaError):
     """A launched bot could not be started or never connected to the server."""
+
+
+class SandboxUnavailableError(ArenaError):
+    """``sandbox = "on"`` but this machine cannot make the sandbox: says what is missing."""

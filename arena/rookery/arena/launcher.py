@@ -14,25 +14,29 @@ games at once, so it opens enough sessions:
 ``processes`` and ``sessions`` in the bot's config entry override the guess. A process that exits
 while the tournament runs is a crash: it is counted, and the process restarted with exponential
 backoff (0.5 s doubling to 10 s, reset after 30 s of uptime).
+
+With ``process_per_game`` the bot's processes are started for each game instead
+(:meth:`BotLauncher.start_game`), with a launch key of their own as ``ROOKERY_TOKEN`` that binds
+them to that game's seats, and stopped with the game; with a :class:`SandboxRuntime` every
+process runs in the sandbox (:mod:`rookery.arena.sandbox`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import math
 import os
-import signal
-import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import structlog
+from rookery.arena.bot_process import BotProcess, start_bot_process
 from rookery.arena.config import BotSpec
+from rookery.arena.sandbox import IncidentKind, SandboxRuntime
 
-__all__ = ["BotLauncher", "LaunchPlan", "plan_launch"]
+__all__ = ["BotLauncher", "GameLaunch", "LaunchPlan", "plan_launch"]
 
 log = structlog.get_logger("rookery.arena")
 
@@ -79,8 +83,22 @@ def plan_launch(bot: BotSpec, concurrency: int, seats_per_table: int, cores: int
     return LaunchPlan(tuple(argv), processes, sessions, 1)
 
 
+@dataclass
+class GameLaunch:
+    """The fresh processes one game started for one bot, bound to its seats by ``key``."""
+
+    bot: str
+    key: str
+    label: str
+    processes: list[BotProcess] = field(default_factory=list)
+
+    def cpu_seconds(self) -> float:
+        """CPU time all of them used so far (the seat clock of ``clock = "cpu"``)."""
+        return sum(p.meter.cpu_seconds() for p in self.processes)
+
+
 class BotLauncher:
-    """Runs one launched bot's processes for the length of a tournament."""
+    """Runs one launched bot's processes: for the length of a tournament, or per game."""
 
     def __init__(
         self,
@@ -90,37 +108,97 @@ class BotLauncher:
         token: str,
         log_path: Path,
         on_incident: Callable[[str, str, str], None],
+        *,
+        runtime: SandboxRuntime | None = None,
+        folder: Path | None = None,
     ) -> None:
         self.bot = bot
         self.plan = plan
         self.server_target = server_target
         self.token = token
         self.log_path = log_path
-        #: Where the bot may report incidents of its own (a text seat's provider errors), one JSON
-        #: object a line: ``{"table_id", "kind", "detail"}``; given as ``ROOKERY_INCIDENT_FILE``.
+        #: Where an unconfined bot may report incidents of its own (a text seat's provider
+        #: errors), one JSON object a line: ``{"table_id", "kind", "detail"}``; given as
+        #: ``ROOKERY_INCIDENT_FILE``. A sandboxed bot gets none: a contest's bots cannot void
+        #: their own games.
         self.incident_path = log_path.with_suffix(".incidents.jsonl")
+        self.runtime = runtime
+        self.folder = folder
         self._on_incident = on_incident
-        self._processes: list[asyncio.subprocess.Process | None] = [None] * plan.processes
+        self._processes: list[BotProcess | None] = [None] * plan.processes
         self._tasks: list[asyncio.Task[None]] = []
         self._stopping = False
+        self._games: set[int] = set()
         self.crashes = 0
         self.starts = 0
 
-    def _environment(self) -> dict[str, str]:
+    def _environment(self, plan: LaunchPlan, token: str) -> dict[str, str]:
+        rookery = {
+            "ROOKERY_SERVER": self.server_target,
+            "ROOKERY_TOKEN": token,
+            "ROOKERY_BOT_NAME": self.bot.name,
+            "ROOKERY_SESSIONS": str(plan.sessions),
+            "ROOKERY_MAX_TABLES": str(plan.max_tables),
+        }
+        if self.runtime is not None:
+            return self.runtime.environment(rookery, self.bot.env)
         env = dict(os.environ)
         env.update(self.bot.env)
-        env.update(
-            {
-                "ROOKERY_SERVER": self.server_target,
-                "ROOKERY_TOKEN": self.token,
-                "ROOKERY_BOT_NAME": self.bot.name,
-                "ROOKERY_SESSIONS": str(self.plan.sessions),
-                "ROOKERY_MAX_TABLES": str(self.plan.max_tables),
-                "ROOKERY_INCIDENT_FILE": str(self.incident_path),
-                "PYTHONUNBUFFERED": "1",
-            }
-        )
+        env.update(rookery)
+        env["ROOKERY_INCIDENT_FILE"] = str(self.incident_path)
+        env["PYTHONUNBUFFERED"] = "1"
         return env
+
+    def _cut(self, label: str) -> Callable[[int], None]:
+        def cut(limit: int) -> None:
+            self._on_incident(
+                self.bot.name,
+                IncidentKind.OUTPUT_CUT.value,
+                f"{label}: wrote more than {limit} bytes; its log was cut",
+            )
+
+        return cut
+
+    async def _start_one(self, plan: LaunchPlan, token: str, label: str, slot: int) -> BotProcess:
+        try:
+            process = await start_bot_process(
+                plan.argv,
+                self._environment(plan, token),
+                self.log_path,
+                f"start {label}",
+                label=label,
+                runtime=self.runtime,
+                server_target=self.server_target,
+                folder=self.folder,
+                slot=slot,
+                on_cut=self._cut(label),
+            )
+        except OSError as error:
+            self._on_incident(self.bot.name, "launch_failed", f"{plan.argv[0]}: {error}")
+            raise
+        self.starts += 1
+        return process
+
+    async def start_game(self, label: str, plan: LaunchPlan, key: str, slot: int = 0) -> GameLaunch:
+        """Fresh processes for one game (``plan`` for one table), their token ``key``."""
+        launch = GameLaunch(self.bot.name, key, label)
+        for index in range(plan.processes):
+            name = f"{label} process {index}"
+            launch.processes.append(await self._start_one(plan, key, name, slot))
+        return launch
+
+    async def finish_game(self, launch: GameLaunch) -> None:
+        """Stop the game's processes (all they started too) and record what the sandbox saw."""
+        await asyncio.gather(*(p.stop(grace_s=1.0) for p in launch.processes))
+        for process in launch.processes:
+            code = process.process.returncode
+            if not process.stopped_by_arena and code != 0:
+                self.crashes += 1
+                self._on_incident(
+                    self.bot.name, "crash", f"{process.label}: exited with code {code} mid-game"
+                )
+            for kind, detail in process.incidents():
+                self._on_incident(self.bot.name, kind, detail)
 
     async def start(self) -> None:
         """Start every process and keep them running until :meth:`stop`."""
@@ -130,28 +208,10 @@ class BotLauncher:
             self._tasks.append(asyncio.create_task(self._watch(slot)))
 
     async def _spawn(self, slot: int) -> None:
-        with self.log_path.open("ab") as handle:
-            stamp = time.strftime("%Y-%m-%d %H:%M:%S")
-            handle.write(f"--- {stamp} start process {slot}: {' '.join(self.plan.argv)}\n".encode())
-            handle.flush()
-            try:
-                process = await asyncio.create_subprocess_exec(
-                    sys.executable,
-                    "-m",
-                    "rookery.arena._exec_guard",
-                    *self.plan.argv,
-                    stdin=asyncio.subprocess.DEVNULL,
-                    stdout=handle,
-                    stderr=handle,
-                    env=self._environment(),
-                    start_new_session=True,
-                )
-            except OSError as error:
-                self._processes[slot] = None
-                self._on_incident(self.bot.name, "launch_failed", f"{self.plan.argv[0]}: {error}")
-                raise
-        self.starts += 1
-        self._processes[slot] = process
+        self._processes[slot] = None
+        self._processes[slot] = await self._start_one(
+            self.plan, self.token, f"process {slot}", slot
+        )
 
     async def _watch(self, slot: int) -> None:
         backoff = 0.5
@@ -160,9 +220,12 @@ class BotLauncher:
             if process is None:
                 return
             started = time.monotonic()
-            code = await process.wait()
+            code = await process.process.wait()
             if self._stopping:
                 return
+            await process.stop(grace_s=0.5)  # whatever it left behind, its cgroup, its log pipe
+            for kind, detail in process.incidents():
+                self._on_incident(self.bot.name, kind, detail)
             self.crashes += 1
             uptime = time.monotonic() - started
             detail = f"process {slot} exited with code {code} after {uptime:.1f} s"
@@ -191,24 +254,18 @@ class BotLauncher:
     @property
     def running(self) -> int:
         """Processes alive now."""
-        return sum(1 for p in self._processes if p is not None and p.returncode is None)
+        return sum(1 for p in self._processes if p is not None and p.process.returncode is None)
 
     async def stop(self, grace_s: float = 3.0) -> None:
-        """Stop the processes: SIGTERM to each one's process group, SIGKILL after ``grace_s``."""
+        """Stop the processes: SIGTERM, SIGKILL after ``grace_s`` to all they started too."""
         self._stopping = True
-        for process in self._processes:
-            if process is not None and process.returncode is None:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(process.pid, signal.SIGTERM)
-        for process in self._processes:
-            if process is None:
-                continue
-            try:
-                await asyncio.wait_for(process.wait(), grace_s)
-            except TimeoutError:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(process.pid, signal.SIGKILL)
-                await asyncio.wait_for(process.wait(), grace_s)
+        running = [p for p in self._processes if p is not None]
+        await asyncio.gather(*(p.stop(grace_s) for p in running))
+        if self.runtime is not None:
+            for process in running:
+                for kind, detail in process.incidents():
+                    if kind == IncidentKind.LEFTOVER_PROCESSES.value:
+                        self._on_incident(self.bot.name, kind, detail)
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)

@@ -7,7 +7,7 @@ import csv
 import html
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ from rookery.arena.storage import DATABASE_NAME, GameRow, RunStore, TournamentRe
 __all__ = [
     "RunData",
     "crosstable_table",
+    "incidents_table",
     "load_run",
     "render_html",
     "report_dict",
@@ -39,6 +40,17 @@ class RunData:
     config: TournamentConfig
     games: tuple[GameRow, ...]
     summary: Summary
+    #: Every incident of the run's bots: (bot, kind, detail), in order (crashes, restarts and
+    #: the sandbox's events: out of memory, too many processes, output cut, CPU time …).
+    incidents: tuple[tuple[str, str, str], ...] = field(default=())
+
+    def incident_counts(self) -> dict[str, dict[str, int]]:
+        """Per bot, how many incidents of each kind."""
+        counts: dict[str, dict[str, int]] = {}
+        for bot, kind, _ in self.incidents:
+            counts.setdefault(bot, {})
+            counts[bot][kind] = counts[bot].get(kind, 0) + 1
+        return counts
 
 
 def summary_for(config: TournamentConfig, store: RunStore, tournament_id: str) -> Summary:
@@ -75,7 +87,8 @@ def load_run(run_dir: str | Path, tournament_id: str | None = None) -> RunData:
             # The live run's decision is the one that stopped the match: keep it.
             summary.sprt.decision = SprtDecision(record.sprt_decision)
         games = tuple(store.games(record.tournament_id))
-    return RunData(run_dir, record, config, games, summary)
+        incidents = tuple((b, k, d) for b, k, d, _ in store.incidents(record.tournament_id))
+    return RunData(run_dir, record, config, games, summary, incidents)
 
 
 def _fmt_elo(value: float) -> str:
@@ -125,6 +138,22 @@ def standings_table(summary: Summary, title: str = "Standings") -> Table:
             str(s.crashes),
             str(s.illegal_replies),
         )
+    return table
+
+
+def incidents_table(data: RunData) -> Table | None:
+    """Each bot's incidents by kind, with an example (None when there were none)."""
+    if not data.incidents:
+        return None
+    table = Table(title="Incidents", title_justify="left")
+    for column in ("bot", "kind", "count", "first"):
+        table.add_column(column)
+    first: dict[tuple[str, str], str] = {}
+    for bot, kind, detail in data.incidents:
+        first.setdefault((bot, kind), detail)
+    for bot, kinds in data.incident_counts().items():
+        for kind, count in sorted(kinds.items()):
+            table.add_row(bot, kind, str(count), first[(bot, kind)][:70])
     return table
 
 
@@ -232,6 +261,7 @@ def report_dict(data: RunData) -> dict[str, Any]:
             }
             for rank, s in enumerate(summary.standings, 1)
         ],
+        "incidents": data.incident_counts(),
         "crosstable": {
             a: {
                 b: {
@@ -374,6 +404,27 @@ th{background:#f3f3f3;text-align:left} td.n{text-align:right;font-variant-numeri
 """
 
 
+def _incidents_html(data: RunData) -> str:
+    if not data.incidents:
+        return ""
+    esc = html.escape
+    first: dict[tuple[str, str], str] = {}
+    for bot, kind, detail in data.incidents:
+        first.setdefault((bot, kind), detail)
+    rows = "".join(
+        f"<tr><td>{esc(bot)}</td><td>{esc(kind)}</td><td class=n>{count}</td>"
+        f"<td>{esc(first[(bot, kind)])}</td></tr>"
+        for bot, kinds in data.incident_counts().items()
+        for kind, count in sorted(kinds.items())
+    )
+    return (
+        '<h2>Incidents</h2>\n<p class="meta">Crashes, restarts and the sandbox\'s events (see '
+        "docs/security.md), per bot; the first of each kind.</p>\n"
+        "<table><tr><th>bot</th><th>kind</th><th>count</th><th>first</th></tr>"
+        f"{rows}</table>"
+    )
+
+
 def render_html(data: RunData) -> str:
     """The whole report as one self-contained HTML page."""
     summary = data.summary
@@ -444,6 +495,7 @@ def render_html(data: RunData) -> str:
 <p class="meta">Elo: maximum-likelihood Bradley–Terry over all games, field mean 0; intervals:
 {summary.fit.confidence:.0%} percentile bootstrap over {summary.fit.groups} duplicate groups
 ({summary.fit.bootstrap} resamples). LOS: likelihood that a bot is stronger than the next.</p>
+{_incidents_html(data)}
 <h2>Crosstable</h2>
 <p class="meta">Points of the row bot against the column bot, out of the games they met in.</p>
 <table>{cross_head}{"".join(cross_rows)}</table>

@@ -16,17 +16,27 @@ import dataclasses
 import json
 import math
 import os
+import shutil
+import tempfile
 import time
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import structlog
-from rookery.arena.config import BotSpec, Format, LatePolicyName, TournamentConfig
-from rookery.arena.errors import BotLaunchError, StorageError
-from rookery.arena.launcher import BotLauncher, plan_launch
+from rookery.arena.config import BotSpec, ClockKind, Format, LatePolicyName, TournamentConfig
+from rookery.arena.errors import BotLaunchError, SandboxUnavailableError, StorageError
+from rookery.arena.launcher import BotLauncher, GameLaunch, plan_launch
 from rookery.arena.ratings import GameScore, OnlineElo, ranks_from_result
 from rookery.arena.results import game_score
+from rookery.arena.sandbox import (
+    IncidentKind,
+    SandboxMode,
+    SandboxRuntime,
+    bot_folder,
+    cpu_sets,
+    probe,
+)
 from rookery.arena.schedule import Schedule, ScheduledGame
 from rookery.arena.sprt import SprtDecision, SprtTest
 from rookery.arena.storage import BotGameStats, GameRow, RunStore, write_atomically
@@ -34,8 +44,10 @@ from rookery.server import (
     LatePolicy,
     RookeryServer,
     ServerConfig,
+    Table,
     TableOutcome,
     TableSpec,
+    TableStatus,
     TimeControl,
 )
 from rookery.v1 import results_pb2
@@ -156,6 +168,9 @@ def _bot_stats(outcome: TableOutcome) -> dict[str, BotGameStats]:
     return stats
 
 
+_SANDBOX_KINDS = frozenset(kind.value for kind in IncidentKind)
+
+
 def _termination_name(value: int) -> str:
     return results_pb2.TerminationReason.Name(value).removeprefix("TERMINATION_REASON_")  # type: ignore[arg-type]
 
@@ -201,6 +216,11 @@ class TournamentRunner:
         self._db_lock = asyncio.Lock()
         self._group_scores: dict[int, dict[int, float]] = {}
         self._active_tables: set[str] = set()
+        #: The sandbox of this run's launched bots (None: unconfined).
+        self.sandbox: SandboxRuntime | None = None
+        #: Launched bots that have been seated at a table at least once (process_per_game).
+        self._joined: set[str] = set()
+        self._socket_dir: Path | None = None
 
     # ------------------------------------------------------------------------- control
 
@@ -229,6 +249,55 @@ class TournamentRunner:
             strike_limit=tc.strike_limit,
             grace_ms=tc.grace_ms,
         )
+
+    @property
+    def process_per_game(self) -> bool:
+        """Whether launched bots get fresh processes for every game (default: when sandboxed)."""
+        chosen = self.config.process_per_game
+        return chosen if chosen is not None else self.sandbox is not None
+
+    def _make_sandbox(self) -> SandboxRuntime | None:
+        """The sandbox the config asks for, if this machine can make it (``on``: or refuse)."""
+        mode = self.config.sandbox
+        launched = [b for b in self.config.bots if not b.remote]
+        if mode is SandboxMode.OFF or not launched:
+            return None
+        why = ""
+        support = probe()
+        if not support.available:
+            why = support.describe()
+        elif self._external_server is not None:
+            why = "no sandbox: the arena plays on a server it did not start (no Unix socket)"
+        if why:
+            if mode is SandboxMode.ON:
+                raise SandboxUnavailableError(f"sandbox = 'on' but {why}")
+            self._message(f"bots run unconfined: {why}")
+            return None
+        missing = [str(p) for p in self.config.sandbox_paths if not p.exists()]
+        missing += [b.folder for b in launched if b.folder and not Path(b.folder).is_dir()]
+        if missing:
+            raise SandboxUnavailableError(
+                f"cannot mount into the sandbox what does not exist: {', '.join(missing)} "
+                "(sandbox_paths, bots.folder)"
+            )
+        self._socket_dir = Path(tempfile.mkdtemp(prefix="rookery-server-"))
+        self._socket_dir.chmod(0o711)
+        slots = self.config.concurrency if self.config.pin_cpus else 0
+        runtime = SandboxRuntime(
+            support,
+            self.config.limits,
+            self._socket_dir / "server.sock",
+            read_only=self.config.sandbox_paths,
+            cpu_sets=cpu_sets(slots) if slots else (),
+        )
+        self._message(f"sandbox: {support.describe()}")
+        return runtime
+
+    def _close_sandbox(self) -> None:
+        if self.sandbox is not None:
+            self.sandbox.close()
+        if self._socket_dir is not None:
+            shutil.rmtree(self._socket_dir, ignore_errors=True)
 
     def _notify(self) -> None:
         if self._on_progress is not None:
@@ -266,27 +335,33 @@ class TournamentRunner:
                 await play_on_ray(self)
                 return self._finish(store, started, resumed)
             owns_server = self.server is None
-            if self.server is None:
-                self.server = RookeryServer(
-                    ServerConfig(
-                        address=self.options.listen,
-                        auth=self.options.auth,
-                        db=self.options.registry,
-                        log_level="warning",
-                        time_control=self._time_control(),
-                        join_timeout_s=self.options.join_timeout_s,
-                    )
-                )
-                await self.server.start()
-            self.server.withhold_replays(self.tournament_id)
+            self.sandbox = self._make_sandbox()
             try:
-                await self._start_bots()
-                await self._play_all()
+                if self.server is None:
+                    socket = self.sandbox.socket_path if self.sandbox is not None else None
+                    self.server = RookeryServer(
+                        ServerConfig(
+                            address=self.options.listen,
+                            unix_socket=str(socket) if socket is not None else "",
+                            auth=self.options.auth,
+                            db=self.options.registry,
+                            log_level="warning",
+                            time_control=self._time_control(),
+                            join_timeout_s=self.options.join_timeout_s,
+                        )
+                    )
+                    await self.server.start()
+                self.server.withhold_replays(self.tournament_id)
+                try:
+                    await self._start_bots()
+                    await self._play_all()
+                finally:
+                    self.server.release_replays(self.tournament_id)
+                    await self._stop_bots()
+                    if owns_server:
+                        await self.server.stop(grace_s=1.0)
             finally:
-                self.server.release_replays(self.tournament_id)
-                await self._stop_bots()
-                if owns_server:
-                    await self.server.stop(grace_s=1.0)
+                self._close_sandbox()
             return self._finish(store, started, resumed)
         finally:
             store.close()
@@ -348,6 +423,7 @@ class TournamentRunner:
                 _, token = server.bots.add(bot.name)
             seats = seats_per_table(self.schedule, bot.name)
             plan = plan_launch(bot, self.config.concurrency, seats, self.options.bot_cores)
+            folder = Path(bot.folder) if bot.folder else bot_folder(bot.argv)
             launcher = BotLauncher(
                 bot,
                 plan,
@@ -355,8 +431,12 @@ class TournamentRunner:
                 token,
                 self.run_dir / "logs" / f"{bot.name}.log",
                 self._incident,
+                runtime=self.sandbox,
+                folder=folder,
             )
             self.launchers[bot.name] = launcher
+            if self.process_per_game:
+                continue  # started for each game (see _launch_game)
             try:
                 await launcher.start()
             except OSError as error:
@@ -367,7 +447,7 @@ class TournamentRunner:
             seats = seats_per_table(self.schedule, bot.name)
             if bot.remote:
                 await self._wait_remote(bot, seats)
-            else:
+            elif not self.process_per_game:
                 await self._wait_launched(bot, seats)
 
     async def _wait_launched(self, bot: BotSpec, seats: int) -> None:
@@ -415,7 +495,7 @@ class TournamentRunner:
     def _incident(self, bot: str, kind: str, detail: str) -> None:
         if self.store is not None:
             self.store.record_incident(self.tournament_id, bot, kind, detail)
-        if kind == "crash":
+        if kind == "crash" or kind in _SANDBOX_KINDS:
             self.live.incidents[bot] = self.live.incidents.get(bot, 0) + 1
         self._message(f"{bot}: {kind}: {detail}")
 
@@ -446,7 +526,8 @@ class TournamentRunner:
     async def _play_all(self) -> None:
         pending = self.pending()
         workers = [
-            asyncio.create_task(self._worker(pending)) for _ in range(self.config.concurrency)
+            asyncio.create_task(self._worker(pending, slot))
+            for slot in range(self.config.concurrency)
         ]
         stopper: asyncio.Future[object] = asyncio.ensure_future(self._stop.wait())
         everything: asyncio.Future[object] = asyncio.ensure_future(asyncio.gather(*workers))
@@ -459,6 +540,8 @@ class TournamentRunner:
                     with contextlib.suppress(Exception):
                         self.server.abort_table(table_id, "the arena was stopped")
                 await asyncio.gather(*workers, return_exceptions=True)
+            elif everything in done:
+                everything.result()  # a worker's BotLaunchError stops the run with its message
         finally:
             stopper.cancel()
             for worker in workers:
@@ -466,18 +549,88 @@ class TournamentRunner:
             everything.cancel()
             await asyncio.gather(*workers, stopper, everything, return_exceptions=True)
 
-    async def _worker(self, pending: Iterator[ScheduledGame]) -> None:
+    async def _worker(self, pending: Iterator[ScheduledGame], slot: int = 0) -> None:
         while self.should_dispatch():
             game = next(pending, None)
             if game is None:
                 return
             assert self.store is not None
             self.store.set_progress(self.tournament_id, game.index + 1)
-            await self._play(game)
+            await self._play(game, slot)
 
-    async def _play(self, game: ScheduledGame) -> None:
+    async def _launch_game(self, game: ScheduledGame, slot: int) -> dict[str, GameLaunch]:
+        """Fresh processes of each launched bot of the game, keyed to its seats."""
+        assert self.server is not None
+        launches: dict[str, GameLaunch] = {}
+        for name in dict.fromkeys(game.seat_bots):
+            launcher = self.launchers.get(name)
+            if launcher is None:
+                continue  # a remote bot
+            key = self.server.issue_launch_key(name)
+            seats = game.seat_bots.count(name)
+            plan = plan_launch(launcher.bot, 1, seats, 1)
+            try:
+                launches[name] = await launcher.start_game(f"game {game.index}", plan, key, slot)
+            except OSError as error:
+                self.server.revoke_launch_key(key)
+                for launch in launches.values():
+                    await self.launchers[launch.bot].finish_game(launch)
+                raise BotLaunchError(
+                    f"bot {name!r}: cannot start {launcher.bot.command!r}: {error}"
+                ) from None
+        return launches
+
+    async def _end_game(
+        self, game: ScheduledGame, launches: dict[str, GameLaunch], outcome: TableOutcome | None
+    ) -> None:
+        assert self.server is not None
+        await asyncio.gather(
+            *(self.launchers[name].finish_game(launch) for name, launch in launches.items())
+        )
+        for launch in launches.values():
+            self.server.revoke_launch_key(launch.key)
+        if outcome is None or self.config.clock is not ClockKind.CPU:
+            return
+        for seat in outcome.seat_stats:
+            if seat.cpu_timeouts and seat.bot_name in launches:
+                self._incident(
+                    seat.bot_name,
+                    IncidentKind.CPU_TIME_EXHAUSTED.value,
+                    f"game {game.index} seat {seat.seat}: {seat.cpu_timeouts} move(s) over "
+                    "their CPU time",
+                )
+
+    async def _play(self, game: ScheduledGame, slot: int = 0) -> None:
         assert self.server is not None and self.store is not None
+        launches = await self._launch_game(game, slot) if self.process_per_game else {}
+        outcome: TableOutcome | None = None
+        try:
+            outcome = await self._play_table(game, launches)
+        finally:
+            if launches:
+                await self._end_game(game, launches, outcome)
+        if outcome is None:
+            return
+        stopping = self._stop.is_set() or self._server_stopping
+        if stopping and outcome.termination == results_pb2.TERMINATION_REASON_ABORTED:
+            return  # aborted by a stop (ours or the server's): played again on resume
+        row = await self._record(game, outcome, void=self._reported_incidents(outcome.table_id))
+        self._account(row)
+        self.live.played_now += 1
+        self._notify()
+
+    async def _play_table(
+        self, game: ScheduledGame, launches: dict[str, GameLaunch]
+    ) -> TableOutcome:
+        assert self.server is not None
         table_id = f"{self.tournament_id}-{game.game_id}-{os.getpid()}-{int(time.time())}"
+        keys: tuple[str, ...] = ()
+        clocks: tuple[Callable[[], float] | None, ...] = ()
+        if launches:
+            keys = tuple(launches[b].key if b in launches else "" for b in game.seat_bots)
+        if launches and self.config.clock is ClockKind.CPU:
+            by_bot = {name: launch.cpu_seconds for name, launch in launches.items()}
+            clocks = tuple(by_bot.get(b) for b in game.seat_bots)  # one clock for all its seats
         spec = TableSpec(
             ruleset=self.config.ruleset,
             seat_bots=game.seat_bots,
@@ -487,9 +640,12 @@ class TournamentRunner:
             table_id=table_id,
             join_timeout_s=self.options.join_timeout_s,
             game_number=game.index,
+            seat_keys=keys,
+            seat_clocks=clocks,
         )
         table = await self.server.create_table(spec)
         self._active_tables.add(table_id)
+        watch = asyncio.create_task(self._watch_joining(table, launches)) if launches else None
         try:
             try:
                 outcome = await asyncio.wait_for(table.wait_finished(), self.options.game_timeout_s)
@@ -498,13 +654,32 @@ class TournamentRunner:
                 outcome = await asyncio.wait_for(table.wait_finished(), 30.0)
         finally:
             self._active_tables.discard(table_id)
-        stopping = self._stop.is_set() or self._server_stopping
-        if stopping and outcome.termination == results_pb2.TERMINATION_REASON_ABORTED:
-            return  # aborted by a stop (ours or the server's): played again on resume
-        row = await self._record(game, outcome, void=self._reported_incidents(table_id))
-        self._account(row)
-        self.live.played_now += 1
-        self._notify()
+            if watch is not None:
+                watch.cancel()
+                await asyncio.gather(watch, return_exceptions=True)
+        if watch is not None and not watch.cancelled() and watch.exception() is None:
+            gone = watch.result()
+            if gone and gone not in self._joined:
+                launcher = self.launchers[gone]
+                raise BotLaunchError(
+                    f"bot {gone!r} did not open {game.seat_bots.count(gone)} session(s): it kept "
+                    f"exiting (command: {launcher.bot.command!r}); the end of "
+                    f"{launcher.log_path}:\n{launcher.log_tail()}"
+                )
+        return outcome
+
+    async def _watch_joining(self, table: Table, launches: dict[str, GameLaunch]) -> str:
+        """Abort a table at once when a bot's fresh processes all exit before it is seated;
+        the bot's name then ("" once every bot is seated)."""
+        assert self.server is not None
+        while table.status is TableStatus.WAITING:
+            for name, launch in launches.items():
+                if all(p.process.returncode is not None for p in launch.processes):
+                    self.server.abort_table(table.id, f"bot {name!r} exited before it joined")
+                    return name
+            await asyncio.sleep(0.05)
+        self._joined.update(launches)
+        return ""
 
     def _reported_incidents(self, table_id: str) -> str:
         """Record the incidents bots reported for ``table_id`` (a text seat's provider errors);

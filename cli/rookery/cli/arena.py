@@ -91,6 +91,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     run.add_argument("--beta", type=float, help="SPRT: false negative rate")
     run.add_argument("--action-ms", type=int, help="milliseconds per action")
     run.add_argument(
+        "--sandbox",
+        choices=["auto", "on", "off"],
+        help="run launched bots in the sandbox (default: the file's, else auto: where this "
+        "machine can; on: refuse to start without it); see docs/security.md",
+    )
+    run.add_argument(
+        "--clock",
+        choices=["wall", "cpu"],
+        help="a move's time in wall time, or in CPU time its bot used (needs fresh processes "
+        "per game, the default when sandboxed)",
+    )
+    run.add_argument(
         "--listen", default="127.0.0.1:0", help="server address (remote bots need a fixed port)"
     )
     run.add_argument("--auth", choices=["open", "token"], default="open", help="bot auth mode")
@@ -146,6 +158,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def _build_config(args: argparse.Namespace) -> Any:
     from rookery.arena.config import (
         BotSpec,
+        ClockKind,
         Format,
         TimeControlSpec,
         TournamentConfig,
@@ -153,6 +166,7 @@ def _build_config(args: argparse.Namespace) -> Any:
         parse_bot_flag,
     )
     from rookery.arena.errors import ConfigError
+    from rookery.arena.sandbox import SandboxMode
     from rookery.arena.sprt import SprtParams
     from rookery.engine import Ruleset, RulesetError
 
@@ -213,6 +227,10 @@ def _build_config(args: argparse.Namespace) -> Any:
         changes["time_control"] = TimeControlSpec(
             args.action_ms, tc.bank_ms, tc.late_policy, tc.strike_limit, tc.grace_ms
         )
+    if args.sandbox is not None:
+        changes["sandbox"] = SandboxMode(args.sandbox)
+    if args.clock is not None:
+        changes["clock"] = ClockKind(args.clock)
     return config.with_overrides(**changes)
 
 
@@ -223,6 +241,7 @@ def run_tournament(config: Any, out: Path, options: Any, *, write_files: bool = 
     from rookery.arena.errors import ArenaError
     from rookery.arena.report import (
         crosstable_table,
+        incidents_table,
         load_run,
         sprt_line,
         standings_table,
@@ -253,6 +272,9 @@ def run_tournament(config: Any, out: Path, options: Any, *, write_files: bool = 
         return EXIT_ERROR
     data = load_run(out, result.tournament_id)
     console.print(standings_table(data.summary, title=f"{config.name}: standings"))
+    incidents = incidents_table(data)
+    if incidents is not None:
+        console.print(incidents)
     console.print(crosstable_table(data.summary))
     line = sprt_line(data.summary, config)
     if line:
@@ -352,9 +374,12 @@ def _report(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     console = Console(width=None if sys.stdout.isatty() else 140)
     if not args.quiet:
-        from rookery.arena.report import standings_table
+        from rookery.arena.report import incidents_table, standings_table
 
         console.print(standings_table(data.summary, title=f"{data.tournament.name}: standings"))
+        incidents = incidents_table(data)
+        if incidents is not None:
+            console.print(incidents)
         console.print(crosstable_table(data.summary))
         line = sprt_line(data.summary, data.config)
         if line:

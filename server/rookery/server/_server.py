@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
+import os
 import re
 import secrets
 import time
@@ -132,6 +134,7 @@ class RookeryServer:
         self._retry: asyncio.TimerHandle | None = None
         self.port = 0
         self.metrics_port = 0
+        self._launch_keys: dict[str, str] = {}
         self._log = log
 
     # Running ------------------------------------------------------------------------------------
@@ -199,7 +202,14 @@ class RookeryServer:
             self.port = server.add_insecure_port(c.address)
         if not self.port:
             raise OSError(f"could not bind {c.address}")
+        if c.unix_socket:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(c.unix_socket)
+            if not server.add_insecure_port(f"unix:{c.unix_socket}"):
+                raise OSError(f"could not bind unix:{c.unix_socket}")
         await server.start()
+        if c.unix_socket:
+            os.chmod(c.unix_socket, 0o666)  # the sandboxed bots' own user ids connect to it
         self._grpc = server
         for name in ("", *names):
             await self._health.set(name, health_pb2.HealthCheckResponse.SERVING)
@@ -251,6 +261,9 @@ class RookeryServer:
             self._metrics_http.stop()
         self._write_unwritten(final=True)
         self.bots.close()
+        if self.config.unix_socket:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.config.unix_socket)
         self._stopped.set()
         self._log.info("server stopped")
 
@@ -487,9 +500,13 @@ class RookeryServer:
                 self._pending.remove(table)
                 continue
             chosen: list[Session] = []
-            for bot in table.seat_bots():
+            keys = table.spec.seat_keys
+            for index, bot in enumerate(table.seat_bots()):
+                key = keys[index] if keys else ""
                 candidates = [
-                    s for s in by_bot.get(bot, ()) if s.free_capacity > 0 and s not in chosen
+                    s
+                    for s in by_bot.get(bot, ())
+                    if s.free_capacity > 0 and s not in chosen and (not key or s.launch_key == key)
                 ]
                 if not candidates:
                     break
@@ -579,6 +596,21 @@ class RookeryServer:
         else:
             self._watchers_by_peer.pop(peer, None)
 
+    def issue_launch_key(self, bot: str) -> str:
+        """A secret for one launch of ``bot`` (its ``ROOKERY_TOKEN``): valid as a token in token
+        mode, and what binds the seats of a table whose spec names it (``seat_keys``)."""
+        key = "rl_" + secrets.token_urlsafe(24)
+        self._launch_keys[key] = bot
+        return key
+
+    def revoke_launch_key(self, key: str) -> None:
+        """Ends a launch key (its sessions stay; new Hellos with it are refused in token mode)."""
+        self._launch_keys.pop(key, None)
+
+    def is_launch_key(self, bot: str, key: str) -> bool:
+        """Whether ``key`` is a live launch key of ``bot``."""
+        return bool(key) and self._launch_keys.get(key) == bot
+
     def open_session(self, hello: bot_service_pb2.Hello, *, peer: str = "") -> Session:
         """A new session for a Hello that passed authentication (and admission)."""
         c = self.config
@@ -599,6 +631,8 @@ class RookeryServer:
             batching=hello.batching,
             peer=peer,
         )
+        if self.is_launch_key(hello.name, hello.token):
+            session.launch_key = hello.token
         self._sessions[session.id] = session
         self.metrics.active_sessions.set(len(self._sessions))
         if not c.is_token_mode:

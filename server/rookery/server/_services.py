@@ -240,7 +240,9 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
                     "Hello.token is empty: this server needs a bot token (issued by the "
                     "organiser with 'rookery bots add NAME')",
                 )
-            if not server.bots.check_token(hello.name, hello.token):
+            if not server.bots.check_token(hello.name, hello.token) and not server.is_launch_key(
+                hello.name, hello.token
+            ):
                 await _abort(
                     context,
                     _Code.UNAUTHENTICATED,

@@ -74,6 +74,8 @@ class Session:
         peer: str = "",
     ) -> None:
         self.id = "s-" + secrets.token_hex(8)
+        self.launch_key = ""
+        """The arena's launch key this session presented (seats bound to a key need it)."""
         self.secret = secrets.token_urlsafe(24)
         self.bot = bot
         self.version = version

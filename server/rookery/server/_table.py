@@ -9,6 +9,7 @@ session's bounded queue.
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -102,6 +103,14 @@ class TableSpec:
     table_id: str | None = None
     join_timeout_s: float = 30.0
     game_number: int = 0
+    seat_keys: tuple[str, ...] = ()
+    """Per seat, the launch key its session must have presented (``""``: any session of the
+    bot); empty: none bound. The arena binds each game's fresh bot processes to their seats."""
+    seat_clocks: tuple[Callable[[], float] | None, ...] = ()
+    """Per seat, a reading of the CPU seconds its bot's processes used so far (None: wall time).
+    A seat with a CPU clock is charged the CPU its bot used since its previous reply (background
+    thinking included), and may take at most ``CPU_WALL_FACTOR`` times its budget (at least
+    ``CPU_WALL_EXTRA_MS`` more than it) in wall time."""
 
     def __post_init__(self) -> None:
         if len(self.seat_bots) != self.ruleset.players:
@@ -109,6 +118,10 @@ class TableSpec:
                 f"the ruleset has {self.ruleset.players} seats but {len(self.seat_bots)} bots "
                 "were named"
             )
+        for name in ("seat_keys", "seat_clocks"):
+            given = len(getattr(self, name))
+            if given and given != self.ruleset.players:
+                raise TableSpecError(f"{name} has {given} entries for {self.ruleset.players} seats")
         if self.seed is not None and not 0 <= self.seed < 2**64:
             raise TableSpecError(f"seed must be in 0..2**64-1, got {self.seed}")
         if self.join_timeout_s <= 0:
@@ -130,6 +143,8 @@ class SeatStats:
     illegal_replies: int
     malformed_replies: int
     disconnects: int
+    cpu_timeouts: int = 0
+    """Timeouts of a seat with a CPU clock that came from CPU time used up (not wall time)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,12 +222,35 @@ class _Reply(Enum):
 _CLOCK_SLACK_S = 0.001
 """A timer may ring a little before its time (the loop's clock resolution): within this, the
 deadline has come."""
+CPU_WALL_FACTOR = 10
+CPU_WALL_EXTRA_MS = 5000
+"""Under a CPU clock a move may still take at most ``CPU_WALL_FACTOR`` times its budget, or its
+budget and ``CPU_WALL_EXTRA_MS`` if that is longer, in wall time (a bot that sleeps is late)."""
+_CPU_POLL_MIN_S = 0.005
+
+
+def _cpu_wall_ms(budget_ms: int) -> int:
+    """The wall time a move may take under a CPU clock."""
+    return max(CPU_WALL_FACTOR * budget_ms, budget_ms + CPU_WALL_EXTRA_MS)
+
+
+_CPUS = max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
 
 
 class _Request:
     """The one open ActionRequest of a table."""
 
-    __slots__ = ("budget_ms", "deadline", "id", "message", "recorded", "reply", "seat", "sent_at")
+    __slots__ = (
+        "budget_ms",
+        "cpu_start",
+        "deadline",
+        "id",
+        "message",
+        "recorded",
+        "reply",
+        "seat",
+        "sent_at",
+    )
 
     def __init__(self, request_id: int, seat: int) -> None:
         self.id = request_id
@@ -225,6 +263,8 @@ class _Request:
         self.deadline: float | None = None
         """When the reply is due (the event loop's clock); None while the clock does not run."""
         self.message: bytes | None = None
+        self.cpu_start: float | None = None
+        """The seat's CPU clock reading its think time counts from (None: a wall clock)."""
 
     @property
     def is_open(self) -> bool:
@@ -239,6 +279,8 @@ class _Seat:
         "auto_plays",
         "bank_ms",
         "bot",
+        "cpu_clock",
+        "cpu_timeouts",
         "disconnects",
         "gone",
         "grace_timer",
@@ -274,6 +316,8 @@ class _Seat:
         self.illegal = 0
         self.malformed = 0
         self.disconnects = 0
+        self.cpu_clock: Callable[[], float] | None = None
+        self.cpu_timeouts = 0
 
     @property
     def is_connected(self) -> bool:
@@ -293,6 +337,7 @@ class _Seat:
             illegal_replies=self.illegal,
             malformed_replies=self.malformed,
             disconnects=self.disconnects,
+            cpu_timeouts=self.cpu_timeouts,
         )
 
 
@@ -369,6 +414,11 @@ class Table:
         self._server_version = server_version
         self._replay_writer = replay_writer
         self._seats = [_Seat(i, bot, time_control.bank_ms) for i, bot in enumerate(spec.seat_bots)]
+        for seat, clock in zip(self._seats, spec.seat_clocks, strict=False):
+            seat.cpu_clock = clock
+        self._cpu_marks: dict[Callable[[], float], float] = {}
+        """Per CPU clock (seats of one bot share one): its reading at the bot's previous reply
+        or timeout."""
         self._seated = asyncio.Event()
         self._finished = asyncio.Event()
         self._request: _Request | None = None
@@ -598,8 +648,15 @@ class Table:
         """Starts the request's clock: the seat's action time plus its bank."""
         request.budget_ms = self.time_control.action_ms + seat.bank_ms
         request.sent_at = time.monotonic()
-        request.deadline = asyncio.get_running_loop().time() + request.budget_ms / 1000.0
-        self._arm_clock(request.deadline)
+        now = asyncio.get_running_loop().time()
+        if seat.cpu_clock is None:
+            request.deadline = now + request.budget_ms / 1000.0
+            self._arm_clock(request.deadline)
+        else:
+            if request.cpu_start is None:
+                request.cpu_start = self._cpu_mark(seat.cpu_clock)
+            request.deadline = now + _cpu_wall_ms(request.budget_ms) / 1000.0
+            self._arm_clock(min(request.deadline, now + self._cpu_wait_s(request, seat)))
 
     def _arm_clock(self, at: float) -> None:
         """Makes the table's one timer ring by ``at``. It is re-armed lazily, when it rings
@@ -611,12 +668,37 @@ class Table:
             clock.cancel()
         self._clock = asyncio.get_running_loop().call_at(at, self._clock_rang)
 
+    def _cpu_mark(self, clock: Callable[[], float]) -> float:
+        mark = self._cpu_marks.get(clock)
+        if mark is None:
+            mark = self._cpu_marks[clock] = clock()
+        return mark
+
+    def _cpu_used_ms(self, request: _Request, seat: _Seat) -> int:
+        assert seat.cpu_clock is not None and request.cpu_start is not None
+        return int((seat.cpu_clock() - request.cpu_start) * 1000)
+
+    def _cpu_wait_s(self, request: _Request, seat: _Seat) -> float:
+        """How long the budget's CPU time cannot run out (all this machine's CPUs busy)."""
+        left_ms = request.budget_ms - self._cpu_used_ms(request, seat)
+        return max(_CPU_POLL_MIN_S, left_ms / 1000.0 / _CPUS)
+
     def _clock_rang(self) -> None:
         self._clock = None
         request = self._request
         if request is None or request.deadline is None or not request.is_open:
             return
-        if asyncio.get_running_loop().time() >= request.deadline - _CLOCK_SLACK_S:
+        now = asyncio.get_running_loop().time()
+        seat = self._seats[request.seat]
+        if seat.cpu_clock is not None and request.cpu_start is not None:
+            if self._cpu_used_ms(request, seat) >= request.budget_ms:
+                seat.cpu_timeouts += 1
+                self._deadline_passed(request)
+            elif now >= request.deadline - _CLOCK_SLACK_S:
+                self._deadline_passed(request)
+            else:
+                self._arm_clock(min(request.deadline, now + self._cpu_wait_s(request, seat)))
+        elif now >= request.deadline - _CLOCK_SLACK_S:
             self._deadline_passed(request)
         else:
             self._arm_clock(request.deadline)
@@ -624,7 +706,10 @@ class Table:
     def _deadline_passed(self, request: _Request) -> None:
         request.deadline = None
         if request.is_open:
-            self._seats[request.seat].last_late_request = request.id
+            seat = self._seats[request.seat]
+            seat.last_late_request = request.id
+            if seat.cpu_clock is not None:
+                self._cpu_marks[seat.cpu_clock] = seat.cpu_clock()
             self._close(request, _Reply.TIMEOUT)
 
     def submit(self, seat_index: int, reply: bot_service_pb2.ActionReply) -> tuple[int, str] | None:
@@ -653,7 +738,17 @@ class Table:
                 f"request_id {reply.request_id} is not the open request {request.id}",
             )
         think_ms = int((time.monotonic() - request.sent_at) * 1000)
-        if request.deadline is not None and think_ms > request.budget_ms:
+        if seat.cpu_clock is not None and request.cpu_start is not None:
+            wall_ms = think_ms
+            think_ms = self._cpu_used_ms(request, seat)
+            if request.deadline is not None and think_ms > request.budget_ms:
+                seat.cpu_timeouts += 1
+                self._deadline_passed(request)
+                return self._reject_late(reply.request_id)
+            if request.deadline is not None and wall_ms > _cpu_wall_ms(request.budget_ms):
+                self._deadline_passed(request)
+                return self._reject_late(reply.request_id)
+        elif request.deadline is not None and think_ms > request.budget_ms:
             self._deadline_passed(request)
             return self._reject_late(reply.request_id)
         try:
@@ -676,6 +771,8 @@ class Table:
         overrun = think_ms - self.time_control.action_ms
         if overrun > 0:
             seat.bank_ms = max(0, seat.bank_ms - overrun)
+        if seat.cpu_clock is not None:
+            self._cpu_marks[seat.cpu_clock] = seat.cpu_clock()
         seat.accepted += 1
         seat.think_ms_total += think_ms
         seat.think_ms_max = max(seat.think_ms_max, think_ms)
