@@ -4,6 +4,7 @@ and no card in the page, its API answers or its event stream that the seat may n
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import threading
@@ -16,6 +17,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Page, Response
+from rookery.client import arun_bot, load_bot
 from rookery.engine import card_name
 from rookery.server import RookeryServer, ServerConfig
 from rookery.v1 import replay_pb2, results_pb2
@@ -352,3 +354,75 @@ def test_another_tab_without_the_seats_key_sees_nothing(page: Page, site: Site) 
             urllib.request.urlopen(request, timeout=10)
         assert refused.value.code == 404
     play(page, site)  # finish it, so that its bots exit
+
+
+# Token mode: "play the boss" ------------------------------------------------------------------
+
+
+@dataclass
+class Contest:
+    site: Site
+    token: str
+    stop: asyncio.Event
+
+
+@pytest.fixture(scope="module")
+def contest(loop_thread: LoopThread, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Contest]:
+    """A token-mode server: the registered bot ``boss`` connected with three sessions, and a
+    registered person ``alice`` with her token."""
+    db = tmp_path_factory.mktemp("contest") / "bots.db"
+
+    async def start() -> Contest:
+        config = ServerConfig(address="127.0.0.1:0", log_level="warning", auth="token", db=str(db))
+        server = RookeryServer(config)
+        await server.start()
+        _, boss_token = server.bots.add("boss")
+        _, alice_token = server.bots.add("alice")
+        stop = asyncio.Event()
+        boss = load_bot("rookery.client.bots:HeuristicBot")
+        asyncio.get_running_loop().create_task(
+            arun_bot(boss, server.target, token=boss_token, name="boss", sessions=3, stop=stop)
+        )
+        await server.wait_for_bot("boss", sessions=3, timeout=20.0)
+        web = WebServer("127.0.0.1:0", server=server)
+        await web.start()
+        return Contest(Site(server, web, loop_thread), alice_token, stop)
+
+    contest = loop_thread.run(start(), 60.0)
+    yield contest
+
+    async def stop() -> None:
+        contest.stop.set()
+        await contest.site.web.stop()
+        await contest.site.server.stop(grace_s=0.5)
+
+    loop_thread.run(stop(), 30.0)
+
+
+def test_in_token_mode_a_wrong_token_is_refused_by_the_server(page: Page, contest: Contest) -> None:
+    _start_contest(page, contest, "not-the-token")
+    page.wait_for_selector("#setup-error:has-text('UNAUTHENTICATED')")
+    assert "/play/" not in page.url
+
+
+def test_in_token_mode_a_person_with_a_token_plays_the_boss(page: Page, contest: Contest) -> None:
+    _start_contest(page, contest, contest.token)
+    page.wait_for_url("**/play/*", timeout=30000)
+    played = play(page, contest.site)
+    replay = _replay(contest.site, played)
+    assert verify_replay(replay) == []
+    assert [seat.bot_name for seat in replay.header.seats] == ["alice", "boss", "boss", "boss"]
+    assert check_no_leak(replay, played) > 10
+
+
+def _start_contest(page: Page, contest: Contest, token: str) -> None:
+    page.goto(contest.site.web.url + "/play")
+    assert page.query_selector("#seed") is None  # the seed stays the server's secret
+    assert page.locator("#bot-1 option").all_inner_texts() == ["you", "boss"]
+    page.select_option("#preset", "standard")
+    for seat in (1, 2, 3):
+        page.select_option(f"#bot-{seat}", "boss")
+    page.fill("#name", "alice")
+    page.fill("#token", token)
+    page.fill("#target", "100")
+    page.click("#start")
