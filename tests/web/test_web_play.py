@@ -426,3 +426,31 @@ def _start_contest(page: Page, contest: Contest, token: str) -> None:
     page.fill("#token", token)
     page.fill("#target", "100")
     page.click("#start")
+
+
+def _post(site: Site, path: str, body: bytes, **headers: str) -> tuple[int, Any]:
+    request = urllib.request.Request(site.web.url + path, data=body, method="POST", headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+@pytest.mark.parametrize(
+    ("body", "headers", "status", "message"),
+    [
+        (b'{"preset": "nope", "bots": []}', {}, 400, "no preset 'nope'"),
+        (b'{"preset": "standard", "bots": ["you", "random"]}', {}, 400, "name a bot for each"),
+        (b'{"preset": "standard", "bots": ["you", "x", "y", "z"]}', {}, 400, "is not a connected"),
+        (b"{", {}, 400, "not JSON"),
+        (b"{}", {"Content-Type": "text/plain"}, 415, "application/json"),
+        (b"{}", {"Origin": "http://evil.example"}, 403, "cross-origin"),
+    ],
+)
+def test_a_bad_seat_request_is_refused_with_its_reason(
+    site: Site, body: bytes, headers: dict[str, str], status: int, message: str
+) -> None:
+    sent = {"Content-Type": "application/json", **headers}
+    code, answer = _post(site, "/api/play", body, **sent)
+    assert code == status and message in answer["error"], answer

@@ -43,7 +43,11 @@ REFERENCE_BOTS = {
 #: The clock a person gets unless the page asks for another: a minute an action, a two-minute
 #: bank, the server playing for a late seat, and a forfeit after five such strikes.
 DEFAULT_ACTION_S = 60.0
+#: Bounds for a server anyone may reach: human seats playing at once, reference bot processes
+#: running at once, and finished seats kept (for their page's result after a reload).
 MAX_HUMAN_SEATS = 32
+MAX_LAUNCHED_BOTS = 24
+KEPT_FINISHED_SEATS = 256
 
 
 class HumanSeatError(Exception):
@@ -187,8 +191,18 @@ class HumanSeats:
             raise HumanSeatError(f"seat must be 0 to {ruleset.players - 1}, got {request.seat}")
         if not 1 <= request.action_s <= 3600:
             raise HumanSeatError(f"action_s must be 1 to 3600 seconds, got {request.action_s:g}")
-        if sum(1 for s in self.seats.values() if s.view.status != "finished") >= MAX_HUMAN_SEATS:
+        self._forget_finished()
+        playing = [s for s in self.seats.values() if s.view.status not in ("finished", "failed")]
+        if len(playing) >= MAX_HUMAN_SEATS:
             raise HumanSeatError("too many human seats at once: try again later")
+        launching = sum(1 for i, bot in enumerate(request.bots) if i != request.seat and bot
+                        in REFERENCE_BOTS)  # fmt: skip
+        running = sum(1 for s in self.seats.values() for p in s._processes if p.returncode is None)
+        if launching and running + launching > MAX_LAUNCHED_BOTS:
+            raise HumanSeatError(
+                f"{running} reference bots are playing already (at most {MAX_LAUNCHED_BOTS}): "
+                "try again later, or choose connected bots"
+            )
         if request.seed is not None and self.is_token_mode:
             raise HumanSeatError("in token mode the seed is the server's secret: leave it empty")
         name = request.name.strip()
@@ -230,6 +244,11 @@ class HumanSeats:
             raise HumanSeatError(str(error)) from None
         log.info("human seat opened", seat_id=seat.seat_id, name=name, ruleset=ruleset.name)
         return seat
+
+    def _forget_finished(self) -> None:
+        finished = [k for k, s in self.seats.items() if s.view.status in ("finished", "failed")]
+        for key in finished[: max(0, len(finished) - KEPT_FINISHED_SEATS)]:
+            del self.seats[key]
 
     async def _seat_bots(
         self, seat: HumanSeat, request: SeatRequest, ruleset: Ruleset
