@@ -454,3 +454,28 @@ def test_a_bad_seat_request_is_refused_with_its_reason(
     sent = {"Content-Type": "application/json", **headers}
     code, answer = _post(site, "/api/play", body, **sent)
     assert code == status and message in answer["error"], answer
+
+
+def test_after_the_game_a_bot_plays_the_same_deals_in_the_seat(page: Page, site: Site) -> None:
+    _start(page, site, "cutthroat", ["random", "", "random"], target="100", seed="21")
+    played = play(page, site)
+    mine = _verify(site, played)
+    page.select_option("#compare-bot", "heuristic")
+    page.click("#compare-start")
+    link = page.wait_for_selector("#compare-link-0")
+    table_id = link.get_attribute("href").rsplit("/", 1)[1]  # type: ignore[union-attr]
+
+    async def finished() -> replay_pb2.Replay:
+        table = site.server.get_table(table_id)
+        while table.status.name != "FINISHED":
+            await asyncio.sleep(0.2)
+        return site.server.replay(table_id)
+
+    theirs = site.loop.run(finished(), 120.0)
+    assert verify_replay(theirs) == []
+    assert theirs.header.seed == mine.header.seed
+    assert theirs.header.seats[played.seat].bot_name.startswith("heuristic-")
+    hands = min(len(theirs.hands), len(mine.hands))
+    assert hands >= 1
+    for number in range(hands):
+        assert theirs.hands[number].deal == mine.hands[number].deal

@@ -33,6 +33,8 @@ __all__ = ["REFERENCE_BOTS", "HumanSeat", "HumanSeatError", "HumanSeats", "SeatR
 
 log = structlog.get_logger("rookery.web.human")
 
+JSON = dict[str, Any]
+
 #: The reference bots a table may launch: name -> ``module:Class``.
 REFERENCE_BOTS = {
     "random": "rookery.client.bots:RandomBot",
@@ -47,6 +49,7 @@ DEFAULT_ACTION_S = 60.0
 #: running at once, and finished seats kept (for their page's result after a reload).
 MAX_HUMAN_SEATS = 32
 MAX_LAUNCHED_BOTS = 24
+MAX_COMPARISONS = 3
 KEPT_FINISHED_SEATS = 256
 
 
@@ -120,6 +123,8 @@ class HumanSeat:
     )
     _task: asyncio.Task[None] | None = None
     _processes: list[asyncio.subprocess.Process] = field(default_factory=list)
+    request: SeatRequest | None = None
+    comparisons: list[JSON] = field(default_factory=list)
 
     def notify(self) -> None:
         """Wake every page waiting for a change (the event is replaced for the next one)."""
@@ -221,9 +226,10 @@ class HumanSeats:
         except HumanSeatError:
             await self._close(seat)
             raise
+        seat.request = request
         self.seats[seat.seat_id] = seat
         try:
-            seat_bots = await self._seat_bots(seat, request, ruleset)
+            seat_bots = await self._seat_bots(seat, request.bots, request.seat, "")
             from rookery.server import TableSpec, TimeControl
 
             action_ms = int(request.action_s * 1000)
@@ -251,15 +257,17 @@ class HumanSeats:
             del self.seats[key]
 
     async def _seat_bots(
-        self, seat: HumanSeat, request: SeatRequest, ruleset: Ruleset
+        self, seat: HumanSeat, bots: tuple[str, ...], person: int | None, tag: str
     ) -> tuple[str, ...]:
+        """The name at each seat: the person's session at ``person``, a launched reference bot
+        (open mode) or a connected bot by name elsewhere."""
         names: list[str] = []
         connected = set(self.server.sessions)
-        for index, bot in enumerate(request.bots):
-            if index == request.seat:
+        for index, bot in enumerate(bots):
+            if index == person:
                 names.append(seat.name)
             elif bot in REFERENCE_BOTS and not self.is_token_mode:
-                launched = f"{bot}-{seat.seat_id[:6]}-{index}"
+                launched = f"{bot}-{seat.seat_id[:6]}-{tag}{index}"
                 seat._processes.append(await self._launch(REFERENCE_BOTS[bot], launched))
                 names.append(launched)
             elif bot in connected:
@@ -268,6 +276,38 @@ class HumanSeats:
                 offered = "a connected bot" + ("" if self.is_token_mode else " or a reference bot")
                 raise HumanSeatError(f"seat {index}: {bot!r} is not {offered}")
         return tuple(names)
+
+    async def compare(self, seat: HumanSeat, bot: str) -> JSON:
+        """The same deals again with ``bot`` in the person's seat, after the game (whose seed is
+        public then): a new table of the same rules, seed and other seats, for the duplicate
+        comparison "you vs pimc on the same deals". Every hand's deal derives from the seed and
+        the hand number alone, so hand N is dealt alike at both tables."""
+        request = seat.request
+        if request is None or seat.view.status != "finished":
+            raise HumanSeatError("a comparison comes after the game")
+        if len(seat.comparisons) >= MAX_COMPARISONS:
+            raise HumanSeatError(f"at most {MAX_COMPARISONS} comparisons a game")
+        from rookery.server import TableSpec, TimeControl
+
+        replay = self.server.replay(seat.view.table_id)
+        number = len(seat.comparisons)
+        bots = list(request.bots)
+        bots[request.seat] = bot
+        names = await self._seat_bots(seat, tuple(bots), None, f"c{number}-")
+        table_id = f"compare-{seat.seat_id}-{number}"
+        await self.server.create_table(
+            TableSpec(
+                ruleset=request.ruleset(),
+                seat_bots=names,
+                seed=replay.header.seed,
+                time_control=TimeControl(action_ms=10000, strike_limit=5),
+                table_id=table_id,
+            )
+        )
+        comparison = {"table_id": table_id, "bot": bot, "url": f"/tables/{table_id}"}
+        seat.comparisons.append(comparison)
+        log.info("comparison started", seat_id=seat.seat_id, table=table_id, bot=bot)
+        return comparison
 
     async def _launch(self, path: str, name: str) -> asyncio.subprocess.Process:
         return await asyncio.create_subprocess_exec(

@@ -10,6 +10,8 @@
   ``end`` after the game.
 - ``POST /api/play/<seat>/action``: ``{request_id, action}`` (the action's text form), header
   ``X-Rookery-Seat``.
+- ``POST /api/play/<seat>/compare``: ``{bot}``, after the game: the same deals with that bot in
+  the seat; answers ``{table_id, bot, url}``.
 
 Everything but the setup is for the holder of the seat's secret only, and shows only what that
 seat's session received from the game server.
@@ -92,6 +94,10 @@ class PlayRoutes:
                     seat = self._seat(parts[2], headers.get("x-rookery-seat", ""))
                     await self._act(writer, seat, body)
                     return
+                if len(parts) == 4 and parts[:2] == ["api", "play"] and parts[3] == "compare":
+                    seat = self._seat(parts[2], headers.get("x-rookery-seat", ""))
+                    await self._compare(writer, seat, body)
+                    return
                 raise _Refused(HTTPStatus.NOT_FOUND, f"no POST endpoint at /{path}")
             if path == "play":
                 await _send(writer, HTTPStatus.OK, "text/html; charset=utf-8", _page("setup", ""))
@@ -136,6 +142,16 @@ class PlayRoutes:
         except (HumanSeatError, TypeError, ValueError) as error:
             raise _Refused(HTTPStatus.CONFLICT, str(error)) from None
         await _send_json(writer, {"sent": True})
+
+    async def _compare(self, writer: asyncio.StreamWriter, seat: HumanSeat, body: Any) -> None:
+        bot = body.get("bot") if isinstance(body, dict) else None
+        if not isinstance(bot, str):
+            raise _Refused(HTTPStatus.BAD_REQUEST, "expected {bot}")
+        try:
+            comparison = await self.seats.compare(seat, bot)
+        except Exception as error:  # HumanSeatError, and the server's refusals
+            raise _Refused(HTTPStatus.CONFLICT, str(error)) from None
+        await _send_json(writer, comparison)
 
     async def _stream(self, writer: asyncio.StreamWriter, seat: HumanSeat) -> None:
         writer.write(

@@ -289,9 +289,44 @@
         el("strong", {}, r.winners.includes(mine) ? "You win! " : "Game over. "),
         `${r.reason_name.toLowerCase().replace(/_/g, " ")}; scores ${r.scores.join(" / ")}. `,
         r.detail ? `${r.detail}. ` : "",
-        el("a", { href: state.replay, id: "replay-link" }, "the replay"), " · ", el("a", { href: "/play" }, "play again")));
+        el("a", { href: state.replay, id: "replay-link" }, "the replay"), " · ", el("a", { href: "/play" }, "play again"),
+        comparePanel()));
     }
     root.replaceChildren(...children.filter(Boolean));
+  }
+
+  let compareBots = null;
+  const comparisons = [];
+
+  function comparePanel() {
+    if (compareBots === null) {
+      compareBots = [];
+      api("/api/play").then((choices) => {
+        compareBots = [...choices.reference_bots, ...choices.connected_bots];
+        draw();
+      });
+      return null;
+    }
+    if (!compareBots.length) return null;
+    const select = el("select", { id: "compare-bot" }, compareBots.map((name) => el("option", { value: name }, name)));
+    const compare = async () => {
+      try {
+        comparisons.push(await api(`/api/play/${seatId}/compare`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json", "X-Rookery-Seat": secret },
+          body: JSON.stringify({ bot: select.value }),
+        }));
+      } catch (failure) {
+        comparisons.push({ error: failure.message });
+      }
+      draw();
+    };
+    return el("div", { id: "compare" },
+      "The same deals with ", select, " in your seat: ",
+      el("button", { id: "compare-start", onclick: compare }, "play them"),
+      comparisons.map((c, i) => c.error ? el("div", { class: "error" }, c.error) :
+        el("div", {}, el("a", { href: c.url, id: `compare-link-${i}` }, `watch ${c.bot} play your deals`),
+          " (then its replay: ", el("a", { href: `/replays/${c.table_id}` }, c.table_id), ")")));
   }
 
   function update(next) {
