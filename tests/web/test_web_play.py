@@ -466,9 +466,7 @@ def test_after_the_game_a_bot_plays_the_same_deals_in_the_seat(page: Page, site:
     table_id = link.get_attribute("href").rsplit("/", 1)[1]  # type: ignore[union-attr]
 
     async def finished() -> replay_pb2.Replay:
-        table = site.server.get_table(table_id)
-        while table.status.name != "FINISHED":
-            await asyncio.sleep(0.2)
+        await site.server.get_table(table_id).wait_finished()
         return site.server.replay(table_id)
 
     theirs = site.loop.run(finished(), 120.0)
