@@ -64,6 +64,7 @@ class SeatView:
         self.scores: list[int] = []
         self.previous: JSON | None = None
         self.request: JSON | None = None
+        self._answered: JSON | None = None
         self.rejected = ""
         self.result: JSON | None = None
         self.auto_played: list[JSON] = []
@@ -198,6 +199,7 @@ class SeatView:
             offer.update(cards=_sorted_cards(legal.call_from))
         elif phase == "PLAY":
             offer.update(cards=_sorted_cards(legal.play))
+        self._answered = None
         self.request = {
             "request_id": request.request_id,
             "offer": offer,
@@ -209,13 +211,23 @@ class SeatView:
         self._changed()
 
     def answered(self) -> None:
-        """The seat's reply went out: no request is open until the server sends the next."""
+        """The seat's reply went out: no request is open until the server sends the next (or
+        refuses the reply, which reopens it)."""
+        self._answered = self.request
         self.request = None
         self._changed()
 
     def rejected_reply(self, rejected: bot_service_pb2.ActionRejected) -> None:
-        """``ActionRejected``: the server refused a reply (the request may still be open)."""
+        """``ActionRejected``: the server refused a reply. Unless it came too late (the clock has
+        answered for the seat) or the game is over, the request stays open: offer it again."""
         self.rejected = rejected.message
+        answered = self._answered
+        reopen = rejected.reason not in (
+            bot_service_pb2.REJECTION_REASON_LATE,
+            bot_service_pb2.REJECTION_REASON_GAME_OVER,
+        )
+        if reopen and answered is not None and answered["request_id"] == rejected.request_id:
+            self.request = answered
         self._changed()
 
     def finished(self, finished: bot_service_pb2.TableFinished) -> None:
