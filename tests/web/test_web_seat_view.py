@@ -23,7 +23,9 @@ def _joined(game: Game, seat: int) -> bot_service_pb2.TableJoined:
             table_pb2.SeatInfo(seat=s, side=ruleset.side_of(s), bot_name=f"b{s}")
             for s in range(ruleset.players)
         ],
-        time_control=table_pb2.TimeControl(action_ms=1000, late_policy=1),
+        time_control=table_pb2.TimeControl(
+            action_ms=1000, late_policy=table_pb2.LATE_POLICY_AUTO_PLAY
+        ),
     )
 
 
