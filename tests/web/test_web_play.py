@@ -126,6 +126,7 @@ def play(
     *,
     bid_up_to: int = 100,
     win_first_auction: bool = False,
+    screenshot: Path | None = None,
     reload_at: int | None = None,
     time_out_at: int | None = None,
     max_actions: int = 400,
@@ -134,7 +135,8 @@ def play(
     bid up to ``bid_up_to`` (else pass), the first trump, the first cards of a bury, the offered
     call, the first legal card. ``reload_at``: reload the page at that request; ``time_out_at``:
     leave that request unanswered until the server's clock plays for the seat;
-    ``win_first_auction``: bid on (up to 200) until the seat has won an auction once."""
+    ``win_first_auction``: bid the highest bid until the seat has won an auction once;
+    ``screenshot``: where to save the page with a bury picked and ready to confirm."""
     seat_id = page.url.rsplit("/", 1)[1]
     secret = page.evaluate(f"sessionStorage.getItem('rookery-seat-{seat_id}')")
     page.wait_for_selector("#status[data-hand]")
@@ -168,8 +170,11 @@ def play(
             option = page.query_selector("#bid-amount option")
             amount = option.get_attribute("value") if option is not None else None
             taken = played.phases.get("BURY", 0) or played.phases.get("NAME_TRUMP", 0)
-            limit = 200 if win_first_auction and not taken else bid_up_to
-            if amount is not None and int(amount) <= limit:
+            if amount is not None and win_first_auction and not taken:
+                highest = page.locator("#bid-amount option").last.get_attribute("value")
+                page.select_option("#bid-amount", highest)  # nobody can bid over it
+                page.keyboard.press("b")  # the bid key
+            elif amount is not None and int(amount) <= bid_up_to:
                 page.click("#bid")
             else:
                 page.keyboard.press("p")  # the pass key
@@ -180,6 +185,8 @@ def play(
             for _ in range(count):
                 page.click(".card.legal:not(.picked)")
             assert page.is_enabled("#bury-confirm")
+            if screenshot is not None:
+                page.screenshot(path=str(screenshot), full_page=True)
             page.click("#bury-confirm")
         elif phase == "CALL":
             page.click("#call")
@@ -294,7 +301,8 @@ def test_a_whole_game_of_standard_with_a_reload_and_a_bury(
 ) -> None:
     _start(page, site, "standard", ["", "heuristic", "random", "heuristic"], target="100",
            seed="11")  # fmt: skip
-    played = play(page, site, win_first_auction=True, reload_at=6)
+    shot = artifacts / "play-bury.png"
+    played = play(page, site, win_first_auction=True, reload_at=6, screenshot=shot)
     page.screenshot(path=str(artifacts / "play-standard-end.png"), full_page=True)
     assert played.reloads == 1
     assert played.phases.get("BURY", 0) >= 1, played.phases
