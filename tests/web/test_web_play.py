@@ -344,7 +344,7 @@ def test_a_seat_that_walks_away_gets_the_late_policy(page: Page, site: Site) -> 
 
 
 def test_another_tab_without_the_seats_key_sees_nothing(page: Page, site: Site) -> None:
-    _start(page, site, "standard", ["", "random", "random", "random"], target="100")
+    _start(page, site, "standard", ["", "heuristic", "random", "heuristic"], target="100")
     seat_id = page.url.rsplit("/", 1)[1]
     other = page.context.browser.new_page()  # type: ignore[union-attr]
     try:
@@ -465,7 +465,7 @@ def test_a_bad_seat_request_is_refused_with_its_reason(
 
 
 def test_after_the_game_a_bot_plays_the_same_deals_in_the_seat(page: Page, site: Site) -> None:
-    _start(page, site, "cutthroat", ["random", "", "random"], target="100", seed="21")
+    _start(page, site, "cutthroat", ["heuristic", "", "heuristic"], target="100", seed="21")
     played = play(page, site)
     mine = _verify(site, played)
     page.select_option("#compare-bot", "heuristic")
