@@ -97,6 +97,7 @@ INVOCATIONS: dict[tuple[str, ...], Callable[[Files], tuple[list[str | Path], int
     ("arena", "run"): lambda f: ([*_ARENA_RUN[1:], "--out", f.root / "arena"], EXIT_READER_GONE),
     ("arena", "report"): lambda f: (["arena", "report", f.run_dir], EXIT_READER_GONE),
     ("demo",): lambda f: (["demo", "--games", "1", "--out", f.root / "demo"], EXIT_READER_GONE),
+    ("play",): lambda f: (["play", "--no-browser"], EXIT_READER_GONE),
     # Writes only to stderr: with the server unreachable it says so and exits 4.
     ("bot", "run"): lambda f: (
         [

@@ -26,6 +26,7 @@ from rookery.wire.replay import read_replay
 from ._errors import ReplayWithheldError, UnknownTournamentError
 from ._model import live_table_json, replay_json, table_summary_json
 from ._pages import page_html
+from ._play import PlayRoutes
 from ._sources import RunDirectories
 
 __all__ = ["WebServer"]
@@ -87,6 +88,7 @@ class WebServer:
         self._replays: OrderedDict[str, tuple[JSON, replay_pb2.ReplayHeader, bool]] = OrderedDict()
         """Replay views by game id, with the header and whether the game server gave it: the
         withholding is checked again on every hit."""
+        self.play = PlayRoutes(server) if server is not None else None
         self._routes: list[tuple[str, Callable[..., Awaitable[tuple[str, bytes]]]]] = [
             ("api/tournaments", self._api_tournaments),
             ("api/tournaments/*", self._api_tournament),
@@ -124,6 +126,8 @@ class WebServer:
 
     async def stop(self) -> None:
         """Stops listening and ends every open connection (event streams included)."""
+        if self.play is not None:
+            await self.play.close()
         if self._listener is not None:
             self._listener.close()
             for task in list(self._tasks):
@@ -179,6 +183,9 @@ class WebServer:
             await self._send_error(writer, HttpError(HTTPStatus.BAD_REQUEST, "bad request line"))
             return
         method, target, _ = parts
+        if self.play is not None and self.play.handles(target):  # the human seats (_play.py)
+            await self.play.serve(method, target, head, reader, writer)
+            return
         if method not in ("GET", "HEAD"):
             await self._send_error(
                 writer,

@@ -1,0 +1,438 @@
+"""Human seats: a person at a new table with bots, over the same protocol and rules as a bot.
+
+Each human seat is a bot session of its own: a real ``BotService.Connect`` stream from the web
+server to the game server, with the person's name (and token, in token mode) in its ``Hello``.
+The server seats it like any bot, sends it only what that seat may see, applies the table's clock
+to it (the late policy plays or forfeits for a person who walks away) and records the game in an
+ordinary replay. The page talks to this web session, never to the table: a reload finds the
+session as it was (the stream to the game server does not notice).
+
+The bots at the table are any connected bot (by name) or a reference bot launched for the table
+as a process of its own (``rookery bot run``, open mode only: in token mode a launched bot would
+need a token of its own).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+import structlog
+from rookery.engine import PRESETS, Ruleset, RulesetError, parse_action
+from rookery.v1 import bot_service_pb2, bot_service_pb2_grpc
+from rookery.wire import convert
+
+from ._seat import SeatView
+
+__all__ = ["REFERENCE_BOTS", "HumanSeat", "HumanSeatError", "HumanSeats", "SeatRequest"]
+
+log = structlog.get_logger("rookery.web.human")
+
+JSON = dict[str, Any]
+
+#: The reference bots a table may launch: name -> ``module:Class``.
+REFERENCE_BOTS = {
+    "random": "rookery.client.bots:RandomBot",
+    "heuristic": "rookery.client.bots:HeuristicBot",
+    "pimc": "rookery.client.bots:PimcBot",
+}
+
+#: The clock a person gets unless the page asks for another: a minute an action, a two-minute
+#: bank, the server playing for a late seat, and a forfeit after five such strikes.
+DEFAULT_ACTION_S = 60.0
+#: Bounds for a server anyone may reach: human seats playing at once, reference bot processes
+#: running at once, and finished seats kept (for their page's result after a reload).
+MAX_HUMAN_SEATS = 32
+MAX_LAUNCHED_BOTS = 24
+MAX_COMPARISONS = 3
+KEPT_FINISHED_SEATS = 256
+
+
+class HumanSeatError(Exception):
+    """A human seat that cannot be opened: the message says why (shown on the page)."""
+
+
+@dataclass(frozen=True)
+class SeatRequest:
+    """What the page asks for: the rules, the person's seat, who sits at the other seats."""
+
+    preset: str
+    seat: int
+    bots: tuple[str, ...]  # one per seat; the person's own entry is ignored
+    name: str = "human"
+    token: str = ""
+    target: int | None = None
+    action_s: float = DEFAULT_ACTION_S
+    seed: int | None = None
+
+    @classmethod
+    def from_json(cls, data: Any) -> SeatRequest:
+        """The request in a page's JSON body; ``HumanSeatError`` for anything malformed."""
+        if not isinstance(data, dict):
+            raise HumanSeatError("expected a JSON object")
+        try:
+            bots = data.get("bots", [])
+            if not isinstance(bots, list) or not all(isinstance(b, str) for b in bots):
+                raise HumanSeatError("bots: a list of bot names, one per seat")
+            target = data.get("target")
+            seed = data.get("seed")
+            return cls(
+                preset=str(data.get("preset", "standard")),
+                seat=int(data.get("seat", 0)),
+                bots=tuple(bots),
+                name=str(data.get("name") or "human"),
+                token=str(data.get("token") or ""),
+                target=int(target) if target not in (None, "") else None,
+                action_s=float(data.get("action_s") or DEFAULT_ACTION_S),
+                seed=int(seed) if seed not in (None, "") else None,
+            )
+        except (TypeError, ValueError) as error:
+            raise HumanSeatError(f"malformed request: {error}") from None
+
+    def ruleset(self) -> Ruleset:
+        """The table's rules: the preset, with the target asked for ("standard, target 150")."""
+        ruleset = PRESETS.get(self.preset)
+        if ruleset is None:
+            raise HumanSeatError(f"no preset {self.preset!r}; presets: {', '.join(PRESETS)}")
+        if self.target is not None and self.target != ruleset.target:
+            try:
+                ruleset = ruleset.replace(
+                    target=self.target, name=f"{ruleset.name}, target {self.target}"
+                )
+            except RulesetError as error:
+                raise HumanSeatError(str(error)) from None
+        return ruleset
+
+
+@dataclass
+class HumanSeat:
+    """One person's seat: its web id and secret, its session to the game server, its view."""
+
+    seat_id: str
+    secret: str
+    name: str
+    view: SeatView = field(default_factory=SeatView)
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+    _outgoing: asyncio.Queue[bot_service_pb2.ConnectRequest | None] = field(
+        default_factory=asyncio.Queue
+    )
+    _task: asyncio.Task[None] | None = None
+    _processes: list[asyncio.subprocess.Process] = field(default_factory=list)
+    request: SeatRequest | None = None
+    comparisons: list[JSON] = field(default_factory=list)
+
+    def notify(self) -> None:
+        """Wake every page waiting for a change (the event is replaced for the next one)."""
+        self.changed.set()
+        self.changed = asyncio.Event()
+
+    def act(self, request_id: int, text: str) -> None:
+        """Send the person's action for the open request (the server decides if it is legal)."""
+        request = self.view.request
+        if request is None or request["request_id"] != request_id:
+            raise HumanSeatError("no such request is open: the page is behind, reload it")
+        try:
+            action = parse_action(text)
+        except ValueError as error:
+            raise HumanSeatError(str(error)) from None
+        reply = bot_service_pb2.ActionReply(
+            table_id=self.view.table_id,
+            request_id=request_id,
+            action=convert.action_to_proto(action),
+        )
+        self._outgoing.put_nowait(bot_service_pb2.ConnectRequest(action_reply=reply))
+        self.view.answered()
+        self.notify()
+
+
+class HumanSeats:
+    """Every human seat of a game server: opening one, finding one, closing them all."""
+
+    def __init__(self, server: Any) -> None:
+        self.server = server
+        self.seats: dict[str, HumanSeat] = {}
+
+    @property
+    def is_token_mode(self) -> bool:
+        """Whether the server needs a token of every seat (the person's included)."""
+        return bool(self.server.config.is_token_mode)
+
+    def choices(self) -> dict[str, Any]:
+        """What the setup page offers: presets, reference bots (open mode), connected bots."""
+        humans = {seat.name for seat in self.seats.values()}
+        connected = sorted(
+            name for name, sessions in self.server.sessions.items() if sessions and name
+            not in humans
+        )  # fmt: skip
+        return {
+            "presets": {name: ruleset.players for name, ruleset in PRESETS.items()},
+            "reference_bots": [] if self.is_token_mode else sorted(REFERENCE_BOTS),
+            "connected_bots": connected,
+            "token_mode": self.is_token_mode,
+            "action_s": DEFAULT_ACTION_S,
+        }
+
+    def get(self, seat_id: str, secret: str) -> HumanSeat:
+        """The seat, for the holder of its secret only."""
+        seat = self.seats.get(seat_id)
+        if seat is None or not secrets.compare_digest(seat.secret, secret):
+            raise HumanSeatError("no such seat (or not yours)")
+        return seat
+
+    async def open(self, request: SeatRequest) -> HumanSeat:
+        """Connect the person's session, launch the reference bots, create the table."""
+        ruleset = request.ruleset()
+        if len(request.bots) != ruleset.players:
+            raise HumanSeatError(
+                f"{ruleset.name} has {ruleset.players} seats: name a bot for each (got "
+                f"{len(request.bots)})"
+            )
+        if not 0 <= request.seat < ruleset.players:
+            raise HumanSeatError(f"seat must be 0 to {ruleset.players - 1}, got {request.seat}")
+        if not 1 <= request.action_s <= 3600:
+            raise HumanSeatError(f"action_s must be 1 to 3600 seconds, got {request.action_s:g}")
+        self._forget_finished()
+        playing = [s for s in self.seats.values() if s.view.status not in ("finished", "failed")]
+        if len(playing) >= MAX_HUMAN_SEATS:
+            raise HumanSeatError("too many human seats at once: try again later")
+        launching = sum(1 for i, bot in enumerate(request.bots) if i != request.seat and bot
+                        in REFERENCE_BOTS)  # fmt: skip
+        running = sum(1 for s in self.seats.values() for p in s._processes if p.returncode is None)
+        if launching and running + launching > MAX_LAUNCHED_BOTS:
+            raise HumanSeatError(
+                f"{running} reference bots are playing already (at most {MAX_LAUNCHED_BOTS}): "
+                "try again later, or choose connected bots"
+            )
+        if request.seed is not None and self.is_token_mode:
+            raise HumanSeatError("in token mode the seed is the server's secret: leave it empty")
+        name = request.name.strip()
+        if not self.is_token_mode:
+            name = f"{name or 'human'}-{secrets.token_hex(2)}"  # one session per seat, by name
+        seat = HumanSeat(secrets.token_hex(8), secrets.token_urlsafe(24), name)
+        welcomed: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        seat._task = asyncio.get_running_loop().create_task(
+            self._session(seat, request.token, welcomed)
+        )
+        try:
+            await asyncio.wait_for(asyncio.shield(welcomed), 15.0)
+        except TimeoutError:
+            await self._close(seat)
+            raise HumanSeatError("the game server did not answer the seat's Hello") from None
+        except HumanSeatError:
+            await self._close(seat)
+            raise
+        seat.request = request
+        self.seats[seat.seat_id] = seat
+        try:
+            seat_bots = await self._seat_bots(seat, request.bots, request.seat, "")
+            from rookery.server import TableSpec, TimeControl
+
+            action_ms = int(request.action_s * 1000)
+            await self.server.create_table(
+                TableSpec(
+                    ruleset=ruleset,
+                    seat_bots=seat_bots,
+                    seed=request.seed,
+                    time_control=TimeControl(
+                        action_ms=action_ms, bank_ms=2 * action_ms, strike_limit=5
+                    ),
+                    table_id=f"play-{seat.seat_id}",
+                )
+            )
+        except Exception as error:
+            await self._close(seat)
+            del self.seats[seat.seat_id]
+            raise HumanSeatError(str(error)) from None
+        log.info("human seat opened", seat_id=seat.seat_id, name=name, ruleset=ruleset.name)
+        return seat
+
+    def _forget_finished(self) -> None:
+        finished = [k for k, s in self.seats.items() if s.view.status in ("finished", "failed")]
+        for key in finished[: max(0, len(finished) - KEPT_FINISHED_SEATS)]:
+            del self.seats[key]
+
+    async def _seat_bots(
+        self, seat: HumanSeat, bots: tuple[str, ...], person: int | None, tag: str
+    ) -> tuple[str, ...]:
+        """The name at each seat: the person's session at ``person``, a launched reference bot
+        (open mode) or a connected bot by name elsewhere."""
+        names: list[str] = []
+        connected = set(self.server.sessions)
+        for index, bot in enumerate(bots):
+            if index == person:
+                names.append(seat.name)
+            elif bot in REFERENCE_BOTS and not self.is_token_mode:
+                launched = f"{bot}-{seat.seat_id[:6]}-{tag}{index}"
+                seat._processes.append(await self._launch(REFERENCE_BOTS[bot], launched))
+                names.append(launched)
+            elif bot in connected:
+                names.append(bot)
+            else:
+                offered = "a connected bot" + ("" if self.is_token_mode else " or a reference bot")
+                raise HumanSeatError(f"seat {index}: {bot!r} is not {offered}")
+        return tuple(names)
+
+    async def compare(self, seat: HumanSeat, bot: str) -> JSON:
+        """The same deals again with ``bot`` in the person's seat, after the game (whose seed is
+        public then): a new table of the same rules, seed and other seats, for the duplicate
+        comparison "you vs pimc on the same deals". Every hand's deal derives from the seed and
+        the hand number alone, so hand N is dealt alike at both tables."""
+        request = seat.request
+        if request is None or seat.view.status != "finished":
+            raise HumanSeatError("a comparison comes after the game")
+        if len(seat.comparisons) >= MAX_COMPARISONS:
+            raise HumanSeatError(f"at most {MAX_COMPARISONS} comparisons a game")
+        from rookery.server import TableSpec, TimeControl
+
+        replay = self.server.replay(seat.view.table_id)
+        number = len(seat.comparisons)
+        bots = list(request.bots)
+        bots[request.seat] = bot
+        names = await self._seat_bots(seat, tuple(bots), None, f"c{number}-")
+        table_id = f"compare-{seat.seat_id}-{number}"
+        await self.server.create_table(
+            TableSpec(
+                ruleset=request.ruleset(),
+                seat_bots=names,
+                seed=replay.header.seed,
+                time_control=TimeControl(action_ms=10000, strike_limit=5),
+                table_id=table_id,
+            )
+        )
+        comparison = {"table_id": table_id, "bot": bot, "url": f"/tables/{table_id}"}
+        seat.comparisons.append(comparison)
+        log.info("comparison started", seat_id=seat.seat_id, table=table_id, bot=bot)
+        return comparison
+
+    async def _launch(self, path: str, name: str) -> asyncio.subprocess.Process:
+        return await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "rookery.cli.main", "bot", "run", path,
+            "--server", self.server.target, "--name", name, "--games", "1",
+            "--log-level", "warning",
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.DEVNULL,
+        )  # fmt: skip
+
+    async def _session(self, seat: HumanSeat, token: str, welcomed: asyncio.Future[str]) -> None:
+        """The seat's bot session: Hello, then every message into the view until the game ends."""
+        view = seat.view
+        try:
+            async with grpc.aio.insecure_channel(self.server.target) as channel:
+                call = bot_service_pb2_grpc.BotServiceStub(channel).Connect()
+                hello = bot_service_pb2.Hello(
+                    name=seat.name, token=token, max_tables=1, client="rookery-web/human-seat"
+                )
+                await call.write(bot_service_pb2.ConnectRequest(hello=hello))
+                first = await call.read()
+                if first is grpc.aio.EOF or not first.HasField("welcome"):
+                    raise HumanSeatError("the game server ended the session before its Welcome")
+                welcomed.set_result(first.welcome.session_id)
+                idle_ms = first.welcome.idle_timeout_ms
+                writer = asyncio.create_task(self._write_loop(seat, call, idle_ms))
+                try:
+                    await self._read_loop(seat, call)
+                    await _stop_processes(seat, wait_s=10.0)  # they stop after their one game
+                finally:
+                    writer.cancel()
+                    with contextlib.suppress(asyncio.CancelledError, Exception):
+                        await writer
+                    call.cancel()
+        except grpc.aio.AioRpcError as error:
+            message = f"{error.code().name}: {error.details()}"
+            if not welcomed.done():
+                welcomed.set_exception(HumanSeatError(message))
+            else:
+                view.failed(message)
+        except HumanSeatError as error:
+            if not welcomed.done():
+                welcomed.set_exception(error)
+            else:
+                view.failed(str(error))
+        except asyncio.CancelledError:
+            if not welcomed.done():
+                welcomed.cancel()
+            raise
+        except Exception as error:  # a bug here must not leave the page waiting forever
+            log.exception("human seat session failed", seat_id=seat.seat_id)
+            if not welcomed.done():
+                welcomed.set_exception(HumanSeatError(f"the seat's session failed: {error}"))
+            else:
+                view.failed(f"the seat's session failed: {error}")
+        finally:
+            seat.notify()
+
+    async def _read_loop(self, seat: HumanSeat, call: Any) -> None:
+        view = seat.view
+        while True:
+            message = await call.read()
+            if message is grpc.aio.EOF:
+                if view.status != "finished":
+                    view.failed("the game server closed the seat's session")
+                return
+            messages = list(message.batch.messages) if message.HasField("batch") else [message]
+            for item in messages:
+                kind = item.WhichOneof("message")
+                if kind == "table_joined":
+                    view.joined(item.table_joined)
+                elif kind == "event":
+                    view.event(item.event.event)
+                elif kind == "action_request":
+                    view.requested(item.action_request)
+                elif kind == "action_rejected":
+                    view.rejected_reply(item.action_rejected)
+                elif kind == "table_finished":
+                    view.finished(item.table_finished)
+                elif kind == "table_snapshot":
+                    view.joined(item.table_snapshot.table)
+            seat.notify()
+            if view.status == "finished":
+                return
+
+    async def _write_loop(self, seat: HumanSeat, call: Any, idle_ms: int) -> None:
+        """The person's replies, and a Ping when otherwise silent (the server's idle rule)."""
+        interval = max(1.0, idle_ms / 3000) if idle_ms > 0 else 30.0
+        nonce = 0
+        while True:
+            try:
+                message = await asyncio.wait_for(seat._outgoing.get(), interval)
+            except TimeoutError:
+                nonce += 1
+                message = bot_service_pb2.ConnectRequest(ping=bot_service_pb2.Ping(nonce=nonce))
+            if message is None:
+                return
+            await call.write(message)
+
+    async def _close(self, seat: HumanSeat) -> None:
+        if seat._task is not None:
+            seat._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await seat._task
+        await _stop_processes(seat, wait_s=0.0)
+
+    async def close(self) -> None:
+        """End every seat's session and every launched bot."""
+        for seat in list(self.seats.values()):
+            await self._close(seat)
+
+
+async def _stop_processes(seat: HumanSeat, wait_s: float) -> None:
+    """The launched bots: given ``wait_s`` to exit by themselves, then terminated, then killed."""
+    for process in seat._processes:
+        if process.returncode is None and wait_s > 0:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(process.wait(), wait_s)
+        if process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                process.terminate()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(process.wait(), 5.0)
+        if process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+            await process.wait()

@@ -1,0 +1,281 @@
+"""What one seat may know, built from that seat's own protocol messages and nothing else.
+
+A human seat's page is drawn from a :class:`SeatView`: it is fed the messages the server sends
+the seat's session (``TableJoined``, ``TableEvent`` in the seat's view, ``ActionRequest``,
+``ActionRejected``, ``TableFinished``), so it can hold no card the server did not show that seat:
+its own hand (from ``HandDealt.your_cards``), the nest and the buried cards if it took the nest,
+the cards played, and each hand's reveal once the hand is scored. Hidden information is the
+server's to enforce; this module only draws what came.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from rookery.engine import Ruleset, card_name, cards_of
+from rookery.v1 import bot_service_pb2, events_pb2, table_pb2
+from rookery.wire import convert
+
+from ._model import game_result_json, hand_result_json, ruleset_json, termination_name
+
+__all__ = ["SeatView"]
+
+JSON = dict[str, Any]
+
+_SUITS = {1: "B", 2: "R", 3: "Y", 4: "G"}
+
+
+def _cards(cards: Any) -> int:
+    return convert.mask_from_proto(cards)
+
+
+def _sorted_cards(mask: int) -> list[str]:
+    """A hand as people sort it: by suit (black, red, yellow, green), high cards first, the Rook
+    last."""
+    return [card_name(card) for card in sorted(cards_of(mask), key=_hand_order)]
+
+
+def _hand_order(card: int) -> tuple[int, int]:
+    name = card_name(card)
+    if name.startswith("ROOK"):
+        return (9, 0)
+    return ("BRYG".index(name[0]), -int(name[1:]))
+
+
+class SeatView:
+    """The seat's knowledge, updated message by message; ``json()`` is what its page gets."""
+
+    def __init__(self) -> None:
+        self.version = 0
+        self.table_id = ""
+        self.seat = -1
+        self.ruleset: Ruleset | None = None
+        self.seats: list[JSON] = []
+        self.clock: JSON = {}
+        self.status = "waiting"
+        self.error = ""
+        self.hand_number = -1
+        self.dealer = -1
+        self.hand = 0
+        self.nest = 0  # the nest's cards, once this seat has taken it
+        self.buried = 0  # this seat's buried cards
+        self.steps: list[JSON] = []
+        self.scores: list[int] = []
+        self.previous: JSON | None = None
+        self.request: JSON | None = None
+        self._answered: JSON | None = None
+        self.rejected = ""
+        self.result: JSON | None = None
+        self.auto_played: list[JSON] = []
+
+    def _changed(self) -> None:
+        self.version += 1
+
+    # Messages ---------------------------------------------------------------------------------
+
+    def joined(self, joined: bot_service_pb2.TableJoined) -> None:
+        """``TableJoined``: the table, the seat, the rules and who sits where."""
+        self.table_id = joined.table_id
+        self.seat = joined.seat
+        self.ruleset = convert.ruleset_from_proto(joined.ruleset)
+        self.seats = [
+            {"seat": s.seat, "side": s.side, "name": s.bot_name, "version": s.bot_version}
+            for s in joined.seats
+        ]
+        clock = joined.time_control
+        self.clock = {
+            "action_ms": clock.action_ms,
+            "bank_ms": clock.bank_ms,
+            "late_policy": table_pb2.LatePolicy.Name(clock.late_policy).removeprefix(
+                "LATE_POLICY_"
+            ),
+            "strike_limit": clock.strike_limit,
+        }
+        self.scores = [0] * self.ruleset.num_sides
+        self.status = "playing"
+        self._changed()
+
+    def event(self, event: events_pb2.Event) -> None:
+        """One event, as this seat may see it."""
+        kind = event.WhichOneof("kind")
+        step: JSON = {"seq": event.seq, "hand": event.hand_number, "type": kind}
+        if kind == "hand_dealt":
+            dealt = event.hand_dealt
+            if self.steps and self.hand_number >= 0:
+                self._close_hand()
+            self.hand_number = event.hand_number
+            self.dealer = dealt.dealer
+            self.hand = _cards(dealt.your_cards)
+            self.nest = self.buried = 0
+            self.steps = []
+            step.update(type="dealt", dealer=dealt.dealer)
+        elif kind == "bid_made":
+            step.update(type="bid", seat=event.bid_made.seat, amount=event.bid_made.amount)
+        elif kind == "passed":
+            step.update(type="pass", seat=event.passed.seat)
+        elif kind == "auction_won":
+            won = event.auction_won
+            step.update(type="auction_won", seat=won.seat, amount=won.amount, forced=won.forced)
+        elif kind == "nest_taken":
+            taken = event.nest_taken
+            if taken.seat == self.seat and taken.cards:
+                self.nest = _cards(taken.cards)
+                self.hand |= self.nest
+            step.update(type="nest_taken", seat=taken.seat, count=taken.count)
+        elif kind == "trump_named":
+            named = event.trump_named
+            step.update(type="trump", seat=named.seat, suit=_SUITS.get(named.suit, "?"))
+        elif kind == "cards_buried":
+            buried = event.cards_buried
+            if buried.seat == self.seat and buried.cards:
+                self.buried = _cards(buried.cards)
+                self.hand &= ~self.buried
+            step.update(type="buried", seat=buried.seat, count=buried.count)
+        elif kind == "card_called":
+            called = event.card_called
+            step.update(
+                type="called",
+                seat=called.seat,
+                card=card_name(convert.card_from_proto(called.card)),
+            )
+        elif kind == "partner_revealed":
+            step.update(type="partner", seat=event.partner_revealed.seat)
+        elif kind == "card_played":
+            played = event.card_played
+            card = convert.card_from_proto(played.card)
+            if played.seat == self.seat:
+                self.hand &= ~(1 << card)
+            step.update(type="play", seat=played.seat, card=card_name(card))
+        elif kind == "trick_won":
+            won_trick = event.trick_won
+            step.update(
+                type="trick",
+                seat=won_trick.seat,
+                points=won_trick.points,
+                trick=won_trick.trick_index + 1,
+            )
+        elif kind == "hand_scored":
+            assert self.ruleset is not None
+            forced = any(s["type"] == "auction_won" and s["forced"] for s in self.steps)
+            result = convert.hand_result_from_proto(
+                event.hand_scored.result, self.ruleset, forced=forced, scores_before=self.scores
+            )
+            step.update(type="scored", result=hand_result_json(result))
+            if not result.redeal:
+                self.scores = list(result.scores_after)
+        elif kind == "game_over":
+            step.update(
+                type="game_over",
+                result=game_result_json(convert.game_result_from_proto(event.game_over.result)),
+            )
+        self.steps.append(step)
+        self._changed()
+
+    def _close_hand(self) -> None:
+        scored = next((s for s in self.steps if s["type"] == "scored"), None)
+        self.previous = {
+            "number": self.hand_number,
+            "steps": self.steps,
+            "result": scored["result"] if scored else None,
+        }
+
+    def requested(self, request: bot_service_pb2.ActionRequest) -> None:
+        """``ActionRequest``: the seat is to act; its observation is the authority on its hand."""
+        observation = convert.observation_from_proto(request.observation)
+        legal = convert.legal_actions_from_proto(request.legal_actions)
+        self.hand = observation.hand
+        if observation.nest:
+            self.nest = observation.nest
+        phase = legal.phase.name
+        offer: JSON = {"phase": phase}
+        if phase == "BIDDING":
+            offer.update(bids=list(legal.bids), can_pass=legal.can_pass)
+        elif phase == "NAME_TRUMP":
+            offer.update(suits=[suit.letter for suit in legal.suits])
+        elif phase == "BURY":
+            offer.update(cards=_sorted_cards(legal.bury_from), count=legal.bury_count)
+        elif phase == "CALL":
+            offer.update(cards=_sorted_cards(legal.call_from))
+        elif phase == "PLAY":
+            offer.update(cards=_sorted_cards(legal.play))
+        self._answered = None
+        self.request = {
+            "request_id": request.request_id,
+            "offer": offer,
+            "deadline_ms": request.deadline_ms,
+            "bank_ms": request.bank_ms,
+            "received_at": time.time(),
+        }
+        self.rejected = ""
+        self._changed()
+
+    def answered(self) -> None:
+        """The seat's reply went out: no request is open until the server sends the next (or
+        refuses the reply, which reopens it)."""
+        self._answered = self.request
+        self.request = None
+        self._changed()
+
+    def rejected_reply(self, rejected: bot_service_pb2.ActionRejected) -> None:
+        """``ActionRejected``: the server refused a reply. Unless it came too late (the clock has
+        answered for the seat) or the game is over, the request stays open: offer it again."""
+        self.rejected = rejected.message
+        answered = self._answered
+        reopen = rejected.reason not in (
+            bot_service_pb2.REJECTION_REASON_LATE,
+            bot_service_pb2.REJECTION_REASON_GAME_OVER,
+        )
+        if reopen and answered is not None and answered["request_id"] == rejected.request_id:
+            self.request = answered
+        self._changed()
+
+    def finished(self, finished: bot_service_pb2.TableFinished) -> None:
+        """``TableFinished``: the game is over."""
+        result = game_result_json(convert.game_result_from_proto(finished.result))
+        result["reason_name"] = termination_name(finished.result.reason)
+        result["detail"] = finished.result.detail
+        self.result = result
+        self.request = None
+        self.status = "finished"
+        self._changed()
+
+    def failed(self, message: str) -> None:
+        """The seat's session ended without a game: say why."""
+        self.error = message
+        if self.status != "finished":
+            self.status = "failed"
+        self.request = None
+        self._changed()
+
+    # The page's data --------------------------------------------------------------------------
+
+    def json(self) -> JSON:
+        """Everything the page shows, as of now."""
+        request = self.request
+        if request is not None:
+            elapsed = int((time.time() - request["received_at"]) * 1000)
+            request = {k: v for k, v in request.items() if k != "received_at"}
+            request["ms_left"] = max(0, request["deadline_ms"] - elapsed)
+        return {
+            "version": self.version,
+            "status": self.status,
+            "error": self.error,
+            "table_id": self.table_id,
+            "seat": self.seat,
+            "ruleset": ruleset_json(self.ruleset) if self.ruleset is not None else None,
+            "seats": self.seats,
+            "clock": self.clock,
+            "hand_number": self.hand_number,
+            "dealer": self.dealer,
+            "hand": _sorted_cards(self.hand),
+            "nest": _sorted_cards(self.nest),
+            "buried": _sorted_cards(self.buried),
+            "steps": self.steps,
+            "scores": self.scores,
+            "previous": self.previous,
+            "request": request,
+            "rejected": self.rejected,
+            "result": self.result,
+            "replay": f"/replays/{self.table_id}" if self.status == "finished" else None,
+        }
