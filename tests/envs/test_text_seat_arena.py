@@ -11,9 +11,9 @@ from pathlib import Path
 
 from chat_server import chat_server
 from rookery.arena.config import BotSpec, TimeControlSpec, TournamentConfig
-from rookery.arena.sandbox import SandboxMode
 from rookery.arena.report import load_run
 from rookery.arena.runner import RunOptions, RunResult, TournamentRunner
+from rookery.arena.sandbox import SandboxMode
 from rookery.arena.storage import GameRow, RunStore
 from rookery.engine import Ruleset
 from rookery.v1 import replay_pb2

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 from rookery.arena.config import BotSpec, TimeControlSpec, TournamentConfig
-from rookery.arena.sandbox import SandboxMode
 from rookery.arena.report import load_run
 from rookery.arena.runner import RunOptions, TournamentRunner
+from rookery.arena.sandbox import SandboxMode
 from rookery.arena.storage import RunStore
 from rookery.client.bots import bot_command, play_game
 from rookery.engine import Game, Ruleset
