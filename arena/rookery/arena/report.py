@@ -157,7 +157,7 @@ def sprt_line(summary: Summary, config: TournamentConfig) -> str:
     if test is None:
         return ""
     p = test.params
-    elo, error = test.elo_estimate()
+    estimate = test.estimate()
     decision = test.decision.value or "inconclusive so far"
     counts = "pentanomial " if test.uses_pairs else "trinomial "
     counts += str(test.counts)
@@ -165,7 +165,8 @@ def sprt_line(summary: Summary, config: TournamentConfig) -> str:
         f"SPRT {config.bots[0].name} vs {config.bots[1].name} "
         f"[elo0={p.elo0:g}, elo1={p.elo1:g}, alpha={p.alpha:g}, beta={p.beta:g}, {p.model}]: "
         f"{decision}; LLR {test.llr:.2f} in ({p.lower_bound:.2f}, {p.upper_bound:.2f}); "
-        f"Elo {elo:+.1f} ± {error:.1f}; {test.games} games; {counts}"
+        f"Elo {estimate.elo:+.1f} [{estimate.lower:+.1f}, {estimate.upper:+.1f}] "
+        f"({estimate.method}); {test.games} games; {counts}"
     )
 
 
@@ -174,7 +175,8 @@ def report_dict(data: RunData) -> dict[str, Any]:
     summary = data.summary
     sprt: dict[str, Any] | None = None
     if summary.sprt is not None:
-        elo, error = summary.sprt.elo_estimate()
+        estimate = summary.sprt.estimate()
+        error = estimate.error
         sprt = {
             "decision": summary.sprt.decision.value,
             "llr": summary.sprt.llr,
@@ -182,8 +184,12 @@ def report_dict(data: RunData) -> dict[str, Any]:
             "upper_bound": summary.sprt.params.upper_bound,
             "pentanomial": summary.sprt.pentanomial,
             "trinomial": summary.sprt.trinomial,
-            "elo": elo,
+            "elo": estimate.elo,
             "elo_error": error if math.isfinite(error) else None,
+            "elo_lower": estimate.lower if math.isfinite(estimate.lower) else None,
+            "elo_upper": estimate.upper if math.isfinite(estimate.upper) else None,
+            "elo_method": estimate.method,
+            "overshoot": [summary.sprt.overshoot.lower, summary.sprt.overshoot.upper],
         }
     return {
         "tournament": {
