@@ -9,11 +9,13 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from statistics import NormalDist
 from typing import Any
 
 from rich.table import Table
 from rookery.arena.config import Format, TournamentConfig, config_from_dict
 from rookery.arena.errors import StorageError
+from rookery.arena.ratings import BradleyTerryFit
 from rookery.arena.results import Summary, summarize
 from rookery.arena.sprt import SprtDecision
 from rookery.arena.storage import DATABASE_NAME, GameRow, RunStore, TournamentRecord
@@ -83,7 +85,8 @@ def _fmt_elo(value: float) -> str:
 
 
 _CAPTION = (
-    "Elo: Bradley-Terry, field mean 0, ± 95 %; LOS: P(stronger than the next); G/W/L/D: games; "
+    "Elo: Bradley-Terry, field mean 0, ± 95 % (pair bootstrap); LOS: P(stronger than the next); "
+    "G/W/L/D: games; "
     "pts: point difference; ms: mean think time; late: timeouts"
 )
 
@@ -151,6 +154,17 @@ def _points(points: float, games: int) -> str:
     return f"{text}/{games}"
 
 
+def _interval_words(fit: BradleyTerryFit) -> str:
+    """Which interval the ± is, in words."""
+    if fit.interval == "pair bootstrap":
+        return (
+            f"pair bootstrap: ± {NormalDist().inv_cdf(0.5 + fit.confidence / 2):.2f} standard "
+            f"deviations of {fit.bootstrap} refits on the {fit.groups} duplicate groups resampled "
+            "whole"
+        )
+    return "asymptotic normal interval (too few duplicate groups to resample)"
+
+
 def sprt_line(summary: Summary, config: TournamentConfig) -> str:
     """One line about the SPRT: decision, LLR and bounds, Elo estimate, pentanomial."""
     test = summary.sprt
@@ -209,6 +223,7 @@ def report_dict(data: RunData) -> dict[str, Any]:
             "bootstrap": summary.fit.bootstrap,
             "groups": summary.fit.groups,
             "confidence": summary.fit.confidence,
+            "interval": summary.fit.interval,
         },
         "standings": [
             {
@@ -448,8 +463,8 @@ def render_html(data: RunData) -> str:
 <h2>Standings</h2>
 <table>{head}{"".join(rows)}</table>
 <p class="meta">Elo: maximum-likelihood Bradley–Terry over all games, field mean 0; intervals:
-{summary.fit.confidence:.0%} percentile bootstrap over {summary.fit.groups} duplicate groups
-({summary.fit.bootstrap} resamples). LOS: likelihood that a bot is stronger than the next.</p>
+{summary.fit.confidence:.0%} {_interval_words(summary.fit)}. LOS: likelihood that a bot is
+stronger than the next.</p>
 <h2>Crosstable</h2>
 <p class="meta">Points of the row bot against the column bot, out of the games they met in.</p>
 <table>{cross_head}{"".join(cross_rows)}</table>
