@@ -26,7 +26,7 @@ from rookery.arena.errors import BotLaunchError, StorageError
 from rookery.arena.launcher import BotLauncher, plan_launch
 from rookery.arena.ratings import GameScore, OnlineElo, ranks_from_result
 from rookery.arena.results import game_score
-from rookery.arena.schedule import Schedule, ScheduledGame
+from rookery.arena.schedule import Schedule, ScheduledGame, bot_seed_key
 from rookery.arena.sprt import SprtDecision, SprtTest
 from rookery.arena.storage import BotGameStats, GameRow, RunStore, write_atomically
 from rookery.server import (
@@ -486,6 +486,7 @@ class TournamentRunner:
             table_id=table_id,
             join_timeout_s=self.options.join_timeout_s,
             game_number=game.index,
+            bot_seed_key=bot_seed_key(self.config.seed),
         )
         table = await self.server.create_table(spec)
         self._active_tables.add(table_id)
