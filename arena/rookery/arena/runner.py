@@ -78,6 +78,8 @@ class RunOptions:
     ray_working_dir: str = ""
     #: CPUs a Ray task reserves: its server and bots (more for bots that use several cores).
     ray_cpus_per_task: float = 1.0
+    #: Seconds to wait for ``ray_address`` to answer before giving up with an error.
+    ray_connect_timeout_s: float = 60.0
 
 
 def seats_per_table(schedule: Schedule, bot: str) -> int:
