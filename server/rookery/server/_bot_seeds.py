@@ -17,6 +17,7 @@ __all__ = ["bot_seed", "new_bot_seed_key"]
 
 #: Bytes of a bot-seed key (BLAKE2b takes up to 64).
 KEY_BYTES = 32
+_SEED_MASK = (1 << 53) - 1
 
 
 def new_bot_seed_key() -> bytes:
@@ -25,11 +26,13 @@ def new_bot_seed_key() -> bytes:
 
 
 def bot_seed(key: bytes, game_seed: int, game_number: int, seat: int) -> int:
-    """The bot seed of ``seat`` in the game: 64 bits, never 0 (0 means "none sent").
+    """The bot seed of ``seat`` in the game: 53 bits, never 0 (0 means "none sent").
+
+    53 bits, so that every kit holds it exactly (a JavaScript number included).
 
     >>> bot_seed(b"k" * 32, 7, 0, 1) == bot_seed(b"k" * 32, 7, 0, 1) != bot_seed(b"k" * 32, 7, 0, 2)
     True
     """
     message = f"rookery-bot-seed:{game_seed}:{game_number}:{seat}".encode()
     digest = hashlib.blake2b(message, key=key, digest_size=8).digest()
-    return int.from_bytes(digest, "little") or 1
+    return (int.from_bytes(digest, "little") & _SEED_MASK) or 1
