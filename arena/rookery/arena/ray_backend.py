@@ -209,10 +209,10 @@ async def _ensure_ray(
 ) -> bool:
     """Connect to ``address`` (or start a local Ray); True if this call started it.
 
-    ``ray.init`` runs on a daemon thread: it may wait for a cluster that never answers, and the
-    driver still gives up after ``timeout_s`` with an error that says what to check, or as soon
-    as it is asked to stop (SIGINT, SIGTERM). A ``working_dir`` is shipped to every worker for
-    the whole job (Ray allows a local directory only there, not per task).
+    Joining ``address``, ``ray.init`` runs on a daemon thread: it may wait for a cluster that
+    never answers, and the driver still gives up after ``timeout_s`` with an error that says what
+    to check, or as soon as it is asked to stop (SIGINT, SIGTERM). A ``working_dir`` is shipped
+    to every worker for the whole job (Ray allows a local directory only there, not per task).
     """
     runtime_env = {"working_dir": working_dir} if working_dir else None
     if ray.is_initialized():
@@ -222,22 +222,27 @@ async def _ensure_ray(
                 "directory can only be given when the arena starts or joins Ray itself"
             )
         return False
+    if not address:
+        # A local Ray is started here, on the loop's thread: Ray ties its processes' lives to the
+        # thread that spawns them (PR_SET_PDEATHSIG), so a helper thread's end would kill them.
+        try:
+            ray.init(include_dashboard=False, log_to_driver=False, runtime_env=runtime_env)
+        except (ConnectionError, RuntimeError, ValueError) as error:
+            raise RayUnavailableError(f"cannot start a local Ray: {error}") from None
+        return True
     loop = asyncio.get_running_loop()
     connected: asyncio.Future[BaseException | None] = loop.create_future()
 
     def connect() -> None:
         error: BaseException | None = None
         try:
-            if address:
-                ray.init(address=address, log_to_driver=False, runtime_env=runtime_env)
-            else:
-                ray.init(include_dashboard=False, log_to_driver=False, runtime_env=runtime_env)
+            ray.init(address=address, log_to_driver=False, runtime_env=runtime_env)
         except BaseException as caught:  # handed to the driver's loop below
             error = caught
         loop.call_soon_threadsafe(_settle, connected, error)
 
     threading.Thread(target=connect, name="rookery-ray-connect", daemon=True).start()
-    where = address or "a local Ray"
+    where = address
     stopping: asyncio.Future[object] = asyncio.ensure_future(stop())
     waits: set[asyncio.Future[Any]] = {connected, stopping}
     try:
@@ -254,9 +259,9 @@ async def _ensure_ray(
             "head, or RAY_AUTH_TOKEN)? For `ray://` addresses the head needs "
             "--ray-client-server-port."
         )
-    error = connected.result()
-    if error is not None:
-        raise RayUnavailableError(f"cannot start or reach {where}: {error}") from None
+    failure = connected.result()
+    if failure is not None:
+        raise RayUnavailableError(f"cannot reach {where}: {failure}") from None
     return True
 
 
