@@ -44,13 +44,13 @@ def test_pair_bootstrap_intervals_cover_the_truth_95_percent_of_the_time() -> No
     inside = total = 0
     for tournament in range(200):
         games = duplicate_tournament(STRENGTHS, 25, luck_shared=0.6, rng=rng)
-        fit = fit_bradley_terry(games, bootstrap=100, seed=tournament)
+        fit = fit_bradley_terry(games, bootstrap=200, seed=tournament)
         assert fit.interval == "pair bootstrap"
         for rating in fit.ratings:
             truth = STRENGTHS[rating.name] - mean
             inside += rating.lower <= truth <= rating.upper
             total += 1
-    coverage = inside / total
+    coverage = inside / total  # 755 of 800 (94.4 %) with these seeds
     assert 0.93 <= coverage <= 0.97, coverage
 
 
