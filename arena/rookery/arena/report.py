@@ -85,15 +85,19 @@ def _fmt_elo(value: float) -> str:
 
 
 _CAPTION = (
-    "Elo: Bradley-Terry, field mean 0, ± 95 % (pair bootstrap); LOS: P(stronger than the next); "
-    "G/W/L/D: games; "
-    "pts: point difference; ms: mean think time; late: timeouts"
+    "Elo: Bradley-Terry, field mean 0, ± 95 % ({interval}); LOS: P(stronger than the next); "
+    "G/W/L/D: games; pts: point difference; ms: mean think time; late: timeouts"
 )
 
 
 def standings_table(summary: Summary, title: str = "Standings") -> Table:
     """The standings as a rich table."""
-    table = Table(title=title, title_justify="left", caption=_CAPTION, caption_justify="left")
+    table = Table(
+        title=title,
+        title_justify="left",
+        caption=_CAPTION.format(interval=summary.fit.interval),
+        caption_justify="left",
+    )
     for column, justify in (
         ("#", "right"),
         ("bot", "left"),
