@@ -70,3 +70,22 @@ def make_config() -> ConfigFactory:
 def random_and_greedy() -> tuple[BotSpec, BotSpec]:
     """Two SDK bots of different strength."""
     return sdk_bot("random", "RandomBot"), sdk_bot("greedy", "GreedyBot")
+
+
+def replay_without_timing(path: Path) -> bytes:
+    """A replay file's content without what differs between runs: think times, start time, id."""
+    from rookery.wire.replay import read_replay
+
+    replay = read_replay(path)
+    replay.header.ClearField("start_time")
+    replay.header.ClearField("table_id")
+    for hand in replay.hands:
+        for action in hand.actions:
+            action.ClearField("think_ms")
+    return replay.SerializeToString(deterministic=True)
+
+
+@pytest.fixture
+def replay_content() -> Callable[[Path], bytes]:
+    """``replay_content(path)``: a replay's bytes without think times, start time and table id."""
+    return replay_without_timing

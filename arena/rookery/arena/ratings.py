@@ -28,6 +28,7 @@ from statistics import NormalDist
 
 __all__ = [
     "ELO_PER_NATURAL",
+    "LOS_TIE_ELO",
     "BradleyTerryFit",
     "GameScore",
     "OnlineElo",
@@ -37,6 +38,7 @@ __all__ = [
     "fit_bradley_terry",
     "has_mixed_partnerships",
     "los_from_counts",
+    "numpy_available",
     "ranks_from_result",
     "team_ratings",
 ]
@@ -206,12 +208,15 @@ class BradleyTerryFit:
     """The result of :func:`fit_bradley_terry`: ratings best first and pairwise superiority."""
 
     ratings: tuple[Rating, ...]
-    #: ``los[(a, b)]``: the fraction of bootstrap fits in which ``a`` is rated above ``b``.
+    #: ``los[(a, b)]``: the fraction of bootstrap fits in which ``a`` is rated above ``b``
+    #: (ties, within :data:`LOS_TIE_ELO`, count one half).
     los: Mapping[tuple[str, str], float]
     games: int
     groups: int
     bootstrap: int
     confidence: float
+    #: How the intervals were made: ``"pair bootstrap"``, or ``"asymptotic"`` (under two groups).
+    interval: str = "pair bootstrap"
 
     def by_name(self) -> dict[str, Rating]:
         """The ratings keyed by bot name."""
@@ -332,6 +337,7 @@ def _asymptotic_errors(
     totals: Sequence[tuple[float, float]],
     prior_draws: float,
     theta: Sequence[float],
+    use_numpy: bool = False,
 ) -> list[float]:
     """Standard errors (Elo) of the centered ratings from the inverse observed information."""
     n = len(theta)
@@ -347,14 +353,23 @@ def _asymptotic_errors(
     for i in range(n):
         p = _sigmoid(theta[i])
         information[i][i] += prior_draws * p * (1.0 - p) + 1e-12
-    columns = [_solve(information, [1.0 if r == c else 0.0 for r in range(n)]) for c in range(n)]
-    errors = []
-    for i in range(n):
-        # Var(theta_i - mean(theta)) = e' C e with e = unit_i - 1/n.
-        e = [(1.0 if k == i else 0.0) - 1.0 / n for k in range(n)]
-        variance = sum(e[r] * columns[c][r] * e[c] for r in range(n) for c in range(n))
-        errors.append(math.sqrt(max(variance, 0.0)) * ELO_PER_NATURAL)
-    return errors
+    if use_numpy:
+        import numpy as np
+
+        inverse = np.linalg.inv(np.array(information)).tolist()
+        covariance: list[list[float]] = [[float(x) for x in row] for row in inverse]
+    else:
+        columns = [
+            _solve(information, [1.0 if r == c else 0.0 for r in range(n)]) for c in range(n)
+        ]
+        covariance = [[columns[c][r] for c in range(n)] for r in range(n)]
+    # Var(theta_i - mean(theta)) = C_ii - 2 mean_k C_ik + mean_kl C_kl.
+    row_means = [sum(row) / n for row in covariance]
+    grand = sum(row_means) / n
+    return [
+        math.sqrt(max(covariance[i][i] - 2.0 * row_means[i] + grand, 0.0)) * ELO_PER_NATURAL
+        for i in range(n)
+    ]
 
 
 def _centered_elo(theta: Sequence[float]) -> list[float]:
@@ -362,14 +377,52 @@ def _centered_elo(theta: Sequence[float]) -> list[float]:
     return [(t - mean) * ELO_PER_NATURAL for t in theta]
 
 
-def _percentile(sorted_values: Sequence[float], q: float) -> float:
-    if not sorted_values:
+def _standard_deviation(values: Sequence[float]) -> float:
+    """The sample standard deviation (0 for fewer than two values)."""
+    if len(values) < 2:
         return 0.0
-    position = q * (len(sorted_values) - 1)
-    low = math.floor(position)
-    high = min(low + 1, len(sorted_values) - 1)
-    fraction = position - low
-    return sorted_values[low] * (1 - fraction) + sorted_values[high] * fraction
+    mean = sum(values) / len(values)
+    return math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))
+
+
+#: Bootstrap refits whose ratings differ by less than this many Elo count as a tie in LOS.
+LOS_TIE_ELO = 1e-6
+
+
+def numpy_available() -> bool:
+    """True when numpy can be imported (the fit then uses it; install ``rookery[fast]``)."""
+    try:
+        import numpy  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _resample(groups: int, bootstrap: int, seed: int) -> list[list[int]]:
+    """``bootstrap`` multiplicity vectors, each ``groups`` draws of a group with replacement."""
+    rng = random.Random(seed)
+    draws = []
+    for _ in range(max(0, bootstrap)):
+        multiplicity = [0] * groups
+        for _ in range(groups):
+            multiplicity[rng.randrange(groups)] += 1
+        draws.append(multiplicity)
+    return draws
+
+
+def _refits_python(
+    design: _Design, draws: Sequence[Sequence[int]], prior_draws: float, theta: Sequence[float]
+) -> list[list[float]]:
+    return [_newton(design, design.totals(m), prior_draws, start=theta) for m in draws]
+
+
+def _fit_numpy(
+    design: _Design, draws: Sequence[Sequence[int]], prior_draws: float
+) -> tuple[list[float], list[list[float]]]:
+    """The point fit and the bootstrap refits with numpy (see ``_bradley_terry_numpy``)."""
+    from rookery.arena._bradley_terry_numpy import fit_with_refits
+
+    return fit_with_refits(design.keys, len(design.index), design.group_rows, draws, prior_draws)
 
 
 def fit_bradley_terry(
@@ -380,16 +433,26 @@ def fit_bradley_terry(
     seed: int = 0,
     confidence: float = 0.95,
     prior_draws: float = 1.0,
+    backend: str = "auto",
 ) -> BradleyTerryFit:
     """The maximum-likelihood Bradley–Terry ratings of every bot, field mean 0, Elo scale.
 
-    The fit is Newton's method on the log-likelihood (pure Python: one row and column per bot).
-    Intervals are percentile intervals of ``bootstrap`` refits on games resampled by whole
-    group (duplicate pair or rotation group) with a generator seeded by ``seed``, so the same
-    games always give the same intervals; each is widened, where narrower, to the asymptotic
-    normal interval from the inverse observed information (which stays honest when every
-    resample looks alike, as with a bot that won every game).
+    The fit is Newton's method on the log-likelihood, with numpy where it is installed
+    (``backend="auto"``, or force ``"numpy"`` / ``"python"``; both give the same numbers).
+    Intervals come from the **pair bootstrap**: ``bootstrap`` refits on the games resampled by
+    whole group (duplicate pair or rotation group), with a generator seeded by ``seed`` (the same
+    games always give the same intervals); the interval is the rating ± ``z`` times the refits'
+    standard deviation. Resampling whole pairs keeps what duplicate deals buy (the luck of a deal
+    cancels within its pair). A coverage test holds the 95 % intervals to 93–97 % over synthetic
+    duplicate tournaments (this normal form covers 95 %; the refits' 2.5–97.5 percentiles, with
+    200 refits, cover about 93.5 %). With fewer than two groups
+    there is nothing to resample, and the asymptotic normal interval from the inverse observed
+    information is reported instead (``BradleyTerryFit.interval`` says which); so it is for a bot
+    whose resamples all came out alike (every one of its groups the same result).
     """
+    if backend not in ("auto", "numpy", "python"):
+        raise ValueError(f"backend must be 'auto', 'numpy' or 'python', got {backend!r}")
+    use_numpy = backend == "numpy" or (backend == "auto" and numpy_available())
     game_list = list(games)
     if names is None:
         seen: dict[str, None] = {}
@@ -402,45 +465,66 @@ def fit_bradley_terry(
     if not names:
         return BradleyTerryFit((), {}, 0, 0, 0, confidence)
     design = _Design(game_list, names)
-    theta = _newton(design, design.totals(), prior_draws)
-    point = _centered_elo(theta)
-
     groups = len(design.group_rows)
-    samples: list[list[float]] = []
-    rng = random.Random(seed)
-    if groups > 0:
-        for _ in range(max(0, bootstrap)):
-            multiplicity = [0] * groups
-            for _ in range(groups):
-                multiplicity[rng.randrange(groups)] += 1
-            refit = _newton(design, design.totals(multiplicity), prior_draws, start=theta)
-            samples.append(_centered_elo(refit))
+    draws = _resample(groups, bootstrap, seed) if groups >= 2 else []
+    if use_numpy:
+        theta, refits = _fit_numpy(design, draws, prior_draws)
+    else:
+        theta = _newton(design, design.totals(), prior_draws)
+        refits = _refits_python(design, draws, prior_draws, theta)
+    point = _centered_elo(theta)
+    samples = [_centered_elo(refit) for refit in refits]
 
     tail = (1.0 - confidence) / 2.0
     z = NormalDist().inv_cdf(1.0 - tail)
-    errors = _asymptotic_errors(design, design.totals(), prior_draws, theta)
-    ratings = []
-    for i, name in enumerate(names):
-        column = sorted(sample[i] for sample in samples)
-        lower = _percentile(column, tail) if column else point[i]
-        upper = _percentile(column, 1.0 - tail) if column else point[i]
-        # The bootstrap collapses when every resample looks alike (a bot that won every game);
-        # the asymptotic interval is then the honest one. Report whichever is wider.
-        lower = min(lower, point[i] - z * errors[i])
-        upper = max(upper, point[i] + z * errors[i])
-        ratings.append(Rating(name, point[i], lower, upper, design.games_per_bot[name]))
+    bounds: list[tuple[float, float]] = []
+    for i in range(len(names)):
+        spread = _standard_deviation([sample[i] for sample in samples])
+        bounds.append((point[i] - z * spread, point[i] + z * spread))
+    collapsed = [i for i, (lower, upper) in enumerate(bounds) if upper - lower < 1e-6]
+    if collapsed:
+        # Nothing to resample (under two groups), or every resample alike for this bot (all its
+        # groups the same result): only the asymptotic interval is left to tell its uncertainty.
+        errors = _asymptotic_errors(design, design.totals(), prior_draws, theta, use_numpy)
+        for i in collapsed:
+            bounds[i] = (point[i] - z * errors[i], point[i] + z * errors[i])
+    ratings = [
+        Rating(name, point[i], bounds[i][0], bounds[i][1], design.games_per_bot[name])
+        for i, name in enumerate(names)
+    ]
     los: dict[tuple[str, str], float] = {}
-    for i, a in enumerate(names):
-        for j, b in enumerate(names):
-            if i == j:
-                continue
-            if samples:
-                above = sum(1.0 if s[i] > s[j] else 0.5 if s[i] == s[j] else 0.0 for s in samples)
-                los[(a, b)] = above / len(samples)
-            else:
-                los[(a, b)] = 1.0 if point[i] > point[j] else 0.0 if point[i] < point[j] else 0.5
+    if use_numpy and samples:
+        from rookery.arena._bradley_terry_numpy import superiority_matrix
+
+        matrix = superiority_matrix(samples, LOS_TIE_ELO)
+        for i, a in enumerate(names):
+            for j, b in enumerate(names):
+                if i != j:
+                    los[(a, b)] = matrix[i][j]
+    else:
+        for i, a in enumerate(names):
+            for j, b in enumerate(names):
+                if i != j:
+                    differences = [s[i] - s[j] for s in samples]
+                    los[(a, b)] = _superiority(point[i] - point[j], differences)
     ratings.sort(key=lambda r: (-r.elo, r.name))
-    return BradleyTerryFit(tuple(ratings), los, design.games, groups, len(samples), confidence)
+    interval = "pair bootstrap" if samples else "asymptotic"
+    return BradleyTerryFit(
+        tuple(ratings), los, design.games, groups, len(samples), confidence, interval
+    )
+
+
+def _superiority(point_difference: float, differences: Sequence[float]) -> float:
+    """The share of refits rating ``a`` above ``b``; a tie (within LOS_TIE_ELO) counts one half."""
+
+    def score(difference: float) -> float:
+        if abs(difference) <= LOS_TIE_ELO:
+            return 0.5
+        return 1.0 if difference > 0 else 0.0
+
+    if not differences:
+        return score(point_difference)
+    return sum(score(d) for d in differences) / len(differences)
 
 
 # ------------------------------------------------------------------- OpenSkill for teams

@@ -23,7 +23,8 @@ import math
 import os
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+import threading
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ChunkResult",
+    "RayConnectStoppedError",
     "RayTaskFailedError",
     "RayUnavailableError",
     "chunk_games",
@@ -55,6 +57,10 @@ DEFAULT_GAMES_PER_TASK = 16
 
 class RayUnavailableError(ArenaError):
     """``--backend ray`` without Ray installed, or a cluster that cannot be reached."""
+
+
+class RayConnectStoppedError(RayUnavailableError):
+    """The run was asked to stop (SIGINT, SIGTERM) while it was still connecting to Ray."""
 
 
 class RayTaskFailedError(ArenaError):
@@ -142,12 +148,49 @@ def play_chunk(
 
 #: Ray reads this variable at import: "0" keeps a local Ray's servers on loopback.
 LOOPBACK_ONLY = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+#: Ray's authentication mode ("token" sends the cluster's token with every call).
+AUTH_MODE = "RAY_AUTH_MODE"
+_LOOPBACK_HOSTS = ("localhost", "127.", "::1", "[::1]")
+
+
+def _address_host(address: str) -> str:
+    """The host of ``ray://HOST:PORT``, ``HOST:PORT`` or ``HOST`` (empty for ``auto``)."""
+    rest = address.removeprefix("ray://")
+    if rest in ("", "auto"):
+        return ""
+    if rest.startswith("["):
+        return rest[: rest.find("]") + 1]
+    return rest.rsplit(":", 1)[0] if rest.count(":") == 1 else rest
+
+
+def _token_available() -> bool:
+    """A Ray token this process would send: the variable, the path variable or Ray's file."""
+    if os.environ.get("RAY_AUTH_TOKEN") or os.environ.get("RAY_AUTH_TOKEN_PATH"):
+        return True
+    return (Path.home() / ".ray" / "auth_token").is_file()
+
+
+def _prepare_environment(address: str) -> None:
+    """Set what Ray reads at import so that joining ``address`` works without extra variables.
+
+    - A local Ray, or a cluster on this machine's loopback (``ray start --head
+      --node-ip-address=127.0.0.1``): this driver's node is on loopback too, else Ray rewrites
+      the address to the machine's network address, where nothing answers.
+    - Joining a cluster with a token on hand (``~/.ray/auth_token``, written by ``ray start``,
+      or ``RAY_AUTH_TOKEN``): token authentication on, as the cluster expects by default; an
+      explicit ``RAY_AUTH_MODE`` is kept.
+    """
+    if "ray" in sys.modules:
+        return
+    host = _address_host(address)
+    if not address or host.startswith(_LOOPBACK_HOSTS):
+        os.environ.setdefault(LOOPBACK_ONLY, "0")
+    if address and AUTH_MODE not in os.environ and _token_available():
+        os.environ[AUTH_MODE] = "token"
 
 
 def _import_ray(address: str) -> Any:
-    if not address and "ray" not in sys.modules:
-        # A local Ray for one machine: no reason to listen beyond loopback.
-        os.environ.setdefault(LOOPBACK_ONLY, "0")
+    _prepare_environment(address)
     try:
         return importlib.import_module("ray")
     except ImportError:
@@ -156,11 +199,20 @@ def _import_ray(address: str) -> Any:
         ) from None
 
 
-def _ensure_ray(ray: Any, address: str, working_dir: str) -> bool:
+def _settle(future: asyncio.Future[BaseException | None], error: BaseException | None) -> None:
+    if not future.done():
+        future.set_result(error)
+
+
+async def _ensure_ray(
+    ray: Any, address: str, working_dir: str, timeout_s: float, stop: Callable[[], Awaitable[None]]
+) -> bool:
     """Connect to ``address`` (or start a local Ray); True if this call started it.
 
-    A ``working_dir`` is shipped to every worker for the whole job (Ray allows a local
-    directory only there, not per task).
+    Joining ``address``, ``ray.init`` runs on a daemon thread: it may wait for a cluster that
+    never answers, and the driver still gives up after ``timeout_s`` with an error that says what
+    to check, or as soon as it is asked to stop (SIGINT, SIGTERM). A ``working_dir`` is shipped
+    to every worker for the whole job (Ray allows a local directory only there, not per task).
     """
     runtime_env = {"working_dir": working_dir} if working_dir else None
     if ray.is_initialized():
@@ -170,14 +222,46 @@ def _ensure_ray(ray: Any, address: str, working_dir: str) -> bool:
                 "directory can only be given when the arena starts or joins Ray itself"
             )
         return False
-    try:
-        if address:
-            ray.init(address=address, log_to_driver=False, runtime_env=runtime_env)
-        else:
+    if not address:
+        # A local Ray is started here, on the loop's thread: Ray ties its processes' lives to the
+        # thread that spawns them (PR_SET_PDEATHSIG), so a helper thread's end would kill them.
+        try:
             ray.init(include_dashboard=False, log_to_driver=False, runtime_env=runtime_env)
-    except (ConnectionError, RuntimeError, ValueError) as error:
-        where = address or "a local Ray"
-        raise RayUnavailableError(f"cannot start or reach {where}: {error}") from None
+        except (ConnectionError, RuntimeError, ValueError) as error:
+            raise RayUnavailableError(f"cannot start a local Ray: {error}") from None
+        return True
+    loop = asyncio.get_running_loop()
+    connected: asyncio.Future[BaseException | None] = loop.create_future()
+
+    def connect() -> None:
+        error: BaseException | None = None
+        try:
+            ray.init(address=address, log_to_driver=False, runtime_env=runtime_env)
+        except BaseException as caught:  # handed to the driver's loop below
+            error = caught
+        loop.call_soon_threadsafe(_settle, connected, error)
+
+    threading.Thread(target=connect, name="rookery-ray-connect", daemon=True).start()
+    where = address
+    stopping: asyncio.Future[object] = asyncio.ensure_future(stop())
+    waits: set[asyncio.Future[Any]] = {connected, stopping}
+    try:
+        done, _ = await asyncio.wait(waits, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopping.cancel()
+    if stopping in done:
+        raise RayConnectStoppedError(f"stopped while connecting to {where}")
+    if connected not in done:
+        raise RayUnavailableError(
+            f"{where} did not answer within {timeout_s:g} s (--ray-connect-timeout). Is the "
+            "cluster running there (`ray start --head`), is its GCS port right (6379 unless "
+            "--port), and does this machine have the cluster's token (~/.ray/auth_token on the "
+            "head, or RAY_AUTH_TOKEN)? For `ray://` addresses the head needs "
+            "--ray-client-server-port."
+        )
+    failure = connected.result()
+    if failure is not None:
+        raise RayUnavailableError(f"cannot reach {where}: {failure}") from None
     return True
 
 
@@ -206,12 +290,19 @@ async def play_on_ray(runner: TournamentRunner) -> None:
     _check_config(runner.config)
     options = runner.options
     ray = _import_ray(options.ray_address)
-    started = _ensure_ray(ray, options.ray_address, options.ray_working_dir)
+    started = await _ensure_ray(
+        ray,
+        options.ray_address,
+        options.ray_working_dir,
+        options.ray_connect_timeout_s,
+        runner.wait_stop_requested,
+    )
     try:
-        workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
-        task = ray.remote(num_cpus=1, max_retries=options.ray_max_retries, retry_exceptions=False)(
-            play_chunk
-        )
+        cpus = options.ray_cpus_per_task
+        workers = max(1, int(ray.cluster_resources().get("CPU", 1) // cpus))
+        task = ray.remote(
+            num_cpus=cpus, max_retries=options.ray_max_retries, retry_exceptions=False
+        )(play_chunk)
         config_ref = ray.put(runner.config)
         chunks = chunk_games(
             runner.pending(), runner.schedule.group_size, _games_per_task(runner, workers)

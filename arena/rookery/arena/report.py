@@ -9,11 +9,13 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from statistics import NormalDist
 from typing import Any
 
 from rich.table import Table
 from rookery.arena.config import Format, TournamentConfig, config_from_dict
 from rookery.arena.errors import StorageError
+from rookery.arena.ratings import BradleyTerryFit
 from rookery.arena.results import Summary, summarize
 from rookery.arena.sprt import SprtDecision
 from rookery.arena.storage import DATABASE_NAME, GameRow, RunStore, TournamentRecord
@@ -96,14 +98,19 @@ def _fmt_elo(value: float) -> str:
 
 
 _CAPTION = (
-    "Elo: Bradley-Terry, field mean 0, ± 95 %; LOS: P(stronger than the next); G/W/L/D: games; "
-    "pts: point difference; ms: mean think time; late: timeouts"
+    "Elo: Bradley-Terry, field mean 0, ± 95 % ({interval}); LOS: P(stronger than the next); "
+    "G/W/L/D: games; pts: point difference; ms: mean think time; late: timeouts"
 )
 
 
 def standings_table(summary: Summary, title: str = "Standings") -> Table:
     """The standings as a rich table."""
-    table = Table(title=title, title_justify="left", caption=_CAPTION, caption_justify="left")
+    table = Table(
+        title=title,
+        title_justify="left",
+        caption=_CAPTION.format(interval=summary.fit.interval),
+        caption_justify="left",
+    )
     for column, justify in (
         ("#", "right"),
         ("bot", "left"),
@@ -180,13 +187,24 @@ def _points(points: float, games: int) -> str:
     return f"{text}/{games}"
 
 
+def _interval_words(fit: BradleyTerryFit) -> str:
+    """Which interval the ± is, in words."""
+    if fit.interval == "pair bootstrap":
+        return (
+            f"pair bootstrap: ± {NormalDist().inv_cdf(0.5 + fit.confidence / 2):.2f} standard "
+            f"deviations of {fit.bootstrap} refits on the {fit.groups} duplicate groups resampled "
+            "whole"
+        )
+    return "asymptotic normal interval (too few duplicate groups to resample)"
+
+
 def sprt_line(summary: Summary, config: TournamentConfig) -> str:
     """One line about the SPRT: decision, LLR and bounds, Elo estimate, pentanomial."""
     test = summary.sprt
     if test is None:
         return ""
     p = test.params
-    elo, error = test.elo_estimate()
+    estimate = test.estimate()
     decision = test.decision.value or "inconclusive so far"
     counts = "pentanomial " if test.uses_pairs else "trinomial "
     counts += str(test.counts)
@@ -194,7 +212,8 @@ def sprt_line(summary: Summary, config: TournamentConfig) -> str:
         f"SPRT {config.bots[0].name} vs {config.bots[1].name} "
         f"[elo0={p.elo0:g}, elo1={p.elo1:g}, alpha={p.alpha:g}, beta={p.beta:g}, {p.model}]: "
         f"{decision}; LLR {test.llr:.2f} in ({p.lower_bound:.2f}, {p.upper_bound:.2f}); "
-        f"Elo {elo:+.1f} ± {error:.1f}; {test.games} games; {counts}"
+        f"Elo {estimate.elo:+.1f} [{estimate.lower:+.1f}, {estimate.upper:+.1f}] "
+        f"({estimate.method}); {test.games} games; {counts}"
     )
 
 
@@ -203,7 +222,8 @@ def report_dict(data: RunData) -> dict[str, Any]:
     summary = data.summary
     sprt: dict[str, Any] | None = None
     if summary.sprt is not None:
-        elo, error = summary.sprt.elo_estimate()
+        estimate = summary.sprt.estimate()
+        error = estimate.error
         sprt = {
             "decision": summary.sprt.decision.value,
             "llr": summary.sprt.llr,
@@ -211,8 +231,12 @@ def report_dict(data: RunData) -> dict[str, Any]:
             "upper_bound": summary.sprt.params.upper_bound,
             "pentanomial": summary.sprt.pentanomial,
             "trinomial": summary.sprt.trinomial,
-            "elo": elo,
+            "elo": estimate.elo,
             "elo_error": error if math.isfinite(error) else None,
+            "elo_lower": estimate.lower if math.isfinite(estimate.lower) else None,
+            "elo_upper": estimate.upper if math.isfinite(estimate.upper) else None,
+            "elo_method": estimate.method,
+            "overshoot": [summary.sprt.overshoot.lower, summary.sprt.overshoot.upper],
         }
     return {
         "tournament": {
@@ -232,6 +256,7 @@ def report_dict(data: RunData) -> dict[str, Any]:
             "bootstrap": summary.fit.bootstrap,
             "groups": summary.fit.groups,
             "confidence": summary.fit.confidence,
+            "interval": summary.fit.interval,
         },
         "standings": [
             {
@@ -493,8 +518,8 @@ def render_html(data: RunData) -> str:
 <h2>Standings</h2>
 <table>{head}{"".join(rows)}</table>
 <p class="meta">Elo: maximum-likelihood Bradley–Terry over all games, field mean 0; intervals:
-{summary.fit.confidence:.0%} percentile bootstrap over {summary.fit.groups} duplicate groups
-({summary.fit.bootstrap} resamples). LOS: likelihood that a bot is stronger than the next.</p>
+{summary.fit.confidence:.0%} {_interval_words(summary.fit)}. LOS: likelihood that a bot is
+stronger than the next.</p>
 {_incidents_html(data)}
 <h2>Crosstable</h2>
 <p class="meta">Points of the row bot against the column bot, out of the games they met in.</p>

@@ -37,7 +37,7 @@ from rookery.arena.sandbox import (
     cpu_sets,
     probe,
 )
-from rookery.arena.schedule import Schedule, ScheduledGame
+from rookery.arena.schedule import Schedule, ScheduledGame, bot_seed_key
 from rookery.arena.sprt import SprtDecision, SprtTest
 from rookery.arena.storage import BotGameStats, GameRow, RunStore, write_atomically
 from rookery.server import (
@@ -91,6 +91,8 @@ class RunOptions:
     ray_working_dir: str = ""
     #: CPUs a Ray task reserves: its server and bots (more for bots that use several cores).
     ray_cpus_per_task: float = 1.0
+    #: Seconds to wait for ``ray_address`` to answer before giving up with an error.
+    ray_connect_timeout_s: float = 60.0
 
 
 def seats_per_table(schedule: Schedule, bot: str) -> int:
@@ -642,6 +644,7 @@ class TournamentRunner:
             game_number=game.index,
             seat_keys=keys,
             seat_clocks=clocks,
+            bot_seed_key=bot_seed_key(self.config.seed),
         )
         table = await self.server.create_table(spec)
         self._active_tables.add(table_id)

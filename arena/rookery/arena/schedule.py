@@ -24,7 +24,7 @@ from rookery.arena.config import Format
 from rookery.arena.errors import ScheduleError
 from rookery.engine import Ruleset
 
-__all__ = ["Schedule", "ScheduledGame", "derive_seed", "lineups_for"]
+__all__ = ["Schedule", "ScheduledGame", "bot_seed_key", "derive_seed", "lineups_for"]
 
 
 def derive_seed(tournament_seed: int, round_index: int) -> int:
@@ -37,6 +37,15 @@ def derive_seed(tournament_seed: int, round_index: int) -> int:
         f"rookery-arena:{tournament_seed}:{round_index}".encode(), digest_size=8
     )
     return (int.from_bytes(digest.digest(), "big") >> 1) or 1
+
+
+def bot_seed_key(tournament_seed: int) -> bytes:
+    """The tournament's secret key of its seats' bot seeds (``TableJoined.bot_seed``).
+
+    A function of the tournament seed alone, so a rerun, a resume and the Ray backend give every
+    seat the same bot seed; it is as secret as the seed itself (which already derives the deals).
+    """
+    return hashlib.blake2b(f"rookery-arena-bot-seeds:{tournament_seed}".encode()).digest()[:32]
 
 
 @dataclass(frozen=True)

@@ -137,6 +137,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="CPUs each Ray task reserves for its server and bots (default 1)",
     )
     run.add_argument(
+        "--ray-connect-timeout",
+        type=float,
+        default=60.0,
+        metavar="S",
+        help="seconds to wait for --ray-address to answer before giving up (default 60)",
+    )
+    run.add_argument(
         "--ray-working-dir",
         default="",
         metavar="DIR",
@@ -327,6 +334,7 @@ def _run(args: argparse.Namespace) -> int:
         ray_address=args.ray_address,
         ray_games_per_task=args.ray_games_per_task,
         ray_cpus_per_task=args.ray_cpus_per_task,
+        ray_connect_timeout_s=args.ray_connect_timeout,
         ray_working_dir=args.ray_working_dir,
     )
     return run_tournament(config, out, options, write_files=not args.no_report)

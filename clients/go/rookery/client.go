@@ -39,6 +39,10 @@ type TableInfo struct {
 	Seats       []*pb.SeatInfo
 	TimeControl *pb.TimeControl
 	GameNumber  int32
+	// BotSeed seeds this seat's own randomness in this game (0 from a server that sends none):
+	// with it a rerun, a resume or a Ray run of the same tournament plays the same game. It tells
+	// nothing of the deal.
+	BotSeed uint64
 }
 
 // Bot plays one table. Act must return one of the request's legal actions; ctx ends at the
@@ -501,7 +505,7 @@ func Pack(pending []*pb.ConnectRequest, batching bool) []*pb.ConnectRequest {
 
 func infoOf(j *pb.TableJoined) TableInfo {
 	return TableInfo{TableID: j.GetTableId(), Seat: j.GetSeat(), Ruleset: j.GetRuleset(), Seats: j.GetSeats(),
-		TimeControl: j.GetTimeControl(), GameNumber: j.GetGameNumber()}
+		TimeControl: j.GetTimeControl(), GameNumber: j.GetGameNumber(), BotSeed: j.GetBotSeed()}
 }
 
 // join returns the table's state, creating it (and its worker) on first sight. Call with c.mu held.

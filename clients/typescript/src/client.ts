@@ -32,6 +32,12 @@ export interface TableInfo {
   seats: SeatInfo[];
   timeControl: TimeControl | undefined;
   gameNumber: number;
+  /**
+   * A seed for this seat's own randomness in this game (0 from a server that sends none): seed
+   * your generator with it and a rerun, a resume or a Ray run of the same tournament plays the
+   * same game. It tells nothing of the deal.
+   */
+  botSeed: number;
 }
 
 /**
@@ -130,6 +136,7 @@ function tableInfo(j: TableJoined): TableInfo {
     seats: j.seats,
     timeControl: j.timeControl,
     gameNumber: j.gameNumber,
+    botSeed: j.botSeed,
   };
 }
 
@@ -410,6 +417,7 @@ export class RookeryClient {
             seats: [],
             timeControl: undefined,
             gameNumber: 0,
+            botSeed: 0,
           });
         }
         const table = t;

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import errno
 import os
 import re
@@ -29,6 +30,7 @@ from rookery.v1 import (
 from rookery.wire.replay import read_replay, write_replay
 
 from ._auth import AdminInterceptor
+from ._bot_seeds import new_bot_seed_key
 from ._config import ServerConfig
 from ._decoding import MalformedRequestInterceptor
 from ._errors import (
@@ -121,6 +123,7 @@ class RookeryServer:
         self._sessions: dict[str, Session] = {}
         self._pending: list[Table] = []
         self._hooks = _Hooks(self)
+        self._bot_seed_key = new_bot_seed_key()
         self._grpc: Any = None
         self._health: HealthServicer | None = None
         self._metrics_http: MetricsHttpServer | None = None
@@ -315,6 +318,8 @@ class RookeryServer:
         if table_id in self.tables:
             raise TableSpecError(f"a table with id {table_id!r} exists already")
         seed = spec.seed if spec.seed is not None else secrets.randbits(64)
+        if spec.bot_seed_key is None:
+            spec = dataclasses.replace(spec, bot_seed_key=self._bot_seed_key)
         table = Table(
             table_id,
             spec,

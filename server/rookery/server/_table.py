@@ -12,7 +12,7 @@ import asyncio
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import Enum
 from typing import TYPE_CHECKING, Any
@@ -53,6 +53,7 @@ from rookery.wire import convert
 from rookery.wire.errors import MalformedMessageError
 from rookery.wire.replay import ActionOutcome, ReplayBuilder
 
+from ._bot_seeds import bot_seed
 from ._encoding import RequestEncoder, event_bytes, table_event_prefix
 from ._errors import TableSpecError
 from ._time_control import LatePolicy, TimeControl
@@ -92,7 +93,8 @@ class TableSpec:
 
     ``seed`` None picks a random seed; ``time_control`` None takes the server's default;
     ``table_id`` None generates one; ``join_timeout_s`` is how long the table waits for its bots
-    before it is aborted; ``game_number`` is the table's number in a series (sent in TableJoined).
+    before it is aborted; ``game_number`` is the table's number in a series (sent in TableJoined);
+    ``bot_seed_key`` keys every seat's ``TableJoined.bot_seed`` (see ``_bot_seeds``).
     """
 
     ruleset: Ruleset
@@ -111,6 +113,8 @@ class TableSpec:
     A seat with a CPU clock is charged the CPU its bot used since its previous reply (background
     thinking included), and may take at most ``CPU_WALL_FACTOR`` times its budget (at least
     ``CPU_WALL_EXTRA_MS`` more than it) in wall time."""
+    #: The key of the seats' bot seeds (a tournament's secret); None takes the server's own.
+    bot_seed_key: bytes | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if len(self.seat_bots) != self.ruleset.players:
@@ -992,7 +996,13 @@ class Table:
             seats=self.seat_infos(),
             time_control=self._time_control_proto,
             game_number=self.spec.game_number,
+            bot_seed=self.bot_seed(seat_index),
         )
+
+    def bot_seed(self, seat_index: int) -> int:
+        """The seat's seed for its own randomness in this game (see ``_bot_seeds``)."""
+        key = self.spec.bot_seed_key or b""
+        return bot_seed(key, self.seed, self.spec.game_number, seat_index)
 
     def summary(self) -> table_pb2.TableSummary:
         """What anybody may know about the table."""

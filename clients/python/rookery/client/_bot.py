@@ -47,6 +47,12 @@ class Table:
     """The time bank per seat, in milliseconds."""
     game_number: int
     """The game's number in its series (a tournament pairing), from 0."""
+    bot_seed: int = 0
+    """A seed for this seat's own randomness in this game (0 from a server that sends none).
+
+    Seed your generator with it (``random.Random(table.bot_seed)``) and a rerun of the same
+    tournament, a resumed one or one on another backend plays the same game. It is derived from
+    the game's seed with a secret key, so it tells nothing of the deal."""
 
     @property
     def side(self) -> int:

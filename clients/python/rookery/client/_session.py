@@ -153,6 +153,7 @@ def _table_from_proto(joined: pb.TableJoined) -> Table:
         action_ms=joined.time_control.action_ms,
         bank_ms=joined.time_control.bank_ms,
         game_number=joined.game_number,
+        bot_seed=joined.bot_seed,
     )
 
 

@@ -15,8 +15,9 @@ __all__ = ["PolicyBot"]
 class PolicyBot(Bot):
     """A ``Bot`` driven by ``policy(observation, legal, rng)``; its generator is seeded per table.
 
-    The generator's seed is ``"{seed}:{table_id}:{seat}"``: reproducible for a given table,
-    different between tables.
+    The generator's seed is ``"{seed}:{table.bot_seed}"``: the server's per-seat bot seed, so the
+    same tournament plays the same game again on a rerun, a resume or another backend. From a server
+    that sends no bot seed it is ``"{seed}:{table_id}:{seat}"`` (different between tables).
     """
 
     def __init__(self, policy: Policy, *, seed: int = 0) -> None:
@@ -25,7 +26,10 @@ class PolicyBot(Bot):
         self.rng = random.Random(seed)
 
     def on_table_joined(self, table: Table) -> None:
-        self.rng.seed(f"{self.seed}:{table.table_id}:{table.seat}")
+        if table.bot_seed:
+            self.rng.seed(f"{self.seed}:{table.bot_seed}")
+        else:
+            self.rng.seed(f"{self.seed}:{table.table_id}:{table.seat}")
 
     def act(self, observation: Observation) -> Action:
         return self.policy(observation, observation.legal_actions(), self.rng)
