@@ -14,6 +14,8 @@ import sys
 from collections.abc import Sequence
 from importlib import metadata
 
+from rookery.engine import build_info
+
 #: Modules of this package that are not command groups.
 _NOT_COMMANDS = frozenset({"main"})
 
@@ -47,7 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         epilog="Run 'rookery COMMAND --help' for a command's options. Docs: docs/ in the source.",
     )
-    parser.add_argument("--version", action="version", version=f"rookery {version()}")
+    parser.add_argument(
+        "--version", action="version", version=f"rookery {version()} (engine: {build_info()})"
+    )
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
     for name in command_modules():
         module = importlib.import_module(f"rookery.cli.{name}")

@@ -98,9 +98,6 @@ _PLAY = Phase.PLAY
 _GAME_OVER = Phase.GAME_OVER
 
 
-_new_object = object.__new__
-
-
 _ACTION_OF_EVENT: dict[type, Callable[[tuple[Any, ...]], Action]] = {
     BidMade: lambda entry: bid_action(entry[3]),
     Passed: lambda entry: PASS,
@@ -110,6 +107,56 @@ _ACTION_OF_EVENT: dict[type, Callable[[tuple[Any, ...]], Action]] = {
     CardPlayed: lambda entry: PLAY[entry[3]],
 }
 """How the logged event of each kind of action gives the action back."""
+
+
+_FIELDS = (
+    "_aborted",
+    "_actions",
+    "_auction",
+    "_bid",
+    "_bidder",
+    "_buried",
+    "_called",
+    "_current",
+    "_deal",
+    "_dealer",
+    "_deck_mask",
+    "_events",
+    "_events_on",
+    "_follow",
+    "_forced",
+    "_forfeit",
+    "_hand_number",
+    "_hand_results",
+    "_hand_size",
+    "_hands",
+    "_high_bid",
+    "_high_bidder",
+    "_keys",
+    "_lead",
+    "_log",
+    "_nest",
+    "_partner",
+    "_partner_shown",
+    "_passed",
+    "_phase",
+    "_players",
+    "_result",
+    "_rook_free",
+    "_rules",
+    "_scores",
+    "_seed",
+    "_trick",
+    "_trick_points",
+    "_tricks",
+    "_tricks_seen",
+    "_trump",
+    "_trump_mask",
+    "_win",
+    "_won",
+    "is_over",
+)
+"""Every attribute of a ``Game`` (its slots; what pickling saves and restores)."""
 
 
 def _check_deal(rules: Ruleset, deal: Deal) -> None:
@@ -141,61 +188,19 @@ class Game:
     2
     """
 
-    __slots__ = (
-        "_aborted",
-        "_actions",
-        "_auction",
-        "_bid",
-        "_bidder",
-        "_buried",
-        "_called",
-        "_current",
-        "_deal",
-        "_dealer",
-        "_deck_mask",
-        "_events",
-        "_events_on",
-        "_follow",
-        "_forced",
-        "_forfeit",
-        "_hand_number",
-        "_hand_results",
-        "_hand_size",
-        "_hands",
-        "_high_bid",
-        "_high_bidder",
-        "_keys",
-        "_lead",
-        "_log",
-        "_nest",
-        "_partner",
-        "_partner_shown",
-        "_passed",
-        "_phase",
-        "_players",
-        "_result",
-        "_rook_free",
-        "_rules",
-        "_scores",
-        "_seed",
-        "_trick",
-        "_trick_points",
-        "_tricks",
-        "_tricks_seen",
-        "_trump",
-        "_trump_mask",
-        "_win",
-        "_won",
-        "is_over",
-    )
+    __slots__ = _FIELDS
 
-    def __init__(self, ruleset: Ruleset, seed: int, *, events: bool = True) -> None:
+    def __init__(
+        self, ruleset: Ruleset, seed: int, *, events: bool = True, _blank: bool = False
+    ) -> None:
+        # ``_blank``: the alternative constructors (``from_deal``, ``clone``) set the state up.
         if not isinstance(ruleset, Ruleset):
             raise TypeError(f"ruleset must be a Ruleset, got {type(ruleset).__name__}")
         if type(seed) is not int or not 0 <= seed < _SEED_LIMIT:
             raise ValueError(f"seed must be an int in 0..2**64-1, got {seed!r}")
-        self._setup(ruleset, seed, events)
-        self._start_hand(deal_for_hand(ruleset, seed, 0))
+        if not _blank:
+            self._setup(ruleset, seed, events)
+            self._start_hand(deal_for_hand(ruleset, seed, 0))
 
     def _setup(self, ruleset: Ruleset, seed: int, events: bool) -> None:
         self._rules = ruleset
@@ -360,7 +365,7 @@ class Game:
         _check_deal(ruleset, deal)
         if scores is not None and len(scores) != ruleset.num_sides:
             raise ValueError(f"scores must have {ruleset.num_sides} entries, got {len(scores)}")
-        game = cls.__new__(cls)
+        game = cls(ruleset, seed, events=events, _blank=True)
         game._setup(ruleset, seed, events)
         if scores is not None:
             game._scores = list(scores)
@@ -421,7 +426,7 @@ class Game:
 
     def clone(self) -> Game:
         """An independent copy (a search game stays a search game: events stay off)."""
-        other = _new_object(Game)
+        other = Game(self._rules, self._seed, _blank=True)
         other.is_over = self.is_over
         other._tricks_seen = (None, 0, ())
         other._aborted = self._aborted
@@ -469,6 +474,10 @@ class Game:
         other._won = self._won[:]
         return other
 
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        # The slots' values (a compiled Game has no default pickling; the pure one pickles alike).
+        return (_restore, (self._rules, self._seed, [getattr(self, name) for name in _FIELDS]))
+
     # Hand set-up ----------------------------------------------------------------------------
 
     def _start_hand(self, deal: Deal) -> None:
@@ -515,16 +524,10 @@ class Game:
                 follow = hand & self._follow
                 if follow:
                     hand = follow | hand & ROOK_MASK if self._rook_free else follow
-            legal = _new_object(_PlayActions)
-            legal._player = seat
-            legal._mask = hand
-            return legal
+            return _PlayActions(seat, hand)
         rules = self._rules
         if phase is _BIDDING:
-            bidding = _new_object(_BiddingActions)
-            bidding._player = self._current
-            bidding._bids = rules.bids_above(self._high_bid)
-            return bidding
+            return _BiddingActions(self._current, rules.bids_above(self._high_bid))
         if phase is _NAME_TRUMP:
             return LegalActions(phase, self._current)
         if phase is _BURY:
@@ -1057,3 +1060,11 @@ class Game:
             f"<Game {self._rules.name} seed={self._seed} hand={self._hand_number} "
             f"phase={self._phase.name} to_act={self._current} scores={tuple(self._scores)}>"
         )
+
+
+def _restore(ruleset: Ruleset, seed: int, values: list[Any]) -> Game:
+    """Unpickle a ``Game`` from its slots' values."""
+    game = Game(ruleset, seed, _blank=True)
+    for name, value in zip(_FIELDS, values, strict=True):
+        setattr(game, name, value)
+    return game

@@ -219,10 +219,14 @@ class LegalActions(Sequence[Action]):
         return mask
 
     def __iter__(self) -> Iterator[Action]:
-        phase = self._phase
-        if phase is _PLAY:
-            return (PLAY[card] for card in cards_of(self._mask))
-        return (self[i] for i in range(len(self)))
+        if self._phase is _PLAY:
+            return iter([PLAY[card] for card in cards_of(self._mask)])
+        return self._each()
+
+    def _each(self) -> Iterator[Action]:
+        """Every action in order, one at a time (a bury's thousands are never listed)."""
+        for index in range(len(self)):
+            yield self[index]
 
     def __contains__(self, action: object) -> bool:
         phase = self._phase
@@ -311,7 +315,7 @@ def _rebuild(
     phase: Phase, player: int, mask: int, bids: tuple[int, ...], count: int
 ) -> LegalActions:
     """Unpickle ``LegalActions`` (as the general class: it compares equal)."""
-    legal = object.__new__(LegalActions)
+    legal = LegalActions(Phase.GAME_OVER, -1)
     legal._phase, legal._player, legal._mask, legal._bids, legal._count = (
         phase,
         player,
@@ -331,9 +335,12 @@ class _PlayActions(LegalActions):
 
     __slots__ = ()
 
-    _phase = _PLAY
-    _bids = ()
-    _count = 0
+    def __init__(self, player: int, play: int) -> None:
+        self._phase = _PLAY
+        self._player = player
+        self._mask = play
+        self._bids = ()
+        self._count = 0
 
     def __len__(self) -> int:
         return self._mask.bit_count()
@@ -348,7 +355,7 @@ class _PlayActions(LegalActions):
         return LegalActions.__getitem__(self, index)
 
     def __iter__(self) -> Iterator[Action]:
-        return (PLAY[card] for card in cards_of(self._mask))
+        return iter([PLAY[card] for card in cards_of(self._mask)])
 
     def sample(self, rng: random.Random) -> Action:
         mask = self._mask
@@ -374,9 +381,12 @@ class _BiddingActions(LegalActions):
 
     __slots__ = ()
 
-    _phase = _BIDDING
-    _mask = 0
-    _count = 1
+    def __init__(self, player: int, bids: tuple[int, ...]) -> None:
+        self._phase = _BIDDING
+        self._player = player
+        self._mask = 0
+        self._bids = bids
+        self._count = 1
 
     def __len__(self) -> int:
         return len(self._bids) + 1
