@@ -11,6 +11,9 @@ NODE_STAMP := node_modules/.rookery-stamp
 RAY_STAMP := $(VENV)/.rookery-ray
 # The compiled engine (mypyc), built in place; its manifest is written last, by a finished build.
 NATIVE_STAMP := engine/rookery/engine/_native.json
+# The benchmark's side venv: OpenSpiel's pyspiel, the reference of bench/engine_bench.py.
+OPENSPIEL_VENV := build/openspiel-venv
+OPENSPIEL_STAMP := $(OPENSPIEL_VENV)/.rookery-stamp
 NATIVE_SOURCES := $(filter-out %/__init__.py %/_build.py,$(wildcard engine/rookery/engine/*.py))
 PYTEST_ARGS ?=
 
@@ -77,8 +80,13 @@ pytest: setup setup-ray
 	$(BIN)/pytest $(PYTEST_ARGS)
 	ROOKERY_PURE_ENGINE=1 $(BIN)/pytest tests/engine $(PYTEST_ARGS)
 
-bench: setup setup-ray ## performance figures (engine, server, arena)
+bench: setup setup-ray $(OPENSPIEL_STAMP) ## performance figures (engine, server, arena)
 	$(PY) bench/run.py
+
+$(OPENSPIEL_STAMP): bench/openspiel-requirements.txt
+	@test -x $(OPENSPIEL_VENV)/bin/python || $(PYTHON) -m venv $(OPENSPIEL_VENV)
+	$(OPENSPIEL_VENV)/bin/pip install --quiet --disable-pip-version-check -r bench/openspiel-requirements.txt
+	@touch $@
 
 ladder: setup ## duplicate matches random vs heuristic vs pimc, Elo ± 95 % CI
 	$(PY) bench/ladder.py
