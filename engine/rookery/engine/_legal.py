@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Sequence
 from math import comb
-from typing import Any, overload
+from typing import Any, Final, overload
 
 from ._actions import (
     PASS,
@@ -25,13 +25,13 @@ from ._cards import ROOK_MASK, SUIT_MASKS, Suit, cards_of, format_cards
 
 __all__ = ["LegalActions", "legal_play_mask"]
 
-_SUITS = tuple(Suit)
+_SUITS: Final = tuple(Suit)
 # Enum member access costs a descriptor call on Python 3.11; the hot paths use these constants.
-_BIDDING = Phase.BIDDING
-_NAME_TRUMP = Phase.NAME_TRUMP
-_BURY = Phase.BURY
-_CALL = Phase.CALL
-_PLAY = Phase.PLAY
+_BIDDING: Final = Phase.BIDDING
+_NAME_TRUMP: Final = Phase.NAME_TRUMP
+_BURY: Final = Phase.BURY
+_CALL: Final = Phase.CALL
+_PLAY: Final = Phase.PLAY
 
 
 def legal_play_mask(hand: int, lead_card: int, trump: int, rook_free_play: bool) -> int:
