@@ -96,6 +96,10 @@ _BURY: Final = Phase.BURY
 _CALL: Final = Phase.CALL
 _PLAY: Final = Phase.PLAY
 _GAME_OVER: Final = Phase.GAME_OVER
+# Compiled, a Final name is a C static; a name imported from a pure module (the actions) is looked
+# up in this module's globals at each use. The hot path of ``apply`` uses these.
+_PLAY_CARD: Final = PlayCard
+_PLAYS: Final = PLAY
 
 
 # The event log: one plain tuple ``(kind, hand_number, *fields)`` per event, ``kind`` an index
@@ -590,7 +594,7 @@ class Game:
         wrong size) or ``IllegalActionError`` (with a ``reason`` code) and then changes nothing.
         """
         kind = type(action)
-        if kind is not PlayCard or self._phase is not _PLAY:
+        if kind is not _PLAY_CARD or self._phase is not _PLAY:
             self._apply_other(kind, action)
             return
         # The hot path of every playout: one card played to the current trick (RULES.md §5).
@@ -632,7 +636,7 @@ class Game:
         if self._events_on:
             self._log.append((_LOG_CARD_PLAYED, self._hand_number, seat, card))
         else:
-            self._actions.append((seat, PLAY[card]))
+            self._actions.append((seat, _PLAYS[card]))
         if card == self._called:
             self._partner_shown = True
             if self._events_on:

@@ -32,6 +32,9 @@ _NAME_TRUMP: Final = Phase.NAME_TRUMP
 _BURY: Final = Phase.BURY
 _CALL: Final = Phase.CALL
 _PLAY: Final = Phase.PLAY
+# Compiled, a Final name is a C static, not a lookup of the actions module's global at each use.
+_PLAY_CARD: Final = PlayCard
+_PLAYS: Final = PLAY
 
 
 def legal_play_mask(hand: int, lead_card: int, trump: int, rook_free_play: bool) -> int:
@@ -351,7 +354,7 @@ class _PlayActions(LegalActions):
             for _ in range(index):
                 mask &= mask - 1
             if mask:
-                return PLAY[(mask & -mask).bit_length() - 1]
+                return _PLAYS[(mask & -mask).bit_length() - 1]
         return LegalActions.__getitem__(self, index)
 
     def __iter__(self) -> Iterator[Action]:
@@ -365,11 +368,11 @@ class _PlayActions(LegalActions):
         while skip:
             mask &= mask - 1
             skip -= 1
-        return PLAY[(mask & -mask).bit_length() - 1]
+        return _PLAYS[(mask & -mask).bit_length() - 1]
 
     def __contains__(self, action: object) -> bool:
         return (
-            type(action) is PlayCard
+            type(action) is _PLAY_CARD
             and type(action.card) is int
             and 0 <= action.card < 58
             and bool(self._mask >> action.card & 1)
