@@ -19,17 +19,22 @@ per CPU second of the process, medians of ``--runs``; the ratios are of those me
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import random
 import statistics
 import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "engine"))
+#: The engine folder a worker imports (``--baseline`` points its workers at an exported one).
+ENGINE_ENV = "ROOKERY_BENCH_ENGINE"
+sys.path.insert(0, os.environ.get(ENGINE_ENV, str(ROOT / "engine")))
 
 #: The side venv with pyspiel (``make bench`` creates it from ``openspiel-requirements.txt``).
 OPENSPIEL_PYTHON = ROOT / "build" / "openspiel-venv" / "bin" / "python"
@@ -38,8 +43,14 @@ PURE_ENV = "ROOKERY_PURE_ENGINE"
 
 def one_run(preset: str, hands_wanted: int, seed: int) -> dict[str, object]:
     """Play games until ``hands_wanted`` hands are done, in this process's engine build."""
-    from rookery.engine import Game, Ruleset, build_info
+    from rookery.engine import Game, Ruleset
 
+    try:
+        from rookery.engine import build_info
+
+        build = build_info().kind
+    except ImportError:  # an engine older than its compiled build (``--baseline``)
+        build = "pure"
     ruleset = Ruleset.preset(preset)
     rng = random.Random(seed)
     hands = actions = 0
@@ -54,7 +65,7 @@ def one_run(preset: str, hands_wanted: int, seed: int) -> dict[str, object]:
         actions += len(game.actions)
     elapsed = time.process_time() - start
     return {
-        "build": build_info().kind,
+        "build": build,
         "hands_per_s": hands / elapsed,
         "actions_per_s": actions / elapsed,
     }
@@ -77,6 +88,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--preset", default="standard")
     parser.add_argument("--hands", type=int, default=3000, help="hands per run")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument(
+        "--baseline",
+        metavar="REF",
+        help="also run the pure engine of git REF (e.g. main), exported to a temporary folder",
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -87,6 +103,17 @@ def main(argv: list[str] | None = None) -> int:
     me = [sys.executable, __file__, "--worker", "--preset", args.preset, "--hands", str(args.hands)]
     plain = {k: v for k, v in os.environ.items() if k != PURE_ENV}
     builds: dict[str, dict[str, str]] = {"pure": dict(plain, **{PURE_ENV: "1"})}
+    exported = tempfile.TemporaryDirectory(prefix="rookery-baseline-")
+    if args.baseline:
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", args.baseline, "engine"],
+            capture_output=True,
+            check=True,
+        ).stdout
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(exported.name, filter="data")
+        engine = str(Path(exported.name) / "engine")
+        builds = {f"pure@{args.baseline}": dict(plain, **{ENGINE_ENV: engine}), **builds}
     probe = _worker([*me, "--hands", "1"], plain)
     if probe["build"] == "compiled":
         builds["compiled"] = plain
@@ -107,10 +134,11 @@ def main(argv: list[str] | None = None) -> int:
             spades_results.append(_worker([*command, "--seed", str(run)], plain))
 
     label = "engine.random_playout" + ("" if args.preset == "standard" else f"-{args.preset}")
-    pure_rate = _median(results["pure"], "hands_per_s")
+    base = next(iter(results))  # the baseline when given, else the pure build
+    pure_rate = _median(results[base], "hands_per_s")
     for name, runs in results.items():
         rate, actions = _median(runs, "hands_per_s"), _median(runs, "actions_per_s")
-        versus = f" ({rate / pure_rate:.2f}× pure)" if name != "pure" else ""
+        versus = f" ({rate / pure_rate:.2f}× {base})" if name != base else ""
         print(f"{label}[{name}] hands/s={rate:.0f} actions/s={actions:.0f}{versus}")
     if spades_results:
         play_only = _median(spades_results, "play_only_hands_per_s")
@@ -123,6 +151,7 @@ def main(argv: list[str] | None = None) -> int:
         best = "compiled" if "compiled" in results else "pure"
         ours = _median(results[best], "hands_per_s")
         print(f"engine.{best}_vs_spades_play_only ratio={ours / play_only:.2f}")
+    exported.cleanup()
     return 0
 
 
