@@ -88,7 +88,8 @@ def build() -> None:
     os.chdir(HERE)  # mypyc names the modules after the paths relative to here
     try:
         extensions = mypycify(
-            [os.path.relpath(path, HERE) for path in paths],
+            [os.path.relpath(path, HERE) for path in paths]
+            + ["--cache-dir", str(BUILD_DIR / "mypy-cache")],
             opt_level="3",
             group_name=GROUP,
             target_dir=str(BUILD_DIR / "c"),
@@ -96,7 +97,15 @@ def build() -> None:
         setup(
             name="rookery-engine-native",
             ext_modules=extensions,
-            script_args=["--quiet", "build_ext", "--inplace", "--build-temp", str(BUILD_DIR)],
+            script_args=[
+                "--quiet",
+                "build_ext",
+                "--inplace",
+                "--build-temp",
+                str(BUILD_DIR / "temp"),
+                "--build-lib",
+                str(BUILD_DIR / "lib"),
+            ],
         )
     finally:
         os.chdir(cwd)
