@@ -162,3 +162,32 @@ def test_the_pure_switch_imports_the_sources_even_where_a_build_exists(
         for name in [m for m in sys.modules if m.startswith("rookery_fake_engine")]:
             del sys.modules[name]
         _build._selected = selected  # the real package's choice again
+
+
+@pytest.mark.parametrize("events", [True, False], ids=["events", "no-events"])
+def test_games_and_observations_pickle_and_copy_in_either_build(events: bool) -> None:
+    import copy
+    import pickle
+    import random
+
+    from rookery.engine import PRESETS, Game
+
+    game = Game(PRESETS["standard"], 11, events=events)
+    rng = random.Random(11)
+    for _ in range(40):  # into the play of the first hand
+        game.apply(game.legal_actions().sample(rng))
+    observations = [game.observation_for(seat) for seat in range(-1, 4)]
+    assert [pickle.loads(pickle.dumps(obs)) for obs in observations] == observations
+    assert [copy.deepcopy(obs) for obs in observations] == observations
+    assert pickle.loads(pickle.dumps(game.deal)) == game.deal
+    again = pickle.loads(pickle.dumps(game))
+    twin = game.clone()
+    for other in (again, twin):
+        assert [other.observation_for(seat) for seat in range(-1, 4)] == observations
+    for _ in range(200):
+        action = game.legal_actions().sample(rng)
+        for each in (game, again, twin):
+            if not each.is_over:
+                each.apply(action)
+    assert again.actions == game.actions == twin.actions
+    assert again.hand_results == game.hand_results
