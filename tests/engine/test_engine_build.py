@@ -10,19 +10,19 @@ import importlib
 import importlib.machinery
 import json
 import os
-import shutil
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 
+import compile_engine  # engine/compile_engine.py: how `make setup` builds it
 import pytest
 import rookery.engine
 from rookery.engine import _build, build_info
 from rookery.engine._build import PURE_ENV, select_build
 
 PACKAGE = Path(rookery.engine.__file__).resolve().parent
-HAS_COMPILER = shutil.which((sysconfig.get_config_var("CC") or "cc").split()[0]) is not None
+# Whether `make setup` can build the compiled engine here (a C compiler, Python's headers, mypyc).
+BUILDABLE = compile_engine.why_not() is None
 
 # Plays a fixed set of games and prints, per game, its record, replay text, events and a trace of
 # observations and legal actions: everything a replay or a client sees.
@@ -78,7 +78,7 @@ def _play(pure: bool) -> list[dict[str, object]]:
 def test_the_builds_play_byte_identical_games_replays_and_observations() -> None:
     pure, compiled = _play(pure=True), _play(pure=False)
     assert pure[0]["kind"] == "pure" and str(pure[0]["game_module"]).endswith("_game.py")
-    if HAS_COMPILER:  # `make setup` builds the compiled engine wherever a C compiler exists
+    if BUILDABLE:  # `make setup` builds the compiled engine wherever it can
         assert compiled[0]["kind"] == "compiled", "run `make setup` to build the compiled engine"
         suffix = str(compiled[0]["game_module"])
         assert suffix.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)), suffix
