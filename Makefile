@@ -9,6 +9,12 @@ SETUP_STAMP := $(VENV)/.rookery-setup
 PROTO_STAMP := gen/python/.stamp
 NODE_STAMP := node_modules/.rookery-stamp
 RAY_STAMP := $(VENV)/.rookery-ray
+# The compiled engine (mypyc), built in place; its manifest is written last, by a finished build.
+NATIVE_STAMP := engine/rookery/engine/_native.json
+# The benchmark's side venv: OpenSpiel's pyspiel, the reference of bench/engine_bench.py.
+OPENSPIEL_VENV := build/openspiel-venv
+OPENSPIEL_STAMP := $(OPENSPIEL_VENV)/.rookery-stamp
+NATIVE_SOURCES := $(filter-out %/__init__.py %/_build.py,$(wildcard engine/rookery/engine/*.py))
 PYTEST_ARGS ?=
 
 .PHONY: setup setup-ray demo test lint pytest bench proto buf-lint buf-breaking ladder soak clean help
@@ -16,7 +22,7 @@ PYTEST_ARGS ?=
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
 
-setup: $(SETUP_STAMP) $(PROTO_STAMP) $(NODE_STAMP) ## create .venv, install, generate the stubs
+setup: $(SETUP_STAMP) $(PROTO_STAMP) $(NODE_STAMP) $(NATIVE_STAMP) ## create .venv, install, generate the stubs, compile the engine
 
 $(SETUP_STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -29,6 +35,10 @@ setup-ray: $(RAY_STAMP) ## install the optional Ray extra (the Ray backend's tes
 $(RAY_STAMP): $(SETUP_STAMP)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev,ray]'
 	@touch $@
+
+# Without a C compiler the script says so and the pure engine is used (it is then retried each time).
+$(NATIVE_STAMP): $(NATIVE_SOURCES) engine/compile_engine.py $(SETUP_STAMP)
+	$(PY) engine/compile_engine.py
 
 $(NODE_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
@@ -65,11 +75,18 @@ buf-breaking: $(NODE_STAMP) ## compare the contract with the previous commit's
 	  echo "buf breaking against HEAD~1"; npx --no-install buf breaking --against '.git#ref=HEAD~1'; \
 	else echo "buf breaking: no previous contract to compare with"; fi
 
+# Every test with the compiled engine where it is built, then the engine's own on the pure build.
 pytest: setup setup-ray
 	$(BIN)/pytest $(PYTEST_ARGS)
+	ROOKERY_PURE_ENGINE=1 $(BIN)/pytest tests/engine $(PYTEST_ARGS)
 
-bench: setup setup-ray ## performance figures (engine, server, arena)
+bench: setup setup-ray $(OPENSPIEL_STAMP) ## performance figures (engine, server, arena)
 	$(PY) bench/run.py
+
+$(OPENSPIEL_STAMP): bench/openspiel-requirements.txt
+	@test -x $(OPENSPIEL_VENV)/bin/python || $(PYTHON) -m venv $(OPENSPIEL_VENV)
+	$(OPENSPIEL_VENV)/bin/pip install --quiet --disable-pip-version-check -r bench/openspiel-requirements.txt
+	@touch $@
 
 ladder: setup ## duplicate matches random vs heuristic vs pimc, Elo ± 95 % CI
 	$(PY) bench/ladder.py
@@ -78,4 +95,5 @@ soak: setup ## a bounded soak: 2,000 games or ten minutes, throughput and server
 	$(PY) bench/soak.py
 
 clean: ## remove the venv, generated code and caches
-	rm -rf $(VENV) gen node_modules .mypy_cache .ruff_cache .pytest_cache
+	$(PYTHON) engine/compile_engine.py --clean
+	rm -rf $(VENV) gen node_modules .mypy_cache .ruff_cache .pytest_cache build/engine-native

@@ -1,30 +1,57 @@
-"""Random-playout throughput of the rules engine through its public per-action API.
+"""Random-playout throughput of the rules engine through its public per-action API, both builds.
 
-Run: ``python bench/engine_bench.py`` (with ``engine/`` on ``PYTHONPATH``). For ``standard``,
-plays whole games with a seeded ``random.Random`` choosing uniformly among ``legal_actions()``
-(``legal.sample(rng)``) and applying the choice, events on as for any user. Rates are per CPU
-second of this process (``time.process_time``), so other load on the machine does not skew
-them; prints the median of 5 runs:
+Run: ``python bench/engine_bench.py`` (``make bench`` runs it). For ``standard``, plays whole
+games with a seeded ``random.Random`` choosing uniformly among ``legal_actions()``
+(``legal.sample(rng)``) and applying the choice, events on as for any user: every deal, auction,
+bury and trick of every hand is in the figure. Each run is a fresh process of one build: the pure
+modules (``ROOKERY_PURE_ENGINE=1``), the compiled ones (mypyc, built by ``make setup``), and
+OpenSpiel's C++ ``spades`` through pyspiel for reference (``bench/openspiel_spades.py``, in the
+side venv ``make bench`` sets up; its play alone, without its deal). The runs are interleaved —
+pure, compiled, spades, then again — so that the machine's load weighs on all alike; rates are
+per CPU second of the process, medians of ``--runs``; the ratios are of those medians:
 
-    engine.random_playout hands/s=... actions/s=...
+    engine.random_playout[pure] hands/s=... actions/s=...
+    engine.random_playout[compiled] hands/s=... actions/s=... (x.xx× pure)
+    openspiel.spades[play only] hands/s=... (pyspiel x.y.z; with its deal: ...)
+    engine.compiled_vs_spades_play_only ratio=x.xx
 """
 
 from __future__ import annotations
 
 import argparse
+import io
+import json
+import os
 import random
 import statistics
+import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "engine"))
+ROOT = Path(__file__).resolve().parent.parent
+#: The engine folder a worker imports (``--baseline`` points its workers at an exported one).
+ENGINE_ENV = "ROOKERY_BENCH_ENGINE"
+sys.path.insert(0, os.environ.get(ENGINE_ENV, str(ROOT / "engine")))
 
-from rookery.engine import Game, Ruleset
+#: The side venv with pyspiel (``make bench`` creates it from ``openspiel-requirements.txt``).
+OPENSPIEL_PYTHON = ROOT / "build" / "openspiel-venv" / "bin" / "python"
+PURE_ENV = "ROOKERY_PURE_ENGINE"
 
 
-def one_run(ruleset: Ruleset, hands_wanted: int, seed: int) -> tuple[float, float]:
-    """Play games until ``hands_wanted`` hands are done; return (hands/s, actions/s)."""
+def one_run(preset: str, hands_wanted: int, seed: int) -> dict[str, object]:
+    """Play games until ``hands_wanted`` hands are done, in this process's engine build."""
+    from rookery.engine import Game, Ruleset
+
+    try:
+        from rookery.engine import build_info
+
+        build = build_info().kind
+    except ImportError:  # an engine older than its compiled build (``--baseline``)
+        build = "pure"
+    ruleset = Ruleset.preset(preset)
     rng = random.Random(seed)
     hands = actions = 0
     game_seed = seed * 1_000_003
@@ -37,25 +64,94 @@ def one_run(ruleset: Ruleset, hands_wanted: int, seed: int) -> tuple[float, floa
         hands += len(game.hand_results)
         actions += len(game.actions)
     elapsed = time.process_time() - start
-    return hands / elapsed, actions / elapsed
+    return {
+        "build": build,
+        "hands_per_s": hands / elapsed,
+        "actions_per_s": actions / elapsed,
+    }
+
+
+def _worker(command: list[str], env: dict[str, str]) -> dict[str, object]:
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed:\n{done.stderr}")
+    result: dict[str, object] = json.loads(done.stdout.splitlines()[-1])
+    return result
+
+
+def _median(results: list[dict[str, object]], key: str) -> float:
+    return statistics.median(float(str(result[key])) for result in results)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--preset", default="standard")
-    parser.add_argument("--hands", type=int, default=2000, help="hands per run")
+    parser.add_argument("--hands", type=int, default=3000, help="hands per run")
     parser.add_argument("--runs", type=int, default=5)
-    args = parser.parse_args(argv)
-    ruleset = Ruleset.preset(args.preset)
-    results = [one_run(ruleset, args.hands, run) for run in range(args.runs)]
-    hands_per_s = statistics.median(hands for hands, _ in results)
-    actions_per_s = statistics.median(actions for _, actions in results)
-    label = (
-        "engine.random_playout"
-        if args.preset == "standard"
-        else f"engine.random_playout[{args.preset}]"
+    parser.add_argument(
+        "--baseline",
+        metavar="REF",
+        help="also run the pure engine of git REF (e.g. main), exported to a temporary folder",
     )
-    print(f"{label} hands/s={hands_per_s:.0f} actions/s={actions_per_s:.0f}")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker:
+        print(json.dumps(one_run(args.preset, args.hands, args.seed)))
+        return 0
+
+    me = [sys.executable, __file__, "--worker", "--preset", args.preset, "--hands", str(args.hands)]
+    plain = {k: v for k, v in os.environ.items() if k != PURE_ENV}
+    builds: dict[str, dict[str, str]] = {"pure": dict(plain, **{PURE_ENV: "1"})}
+    exported = tempfile.TemporaryDirectory(prefix="rookery-baseline-")
+    if args.baseline:
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", args.baseline, "engine"],
+            capture_output=True,
+            check=True,
+        ).stdout
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(exported.name, filter="data")
+        engine = str(Path(exported.name) / "engine")
+        builds = {f"pure@{args.baseline}": dict(plain, **{ENGINE_ENV: engine}), **builds}
+    probe = _worker([*me, "--hands", "1"], plain)
+    if probe["build"] == "compiled":
+        builds["compiled"] = plain
+    else:
+        print("engine: the compiled build is not in use here (make setup builds it)")
+    spades = OPENSPIEL_PYTHON.exists() and args.preset == "standard"
+    if not spades and args.preset == "standard":
+        print(f"openspiel: {OPENSPIEL_PYTHON} is missing (make bench sets it up)")
+
+    results: dict[str, list[dict[str, object]]] = {name: [] for name in builds}
+    spades_results: list[dict[str, object]] = []
+    for run in range(args.runs):
+        for name, env in builds.items():
+            results[name].append(_worker([*me, "--seed", str(run)], env))
+        if spades:
+            script = str(ROOT / "bench" / "openspiel_spades.py")
+            command = [str(OPENSPIEL_PYTHON), script, "--hands", str(args.hands)]
+            spades_results.append(_worker([*command, "--seed", str(run)], plain))
+
+    label = "engine.random_playout" + ("" if args.preset == "standard" else f"-{args.preset}")
+    base = next(iter(results))  # the baseline when given, else the pure build
+    pure_rate = _median(results[base], "hands_per_s")
+    for name, runs in results.items():
+        rate, actions = _median(runs, "hands_per_s"), _median(runs, "actions_per_s")
+        versus = f" ({rate / pure_rate:.2f}× {base})" if name != base else ""
+        print(f"{label}[{name}] hands/s={rate:.0f} actions/s={actions:.0f}{versus}")
+    if spades_results:
+        play_only = _median(spades_results, "play_only_hands_per_s")
+        whole = _median(spades_results, "hands_per_s")
+        version = spades_results[0]["version"]
+        print(
+            f"openspiel.spades[play only] hands/s={play_only:.0f} "
+            f"(pyspiel {version}; with its deal: {whole:.0f})"
+        )
+        best = "compiled" if "compiled" in results else "pure"
+        ours = _median(results[best], "hands_per_s")
+        print(f"engine.{best}_vs_spades_play_only ratio={ours / play_only:.2f}")
+    exported.cleanup()
     return 0
 
 

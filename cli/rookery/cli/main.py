@@ -17,6 +17,8 @@ import sys
 from collections.abc import Sequence
 from importlib import metadata
 
+from rookery.engine import build_info
+
 #: The exit code when stdout's reader went away (``rookery rules | head -1``): 128 + SIGPIPE, as
 #: a shell reports a command that the signal stopped.
 EXIT_READER_GONE = 128 + 13
@@ -59,7 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
             f"exit code {EXIT_READER_GONE}."
         ),
     )
-    parser.add_argument("--version", action="version", version=f"rookery {version()}")
+    parser.add_argument(
+        "--version", action="version", version=f"rookery {version()} (engine: {build_info()})"
+    )
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
     for name in command_modules():
         module = importlib.import_module(f"rookery.cli.{name}")

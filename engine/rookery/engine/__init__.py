@@ -9,7 +9,19 @@ only the standard library.
 >>> legal = game.legal_actions()
 >>> str(legal[0]), len(legal)
 ('pass', 12)
+
+``build_info()`` says whether the compiled modules (mypyc, built by ``make setup``) or the pure
+Python ones are in use; ``ROOKERY_PURE_ENGINE=1`` forces the pure ones.
 """
+
+# ruff: noqa: E402 (the build is selected before the modules are imported)
+
+from pathlib import Path as _Path
+
+from ._build import BuildInfo, build_info, select_build
+
+# Before any other module of the package is imported: the compiled modules or the pure ones.
+select_build(__name__, _Path(__file__).resolve().parent)
 
 from ._actions import (
     PASS,
@@ -106,6 +118,7 @@ __all__ = [
     "Bid",
     "BidMade",
     "BothOver",
+    "BuildInfo",
     "Bury",
     "CallCard",
     "CardCalled",
@@ -148,6 +161,7 @@ __all__ = [
     "TrickWon",
     "TrumpNamed",
     "bid_action",
+    "build_info",
     "card_name",
     "card_points",
     "card_rank",

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from enum import IntEnum
+from typing import Final
 
 from ._errors import CardParseError
 
@@ -63,22 +64,22 @@ class Suit(IntEnum):
         return cls(index)
 
 
-NUM_CARDS = 58
-ROOK = 56
-ROOK2 = 57
-ROOK_MASK = (1 << ROOK) | (1 << ROOK2)
-ALL_CARDS_MASK = (1 << NUM_CARDS) - 1
-SUIT_MASKS: tuple[int, int, int, int] = (
+NUM_CARDS: Final = 58
+ROOK: Final = 56
+ROOK2: Final = 57
+ROOK_MASK: Final = (1 << ROOK) | (1 << ROOK2)
+ALL_CARDS_MASK: Final = (1 << NUM_CARDS) - 1
+SUIT_MASKS: Final[tuple[int, int, int, int]] = (
     ((1 << 14) - 1) << 0,
     ((1 << 14) - 1) << 14,
     ((1 << 14) - 1) << 28,
     ((1 << 14) - 1) << 42,
 )
 
-_SUITS = tuple(Suit)
+_SUITS: Final = tuple(Suit)
 _CARD_SUIT: tuple[Suit | None, ...] = tuple(_SUITS[c // 14] for c in range(56)) + (None, None)
 _CARD_RANK: tuple[int, ...] = tuple(c % 14 + 1 for c in range(56)) + (0, 0)
-_CARD_NAMES: tuple[str, ...] = tuple(f"{'BRYG'[c // 14]}{c % 14 + 1}" for c in range(56)) + (
+_CARD_NAMES: Final[tuple[str, ...]] = tuple(f"{'BRYG'[c // 14]}{c % 14 + 1}" for c in range(56)) + (
     "ROOK",
     "ROOK2",
 )
@@ -89,7 +90,7 @@ def _rank_points(rank: int) -> int:
     return 5 if rank == 5 else 10 if rank in (10, 14) else 0
 
 
-CARD_POINTS: tuple[int, ...] = tuple(_rank_points(c % 14 + 1) for c in range(56)) + (20, 20)
+CARD_POINTS: Final[tuple[int, ...]] = tuple(_rank_points(c % 14 + 1) for c in range(56)) + (20, 20)
 """``CARD_POINTS[card]``: 5 for a 5, 10 for a 10 or a 14, 20 for a Rook card, else 0."""
 
 _FIVES_MASK = sum(1 << c for c in range(56) if _CARD_RANK[c] == 5)

@@ -28,6 +28,10 @@ class Deal:
             lines.append(f"dead: {format_cards(self.dead)}")
         return "\n".join(lines)
 
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        # Rebuilt by the constructor: a compiled frozen dataclass has no default pickling.
+        return (Deal, (self.hands, self.nest, self.dead))
+
 
 def deal_for_hand(ruleset: Ruleset, game_seed: int, hand_number: int) -> Deal:
     """The deal of hand ``hand_number`` of a game seeded ``game_seed``.

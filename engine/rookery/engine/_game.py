@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from ._actions import (
     PASS,
@@ -61,14 +61,14 @@ if TYPE_CHECKING:
 
 __all__ = ["Game"]
 
-_SUITS = tuple(Suit)
-_SEED_LIMIT = 1 << 64
+_SUITS: Final = tuple(Suit)
+_SEED_LIMIT: Final = 1 << 64
 
 
 # _KEYS[trump][card]: a trick-taking strength, shifted left 3 bits so that a seat fits below it.
 # Trumps (the Rook cards included) rank 100+, above every card of the led suit (1..14); ROOK
 # above ROOK2 above the trump 14 (RULES.md §5).
-_KEYS: tuple[tuple[int, ...], ...] = tuple(
+_KEYS: Final[tuple[tuple[int, ...], ...]] = tuple(
     tuple(
         (
             (100 + card % 14 + 1 if card // 14 == trump else card % 14 + 1)
@@ -80,9 +80,9 @@ _KEYS: tuple[tuple[int, ...], ...] = tuple(
     )
     for trump in range(4)
 )
-_TRUMP_MASKS: tuple[int, ...] = tuple(SUIT_MASKS[suit] | ROOK_MASK for suit in range(4))
+_TRUMP_MASKS: Final[tuple[int, ...]] = tuple(SUIT_MASKS[suit] | ROOK_MASK for suit in range(4))
 # _FOLLOW_MASKS[trump][card]: the cards that follow suit when ``card`` leads.
-_FOLLOW_MASKS: tuple[tuple[int, ...], ...] = tuple(
+_FOLLOW_MASKS: Final[tuple[tuple[int, ...], ...]] = tuple(
     tuple(
         _TRUMP_MASKS[trump] if card >= 56 or card // 14 == trump else SUIT_MASKS[card // 14]
         for card in range(NUM_CARDS)
@@ -90,26 +90,112 @@ _FOLLOW_MASKS: tuple[tuple[int, ...], ...] = tuple(
     for trump in range(4)
 )
 # Enum member access costs a descriptor call on Python 3.11; the hot paths use these constants.
-_BIDDING = Phase.BIDDING
-_NAME_TRUMP = Phase.NAME_TRUMP
-_BURY = Phase.BURY
-_CALL = Phase.CALL
-_PLAY = Phase.PLAY
-_GAME_OVER = Phase.GAME_OVER
+_BIDDING: Final = Phase.BIDDING
+_NAME_TRUMP: Final = Phase.NAME_TRUMP
+_BURY: Final = Phase.BURY
+_CALL: Final = Phase.CALL
+_PLAY: Final = Phase.PLAY
+_GAME_OVER: Final = Phase.GAME_OVER
+# Compiled, a Final name is a C static; a name imported from a pure module (the actions) is looked
+# up in this module's globals at each use. The hot path of ``apply`` uses these.
+_PLAY_CARD: Final = PlayCard
+_PLAYS: Final = PLAY
 
 
-_new_object = object.__new__
+# The event log: one plain tuple ``(kind, hand_number, *fields)`` per event, ``kind`` an index
+# into _EVENT_KINDS, built into events only when asked for. An entry of ints only is one the
+# garbage collector soon stops tracking (with the class in it, every entry of a long game would
+# be traversed again by each collection).
+_EVENT_KINDS: Final[tuple[type[Event], ...]] = (
+    HandDealt,
+    BidMade,
+    Passed,
+    AuctionWon,
+    HandRedealt,
+    NestTaken,
+    TrumpNamed,
+    CardsBuried,
+    CardCalled,
+    PartnerRevealed,
+    CardPlayed,
+    TrickWon,
+    HandScored,
+    GameOver,
+)
+_LOG_HAND_DEALT: Final = 0
+_LOG_BID_MADE: Final = 1
+_LOG_PASSED: Final = 2
+_LOG_AUCTION_WON: Final = 3
+_LOG_HAND_REDEALT: Final = 4
+_LOG_NEST_TAKEN: Final = 5
+_LOG_TRUMP_NAMED: Final = 6
+_LOG_CARDS_BURIED: Final = 7
+_LOG_CARD_CALLED: Final = 8
+_LOG_PARTNER_REVEALED: Final = 9
+_LOG_CARD_PLAYED: Final = 10
+_LOG_TRICK_WON: Final = 11
+_LOG_HAND_SCORED: Final = 12
+_LOG_GAME_OVER: Final = 13
 
-
-_ACTION_OF_EVENT: dict[type, Callable[[tuple[Any, ...]], Action]] = {
-    BidMade: lambda entry: bid_action(entry[3]),
-    Passed: lambda entry: PASS,
-    TrumpNamed: lambda entry: TRUMP[entry[3]],
-    CardsBuried: lambda entry: Bury(entry[3]),
-    CardCalled: lambda entry: CallCard(entry[3]),
-    CardPlayed: lambda entry: PLAY[entry[3]],
+_ACTION_OF_EVENT: Final[dict[int, Callable[[tuple[Any, ...]], Action]]] = {
+    _LOG_BID_MADE: lambda entry: bid_action(entry[3]),
+    _LOG_PASSED: lambda entry: PASS,
+    _LOG_TRUMP_NAMED: lambda entry: TRUMP[entry[3]],
+    _LOG_CARDS_BURIED: lambda entry: Bury(entry[3]),
+    _LOG_CARD_CALLED: lambda entry: CallCard(entry[3]),
+    _LOG_CARD_PLAYED: lambda entry: PLAY[entry[3]],
 }
 """How the logged event of each kind of action gives the action back."""
+
+
+_FIELDS: Final = (
+    "_aborted",
+    "_actions",
+    "_auction",
+    "_bid",
+    "_bidder",
+    "_buried",
+    "_called",
+    "_current",
+    "_deal",
+    "_dealer",
+    "_deck_mask",
+    "_events",
+    "_events_on",
+    "_follow",
+    "_forced",
+    "_forfeit",
+    "_hand_number",
+    "_hand_results",
+    "_hand_size",
+    "_hands",
+    "_high_bid",
+    "_high_bidder",
+    "_keys",
+    "_lead",
+    "_log",
+    "_nest",
+    "_partner",
+    "_partner_shown",
+    "_passed",
+    "_phase",
+    "_players",
+    "_result",
+    "_rook_free",
+    "_rules",
+    "_scores",
+    "_seed",
+    "_trick",
+    "_trick_points",
+    "_tricks",
+    "_tricks_seen",
+    "_trump",
+    "_trump_mask",
+    "_win",
+    "_won",
+    "is_over",
+)
+"""Every attribute of a ``Game`` (its slots; what pickling saves and restores)."""
 
 
 def _check_deal(rules: Ruleset, deal: Deal) -> None:
@@ -141,61 +227,19 @@ class Game:
     2
     """
 
-    __slots__ = (
-        "_aborted",
-        "_actions",
-        "_auction",
-        "_bid",
-        "_bidder",
-        "_buried",
-        "_called",
-        "_current",
-        "_deal",
-        "_dealer",
-        "_deck_mask",
-        "_events",
-        "_events_on",
-        "_follow",
-        "_forced",
-        "_forfeit",
-        "_hand_number",
-        "_hand_results",
-        "_hand_size",
-        "_hands",
-        "_high_bid",
-        "_high_bidder",
-        "_keys",
-        "_lead",
-        "_log",
-        "_nest",
-        "_partner",
-        "_partner_shown",
-        "_passed",
-        "_phase",
-        "_players",
-        "_result",
-        "_rook_free",
-        "_rules",
-        "_scores",
-        "_seed",
-        "_trick",
-        "_trick_points",
-        "_tricks",
-        "_tricks_seen",
-        "_trump",
-        "_trump_mask",
-        "_win",
-        "_won",
-        "is_over",
-    )
+    __slots__ = _FIELDS
 
-    def __init__(self, ruleset: Ruleset, seed: int, *, events: bool = True) -> None:
+    def __init__(
+        self, ruleset: Ruleset, seed: int, *, events: bool = True, _blank: bool = False
+    ) -> None:
+        # ``_blank``: the alternative constructors (``from_deal``, ``clone``) set the state up.
         if not isinstance(ruleset, Ruleset):
             raise TypeError(f"ruleset must be a Ruleset, got {type(ruleset).__name__}")
         if type(seed) is not int or not 0 <= seed < _SEED_LIMIT:
             raise ValueError(f"seed must be an int in 0..2**64-1, got {seed!r}")
-        self._setup(ruleset, seed, events)
-        self._start_hand(deal_for_hand(ruleset, seed, 0))
+        if not _blank:
+            self._setup(ruleset, seed, events)
+            self._start_hand(deal_for_hand(ruleset, seed, 0))
 
     def _setup(self, ruleset: Ruleset, seed: int, events: bool) -> None:
         self._rules = ruleset
@@ -321,7 +365,7 @@ class Game:
         log, events = self._log, self._events
         for index in range(len(events), len(log)):
             kind, *fields = log[index]
-            events.append(kind(index + 1, *fields))
+            events.append(_EVENT_KINDS[kind](index + 1, *fields))
 
     @property
     def record(self) -> GameRecord:
@@ -360,7 +404,7 @@ class Game:
         _check_deal(ruleset, deal)
         if scores is not None and len(scores) != ruleset.num_sides:
             raise ValueError(f"scores must have {ruleset.num_sides} entries, got {len(scores)}")
-        game = cls.__new__(cls)
+        game = cls(ruleset, seed, events=events, _blank=True)
         game._setup(ruleset, seed, events)
         if scores is not None:
             game._scores = list(scores)
@@ -421,7 +465,7 @@ class Game:
 
     def clone(self) -> Game:
         """An independent copy (a search game stays a search game: events stay off)."""
-        other = _new_object(Game)
+        other = Game(self._rules, self._seed, _blank=True)
         other.is_over = self.is_over
         other._tricks_seen = (None, 0, ())
         other._aborted = self._aborted
@@ -469,6 +513,10 @@ class Game:
         other._won = self._won[:]
         return other
 
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        # The slots' values (a compiled Game has no default pickling; the pure one pickles alike).
+        return (_restore, (self._rules, self._seed, [getattr(self, name) for name in _FIELDS]))
+
     # Hand set-up ----------------------------------------------------------------------------
 
     def _start_hand(self, deal: Deal) -> None:
@@ -501,7 +549,7 @@ class Game:
         self._tricks: list[tuple[int, tuple[int, ...], int, int]] = []
         self._won = [0] * rules.players
         if self._events_on:
-            self._log.append((HandDealt, self._hand_number, self._dealer, deal.hands))
+            self._log.append((_LOG_HAND_DEALT, self._hand_number, self._dealer, deal.hands))
 
     # Legal actions --------------------------------------------------------------------------
 
@@ -515,16 +563,10 @@ class Game:
                 follow = hand & self._follow
                 if follow:
                     hand = follow | hand & ROOK_MASK if self._rook_free else follow
-            legal = _new_object(_PlayActions)
-            legal._player = seat
-            legal._mask = hand
-            return legal
+            return _PlayActions(seat, hand)
         rules = self._rules
         if phase is _BIDDING:
-            bidding = _new_object(_BiddingActions)
-            bidding._player = self._current
-            bidding._bids = rules.bids_above(self._high_bid)
-            return bidding
+            return _BiddingActions(self._current, rules.bids_above(self._high_bid))
         if phase is _NAME_TRUMP:
             return LegalActions(phase, self._current)
         if phase is _BURY:
@@ -552,7 +594,7 @@ class Game:
         wrong size) or ``IllegalActionError`` (with a ``reason`` code) and then changes nothing.
         """
         kind = type(action)
-        if kind is not PlayCard or self._phase is not _PLAY:
+        if kind is not _PLAY_CARD or self._phase is not _PLAY:
             self._apply_other(kind, action)
             return
         # The hot path of every playout: one card played to the current trick (RULES.md §5).
@@ -592,13 +634,13 @@ class Game:
         trick.append(card)
         self._trick_points += _CARD_POINTS[card]
         if self._events_on:
-            self._log.append((CardPlayed, self._hand_number, seat, card))
+            self._log.append((_LOG_CARD_PLAYED, self._hand_number, seat, card))
         else:
-            self._actions.append((seat, PLAY[card]))
+            self._actions.append((seat, _PLAYS[card]))
         if card == self._called:
             self._partner_shown = True
             if self._events_on:
-                self._log.append((PartnerRevealed, self._hand_number, seat))
+                self._log.append((_LOG_PARTNER_REVEALED, self._hand_number, seat))
         seat += 1
         if seat == self._players:
             seat = 0
@@ -612,7 +654,7 @@ class Game:
         tricks = self._tricks
         tricks.append((seat, tuple(trick), winner, points))
         if self._events_on:
-            self._log.append((TrickWon, self._hand_number, winner, points, len(tricks) - 1))
+            self._log.append((_LOG_TRICK_WON, self._hand_number, winner, points, len(tricks) - 1))
         self._trick = []
         self._trick_points = 0
         self._current = winner
@@ -688,7 +730,7 @@ class Game:
         self._high_bid = amount
         self._high_bidder = seat
         if self._events_on:
-            self._log.append((BidMade, self._hand_number, seat, amount))
+            self._log.append((_LOG_BID_MADE, self._hand_number, seat, amount))
         else:
             self._actions.append((seat, bid_action(amount)))
         self._next_bidder()
@@ -698,7 +740,7 @@ class Game:
         self._auction.append((seat, 0))
         self._passed |= 1 << seat
         if self._events_on:
-            self._log.append((Passed, self._hand_number, seat))
+            self._log.append((_LOG_PASSED, self._hand_number, seat))
         else:
             self._actions.append((seat, PASS))
         self._next_bidder()
@@ -745,7 +787,7 @@ class Game:
         )
         self._hand_results.append(result)
         if self._events_on:
-            self._log.append((HandRedealt, self._hand_number, self._dealer))
+            self._log.append((_LOG_HAND_REDEALT, self._hand_number, self._dealer))
         if self._hand_number + 1 >= rules.max_hands:
             self._adjudicate()
         else:
@@ -758,13 +800,13 @@ class Game:
         self._forced = forced
         self._current = seat
         if self._events_on:
-            self._log.append((AuctionWon, self._hand_number, seat, amount, forced))
+            self._log.append((_LOG_AUCTION_WON, self._hand_number, seat, amount, forced))
         nest = self._deal.nest
         if rules.nest_size:
             self._hands[seat] |= nest
             self._nest = nest
             if self._events_on:
-                self._log.append((NestTaken, self._hand_number, seat, nest, rules.nest_size))
+                self._log.append((_LOG_NEST_TAKEN, self._hand_number, seat, nest, rules.nest_size))
         self._phase = _NAME_TRUMP if rules.trump_first or not rules.nest_size else _BURY
 
     # Exchange
@@ -778,7 +820,7 @@ class Game:
         self._trump_mask = _TRUMP_MASKS[trump]
         self._keys = _KEYS[trump]
         if self._events_on:
-            self._log.append((TrumpNamed, self._hand_number, seat, _SUITS[trump]))
+            self._log.append((_LOG_TRUMP_NAMED, self._hand_number, seat, _SUITS[trump]))
         else:
             self._actions.append((seat, TRUMP[trump]))
         if self._rules.nest_size and not self._buried:
@@ -812,7 +854,7 @@ class Game:
         self._buried = cards
         self._nest = 0
         if self._events_on:
-            self._log.append((CardsBuried, self._hand_number, seat, cards, rules.nest_size))
+            self._log.append((_LOG_CARDS_BURIED, self._hand_number, seat, cards, rules.nest_size))
         else:
             self._actions.append((seat, Bury(cards)))
         if self._trump < 0:
@@ -841,7 +883,7 @@ class Game:
         self._called = card
         self._partner = next((holder for holder, hand in enumerate(self._hands) if hand & bit), -1)
         if self._events_on:
-            self._log.append((CardCalled, self._hand_number, seat, card))
+            self._log.append((_LOG_CARD_CALLED, self._hand_number, seat, card))
         else:
             self._actions.append((seat, CallCard(card)))
         self._start_play()
@@ -910,7 +952,7 @@ class Game:
         )
         self._hand_results.append(result)
         if self._events_on:
-            self._log.append((HandScored, self._hand_number, result))
+            self._log.append((_LOG_HAND_SCORED, self._hand_number, result))
         self._check_game_end(bidding_sides)
 
     def _check_game_end(self, bidding_sides: set[int]) -> None:
@@ -960,7 +1002,7 @@ class Game:
         self._phase = _GAME_OVER
         self._current = -1
         if self._events_on:
-            self._log.append((GameOver, self._hand_number, self._result))
+            self._log.append((_LOG_GAME_OVER, self._hand_number, self._result))
 
     def forfeit(self, seat: int, reason: str = "") -> None:
         """End the game by forfeit of ``seat``: every other side wins jointly."""
@@ -1057,3 +1099,11 @@ class Game:
             f"<Game {self._rules.name} seed={self._seed} hand={self._hand_number} "
             f"phase={self._phase.name} to_act={self._current} scores={tuple(self._scores)}>"
         )
+
+
+def _restore(ruleset: Ruleset, seed: int, values: list[Any]) -> Game:
+    """Unpickle a ``Game`` from its slots' values."""
+    game = Game(ruleset, seed, _blank=True)
+    for name, value in zip(_FIELDS, values, strict=True):
+        setattr(game, name, value)
+    return game

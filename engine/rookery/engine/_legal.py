@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Sequence
 from math import comb
-from typing import Any, overload
+from typing import Any, Final, overload
 
 from ._actions import (
     PASS,
@@ -25,13 +25,16 @@ from ._cards import ROOK_MASK, SUIT_MASKS, Suit, cards_of, format_cards
 
 __all__ = ["LegalActions", "legal_play_mask"]
 
-_SUITS = tuple(Suit)
+_SUITS: Final = tuple(Suit)
 # Enum member access costs a descriptor call on Python 3.11; the hot paths use these constants.
-_BIDDING = Phase.BIDDING
-_NAME_TRUMP = Phase.NAME_TRUMP
-_BURY = Phase.BURY
-_CALL = Phase.CALL
-_PLAY = Phase.PLAY
+_BIDDING: Final = Phase.BIDDING
+_NAME_TRUMP: Final = Phase.NAME_TRUMP
+_BURY: Final = Phase.BURY
+_CALL: Final = Phase.CALL
+_PLAY: Final = Phase.PLAY
+# Compiled, a Final name is a C static, not a lookup of the actions module's global at each use.
+_PLAY_CARD: Final = PlayCard
+_PLAYS: Final = PLAY
 
 
 def legal_play_mask(hand: int, lead_card: int, trump: int, rook_free_play: bool) -> int:
@@ -219,10 +222,14 @@ class LegalActions(Sequence[Action]):
         return mask
 
     def __iter__(self) -> Iterator[Action]:
-        phase = self._phase
-        if phase is _PLAY:
-            return (PLAY[card] for card in cards_of(self._mask))
-        return (self[i] for i in range(len(self)))
+        if self._phase is _PLAY:
+            return iter([PLAY[card] for card in cards_of(self._mask)])
+        return self._each()
+
+    def _each(self) -> Iterator[Action]:
+        """Every action in order, one at a time (a bury's thousands are never listed)."""
+        for index in range(len(self)):
+            yield self[index]
 
     def __contains__(self, action: object) -> bool:
         phase = self._phase
@@ -311,7 +318,7 @@ def _rebuild(
     phase: Phase, player: int, mask: int, bids: tuple[int, ...], count: int
 ) -> LegalActions:
     """Unpickle ``LegalActions`` (as the general class: it compares equal)."""
-    legal = object.__new__(LegalActions)
+    legal = LegalActions(Phase.GAME_OVER, -1)
     legal._phase, legal._player, legal._mask, legal._bids, legal._count = (
         phase,
         player,
@@ -331,9 +338,12 @@ class _PlayActions(LegalActions):
 
     __slots__ = ()
 
-    _phase = _PLAY
-    _bids = ()
-    _count = 0
+    def __init__(self, player: int, play: int) -> None:
+        self._phase = _PLAY
+        self._player = player
+        self._mask = play
+        self._bids = ()
+        self._count = 0
 
     def __len__(self) -> int:
         return self._mask.bit_count()
@@ -344,11 +354,11 @@ class _PlayActions(LegalActions):
             for _ in range(index):
                 mask &= mask - 1
             if mask:
-                return PLAY[(mask & -mask).bit_length() - 1]
+                return _PLAYS[(mask & -mask).bit_length() - 1]
         return LegalActions.__getitem__(self, index)
 
     def __iter__(self) -> Iterator[Action]:
-        return (PLAY[card] for card in cards_of(self._mask))
+        return iter([PLAY[card] for card in cards_of(self._mask)])
 
     def sample(self, rng: random.Random) -> Action:
         mask = self._mask
@@ -358,11 +368,11 @@ class _PlayActions(LegalActions):
         while skip:
             mask &= mask - 1
             skip -= 1
-        return PLAY[(mask & -mask).bit_length() - 1]
+        return _PLAYS[(mask & -mask).bit_length() - 1]
 
     def __contains__(self, action: object) -> bool:
         return (
-            type(action) is PlayCard
+            type(action) is _PLAY_CARD
             and type(action.card) is int
             and 0 <= action.card < 58
             and bool(self._mask >> action.card & 1)
@@ -374,9 +384,12 @@ class _BiddingActions(LegalActions):
 
     __slots__ = ()
 
-    _phase = _BIDDING
-    _mask = 0
-    _count = 1
+    def __init__(self, player: int, bids: tuple[int, ...]) -> None:
+        self._phase = _BIDDING
+        self._player = player
+        self._mask = 0
+        self._bids = bids
+        self._count = 1
 
     def __len__(self) -> int:
         return len(self._bids) + 1

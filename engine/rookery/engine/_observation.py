@@ -42,6 +42,10 @@ class Trick:
             "points": self.points,
         }
 
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        # Rebuilt by the constructor: a compiled frozen dataclass has no default pickling.
+        return (Trick, (self.leader, self.cards, self.winner, self.points))
+
 
 def _positional_builder(cls: type[_T]) -> Callable[..., _T]:
     """A constructor of the frozen, slotted, unvalidated dataclass ``cls`` from every field's
@@ -49,8 +53,13 @@ def _positional_builder(cls: type[_T]) -> Callable[..., _T]:
 
     A frozen dataclass's ``__init__`` stores each field through ``object.__setattr__`` by name;
     this stores it through the slot's own descriptor. The function is generated, as dataclasses
-    generates ``__init__``, so that it follows the class's fields.
+    generates ``__init__``, so that it follows the class's fields. A compiled (mypyc) class
+    refuses ``object.__new__``: its own constructor is the fast one and is returned as it is.
     """
+    try:
+        object.__new__(cls)
+    except TypeError:
+        return cls
     names = [field.name for field in fields(cls)]  # type: ignore[arg-type]
     namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
     lines = [f"def build({', '.join(names)}):", "    self = _new(_cls)"]
@@ -164,6 +173,10 @@ class Observation:
             "scores": list(self.scores),
             "sides": list(self.sides),
         }
+
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        # Rebuilt by the constructor: a compiled frozen dataclass has no default pickling.
+        return (Observation, (*[getattr(self, field.name) for field in fields(self)],))
 
 
 new_observation = _positional_builder(Observation)

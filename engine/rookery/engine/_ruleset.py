@@ -195,12 +195,12 @@ class Ruleset:
         """Every card of the deck, ascending."""
         return tuple(card for card in range(NUM_CARDS) if self.deck_mask >> card & 1)
 
-    @property
+    @cached_property
     def deck_size(self) -> int:
         """The number of cards in the deck (57 for ``standard``)."""
         return self.deck_mask.bit_count()
 
-    @property
+    @cached_property
     def deck_points(self) -> int:
         """The deck's point total (120 for ``standard``, 140 with two Rook cards)."""
         return mask_points(self.deck_mask)
@@ -225,22 +225,22 @@ class Ruleset:
     def _bid_cache(self) -> dict[int, tuple[int, ...]]:
         return {}
 
-    @property
+    @cached_property
     def hand_size(self) -> int:
         """Cards dealt to each player: ``(deck_size - nest_size) // players``."""
         return (self.deck_size - self.nest_size) // self.players
 
-    @property
+    @cached_property
     def dead_count(self) -> int:
         """Cards in the dead pile: ``(deck_size - nest_size) % players``."""
         return (self.deck_size - self.nest_size) % self.players
 
-    @property
+    @cached_property
     def num_sides(self) -> int:
         """The number of sides (one per seat when scores are per player)."""
         return self.players // 2 if self.partnership is Partnership.FIXED else self.players
 
-    @property
+    @cached_property
     def is_per_player(self) -> bool:
         """Whether every seat is its own side for scoring (``NONE`` or ``CALLED``)."""
         return self.partnership is not Partnership.FIXED
@@ -256,7 +256,14 @@ class Ruleset:
 
     def seats_of_side(self, side: int) -> tuple[int, ...]:
         """The seats that score for ``side``, ascending."""
-        return tuple(seat for seat, s in enumerate(self._sides) if s == side)
+        return self._seats_by_side.get(side, ())
+
+    @cached_property
+    def _seats_by_side(self) -> dict[int, tuple[int, ...]]:
+        seats: dict[int, tuple[int, ...]] = {}
+        for seat, side in enumerate(self._sides):
+            seats[side] = (*seats.get(side, ()), seat)
+        return seats
 
     def suit_mask(self, suit: int) -> int:
         """The cards of ``suit`` in this deck (Rook cards excluded)."""

@@ -1,0 +1,193 @@
+"""The compiled engine and the pure one: which runs, and that they play byte-identical games.
+
+``make setup`` compiles the engine's hot modules with mypyc where a C compiler exists;
+``ROOKERY_PURE_ENGINE=1`` forces the pure modules (``make test`` runs the engine's suite on both).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.machinery
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import compile_engine  # engine/compile_engine.py: how `make setup` builds it
+import pytest
+import rookery.engine
+from rookery.engine import _build, build_info
+from rookery.engine._build import PURE_ENV, select_build
+
+PACKAGE = Path(rookery.engine.__file__).resolve().parent
+# Whether `make setup` can build the compiled engine here (a C compiler, Python's headers, mypyc).
+BUILDABLE = compile_engine.why_not() is None
+
+# Plays a fixed set of games and prints, per game, its record, replay text, events and a trace of
+# observations and legal actions: everything a replay or a client sees.
+_PLAY = r"""
+import dataclasses, json, random, sys
+from rookery.engine import (
+    PRESETS, Game, GameRecord, build_info, format_replay_text, random_playout)
+import rookery.engine._game as game_module
+print(json.dumps({"kind": build_info().kind, "game_module": game_module.__file__}))
+for name in sorted(PRESETS):
+    ruleset = dataclasses.replace(PRESETS[name], max_hands=6)  # games of at most six hands
+    for seed in (1, 2, 3):
+        game = random_playout(ruleset, seed, random.Random(seed))
+        record = game.record
+        trace = []
+        replayed = GameRecord.from_dict(json.loads(json.dumps(record.to_dict()))).replay()
+        again = Game(ruleset, seed)
+        for index, (seat, action) in enumerate(game.actions):
+            if index % 7 == 0:
+                trace.append(repr(again.legal_actions()))
+                trace.extend(json.dumps(again.observation_for(s).to_dict(), sort_keys=True)
+                             for s in range(-1, again.ruleset.players))
+            again.apply(action)
+        out = {
+            "game": f"{name}/{seed}",
+            "record": json.dumps(record.to_dict(), sort_keys=True),
+            "replayed": json.dumps(replayed.record.to_dict(), sort_keys=True),
+            "text": format_replay_text(record),
+            "events": [repr(event) for event in game.events],
+            "trace": trace,
+        }
+        print(json.dumps(out, sort_keys=True))
+"""
+
+
+def _play(pure: bool) -> list[dict[str, object]]:
+    env = dict(os.environ)
+    env.pop(PURE_ENV, None)
+    if pure:
+        env[PURE_ENV] = "1"
+    done = subprocess.run(
+        [sys.executable, "-c", _PLAY],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def test_the_builds_play_byte_identical_games_replays_and_observations() -> None:
+    pure, compiled = _play(pure=True), _play(pure=False)
+    assert pure[0]["kind"] == "pure" and str(pure[0]["game_module"]).endswith("_game.py")
+    if BUILDABLE:  # `make setup` builds the compiled engine wherever it can
+        assert compiled[0]["kind"] == "compiled", "run `make setup` to build the compiled engine"
+        suffix = str(compiled[0]["game_module"])
+        assert suffix.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)), suffix
+    assert len(pure) == len(compiled) > 10
+    for ours, theirs in zip(pure[1:], compiled[1:], strict=True):
+        assert ours == theirs, f"the builds differ on {ours['game']}"
+
+
+def test_build_info_says_which_build_runs() -> None:
+    info = build_info()
+    assert info.kind in ("compiled", "pure")
+    game_file = importlib.import_module("rookery.engine._game").__file__
+    assert game_file is not None
+    assert info.compiled == (not game_file.endswith(".py"))
+    if info.compiled:
+        assert "_game" in info.modules and str(info).startswith("compiled (mypyc")
+    else:
+        assert info.modules == () and info.reason and info.reason in str(info)
+
+
+def test_rookery_version_names_the_engine_build() -> None:
+    rookery = Path(sys.executable).with_name("rookery")
+    env = dict(os.environ, **{PURE_ENV: "1"})
+    done = subprocess.run(
+        [str(rookery), "--version"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert f"engine: pure Python ({PURE_ENV}=1)" in done.stdout
+
+
+def _fake_package(root: Path, digest: str) -> Path:
+    """A package ``rookery_fake_engine`` whose ``_mod`` has a broken extension beside its source."""
+    package = root / "rookery_fake_engine"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "_mod.py").write_text("WHICH = 'pure source'\n")
+    # Not a loadable extension: importing it would fail, so only the pure finder can succeed.
+    (package / f"_mod{importlib.machinery.EXTENSION_SUFFIXES[0]}").write_bytes(b"not an ELF")
+    manifest = {"python": sys.implementation.cache_tag, "modules": {"_mod": digest}}
+    (package / "_native.json").write_text(json.dumps(manifest))
+    return package
+
+
+def test_a_stale_build_warns_and_imports_the_pure_sources(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package = _fake_package(tmp_path, digest="0" * 64)  # not the digest of _mod.py
+    monkeypatch.delenv(PURE_ENV, raising=False)
+    sys.path.insert(0, str(tmp_path))
+    finders, selected = list(sys.meta_path), _build._selected
+    try:
+        with pytest.warns(RuntimeWarning, match=r"stale: _mod\.py changed since the build"):
+            info = select_build("rookery_fake_engine", package)
+        assert info.kind == "pure" and "stale" in info.reason
+        assert importlib.import_module("rookery_fake_engine._mod").WHICH == "pure source"
+    finally:
+        sys.meta_path[:] = finders
+        sys.path.remove(str(tmp_path))
+        for name in [m for m in sys.modules if m.startswith("rookery_fake_engine")]:
+            del sys.modules[name]
+        _build._selected = selected  # the real package's choice again
+
+
+def test_the_pure_switch_imports_the_sources_even_where_a_build_exists(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import hashlib
+
+    source_digest = hashlib.sha256(b"WHICH = 'pure source'\n").hexdigest()
+    package = _fake_package(tmp_path, digest=source_digest)
+    monkeypatch.setenv(PURE_ENV, "1")
+    sys.path.insert(0, str(tmp_path))
+    finders, selected = list(sys.meta_path), _build._selected
+    try:
+        info = select_build("rookery_fake_engine", package)
+        assert (info.kind, info.reason) == ("pure", f"{PURE_ENV}=1")
+        assert importlib.import_module("rookery_fake_engine._mod").WHICH == "pure source"
+    finally:
+        sys.meta_path[:] = finders
+        sys.path.remove(str(tmp_path))
+        for name in [m for m in sys.modules if m.startswith("rookery_fake_engine")]:
+            del sys.modules[name]
+        _build._selected = selected  # the real package's choice again
+
+
+@pytest.mark.parametrize("events", [True, False], ids=["events", "no-events"])
+def test_games_and_observations_pickle_and_copy_in_either_build(events: bool) -> None:
+    import copy
+    import pickle
+    import random
+
+    from rookery.engine import PRESETS, Game
+
+    game = Game(PRESETS["standard"], 11, events=events)
+    rng = random.Random(11)
+    for _ in range(40):  # into the play of the first hand
+        game.apply(game.legal_actions().sample(rng))
+    observations = [game.observation_for(seat) for seat in range(-1, 4)]
+    assert [pickle.loads(pickle.dumps(obs)) for obs in observations] == observations
+    assert [copy.deepcopy(obs) for obs in observations] == observations
+    assert pickle.loads(pickle.dumps(game.deal)) == game.deal
+    again = pickle.loads(pickle.dumps(game))
+    twin = game.clone()
+    for other in (again, twin):
+        assert [other.observation_for(seat) for seat in range(-1, 4)] == observations
+    for _ in range(200):
+        action = game.legal_actions().sample(rng)
+        for each in (game, again, twin):
+            if not each.is_over:
+                each.apply(action)
+    assert again.actions == game.actions == twin.actions
+    assert again.hand_results == game.hand_results
