@@ -351,12 +351,14 @@ async def no_seed() -> Sequence[int]:
     return ()
 
 
-async def test_a_remembering_bot_learns_its_twins_deal_and_nothing_else(
+async def test_a_remote_remembering_bot_learns_its_twins_deal_and_nothing_else(
     arena: tuple[RookeryServer, ArenaTournaments],
 ) -> None:
-    """The trust assumption of docs/security.md, measured: a bot that keeps what it saw in one
-    game of a duplicate pair knows the hidden cards of the other (the same deal, by design; no
-    transform that keeps the game the same hides it), and gains nothing on any other deal."""
+    """What a remote bot that remembers infers, measured: the trust assumption of
+    docs/security.md. A remote bot runs on its owner's machine, where nothing stops it keeping
+    what it saw in one game of a duplicate pair: it then knows the hidden cards of the other (the
+    same deal, by design; no transform that keeps the game the same hides it), and gains nothing
+    on any other deal. Launched bots are kept from this by the sandbox: test_twin_memory.py."""
     server, _ = arena
     async with grpc.aio.insecure_channel(server.target) as channel:
         stub = arena_service_pb2_grpc.ArenaServiceStub(channel)

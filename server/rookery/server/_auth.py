@@ -5,6 +5,12 @@ registry before anything else happens, and a missing or wrong token ends the str
 UNAUTHENTICATED at once. Organisers authenticate every ArenaService mutation with the metadata
 ``authorization: Bearer <admin token>``; :class:`AdminInterceptor` refuses a call without it
 before the handler runs. Reads (listing tables, bots, replays of finished games) are public.
+
+The Unix socket (``unix_socket``) is the way in for the arena's sandboxed bots, and for them only
+BotService: :class:`BotsOnlyOnUnixSocket` refuses every other call that comes through it
+(PERMISSION_DENIED). What a bot could read or write there (the registry's Hello versions through
+``ListBots``, a finished game's cards through ``WatchTable``) would carry what it saw in one game
+into the next, past the fresh process the sandbox gives it for every game.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ from typing import Any
 
 import grpc
 
-__all__ = ["GUARDED_METHODS", "AdminInterceptor", "bearer_token"]
+__all__ = ["GUARDED_METHODS", "AdminInterceptor", "BotsOnlyOnUnixSocket", "bearer_token"]
 
 GUARDED_METHODS = frozenset(
     "/rookery.v1.ArenaService/" + name
@@ -79,3 +85,57 @@ def _refusal(handler: Any, problem: str) -> Any:
         request_deserializer=handler.request_deserializer if handler else None,
         response_serializer=handler.response_serializer if handler else None,
     )
+
+
+#: The one service a client on the Unix socket may call (health and reflection are harmless).
+_UNIX_SERVICES = ("/rookery.v1.BotService/", "/grpc.health.v1.Health/", "/grpc.reflection.")
+
+
+def _on_unix_socket(context: Any) -> bool:
+    return str(context.peer() or "").startswith("unix:")
+
+
+class BotsOnlyOnUnixSocket(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+    """Refuses ArenaService and SpectatorService calls that come through the Unix socket."""
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[Any], Awaitable[Any]],
+        handler_call_details: Any,
+    ) -> Any:
+        method = str(handler_call_details.method)
+        handler = await continuation(handler_call_details)
+        if handler is None or method.startswith(_UNIX_SERVICES):
+            return handler
+        problem = (
+            f"{method} is not served on the Unix socket: a sandboxed bot reaches BotService only"
+        )
+        if handler.unary_unary is not None:
+            unary = handler.unary_unary
+
+            async def guarded_unary(request: Any, context: Any) -> Any:
+                if _on_unix_socket(context):
+                    await context.abort(grpc.StatusCode.PERMISSION_DENIED, problem)
+                return await unary(request, context)
+
+            return grpc.unary_unary_rpc_method_handler(
+                guarded_unary,
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        if handler.unary_stream is not None:
+            stream = handler.unary_stream
+
+            async def guarded_stream(request: Any, context: Any) -> Any:
+                if _on_unix_socket(context):
+                    await context.abort(grpc.StatusCode.PERMISSION_DENIED, problem)
+                async for item in stream(request, context):
+                    yield item
+
+            return grpc.unary_stream_rpc_method_handler(
+                guarded_stream,
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+
+        return handler  # client streaming: ArenaService and SpectatorService have none

@@ -30,7 +30,7 @@ class ServerConfig:
     """Where the gRPC server listens (``host:port``; port 0 picks a free one)."""
     unix_socket: str = ""
     """A Unix socket path the server also listens on (mode 0666; the arena's sandboxed bots
-    reach the server through it); empty: none."""
+    reach the server through it, so it serves BotService only); empty: none."""
     metrics_address: str = ""
     """Where the Prometheus ``/metrics`` HTTP endpoint listens (``host:port``); empty: off."""
     auth: AuthMode = "open"

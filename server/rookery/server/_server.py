@@ -29,7 +29,7 @@ from rookery.v1 import (
 )
 from rookery.wire.replay import read_replay, write_replay
 
-from ._auth import AdminInterceptor
+from ._auth import AdminInterceptor, BotsOnlyOnUnixSocket
 from ._bot_seeds import new_bot_seed_key
 from ._config import ServerConfig
 from ._decoding import MalformedRequestInterceptor
@@ -187,6 +187,7 @@ class RookeryServer:
             MetricsInterceptor(self.metrics),
             AdminInterceptor(c.admin_token, required=c.is_token_mode),
             MalformedRequestInterceptor(),
+            BotsOnlyOnUnixSocket(),
         ]
         server = grpc.aio.server(interceptors=interceptors, options=self._grpc_options())
         add_bot_service(BotServicer(self), server)
