@@ -16,7 +16,7 @@ from functools import cache
 import pytest
 from rookery.client.bots import POLICIES
 from rookery.engine import PASS, PRESETS, AllPass, Game, Phase, PlayCard, cards_of
-from rookery.v1 import actions_pb2, replay_pb2, table_pb2
+from rookery.v1 import actions_pb2, cards_pb2, replay_pb2, table_pb2
 from rookery.wire.convert import Forfeit, ForfeitKind
 from rookery.wire.notation import NotationError, format_game, iter_games, parse_game
 from rookery.wire.replay import ActionOutcome, ReplayBuilder, verify_replay
@@ -76,6 +76,13 @@ def _play(name: str, seed: int, *, end: str = "rules", forced: bool = False) -> 
             builder.record_action(
                 seat, actions_pb2.Action(), 2, ActionOutcome.REJECTED, "malformed: no kind"
             )
+        if rng.random() < 0.01:
+            no_card = actions_pb2.Action(
+                play_card=actions_pb2.PlayCard(
+                    card=cards_pb2.Card(suit=cards_pb2.SUIT_RED, rank=15)
+                )
+            )
+            builder.record_action(seat, no_card, 2, ActionOutcome.REJECTED, "no such card; R15")
         action = policies[seat](observation, observation.legal_actions(), rng)
         if seed % 2 == 0 and game.hand_number == 0 and game.phase is Phase.BIDDING:
             action = PASS
@@ -126,6 +133,9 @@ def test_the_tournament_holds_what_the_notation_must_carry() -> None:
     assert any(h.deal.dead for r in replays for h in r.hands)
     assert any(not h.HasField("result") for r in replays for h in r.hands)  # cut short
     assert {r.header.ruleset.name for r in replays} == set(PRESET_NAMES)
+    kept = [a.action for r in replays for h in r.hands for a in h.actions if a.action.ByteSize()]
+    assert any(a.play_card.card.rank == 15 for a in kept)  # a malformed message, kept as bytes
+    assert any(not a.action.ByteSize() for r in replays for h in r.hands for a in h.actions)
 
 
 def test_every_replay_of_the_tournament_round_trips_through_text_and_re_simulates() -> None:

@@ -259,7 +259,7 @@ _REQUIRED_TAGS = ("Ruleset", "Rules", "Seed", "Termination")
 
 def is_notation(data: bytes) -> bool:
     """Whether a file's bytes are game notation (its first non-blank line a tag pair), not JSON."""
-    for raw in data.split(b"\n"):
+    for raw in data.removeprefix(b"\xef\xbb\xbf").split(b"\n"):
         line = raw.strip()
         if line and not line.startswith(b"%"):
             return re.match(rb"\[[A-Za-z]", line) is not None
@@ -697,7 +697,7 @@ def read_games(path: str | os.PathLike[str]) -> list[TextGame]:
     """Every game of a notation file (``NotationError`` on the first problem)."""
     name = os.fspath(path)
     try:
-        with open(path, encoding="utf-8", newline="") as handle:
+        with open(path, encoding="utf-8-sig", newline="") as handle:
             return list(iter_games(handle, name))
     except OSError as error:
         raise NotationError(name, None, f"cannot read: {error.strerror or error}") from None
@@ -716,7 +716,7 @@ def read_replays(path: str | os.PathLike[str]) -> list[TextGame]:
         raise ReplayFileError(name, None, f"cannot read: {error.strerror or error}") from None
     if is_notation(data):
         try:
-            text = data.decode()
+            text = data.decode("utf-8-sig")
         except UnicodeDecodeError as error:
             line = data[: error.start].count(b"\n") + 1
             raise NotationError(name, line, f"not UTF-8 text (byte {error.start})") from None
