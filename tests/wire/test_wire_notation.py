@@ -290,3 +290,25 @@ def test_garbage_after_the_tags_is_named_by_its_line() -> None:
     assert str(caught.value).startswith(
         f"g.rgn:{at + 1}: expected a hand line 'hand 0 dealer D; deal …', got "
     )
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "problem"),
+    [
+        ('[Side1 "1"]', '[Side1 "0"]', "header: seats[1].side: expected side 1 (standard: seat 1)"),
+        ('[Scores "', '[Scores "1 ', "result.scores: expected"),
+        ('[Termination "TARGET_REACHED"]', '[Termination "MAX_HANDS"]', "result.reason: expected"),
+        ('[Clock "action_ms=1000', '[Clock "action_ms=-1', "header: time_control.action_ms:"),
+    ],
+)
+def test_a_header_the_re_simulation_contradicts_is_named_by_its_tags_line(
+    old: str, new: str, problem: str
+) -> None:
+    text = format_game(tournament()[0])
+    at = next(i for i, line in enumerate(text.split("\n")) if line.startswith(old))
+    edited = text.split("\n")
+    edited[at] = edited[at].replace(old, new, 1)
+    game = parse_game("\n".join(edited))
+    problems = verify_replay(game.replay)
+    assert len(problems) == 1 and problems[0].startswith(problem), problems
+    assert game.locate(problems[0]) == f"{at + 1}: {problems[0]}"

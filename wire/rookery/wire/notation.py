@@ -72,15 +72,50 @@ class TextGame:
     hand_lines: list[int] = field(default_factory=list)
     comments: list[tuple[int, int, str]] = field(default_factory=list)
     """Every ``{comment}`` as (hand, move index it follows or -1, text)."""
+    tag_lines: dict[str, int] = field(default_factory=dict)
+    """The line of each tag (``"Seed"``, ``"Side1"``)."""
 
     def locate(self, problem: str) -> str:
-        """``verify_replay``'s problem prefixed by the line it is about (``"14: hand 0, …"``)."""
+        """``verify_replay``'s problem prefixed by the line it is about: a hand's line, a tag's
+        (``"3: header: seats[1].side: …"``), else the game's first line."""
         if self.line is None:
             return problem
         match = re.match(r"hand (\d+)\b", problem)
         if match is not None and int(match.group(1)) < len(self.hand_lines):
             return f"{self.hand_lines[int(match.group(1))]}: {problem}"
-        return f"{self.line}: {problem}"
+        line = self.tag_lines.get(self._tag_of(problem) or "")
+        if line is None and problem.startswith("result"):
+            line = self.tag_lines.get("Termination")
+        return f"{line or self.line}: {problem}"
+
+    def _tag_of(self, problem: str) -> str | None:
+        seat = re.match(r"header: seats\[(\d+)\]\.(\w+)", problem)
+        if seat is not None:
+            index = int(seat.group(1))
+            if index >= len(self.replay.header.seats):
+                return None
+            number = self.replay.header.seats[index].seat
+            return f"{'Side' if seat.group(2) == 'side' else 'Seat'}{number}"
+        for prefix, tag in _PROBLEM_TAGS:
+            if problem.startswith(prefix):
+                return tag
+        return None
+
+
+_PROBLEM_TAGS = (
+    ("header: seats", "Seat0"),
+    ("header: start_time", "Date"),
+    ("header: time_control", "Clock"),
+    ("header: ruleset", "Rules"),
+    ("header: cannot start", "Rules"),
+    ("result.winners", "Winners"),
+    ("result.scores", "Scores"),
+    ("result.hands_played", "HandsPlayed"),
+    ("result.forfeit_seat", "ForfeitSeat"),
+    ("result.detail", "Detail"),
+    ("result", "Termination"),
+)
+"""Which tag a re-simulation problem that names no hand is about, by its beginning."""
 
 
 # Writing --------------------------------------------------------------------------------------
@@ -651,7 +686,7 @@ def _read_game(lines: _Lines, source: str) -> TextGame | None:
         raise NotationError(
             source, lines.number, f'expected a game\'s tags ([Ruleset "…"] …), got {text[:60]!r}'
         )
-    game = TextGame(replay_pb2.Replay(), start)
+    game = TextGame(replay_pb2.Replay(), start, tag_lines={n: at for n, (_, at) in tags.items()})
     _apply_tags(tags, game.replay, source, start)
     while text is not None:
         if _skippable(text):
