@@ -312,3 +312,49 @@ def test_a_header_the_re_simulation_contradicts_is_named_by_its_tags_line(
     problems = verify_replay(game.replay)
     assert len(problems) == 1 and problems[0].startswith(problem), problems
     assert game.locate(problems[0]) == f"{at + 1}: {problems[0]}"
+
+
+def test_a_bid_of_digits_that_are_not_ascii_is_a_notation_error_not_a_crash() -> None:
+    text = format_game(tournament()[0])
+    at = _hand_line(text, 0)
+    line = text.split("\n")[at]
+    bid = re.search(r"; (\d) bid (\d+);", line)
+    assert bid is not None
+    edited = _edit(text, at, bid.group(0), f"; {bid.group(1)} bid 7²;")
+    with pytest.raises(NotationError) as caught:
+        parse_game(edited, "u.rgn")
+    assert str(caught.value).startswith(f"u.rgn:{at + 1}: hand 0: action ")
+    assert str(caught.value).endswith("not an action: 'bid 7²'")
+
+
+def test_random_garbage_in_a_text_file_is_always_a_notation_error_or_a_game() -> None:
+    """150 seeded mutations (inserted, deleted, copied characters) of one game's text: reading
+    either raises NotationError or gives a game whose problems verify names; nothing else."""
+    rng = random.Random(5)
+    source = format_game(tournament()[0])
+    pieces = [*'[]{}";/\\#!?%-0123456789 \nRBGY', "\x00", "é", "²", "99999999999", "#AAAA"]
+    pieces += ["!outcome 5", ' ?rejected "x"', "; dead", "; nest -", "; score redeal"]
+    outcomes = {"error": 0, "game": 0}
+    for _ in range(150):
+        text = source
+        for _ in range(rng.randrange(1, 4)):
+            i = rng.randrange(len(text))
+            choice = rng.random()
+            if choice < 0.4:
+                text = text[:i] + rng.choice(pieces) + text[i:]
+            elif choice < 0.7:
+                text = text[:i] + text[i + rng.randrange(1, 10) :]
+            else:
+                j = rng.randrange(len(text))
+                text = text[:i] + text[j : j + rng.randrange(1, 30)] + text[i:]
+        try:
+            games = list(iter_games(io.StringIO(text), "z.rgn"))
+        except NotationError as error:
+            assert str(error).startswith("z.rgn")
+            outcomes["error"] += 1
+            continue
+        for game in games:
+            for problem in verify_replay(game.replay):
+                assert re.match(r"\d+: ", game.locate(problem))
+        outcomes["game"] += 1
+    assert outcomes["error"] > 20 and outcomes["game"] > 5, outcomes

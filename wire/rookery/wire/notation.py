@@ -23,7 +23,6 @@ is there; a hand's trump, buried cards and called card are the ones its moves na
 from __future__ import annotations
 
 import base64
-import binascii
 import io
 import os
 import re
@@ -269,8 +268,9 @@ def format_game(replay: replay_pb2.Replay) -> str:
 # Reading --------------------------------------------------------------------------------------
 
 _TAG = re.compile(r'\[([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\]')
-_SEAT_TAG = re.compile(r"(Seat|Version|Side)(\d+)")
-_INT = re.compile(r"-?\d+")
+_SEAT_TAG = re.compile(r"(Seat|Version|Side)([0-9]{1,9})")
+_INT = re.compile(r"-?[0-9]+")
+_INT32 = range(-(2**31), 2**31)
 _SINGLE_TAGS = frozenset(
     (
         "Ruleset",
@@ -328,7 +328,10 @@ class _Lines:
 def _int(text: str, source: str, line: int, what: str, hand: int | None = None) -> int:
     if _INT.fullmatch(text) is None:
         raise NotationError(source, line, f"{what}: expected a whole number, got {text!r}", hand)
-    return int(text)
+    number = int(text)
+    if number not in _INT32:
+        raise NotationError(source, line, f"{what}: {number} is out of range (32 bits)", hand)
+    return number
 
 
 def _ints_of(text: str, source: str, line: int, what: str, hand: int | None = None) -> list[int]:
@@ -342,7 +345,7 @@ def _set_fields(
     seen: set[str] = set()
     for word in text.split():
         name, equals, value = word.partition("=")
-        known = descriptor.fields_by_name.get(name)
+        known = descriptor.fields_by_name.get(name) if re.fullmatch("[a-z_]+", name) else None
         if not equals or known is None or name in skip:
             names = ", ".join(f.name for f in descriptor.fields if f.name not in skip)
             raise NotationError(
@@ -363,7 +366,8 @@ def _set_fields(
                 raise NotationError(
                     source, line, f"[{tag}]: {name}: expected one of {names}, got {value!r}"
                 )
-            setattr(message, name, member.number if member is not None else int(value))
+            number = member.number if member is not None else _int(value, source, line, name)
+            setattr(message, name, number)
         elif known.type == FieldDescriptor.TYPE_BOOL:
             if value not in ("true", "false"):
                 raise NotationError(
@@ -437,7 +441,7 @@ def _parse_cards(
 
 
 _HAND = re.compile(r"hand\s+(\S+)\s+dealer\s+(\S+)")
-_MOVE = re.compile(r"(-?\d+)\s+(.+)")
+_MOVE = re.compile(r"(-?[0-9]+)\s+(.+)")
 _REJECTED = re.compile(r'(.*?)\s+\?rejected\s+"((?:[^"\\]|\\.)*)"')
 _SCORE = re.compile(
     r"score\s+bidder\s+(\S+)\s+bid\s+(\S+)\s+(made|set)\s+points\s+([-\d ]*?)\s*"
@@ -457,7 +461,7 @@ def _parse_move(
             f"{where}: expected SEAT ACTION (such as '2 play R14'), got {text!r}",
             index,
         )
-    recorded = hand.actions.add(seat=int(match.group(1)))
+    recorded = hand.actions.add(seat=_int(match.group(1), source, line, f"{where}: seat", index))
     body = match.group(2).strip()
     rejected = _REJECTED.fullmatch(body)
     if rejected is not None:
@@ -467,15 +471,16 @@ def _parse_move(
     elif body.endswith(" !auto"):
         body = body.removesuffix(" !auto")
         recorded.outcome = replay_pb2.ACTION_OUTCOME_AUTO_PLAYED
-    elif (outcome := re.fullmatch(r"(.*?)\s+!outcome\s+(\d+)", body)) is not None:
+    elif (outcome := re.fullmatch(r"(.*?)\s+!outcome\s+(\S+)", body)) is not None:
         body = outcome.group(1)
-        recorded.outcome = int(outcome.group(2))  # type: ignore[assignment]
+        number = _int(outcome.group(2), source, line, f"{where}: outcome", index)
+        recorded.outcome = number  # type: ignore[assignment]
     else:
         recorded.outcome = replay_pb2.ACTION_OUTCOME_ACCEPTED
     if body.startswith("#"):
         try:
             recorded.action.ParseFromString(base64.b64decode(body[1:], validate=True))
-        except (binascii.Error, DecodeError) as error:
+        except (ValueError, DecodeError) as error:  # binascii.Error is a ValueError
             raise NotationError(
                 source, line, f"{where}: not a base64 Action message: {body!r} ({error})", index
             ) from None
@@ -484,6 +489,8 @@ def _parse_move(
         recorded.action.CopyFrom(action_to_proto(parse_action(body)))
     except EngineError as error:
         raise NotationError(source, line, f"{where}: {error}", index) from None
+    except ValueError:  # the engine's parser takes "1²" for digits; a bid beyond 32 bits
+        raise NotationError(source, line, f"{where}: not an action: {body!r}", index) from None
 
 
 def _parse_score(
@@ -591,7 +598,7 @@ def _apply_tags(
     value, line = tags["Rules"]
     _set_fields(header.ruleset, value, source, line, "Rules", skip=("name",))
     value, line = tags["Seed"]
-    if not value.isdigit() or int(value) >= 1 << 64:
+    if re.fullmatch(r"[0-9]+", value) is None or int(value) >= 1 << 64:
         raise NotationError(source, line, f"[Seed]: expected a number 0 … 2**64-1, got {value!r}")
     header.seed = int(value)
     header.tournament_id = tags.get("Event", ("", 0))[0]
