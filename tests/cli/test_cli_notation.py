@@ -109,11 +109,13 @@ def test_corrupted_text_files_are_named_by_file_line_and_hand(
 
     # a card changed to one the seat does not hold: the first lead of hand 1
     parts = lines[second].split("; ")
-    lead = next(i for i, part in enumerate(parts) if " play " in part)
-    seat = int(parts[lead].split()[0])
-    foreign = parts[1].removeprefix("deal ").split(" / ")[(seat + 1) % 4].split()[0]
+    lead = next(i for i, part in enumerate(parts) if part.startswith("trick 1: "))
+    seat, card_text = parts[lead].removeprefix("trick 1: ").split(",")[0].split()
+    foreign = parts[1].removeprefix("deal ").split(" / ")[(int(seat) + 1) % 4].split()[0]
     changed = [*lines]
-    changed[second] = "; ".join([*parts[:lead], f"{seat} play {foreign}", *parts[lead + 1 :]])
+    changed[second] = changed[second].replace(
+        f"; trick 1: {seat} {card_text},", f"; trick 1: {seat} {foreign},", 1
+    )
     card = _write(tmp_path / "card.rgn", changed)
 
     missing = _write(tmp_path / "missing.rgn", [*lines[:second], *lines[second + 1 :]])

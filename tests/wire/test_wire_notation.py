@@ -196,15 +196,28 @@ def test_a_card_changed_to_one_not_in_the_hand_is_named_by_line_hand_and_action(
     at = _hand_line(text, 1)
     parts = text.split("\n")[at].split("; ")
     moves = parts[3:]
-    index, match = next(
-        (i, m) for i, move in enumerate(moves) if (m := re.fullmatch(r"(\d) play (\S+)", move))
-    )
-    seat = int(match.group(1))
+    index = next(i for i, move in enumerate(moves) if move.startswith("trick 1: "))
+    lead = re.match(r"trick 1: (\d) (\S+),", moves[index])  # the lead of the first trick
+    assert lead is not None
+    seat = int(lead.group(1))
     foreign = parts[1].removeprefix("deal ").split(" / ")[(seat + 1) % 4].split()[0]
-    game = parse_game(_edit(text, at, f"; {moves[index]};", f"; {seat} play {foreign};"), "b.rgn")
+    edited = _edit(text, at, lead.group(0), f"trick 1: {seat} {foreign},")
+    game = parse_game(edited, "b.rgn")
     problems = verify_replay(game.replay)
     assert problems[0].startswith(f"hand 1, action {index}: seat {seat} play {foreign}: illegal")
     assert game.locate(problems[0]) == f"{at + 1}: {problems[0]}"
+
+
+def test_a_trick_numbered_wrong_is_named_by_line_and_hand() -> None:
+    text = format_game(tournament()[0])
+    at = _hand_line(text, 0)
+    with pytest.raises(NotationError) as caught:
+        parse_game(_edit(text, at, "; trick 2: ", "; trick 3: "), "n.rgn")
+    assert re.fullmatch(
+        rf"n\.rgn:{at + 1}: hand 0: action \d+: expected trick 2 \(4 cards played before it\), "
+        "got trick 3",
+        str(caught.value),
+    ), str(caught.value)
 
 
 def test_a_missing_hand_line_is_named_with_the_hand_that_is_missing() -> None:
@@ -264,7 +277,8 @@ def test_a_missing_required_tag_is_named() -> None:
 @pytest.mark.parametrize(
     ("old", "new", "reason"),
     [
-        (" play ", " play Q", "hand 0: action "),
+        ("; trick 1: ", "; trick 1: X ", "hand 0: action "),
+        ("; trick 1: ", "; trick 1: 0 Q5, ", "hand 0: action "),
         ("; nest ", "; nets ", "hand 0: expected 'deal CARDS / CARDS …; nest CARDS'"),
         ("score bidder", "score bider", "hand 0: expected 'score redeal' or 'score bidder"),
         ("; deal B", "; deal X", "hand 0: deal of seat 0: not a card: 'X"),
@@ -358,3 +372,28 @@ def test_random_garbage_in_a_text_file_is_always_a_notation_error_or_a_game() ->
                 assert re.match(r"\d+: ", game.locate(problem))
         outcomes["game"] += 1
     assert outcomes["error"] > 20 and outcomes["game"] > 5, outcomes
+
+
+def test_plays_written_one_by_one_read_as_the_same_tricks() -> None:
+    replay = tournament()[2]  # called-partner
+    text = format_game(replay)
+
+    def one_by_one(match: re.Match[str]) -> str:
+        plays = re.findall(
+            r'(\d+) ([^\s,]+)((?: !auto| \?rejected "(?:[^"\\]|\\.)*")?)', match.group(1)
+        )
+        return "; ".join(f"{seat} play {card}{mark}" for seat, card, mark in plays)
+
+    at = _hand_line(text, 1)
+    lines = text.split("\n")
+    tricks = re.findall(r"trick \d+: ", lines[at])
+    assert len(tricks) >= 2
+    flat = re.sub(r"trick \d+: ([^;]*)", one_by_one, lines[at])
+    assert "trick" not in flat
+    # keep the last trick grouped: its number counts the plays written one by one before it
+    last = lines[at][lines[at].rindex("; trick ") + 2 :].split("; score")[0]
+    flat = flat[: flat.index("; score")]
+    flat = "; ".join(flat.split("; ")[: -len(last.split(", "))]) + "; " + last
+    lines[at] = flat + lines[at][lines[at].index("; score") :]
+    game = parse_game("\n".join(lines))
+    assert game.replay == _without_think_times(replay)

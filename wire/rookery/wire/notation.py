@@ -33,7 +33,15 @@ from typing import Any, TextIO
 
 from google.protobuf.descriptor import EnumDescriptor, FieldDescriptor
 from google.protobuf.message import DecodeError, Message
-from rookery.engine import Bury, CallCard, EngineError, NameTrump, card_name, parse_action
+from rookery.engine import (
+    Bury,
+    CallCard,
+    EngineError,
+    NameTrump,
+    PlayCard,
+    card_name,
+    parse_action,
+)
 from rookery.engine import parse_card as _parse_card
 from rookery.v1 import cards_pb2, replay_pb2, results_pb2, table_pb2
 
@@ -177,16 +185,51 @@ _MARKS = {
 }
 
 
+def _mark_text(recorded: replay_pb2.ReplayAction) -> str:
+    if recorded.outcome == replay_pb2.ACTION_OUTCOME_REJECTED:
+        return f' ?rejected "{_escape(recorded.rejection_reason)}"'
+    return _MARKS.get(recorded.outcome, f" !outcome {recorded.outcome}")
+
+
 def _move_text(recorded: replay_pb2.ReplayAction) -> str:
     try:
         action = str(action_from_proto(recorded.action))
     except MalformedMessageError:  # a malformed reply, kept as its bytes
         action = "#" + base64.b64encode(recorded.action.SerializeToString()).decode()
-    if recorded.outcome == replay_pb2.ACTION_OUTCOME_REJECTED:
-        mark = f' ?rejected "{_escape(recorded.rejection_reason)}"'
-    else:
-        mark = _MARKS.get(recorded.outcome, f" !outcome {recorded.outcome}")
-    return f"{recorded.seat} {action}{mark}"
+    return f"{recorded.seat} {action}{_mark_text(recorded)}"
+
+
+def _moves_text(actions: Sequence[replay_pb2.ReplayAction], players: int) -> list[str]:
+    """The parts of a hand line for its actions: card plays grouped by trick
+    (``trick 2: 3 R14, 0 R2, 1 R5 !auto, 2 R9``), every other action a part of its own."""
+    parts: list[str] = []
+    group: list[str] = []
+    applied = 0
+    trick = 1
+
+    def close() -> None:
+        if group:
+            parts.append(f"trick {trick}: {', '.join(group)}")
+            group.clear()
+
+    for recorded in actions:
+        try:
+            action = action_from_proto(recorded.action)
+        except MalformedMessageError:
+            action = None
+        if not isinstance(action, PlayCard) or players < 1:
+            close()
+            parts.append(_move_text(recorded))
+            continue
+        if not group:
+            trick = applied // players + 1
+        group.append(f"{recorded.seat} {card_name(action.card)}{_mark_text(recorded)}")
+        if recorded.outcome in _APPLIED:
+            applied += 1
+            if applied % players == 0:
+                close()
+    close()
+    return parts
 
 
 def _ints(values: Sequence[int]) -> str:
@@ -204,7 +247,7 @@ def _score_text(result: results_pb2.HandResult) -> str:
     )
 
 
-def _hand_text(index: int, hand: replay_pb2.ReplayHand) -> str:
+def _hand_text(index: int, hand: replay_pb2.ReplayHand, players: int) -> str:
     where = f"hands[{index}].deal"
     deal = " / ".join(
         _cards_text(seat.cards, f"{where}.hands[{s}].cards")
@@ -214,7 +257,7 @@ def _hand_text(index: int, hand: replay_pb2.ReplayHand) -> str:
     parts.append(f"nest {_cards_text(hand.deal.nest, f'{where}.nest')}")
     if hand.deal.dead:
         parts.append(f"dead {_cards_text(hand.deal.dead, f'{where}.dead')}")
-    parts.extend(_move_text(recorded) for recorded in hand.actions)
+    parts.extend(_moves_text(hand.actions, players))
     if hand.HasField("result"):
         parts.append(_score_text(hand.result))
     return "; ".join(parts)
@@ -261,7 +304,8 @@ def format_game(replay: replay_pb2.Replay) -> str:
             tags.append(("Detail", result.detail))
     lines = [f'[{name} "{_escape(value)}"]' for name, value in tags]
     lines.append("")
-    lines.extend(_hand_text(index, hand) for index, hand in enumerate(replay.hands))
+    players = header.ruleset.players
+    lines.extend(_hand_text(index, hand, players) for index, hand in enumerate(replay.hands))
     return "\n".join(lines) + "\n\n"
 
 
@@ -441,6 +485,8 @@ def _parse_cards(
 
 
 _HAND = re.compile(r"hand\s+(\S+)\s+dealer\s+(\S+)")
+_APPLIED = (replay_pb2.ACTION_OUTCOME_ACCEPTED, replay_pb2.ACTION_OUTCOME_AUTO_PLAYED)
+_TRICK = re.compile(r"trick\s+(\S+):\s*(.*)")
 _MOVE = re.compile(r"(-?[0-9]+)\s+(.+)")
 _REJECTED = re.compile(r'(.*?)\s+\?rejected\s+"((?:[^"\\]|\\.)*)"')
 _SCORE = re.compile(
@@ -576,14 +622,63 @@ def _parse_hand(
             game.comments.append((number, -1, comment))
     moves = parts[rest:]
     score = moves.pop() if moves and moves[-1].startswith("score") else None
-    for offset, move in enumerate(moves):
-        _parse_move(move, hand, source, line, number, offset)
+    players = game.replay.header.ruleset.players
+    applied = 0  # card plays applied so far, for the trick labels
+    for move, comment in zip(moves, comments[rest:], strict=False):
+        trick = _TRICK.fullmatch(move)
+        if trick is None:
+            _parse_move(move, hand, source, line, number, len(hand.actions))
+            recorded = hand.actions[-1]
+            if recorded.action.HasField("play_card") and recorded.outcome in _APPLIED:
+                applied += 1
+        else:
+            label = _int(trick.group(1), source, line, "trick number", number)
+            expected = applied // players + 1 if players > 0 else 0
+            if label != expected:
+                raise NotationError(
+                    source,
+                    line,
+                    f"action {len(hand.actions)}: expected trick {expected} ({applied} cards "
+                    f"played before it), got trick {label}",
+                    number,
+                )
+            for entry in _entries(trick.group(2), source, line, number):
+                play = _MOVE.fullmatch(entry)
+                text = f"{play.group(1)} play {play.group(2)}" if play is not None else entry
+                _parse_move(text, hand, source, line, number, len(hand.actions))
+                if hand.actions[-1].outcome in _APPLIED:
+                    applied += 1
+        if comment:
+            game.comments.append((number, len(hand.actions) - 1, comment))
     if score is not None:
         _parse_score(score, hand, source, line, number)
-    for offset, comment in enumerate(comments[rest:]):
-        if comment:
-            game.comments.append((number, min(offset, len(moves) - 1), comment))
+    if score is not None and comments[-1]:
+        game.comments.append((number, len(hand.actions) - 1, comments[-1]))
     return hand
+
+
+def _entries(text: str, source: str, line: int, hand: int) -> list[str]:
+    """The ``,``-separated card plays of a trick (a ``,`` in a quoted reason does not count)."""
+    entries: list[str] = []
+    current: list[str] = []
+    quoted = escaped = False
+    for char in text:
+        if quoted:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                quoted = False
+        elif char == '"':
+            quoted = True
+        elif char == ",":
+            entries.append("".join(current).strip())
+            current = []
+            continue
+        current.append(char)
+    entries.append("".join(current).strip())
+    return entries
 
 
 def _apply_tags(
