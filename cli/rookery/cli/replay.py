@@ -1,4 +1,4 @@
-"""``rookery replay verify|show|export``: check, read and convert replay files."""
+"""``rookery replay verify|show|export``: check, read and convert replay files (JSON or text)."""
 
 from __future__ import annotations
 
@@ -10,16 +10,20 @@ from google.protobuf import json_format
 from rookery.engine import EngineError
 from rookery.v1 import replay_pb2
 from rookery.wire.errors import WireError
-from rookery.wire.replay import read_replay, replay_text, verify_replay
+from rookery.wire.notation import TextGame, format_game, read_replays
+from rookery.wire.replay import replay_text, verify_replay
 
 _EXAMPLES = """\
 examples:
   rookery replay verify replays/*.jsonl.gz
   rookery replay show replays/game-0001.jsonl.gz | less
   rookery replay export replays/game-0001.jsonl.gz > game-0001.json
+  rookery replay export --format text replays/game-0001.jsonl.gz > game-0001.rgn
+  rookery replay verify game-0001.rgn
 
-Replay files are gzip JSON lines (one ReplayRecord per line); plain .jsonl files and a single
-JSON Replay document (as written by 'export') are read too. See docs/replays.md.
+Replay files are gzip JSON lines (one ReplayRecord per line); plain .jsonl files, a single
+JSON Replay document (as written by 'export') and game notation text (as written by
+'export --format text') are read too, told apart by content. See docs/replays.md.
 """
 
 
@@ -43,7 +47,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "the header's seats and clock, every hand's deal, every action's seat and legality "
             "(a rejected one must have been malformed or illegal), every hand's result and the "
             "game's result. Prints one line per problem (file, hand, action index, expected vs "
-            "got) and exits 1 when any file fails or cannot be read; 0 when all verify."
+            "got) and exits 1 when any file fails or cannot be read; 0 when all verify. A file "
+            "may be JSON lines (gzip or not), a JSON Replay or game notation text; the problems "
+            "of a text file also name its line."
         ),
         epilog="example:\n  rookery replay verify replays/*.jsonl.gz",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -65,12 +71,26 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     export = commands.add_parser(
         "export",
-        help="print a replay as one canonical protobuf JSON document",
-        description="Print the whole Replay message as canonical protobuf JSON on stdout.",
-        epilog="example:\n  rookery replay export replays/game-0001.jsonl.gz | jq .result",
+        help="print a replay as one canonical protobuf JSON document, or as game notation",
+        description=(
+            "Print the whole Replay message as canonical protobuf JSON on stdout, or with "
+            "--format text as Rook game notation: tag pairs, then one line per hand (deal, every "
+            "move, score). The text carries everything but think times; 'rookery replay verify' "
+            "reads it back. The grammar is in docs/replays.md."
+        ),
+        epilog=(
+            "examples:\n  rookery replay export replays/game-0001.jsonl.gz | jq .result\n"
+            "  rookery replay export --format text replays/game-0001.jsonl.gz > game-0001.rgn"
+        ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     export.add_argument("file", type=Path, metavar="FILE", help="a replay file")
+    export.add_argument(
+        "--format",
+        choices=("json", "text"),
+        default="json",
+        help="json: one canonical protobuf JSON document (the default); text: game notation",
+    )
     export.set_defaults(func=_export)
 
 
@@ -81,30 +101,42 @@ def _usage(parser: argparse.ArgumentParser) -> int:
 
 def _read(path: Path) -> replay_pb2.Replay | None:
     try:
-        return read_replay(path)
+        games = read_replays(path)
     except WireError as error:
         print(error, file=sys.stderr)
         return None
+    if len(games) != 1:
+        print(f"{path}: holds {len(games)} games; this command reads one", file=sys.stderr)
+        return None
+    return games[0].replay
+
+
+def _verify_game(path: Path, game: TextGame, label: str, quiet: bool) -> bool:
+    problems = verify_replay(game.replay)
+    for problem in problems:
+        print(f"{path}:{game.locate(problem)}" if game.line else f"{path}: {problem}")
+    if not problems and not quiet:
+        print(f"{path}{label}: ok ({len(game.replay.hands)} hands)")
+    return not problems
 
 
 def _verify(args: argparse.Namespace) -> int:
-    failed = 0
+    failed = total = 0
     for path in args.files:
         try:
-            replay = read_replay(path)
+            games = read_replays(path)
         except WireError as error:
             print(error)
             failed += 1
+            total += 1
             continue
-        problems = verify_replay(replay)
-        for problem in problems:
-            print(f"{path}: {problem}")
-        if problems:
-            failed += 1
-        elif not args.quiet:
-            print(f"{path}: ok ({len(replay.hands)} hands)")
-    if len(args.files) > 1 and not args.quiet:
-        print(f"{len(args.files) - failed} of {len(args.files)} replays verify")
+        for number, game in enumerate(games, start=1):
+            label = f": game {number} (line {game.line})" if len(games) > 1 else ""
+            total += 1
+            if not _verify_game(path, game, label, args.quiet):
+                failed += 1
+    if total > 1 and not args.quiet:
+        print(f"{total - failed} of {total} replays verify")
     return 1 if failed else 0
 
 
@@ -129,5 +161,12 @@ def _export(args: argparse.Namespace) -> int:
     replay = _read(args.file)
     if replay is None:
         return 1
+    if args.format == "text":
+        try:
+            sys.stdout.write(format_game(replay))
+        except ValueError as error:
+            print(f"{args.file}: {error}", file=sys.stderr)
+            return 1
+        return 0
     sys.stdout.write(json_format.MessageToJson(replay, indent=2) + "\n")
     return 0
