@@ -135,3 +135,9 @@ def test_clone_is_independent() -> None:
     act(copy, "bid 70")
     assert game.actions == [] and len(copy.actions) == 1
     assert game.observation_for(1).auction == ()
+
+
+@pytest.mark.parametrize("amount", ["1²", "٧٥", "७५"])
+def test_a_bid_in_digits_that_are_not_ascii_is_a_parse_error(amount: str) -> None:
+    with pytest.raises(MalformedActionError, match="not a number"):
+        parse_action(f"bid {amount}")

@@ -138,7 +138,7 @@ def parse_action(text: str) -> Action:
         if verb == "pass" and not args:
             return PASS
         if verb == "bid" and len(args) == 1:
-            if not args[0].isdigit():
+            if not (args[0].isascii() and args[0].isdigit()):
                 raise MalformedActionError(f"bid amount is not a number: {args[0]!r}")
             return bid_action(int(args[0]))
         if verb == "trump" and len(args) == 1:
