@@ -40,6 +40,8 @@ setup: system-deps $(SETUP_STAMP) $(PROTO_STAMP) $(NODE_STAMP) ## create .venv, 
 $(SETUP_STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
+	@# The distribution was called `rookery` before it became `rookery-arena`: drop the old one.
+	@$(PY) -m pip uninstall --quiet --yes rookery 2>/dev/null || true
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	@touch $@
 

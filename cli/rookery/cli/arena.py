@@ -30,7 +30,7 @@ _EXAMPLES = textwrap.dedent(
       rookery arena run --format sprt --elo0 0 --elo1 10 \\
           --bot new="rookery bot run mybot_new.py:Bot" --bot old="rookery bot run mybot_old.py:Bot"
 
-      # the same games as Ray tasks on a cluster (pip install 'rookery[ray]'; docs/scale.md)
+      # the same games as Ray tasks on a cluster (pip install 'rookery-arena[ray]'; docs/scale.md)
       rookery arena run nightly.toml --backend ray --ray-address ray://head:10001
 
       # the report of a run directory
@@ -97,7 +97,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--backend",
         choices=["local", "ray"],
         default="local",
-        help="play the games here (local) or as Ray tasks (ray; needs rookery[ray])",
+        help="play the games here (local) or as Ray tasks (ray; needs rookery-arena[ray])",
     )
     run.add_argument(
         "--ray-address",

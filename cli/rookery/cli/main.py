@@ -12,7 +12,6 @@ import importlib
 import pkgutil
 import sys
 from collections.abc import Sequence
-from importlib import metadata
 
 #: Modules of this package that are not command groups.
 _NOT_COMMANDS = frozenset({"main"})
@@ -31,10 +30,9 @@ def command_modules() -> list[str]:
 
 def version() -> str:
     """The installed distribution's version."""
-    try:
-        return metadata.version("rookery")
-    except metadata.PackageNotFoundError:  # running from a source tree without install
-        return "0.0.0+source"
+    from rookery.wire.version import rookery_version
+
+    return rookery_version()
 
 
 def build_parser() -> argparse.ArgumentParser:

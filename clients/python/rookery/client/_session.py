@@ -9,7 +9,6 @@ import random
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from importlib import metadata
 from typing import Any
 
 import grpc
@@ -19,6 +18,7 @@ from rookery.v1 import bot_service_pb2 as pb
 from rookery.v1 import bot_service_pb2_grpc
 from rookery.wire import convert
 from rookery.wire.errors import WireError
+from rookery.wire.version import rookery_version
 
 from ._bot import PHASE_HOOKS, Bot, Seat, Table
 from ._errors import (
@@ -56,10 +56,7 @@ def _deadline_margin(seconds: float) -> float:
 
 
 def _sdk_version() -> str:
-    try:
-        return metadata.version("rookery")
-    except metadata.PackageNotFoundError:  # a source tree without an install
-        return "0+source"
+    return rookery_version()
 
 
 @dataclass(frozen=True)
