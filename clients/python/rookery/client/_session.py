@@ -252,6 +252,18 @@ class Session:
         for task in list(self._tasks):
             task.cancel()
 
+    def _announce_waiting(self) -> None:
+        """Say what a connected bot waits for: a table that seats it (nothing else starts one)."""
+        options = self._options
+        self._log.info(
+            "waiting for a table",
+            detail=(
+                "a game starts once a table seats this bot, one session per seat it takes "
+                f"(it has {options.sessions}); e.g. rookery table create --server "
+                f"{options.server} --seat {options.name}"
+            ),
+        )
+
     def _is_resume_refused(self, error: grpc.aio.AioRpcError) -> bool:
         """A resume the server refused (grace period over): forget the old session."""
         if error.code() != grpc.StatusCode.FAILED_PRECONDITION or not self._session_id:
@@ -365,6 +377,8 @@ class Session:
             max_tables=welcome.max_tables,
             server_version=welcome.server_version,
         )
+        if self.index == 0 and not welcome.resumed and not self._tables:
+            self._announce_waiting()
         if 0 < welcome.max_tables < self._options.max_tables:
             self._log.warning(
                 "the server caps this session's tables",
