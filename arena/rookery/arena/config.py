@@ -48,9 +48,25 @@ __all__ = [
     "default_concurrency",
     "load_config",
     "parse_bot_flag",
+    "tournament_id_for",
 ]
 
 _BOT_NAME = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+#: What a tournament's id may hold (it prefixes table ids, which the server checks).
+_SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+
+
+def tournament_id_for(name: str) -> str:
+    """A tournament's id from its display name: the name itself when it is a safe id already.
+
+    Otherwise runs of other characters become ``-`` and a short hash of the name is added, so
+    that ``"Spring contest"`` and ``"Spring-contest"`` get different ids (``Spring-contest-…``).
+    """
+    if _SAFE_ID.fullmatch(name):
+        return name
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-._")[:48] or "tournament"
+    digest = hashlib.sha256(name.encode()).hexdigest()[:8]
+    return f"{stem}-{digest}"
 
 
 class Format(Enum):
@@ -97,6 +113,9 @@ class BotSpec:
     processes: int = 0
     #: Extra environment variables for a launched bot.
     env: Mapping[str, str] = field(default_factory=dict)
+    #: The folder the command runs in (its relative paths resolve against it): the config
+    #: file's folder; empty for ``--bot`` flags (the arena's current folder).
+    workdir: str = ""
 
     @property
     def argv(self) -> list[str]:
@@ -127,6 +146,11 @@ class TournamentConfig:
     bootstrap: int = 200
     out: Path | None = None
     source: str = "<config>"
+
+    @property
+    def tournament_id(self) -> str:
+        """The id the run is stored under and its tables are named by (from :attr:`name`)."""
+        return tournament_id_for(self.name)
 
     def bot(self, name: str) -> BotSpec:
         """The bot called ``name``."""
@@ -196,6 +220,8 @@ class TournamentConfig:
 
 
 def _validate(config: TournamentConfig, source: str) -> None:
+    if not config.name.strip():
+        raise ConfigError(source, "name", "the tournament needs a name (any text)")
     if not config.bots:
         raise ConfigError(source, "bots", "no bots: give at least two [[bots]] or --bot flags")
     names = [b.name for b in config.bots]
@@ -267,7 +293,7 @@ def _ruleset(source: str, data: Mapping[str, Any]) -> Ruleset:
         raise ConfigError(source, "ruleset", str(error)) from None
 
 
-def _bots(source: str, entries: Any) -> tuple[BotSpec, ...]:
+def _bots(source: str, entries: Any, workdir: str) -> tuple[BotSpec, ...]:
     _expect(source, "bots", entries, list, "an array of tables ([[bots]])")
     bots = []
     for i, entry in enumerate(entries):
@@ -311,7 +337,15 @@ def _bots(source: str, entries: Any) -> tuple[BotSpec, ...]:
         if not all(isinstance(v, str) for v in env.values()):
             raise ConfigError(source, f"{key}.env", "every value must be a string")
         bots.append(
-            BotSpec(name, command, remote, counts["sessions"], counts["processes"], dict(env))
+            BotSpec(
+                name,
+                command,
+                remote,
+                counts["sessions"],
+                counts["processes"],
+                dict(env),
+                workdir if command else "",
+            )
         )
     return tuple(bots)
 
@@ -373,8 +407,13 @@ _TOP_KEYS = {
 }
 
 
-def config_from_dict(data: Mapping[str, Any], source: str = "<config>") -> TournamentConfig:
-    """Validate a parsed TOML document into a :class:`TournamentConfig`."""
+def config_from_dict(
+    data: Mapping[str, Any], source: str = "<config>", workdir: str = ""
+) -> TournamentConfig:
+    """Validate a parsed TOML document into a :class:`TournamentConfig`.
+
+    ``workdir`` is the folder the bots' commands run in (a config file's folder).
+    """
     _check_keys(source, "", data, _TOP_KEYS)
     name = _expect(source, "name", data.get("name", "tournament"), str, "a string")
     raw_format = _expect(source, "format", data.get("format", "round-robin"), str, "a string")
@@ -411,7 +450,7 @@ def config_from_dict(data: Mapping[str, Any], source: str = "<config>") -> Tourn
     config = TournamentConfig(
         name=name,
         ruleset=_ruleset(source, data),
-        bots=_bots(source, data.get("bots", [])),
+        bots=_bots(source, data.get("bots", []), workdir),
         format=tournament_format,
         source=source,
         **values,
@@ -432,7 +471,7 @@ def load_config(path: str | Path) -> TournamentConfig:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(source, "", f"not valid TOML: {error}") from None
-    return config_from_dict(data, source)
+    return config_from_dict(data, source, str(path.parent.absolute()))
 
 
 def parse_bot_flag(text: str) -> BotSpec:

@@ -176,7 +176,7 @@ class TournamentRunner:
         self.config = config
         self.run_dir = Path(run_dir)
         self.options = options or RunOptions()
-        self.tournament_id = tournament_id or config.name
+        self.tournament_id = tournament_id or config.tournament_id
         self._external_server = server
         self.server: RookeryServer | None = server
         self._on_progress = on_progress
@@ -376,19 +376,22 @@ class TournamentRunner:
         while True:
             try:
                 await self.server.wait_for_bot(bot.name, sessions=seats, timeout=0.25)
+                launcher.in_play = True  # from now on an exit is a crash of a playing bot
                 return
             except TimeoutError:
                 pass
-            # A command that keeps exiting before it connects will never connect: fail fast.
-            gave_up = launcher.crashes >= 2 * launcher.plan.processes
+            # A command that exits before it connects (each process once) will not connect, nor
+            # will a program that does not exist: fail fast, without restarting it further.
+            gave_up = launcher.not_found or launcher.crashes >= launcher.plan.processes
             if gave_up or time.monotonic() > deadline:
                 break
         log_path = self.run_dir / "logs" / f"{bot.name}.log"
-        why = (
-            "kept exiting"
-            if gave_up
-            else f"did not connect within {self.options.connect_timeout_s:g} s"
-        )
+        if launcher.not_found:
+            why = "could not start its program"
+        elif gave_up:
+            why = "kept exiting before it connected"
+        else:
+            why = f"did not connect within {self.options.connect_timeout_s:g} s"
         raise BotLaunchError(
             f"bot {bot.name!r} did not open {seats} session(s): it {why} "
             f"(command: {bot.command!r}); the end of {log_path}:\n{launcher.log_tail()}"

@@ -71,7 +71,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "pimc for that reference bot); repeatable"
         ),
     )
-    run.add_argument("--name", help="the tournament's name (default: from the file, or 'arena')")
+    run.add_argument(
+        "--name",
+        help="the tournament's name, any text (default: from the file, or 'arena'); the run "
+        "directory and ids use it as is when it is letters, digits, '.', '_', '-', and a safe "
+        "form of it otherwise",
+    )
     run.add_argument("--preset", help="the ruleset preset (e.g. standard, cutthroat)")
     run.add_argument("--target", type=int, help="override the ruleset's target score")
     run.add_argument("--format", choices=["round-robin", "gauntlet", "sprt"])
@@ -282,7 +287,7 @@ def _run(args: argparse.Namespace) -> int:
     except ArenaError as error:
         print(f"rookery arena run: {error}", file=sys.stderr)
         return EXIT_ERROR
-    out = Path(args.out) if args.out else config.out or Path("runs") / config.name
+    out = Path(args.out) if args.out else config.out or Path("runs") / config.tournament_id
     options = RunOptions(
         listen=args.listen,
         auth=args.auth,
