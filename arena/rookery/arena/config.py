@@ -44,10 +44,12 @@ __all__ = [
     "LatePolicyName",
     "TimeControlSpec",
     "TournamentConfig",
+    "changed_fields",
     "config_from_dict",
     "default_concurrency",
     "load_config",
     "parse_bot_flag",
+    "schedule_fields",
     "tournament_id_for",
 ]
 
@@ -202,13 +204,7 @@ class TournamentConfig:
         Concurrency, ratings settings, commands and the output directory may change between
         runs without changing which games are played.
         """
-        data = self.to_dict()
-        for key in ("concurrency", "ratings", "name"):
-            data.pop(key)
-        data["bots"] = [b["name"] for b in data["bots"]]
-        if self.format is not Format.SPRT:
-            data.pop("sprt")
-        text = json.dumps(data, sort_keys=True)
+        text = json.dumps(schedule_fields(self.to_dict()), sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def with_overrides(self, **changes: Any) -> TournamentConfig:
@@ -217,6 +213,41 @@ class TournamentConfig:
         updated = dataclasses.replace(self, **actual)
         _validate(updated, "command line")
         return updated
+
+
+def schedule_fields(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The part of a stored configuration (:meth:`TournamentConfig.to_dict`) that decides the
+    games: what :meth:`TournamentConfig.fingerprint` hashes."""
+    fields = {k: v for k, v in data.items() if k not in ("concurrency", "ratings", "name")}
+    fields["bots"] = [b["name"] for b in data.get("bots", ())]
+    if data.get("format") != Format.SPRT.value:
+        fields.pop("sprt", None)
+    return fields
+
+
+def changed_fields(stored: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
+    """What differs between two stored configurations in what decides the games, one line each
+    (``games: 20 -> 40``, ``ruleset.target: 150 -> 100``, ``bots: a, b -> a, c``)."""
+
+    def flat(value: Any, prefix: str) -> dict[str, Any]:
+        if isinstance(value, Mapping):
+            out: dict[str, Any] = {}
+            for key, item in value.items():
+                out.update(flat(item, f"{prefix}.{key}" if prefix else str(key)))
+            return out
+        return {prefix: value}
+
+    def shown(value: Any) -> str:
+        if isinstance(value, list):
+            return ", ".join(map(str, value)) or "(none)"
+        return "(unset)" if value is None else repr(value)
+
+    old, now = flat(schedule_fields(stored), ""), flat(schedule_fields(new), "")
+    return [
+        f"{key}: {shown(old.get(key))} -> {shown(now.get(key))}"
+        for key in sorted(set(old) | set(now))
+        if old.get(key) != now.get(key)
+    ]
 
 
 def _validate(config: TournamentConfig, source: str) -> None:

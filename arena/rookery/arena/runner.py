@@ -21,14 +21,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import structlog
-from rookery.arena.config import BotSpec, Format, LatePolicyName, TournamentConfig
+from rookery.arena.config import (
+    BotSpec,
+    Format,
+    LatePolicyName,
+    TournamentConfig,
+    changed_fields,
+)
 from rookery.arena.errors import BotLaunchError, StorageError
 from rookery.arena.launcher import BotLauncher, plan_launch
 from rookery.arena.ratings import GameScore, OnlineElo, ranks_from_result
 from rookery.arena.results import game_score
 from rookery.arena.schedule import Schedule, ScheduledGame
 from rookery.arena.sprt import SprtDecision, SprtTest
-from rookery.arena.storage import BotGameStats, GameRow, RunStore, write_atomically
+from rookery.arena.storage import (
+    BotGameStats,
+    GameRow,
+    RunStore,
+    TournamentMismatchError,
+    write_atomically,
+)
 from rookery.server import (
     LatePolicy,
     RookeryServer,
@@ -246,13 +258,23 @@ class TournamentRunner:
         store = RunStore(self.run_dir)
         self.store = store
         try:
-            resumed = store.open_tournament(
-                self.tournament_id,
-                self.config.name,
-                self.config.to_dict(),
-                self.config.fingerprint(),
-                self.schedule.total,
-            )
+            try:
+                resumed = store.open_tournament(
+                    self.tournament_id,
+                    self.config.name,
+                    self.config.to_dict(),
+                    self.config.fingerprint(),
+                    self.schedule.total,
+                )
+            except TournamentMismatchError as error:
+                changes = "; ".join(changed_fields(error.stored, self.config.to_dict()))
+                raise StorageError(
+                    f"{self.run_dir} holds tournament {self.tournament_id!r} with another "
+                    f"configuration: {changes or 'its schedule changed'}; run it as it was, or "
+                    "use another --out directory for the new one"
+                ) from None
+            if resumed:
+                self._check_commands(store)
             for bot in self.config.bots:
                 store.add_bot(self.tournament_id, bot.name, bot.command, bot.remote)
             self._restore(store)
@@ -290,6 +312,35 @@ class TournamentRunner:
         finally:
             store.close()
             self.store = None
+
+    def _check_commands(self, store: RunStore) -> None:
+        """A resumed bot keeps its command once it has played: two builds would be mixed.
+
+        A bot with no game recorded yet (a failed start, say) may change it; the change is
+        recorded as a ``command_changed`` incident.
+        """
+        changed = {
+            record.name: record.command
+            for record in store.bots(self.tournament_id)
+            if not record.remote
+            and record.name in {b.name for b in self.config.bots}
+            and record.command != self.config.bot(record.name).command
+        }
+        if not changed:
+            return
+        played = dict.fromkeys(changed, 0)
+        for row in store.iter_games(self.tournament_id):
+            for name in set(row.seat_bots) & set(changed):
+                played[name] += 1
+        for name, old in changed.items():
+            new = self.config.bot(name).command
+            if played[name]:
+                raise StorageError(
+                    f"{self.run_dir}: bot {name!r} played {played[name]} recorded game(s) as "
+                    f"{old!r}; resuming it as {new!r} would mix two builds in one tournament: "
+                    "give the new build another name, or use another --out directory"
+                )
+            store.record_incident(self.tournament_id, name, "command_changed", f"{old} -> {new}")
 
     def _finish(self, store: RunStore, started: float, resumed: bool) -> RunResult:
         cancelled = (self._stop.is_set() or self._server_stopping) and not self._finished_already()
