@@ -9,7 +9,6 @@ installs one: it builds a wheel from the sdist, which generates the stubs again.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import tomllib
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from clone_support import fresh_clone
 from rookery.wire.version import DISTRIBUTION
 
 _INSTALL_TIMEOUT = 600
@@ -38,28 +38,11 @@ def _project(root: Path) -> dict[str, Any]:
     return project
 
 
-def _fresh_clone(root: Path, where: Path) -> Path:
-    listing = subprocess.run(
-        ["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        capture_output=True,
-        check=True,
-        timeout=60,
-    ).stdout
-    for name in filter(None, listing.decode().split("\0")):
-        source = root / name
-        if source.is_file():
-            target = where / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target)
-    assert not (where / "gen").exists()
-    return where
-
-
 @pytest.fixture(scope="module")
 def artifacts(root: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The sdist and the wheel of a fresh copy of the tree."""
     base = tmp_path_factory.mktemp("packaging")
-    clone = _fresh_clone(root, base / "clone")
+    clone = fresh_clone(root, base / "clone")
     dist = base / "dist"
     _run([sys.executable, "-m", "build", "--sdist", "--wheel", "-o", str(dist), str(clone)], base)
     (wheel,) = dist.glob("*.whl")
