@@ -190,3 +190,21 @@ def test_a_failed_start_names_its_cause_promptly_and_is_no_crash_after_a_resume(
     with sqlite3.connect(run_dir / "arena.sqlite") as db:
         crashes = db.execute("SELECT COUNT(*) FROM incidents WHERE kind='crash'").fetchone()[0]
     assert crashes == 0, _incidents(run_dir)
+
+
+def test_a_program_missing_at_exec_is_not_found_once_for_all_its_processes(
+    tmp_path: Path,
+) -> None:
+    done = _arena(
+        tmp_path,
+        "--bot",
+        "inner=sh -c 'exec no-such-bot-program-inside'",
+        "--bot",
+        "random",
+        "--out",
+        tmp_path / "run",
+    )
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "could not start its program" in done.stderr
+    assert "no-such-bot-program-inside" in done.stderr
+    assert [i for i in _incidents(tmp_path / "run") if i[0] == "inner"] == [("inner", "not_found")]

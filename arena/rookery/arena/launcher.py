@@ -210,8 +210,9 @@ class BotLauncher:
             self.crashes += 1
             uptime = time.monotonic() - started
             if code in (EXIT_NOT_FOUND, EXIT_CANNOT_EXECUTE):
-                self.not_found = True
-                self._on_incident(self.bot.name, "not_found", self._last_line())
+                if not self.not_found:  # once for the bot, not once per process
+                    self.not_found = True
+                    self._on_incident(self.bot.name, "not_found", self._last_line())
                 return
             detail = f"process {slot} exited with code {code} after {uptime:.1f} s"
             kind = "crash" if self.in_play else "start_exit"
