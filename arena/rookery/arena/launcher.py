@@ -209,7 +209,7 @@ class BotLauncher:
                 return
             self.crashes += 1
             uptime = time.monotonic() - started
-            if code in (EXIT_NOT_FOUND, EXIT_CANNOT_EXECUTE):
+            if code in (EXIT_NOT_FOUND, EXIT_CANNOT_EXECUTE) and not self.in_play:
                 if not self.not_found:  # once for the bot, not once per process
                     self.not_found = True
                     self._on_incident(self.bot.name, "not_found", self._last_line())
