@@ -16,17 +16,38 @@ OPENSPIEL_VENV := build/openspiel-venv
 OPENSPIEL_STAMP := $(OPENSPIEL_VENV)/.rookery-stamp
 NATIVE_SOURCES := $(filter-out %/__init__.py %/_build.py,$(wildcard engine/rookery/engine/*.py))
 PYTEST_ARGS ?=
+# The Debian packages the suites need: the C++ kit (gRPC, protobuf, GoogleTest, CMake, g++), the
+# browser tests (Chromium and a font), the launched bots' sandbox (bubblewrap).
+SYSTEM_PACKAGES ?= protobuf-compiler libprotobuf-dev libgrpc++-dev protobuf-compiler-grpc \
+  libgtest-dev cmake g++ chromium fonts-dejavu-core bubblewrap
 
-.PHONY: setup setup-ray demo test lint pytest bench proto buf-lint buf-breaking ladder soak clean help
+.PHONY: system-deps setup setup-ray demo test lint pytest bench proto buf-lint buf-breaking ladder soak clean help
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
 
-setup: $(SETUP_STAMP) $(PROTO_STAMP) $(NODE_STAMP) $(NATIVE_STAMP) ## create .venv, install, generate the stubs, compile the engine
+system-deps: ## install the missing Debian packages (apt-get as root; nothing when all are there)
+	@missing=$$(for p in $(SYSTEM_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}\n' "$$p" 2>/dev/null | grep -q '^install ok installed$$' || echo "$$p"; \
+	done); \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	missing=$$(echo $$missing); \
+	if ! command -v apt-get >/dev/null; then \
+	  echo "system-deps: not a Debian system; install these packages or their equivalents: $$missing" >&2; exit 1; fi; \
+	if [ "$$(id -u)" = 0 ]; then sudo=; \
+	elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then sudo=sudo; \
+	else echo "system-deps: missing Debian packages: $$missing; run as root: apt-get install $$missing" >&2; exit 1; fi; \
+	echo "system-deps: installing $$missing"; \
+	$$sudo apt-get update -qq && \
+	DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing
+
+setup: system-deps $(SETUP_STAMP) $(PROTO_STAMP) $(NODE_STAMP) $(NATIVE_STAMP) ## create .venv, install, generate the stubs, compile the engine
 
 $(SETUP_STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
+	@# The distribution was called `rookery` before it became `rookery-arena`: drop the old one.
+	@$(PY) -m pip uninstall --quiet --yes rookery 2>/dev/null || true
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev,rl]'
 	@touch $@
 
@@ -58,7 +79,7 @@ $(PROTO_STAMP): $(PROTO_FILES) $(SETUP_STAMP)
 demo: setup ## the main job: a demo tournament of the reference bots, with ratings and a report
 	$(BIN)/rookery demo
 
-test: setup lint pytest ## lint, type-check and run every test suite
+test: system-deps setup lint pytest ## lint, type-check and run every test suite
 
 lint: setup buf-lint buf-breaking ## ruff, mypy and buf lint/breaking
 	$(BIN)/ruff check .

@@ -73,7 +73,7 @@ def main() -> int:
     try:
         ray = importlib.import_module("ray")
     except ImportError:
-        print("ray: not installed (pip install 'rookery[ray]'): Ray figures skipped")
+        print("ray: not installed (pip install 'rookery-arena[ray]'): Ray figures skipped")
         return 0
     started = time.monotonic()
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)

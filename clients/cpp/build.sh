@@ -19,10 +19,15 @@ inputs_hash() {
 }
 HASH=$(inputs_hash)
 
+# Configures once; only a configure that succeeded is kept. A failed one (a missing package, a
+# wrong compiler) leaves a CMakeCache.txt holding what failed: it is removed, so that the next run
+# configures afresh instead of building on it.
 configure() {
-  if [[ ! -f build/CMakeCache.txt ]]; then
+  if [[ ! -f build/.configured || ! -f build/CMakeCache.txt ]]; then
+    rm -f build/.configured build/CMakeCache.txt
     cmake -S . -B build -DROOKERY_PROTO_DIR="$PROTO_DIR" > build.configure.log 2>&1 \
-      || { cat build.configure.log; exit 1; }
+      || { cat build.configure.log; rm -f build/CMakeCache.txt; exit 1; }
+    touch build/.configured
   fi
 }
 

@@ -118,7 +118,7 @@ def test_a_bot_command_that_cannot_start_is_reported(tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert finished.returncode == 3
-    assert "did not open" in finished.stderr and "/nonexistent/bot" in finished.stderr
+    assert "command not found" in finished.stderr and "/nonexistent/bot" in finished.stderr
 
 
 def _free_port() -> int:

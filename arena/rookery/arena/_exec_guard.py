@@ -28,7 +28,9 @@ def main(argv: list[str]) -> None:
     try:
         os.execvp(argv[0], argv)
     except OSError as error:
-        raise SystemExit(f"cannot start {argv[0]!r}: {error.strerror}") from None
+        # 127 and 126, as a shell: not found (never worth a restart), cannot be executed.
+        print(f"cannot start {argv[0]!r}: {error.strerror}", file=sys.stderr, flush=True)
+        raise SystemExit(127 if isinstance(error, FileNotFoundError) else 126) from None
 
 
 if __name__ == "__main__":

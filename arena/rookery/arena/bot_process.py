@@ -229,13 +229,15 @@ async def start_bot_process(
     runtime: SandboxRuntime | None = None,
     server_target: str = "",
     folder: Path | None = None,
+    cwd: str | None = None,
     slot: int = 0,
     on_cut: Callable[[int], None] | None = None,
 ) -> BotProcess:
     """Start ``argv``: in a new sandbox when ``runtime`` is given, else as the arena's user.
 
-    Unsandboxed, it execs through :mod:`rookery.arena._exec_guard` (dies with the arena) and
-    writes straight to its log; sandboxed, its output goes through a :class:`LogPump`.
+    Unsandboxed, it execs through :mod:`rookery.arena._exec_guard` (dies with the arena) in
+    ``cwd`` and writes straight to its log; sandboxed, it runs in its ``folder`` and its output
+    goes through a :class:`LogPump`.
     """
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with log_path.open("ab") as handle:
@@ -253,6 +255,7 @@ async def start_bot_process(
                 stdout=handle,
                 stderr=handle,
                 env=dict(env),
+                cwd=cwd,
                 start_new_session=True,
             )
         return BotProcess(process, ProcessMeter(process.pid), log_path, log_start, label)

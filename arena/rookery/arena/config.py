@@ -62,14 +62,32 @@ __all__ = [
     "LatePolicyName",
     "TimeControlSpec",
     "TournamentConfig",
+    "changed_fields",
     "config_from_dict",
     "default_concurrency",
     "load_config",
     "parse_bot_flag",
     "random_seed",
+    "schedule_fields",
+    "tournament_id_for",
 ]
 
 _BOT_NAME = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+#: What a tournament's id may hold (it prefixes table ids, which the server checks).
+_SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+
+
+def tournament_id_for(name: str) -> str:
+    """A tournament's id from its display name: the name itself when it is a safe id already.
+
+    Otherwise runs of other characters become ``-`` and a short hash of the name is added, so
+    that ``"Spring contest"`` and ``"Spring-contest"`` get different ids (``Spring-contest-…``).
+    """
+    if _SAFE_ID.fullmatch(name):
+        return name
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-._")[:48] or "tournament"
+    digest = hashlib.sha256(name.encode()).hexdigest()[:8]
+    return f"{stem}-{digest}"
 
 
 class Format(Enum):
@@ -128,6 +146,9 @@ class BotSpec:
     #: The bot's own folder (read-only in the sandbox, its working directory); empty: the
     #: folder of its program when the command names one.
     folder: str = ""
+    #: The folder the command runs in (its relative paths resolve against it): the config
+    #: file's folder; empty for ``--bot`` flags (the arena's current folder).
+    workdir: str = ""
 
     @property
     def argv(self) -> list[str]:
@@ -172,6 +193,11 @@ class TournamentConfig:
     limits: SandboxLimits = field(default_factory=SandboxLimits)
     out: Path | None = None
     source: str = "<config>"
+
+    @property
+    def tournament_id(self) -> str:
+        """The id the run is stored under and its tables are named by (from :attr:`name`)."""
+        return tournament_id_for(self.name)
 
     def bot(self, name: str) -> BotSpec:
         """The bot called ``name``."""
@@ -231,15 +257,7 @@ class TournamentConfig:
         Concurrency, ratings settings, commands and the output directory may change between
         runs without changing which games are played.
         """
-        data = self.to_dict()
-        for key in ("concurrency", "ratings", "name", *_SANDBOX_KEYS):
-            data.pop(key, None)
-        if self.clock is ClockKind.WALL:
-            data.pop("clock")  # as before clocks could be chosen: older runs resume
-        data["bots"] = [b["name"] for b in data["bots"]]
-        if self.format is not Format.SPRT:
-            data.pop("sprt")
-        text = json.dumps(data, sort_keys=True)
+        text = json.dumps(schedule_fields(self.to_dict()), sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def with_overrides(self, **changes: Any) -> TournamentConfig:
@@ -254,7 +272,47 @@ class TournamentConfig:
 _SANDBOX_KEYS = ("sandbox", "process_per_game", "pin_cpus", "sandbox_paths", "limits")
 
 
+def schedule_fields(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The part of a stored configuration (:meth:`TournamentConfig.to_dict`) that decides the
+    games: what :meth:`TournamentConfig.fingerprint` hashes."""
+    dropped = ("concurrency", "ratings", "name", *_SANDBOX_KEYS)
+    fields = {k: v for k, v in data.items() if k not in dropped}
+    if fields.get("clock") == ClockKind.WALL.value:
+        fields.pop("clock")  # as before clocks could be chosen: older runs resume
+    fields["bots"] = [b["name"] for b in data.get("bots", ())]
+    if data.get("format") != Format.SPRT.value:
+        fields.pop("sprt", None)
+    return fields
+
+
+def changed_fields(stored: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
+    """What differs between two stored configurations in what decides the games, one line each
+    (``games: 20 -> 40``, ``ruleset.target: 150 -> 100``, ``bots: a, b -> a, c``)."""
+
+    def flat(value: Any, prefix: str) -> dict[str, Any]:
+        if isinstance(value, Mapping):
+            out: dict[str, Any] = {}
+            for key, item in value.items():
+                out.update(flat(item, f"{prefix}.{key}" if prefix else str(key)))
+            return out
+        return {prefix: value}
+
+    def shown(value: Any) -> str:
+        if isinstance(value, list):
+            return ", ".join(map(str, value)) or "(none)"
+        return "(unset)" if value is None else repr(value)
+
+    old, now = flat(schedule_fields(stored), ""), flat(schedule_fields(new), "")
+    return [
+        f"{key}: {shown(old.get(key))} -> {shown(now.get(key))}"
+        for key in sorted(set(old) | set(now))
+        if old.get(key) != now.get(key)
+    ]
+
+
 def _validate(config: TournamentConfig, source: str) -> None:
+    if not config.name.strip():
+        raise ConfigError(source, "name", "the tournament needs a name (any text)")
     if not config.bots:
         raise ConfigError(source, "bots", "no bots: give at least two [[bots]] or --bot flags")
     names = [b.name for b in config.bots]
@@ -332,7 +390,7 @@ def _ruleset(source: str, data: Mapping[str, Any]) -> Ruleset:
         raise ConfigError(source, "ruleset", str(error)) from None
 
 
-def _bots(source: str, entries: Any) -> tuple[BotSpec, ...]:
+def _bots(source: str, entries: Any, workdir: str) -> tuple[BotSpec, ...]:
     _expect(source, "bots", entries, list, "an array of tables ([[bots]])")
     bots = []
     for i, entry in enumerate(entries):
@@ -388,6 +446,7 @@ def _bots(source: str, entries: Any) -> tuple[BotSpec, ...]:
                 counts["processes"],
                 dict(env),
                 _resolve(source, folder) if folder else "",
+                workdir if command else "",
             )
         )
     return tuple(bots)
@@ -504,8 +563,13 @@ _TOP_KEYS = {
 }
 
 
-def config_from_dict(data: Mapping[str, Any], source: str = "<config>") -> TournamentConfig:
-    """Validate a parsed TOML document into a :class:`TournamentConfig`."""
+def config_from_dict(
+    data: Mapping[str, Any], source: str = "<config>", workdir: str = ""
+) -> TournamentConfig:
+    """Validate a parsed TOML document into a :class:`TournamentConfig`.
+
+    ``workdir`` is the folder the bots' commands run in (a config file's folder).
+    """
     _check_keys(source, "", data, _TOP_KEYS)
     name = _expect(source, "name", data.get("name", "tournament"), str, "a string")
     raw_format = _expect(source, "format", data.get("format", "round-robin"), str, "a string")
@@ -543,7 +607,7 @@ def config_from_dict(data: Mapping[str, Any], source: str = "<config>") -> Tourn
     config = TournamentConfig(
         name=name,
         ruleset=_ruleset(source, data),
-        bots=_bots(source, data.get("bots", [])),
+        bots=_bots(source, data.get("bots", []), workdir),
         format=tournament_format,
         source=source,
         **values,
@@ -564,7 +628,7 @@ def load_config(path: str | Path) -> TournamentConfig:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(source, "", f"not valid TOML: {error}") from None
-    return config_from_dict(data, source)
+    return config_from_dict(data, source, str(path.parent.absolute()))
 
 
 def parse_bot_flag(text: str) -> BotSpec:

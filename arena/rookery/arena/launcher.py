@@ -13,7 +13,10 @@ games at once, so it opens enough sessions:
 
 ``processes`` and ``sessions`` in the bot's config entry override the guess. A process that exits
 while the tournament runs is a crash: it is counted, and the process restarted with exponential
-backoff (0.5 s doubling to 10 s, reset after 30 s of uptime).
+backoff (0.5 s doubling to 10 s, reset after 30 s of uptime). One that exits before the bot has
+connected is a failed start (``start_exit``), not a crash of the bot in a game; a program that
+does not exist is ``not_found``, reported once and never started again. How a command is
+resolved (``python``, ``rookery``, its folder) is :mod:`rookery.arena.commands`.
 
 With ``process_per_game`` the bot's processes are started for each game instead
 (:meth:`BotLauncher.start_game`), with a launch key of their own as ``ROOKERY_TOKEN`` that binds
@@ -26,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import math
 import os
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -33,12 +37,35 @@ from pathlib import Path
 
 import structlog
 from rookery.arena.bot_process import BotProcess, start_bot_process
+from rookery.arena.commands import (
+    CommandNotFoundError,
+    check_program,
+    resolve_argv,
+    working_folder,
+)
 from rookery.arena.config import BotSpec
 from rookery.arena.sandbox import IncidentKind, SandboxRuntime
 
-__all__ = ["BotLauncher", "GameLaunch", "LaunchPlan", "plan_launch"]
+__all__ = ["BotLauncher", "GameLaunch", "LaunchPlan", "failure_cause", "plan_launch"]
 
 log = structlog.get_logger("rookery.arena")
+
+#: What ``rookery.arena._exec_guard`` exits with when the program cannot be found (as a shell).
+EXIT_NOT_FOUND = 127
+#: ... and when it exists but cannot be executed.
+EXIT_CANNOT_EXECUTE = 126
+
+_CAUSE = re.compile(
+    r"^([A-Za-z_][\w.]*(Error|Exception|Exit)\b.*|cannot start .*|rookery [\w ]+: .+)$"
+)
+
+
+def failure_cause(lines: list[str]) -> str:
+    """The last log line that names why a bot stopped (an exception, a refusal), or ''."""
+    for line in reversed(lines):
+        if _CAUSE.match(line.strip()):
+            return line.strip()
+    return ""
 
 
 @dataclass(frozen=True)
@@ -65,7 +92,7 @@ def plan_launch(bot: BotSpec, concurrency: int, seats_per_table: int, cores: int
 
     ``cores`` caps a Python SDK bot's processes (0: this machine's cores).
     """
-    argv = bot.argv
+    argv = resolve_argv(bot.argv)
     needed = concurrency * seats_per_table
     if _is_python_sdk(argv):
         cores = max(1, cores or os.cpu_count() or 1)
@@ -129,8 +156,14 @@ class BotLauncher:
         self._tasks: list[asyncio.Task[None]] = []
         self._stopping = False
         self._games: set[int] = set()
+        #: Exits counted so far, at start-up and in play.
         self.crashes = 0
         self.starts = 0
+        #: False until the bot has connected: an exit before that is a failed start.
+        self.in_play = False
+        #: Set once the program was found missing at exec: it is not started again.
+        self.not_found = False
+        self._checked = False
 
     def _environment(self, plan: LaunchPlan, token: str) -> dict[str, str]:
         rookery = {
@@ -170,6 +203,7 @@ class BotLauncher:
                 runtime=self.runtime,
                 server_target=self.server_target,
                 folder=self.folder,
+                cwd=working_folder(self.bot.workdir),
                 slot=slot,
                 on_cut=self._cut(label),
             )
@@ -181,6 +215,7 @@ class BotLauncher:
 
     async def start_game(self, label: str, plan: LaunchPlan, key: str, slot: int = 0) -> GameLaunch:
         """Fresh processes for one game (``plan`` for one table), their token ``key``."""
+        self.check_command()
         launch = GameLaunch(self.bot.name, key, label)
         for index in range(plan.processes):
             name = f"{label} process {index}"
@@ -192,7 +227,11 @@ class BotLauncher:
         await asyncio.gather(*(p.stop(grace_s=1.0) for p in launch.processes))
         for process in launch.processes:
             code = process.process.returncode
-            if not process.stopped_by_arena and code != 0:
+            if code in (EXIT_NOT_FOUND, EXIT_CANNOT_EXECUTE) and not self.in_play:
+                if not self.not_found:  # once for the bot, not once per process
+                    self.not_found = True
+                    self._on_incident(self.bot.name, "not_found", self._last_line())
+            elif not process.stopped_by_arena and code != 0:
                 self.crashes += 1
                 self._on_incident(
                     self.bot.name, "crash", f"{process.label}: exited with code {code} mid-game"
@@ -200,9 +239,32 @@ class BotLauncher:
             for kind, detail in process.incidents():
                 self._on_incident(self.bot.name, kind, detail)
 
+    def check_command(self) -> None:
+        """Raises :class:`CommandNotFoundError` (recorded once as ``not_found``) when the
+        program does not exist; checked once, before the first process starts."""
+        if self._checked:
+            return
+        try:
+            check_program(
+                self.bot.name,
+                list(self.plan.argv),
+                working_folder(self.bot.workdir),
+                self._environment(self.plan, self.token).get("PATH"),
+            )
+        except CommandNotFoundError as error:
+            self.not_found = True
+            self._on_incident(self.bot.name, "not_found", str(error))
+            raise
+        self._checked = True
+
     async def start(self) -> None:
-        """Start every process and keep them running until :meth:`stop`."""
+        """Start every process and keep them running until :meth:`stop`.
+
+        Raises :class:`CommandNotFoundError` (recorded once as ``not_found``) when the program
+        does not exist.
+        """
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        self.check_command()
         for slot in range(self.plan.processes):
             await self._spawn(slot)
             self._tasks.append(asyncio.create_task(self._watch(slot)))
@@ -228,9 +290,19 @@ class BotLauncher:
                 self._on_incident(self.bot.name, kind, detail)
             self.crashes += 1
             uptime = time.monotonic() - started
+            if code in (EXIT_NOT_FOUND, EXIT_CANNOT_EXECUTE) and not self.in_play:
+                if not self.not_found:  # once for the bot, not once per process
+                    self.not_found = True
+                    self._on_incident(self.bot.name, "not_found", self._last_line())
+                return
             detail = f"process {slot} exited with code {code} after {uptime:.1f} s"
-            self._on_incident(self.bot.name, "crash", detail)
-            log.warning("bot crashed", bot=self.bot.name, detail=detail)
+            kind = "crash" if self.in_play else "start_exit"
+            self._on_incident(self.bot.name, kind, detail)
+            log.warning(
+                "bot crashed" if self.in_play else "bot exited at start",
+                bot=self.bot.name,
+                detail=detail,
+            )
             if uptime > 30.0:
                 backoff = 0.5
             await asyncio.sleep(backoff)
@@ -243,13 +315,30 @@ class BotLauncher:
                 return
             self._on_incident(self.bot.name, "restart", f"process {slot} restarted")
 
-    def log_tail(self, lines: int = 15) -> str:
-        """The last lines of the bot's log, for error messages."""
+    def _log_lines(self) -> list[str]:
         try:
-            text = self.log_path.read_text(errors="replace")
+            return self.log_path.read_text(errors="replace").splitlines()
         except OSError:
-            return ""
-        return "\n".join(text.splitlines()[-lines:])
+            return []
+
+    def _last_line(self) -> str:
+        lines = [line for line in self._log_lines() if line.strip()]
+        return lines[-1] if lines else ""
+
+    def log_tail(self, lines: int = 15) -> str:
+        """The end of the bot's log for error messages: each line once, the cause named first.
+
+        Several processes write one log, so their tracebacks interleave and repeat; the tail
+        keeps the last ``lines`` distinct lines, after the line that names the cause (the last
+        ``SomeError: ...``, ``cannot start ...`` or ``rookery ...: ...`` line), if any.
+        """
+        text = self._log_lines()
+        distinct = list(dict.fromkeys(reversed(text)))[:lines]
+        distinct.reverse()
+        cause = failure_cause(text)
+        if cause and cause not in distinct:
+            return "\n".join([f"cause: {cause}", *distinct])
+        return "\n".join(distinct)
 
     @property
     def running(self) -> int:

@@ -10,7 +10,7 @@ incidents and versions. The driver records each game once, by schedule index: a 
 runs again after its worker died cannot double a game, and a game never returned is played
 again.
 
-Ray is an optional extra (``pip install 'rookery[ray]'``): this module imports it only when a
+Ray is an optional extra (``pip install 'rookery-arena[ray]'``): this module imports it only when a
 Ray run starts.
 """
 
@@ -195,7 +195,7 @@ def _import_ray(address: str) -> Any:
         return importlib.import_module("ray")
     except ImportError:
         raise RayUnavailableError(
-            "--backend ray needs Ray: pip install 'rookery[ray]' (Ray is an optional extra)"
+            "--backend ray needs Ray: pip install 'rookery-arena[ray]' (Ray is an optional extra)"
         ) from None
 
 

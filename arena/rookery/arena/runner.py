@@ -24,7 +24,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import structlog
-from rookery.arena.config import BotSpec, ClockKind, Format, LatePolicyName, TournamentConfig
+from rookery.arena.commands import working_folder
+from rookery.arena.config import (
+    BotSpec,
+    ClockKind,
+    Format,
+    LatePolicyName,
+    TournamentConfig,
+    changed_fields,
+)
 from rookery.arena.errors import BotLaunchError, SandboxUnavailableError, StorageError
 from rookery.arena.launcher import BotLauncher, GameLaunch, plan_launch
 from rookery.arena.ratings import GameScore, OnlineElo, ranks_from_result
@@ -39,7 +47,13 @@ from rookery.arena.sandbox import (
 )
 from rookery.arena.schedule import Schedule, ScheduledGame, bot_seed_key
 from rookery.arena.sprt import SprtDecision, SprtTest
-from rookery.arena.storage import BotGameStats, GameRow, RunStore, write_atomically
+from rookery.arena.storage import (
+    BotGameStats,
+    GameRow,
+    RunStore,
+    TournamentMismatchError,
+    write_atomically,
+)
 from rookery.server import (
     LatePolicy,
     RookeryServer,
@@ -194,7 +208,7 @@ class TournamentRunner:
         self.config = config
         self.run_dir = Path(run_dir)
         self.options = options or RunOptions()
-        self.tournament_id = tournament_id or config.name
+        self.tournament_id = tournament_id or config.tournament_id
         self._external_server = server
         self.server: RookeryServer | None = server
         self._on_progress = on_progress
@@ -318,13 +332,23 @@ class TournamentRunner:
         store = RunStore(self.run_dir)
         self.store = store
         try:
-            resumed = store.open_tournament(
-                self.tournament_id,
-                self.config.name,
-                self.config.to_dict(),
-                self.config.fingerprint(),
-                self.schedule.total,
-            )
+            try:
+                resumed = store.open_tournament(
+                    self.tournament_id,
+                    self.config.name,
+                    self.config.to_dict(),
+                    self.config.fingerprint(),
+                    self.schedule.total,
+                )
+            except TournamentMismatchError as error:
+                changes = "; ".join(changed_fields(error.stored, self.config.to_dict()))
+                raise StorageError(
+                    f"{self.run_dir} holds tournament {self.tournament_id!r} with another "
+                    f"configuration: {changes or 'its schedule changed'}; run it as it was, or "
+                    "use another --out directory for the new one"
+                ) from None
+            if resumed:
+                self._check_commands(store)
             for bot in self.config.bots:
                 store.add_bot(self.tournament_id, bot.name, bot.command, bot.remote)
             self._restore(store)
@@ -368,6 +392,35 @@ class TournamentRunner:
         finally:
             store.close()
             self.store = None
+
+    def _check_commands(self, store: RunStore) -> None:
+        """A resumed bot keeps its command once it has played: two builds would be mixed.
+
+        A bot with no game recorded yet (a failed start, say) may change it; the change is
+        recorded as a ``command_changed`` incident.
+        """
+        changed = {
+            record.name: record.command
+            for record in store.bots(self.tournament_id)
+            if not record.remote
+            and record.name in {b.name for b in self.config.bots}
+            and record.command != self.config.bot(record.name).command
+        }
+        if not changed:
+            return
+        played = dict.fromkeys(changed, 0)
+        for row in store.iter_games(self.tournament_id):
+            for name in set(row.seat_bots) & set(changed):
+                played[name] += 1
+        for name, old in changed.items():
+            new = self.config.bot(name).command
+            if played[name]:
+                raise StorageError(
+                    f"{self.run_dir}: bot {name!r} played {played[name]} recorded game(s) as "
+                    f"{old!r}; resuming it as {new!r} would mix two builds in one tournament: "
+                    "give the new build another name, or use another --out directory"
+                )
+            store.record_incident(self.tournament_id, name, "command_changed", f"{old} -> {new}")
 
     def _finish(self, store: RunStore, started: float, resumed: bool) -> RunResult:
         cancelled = (self._stop.is_set() or self._server_stopping) and not self._finished_already()
@@ -425,7 +478,8 @@ class TournamentRunner:
                 _, token = server.bots.add(bot.name)
             seats = seats_per_table(self.schedule, bot.name)
             plan = plan_launch(bot, self.config.concurrency, seats, self.options.bot_cores)
-            folder = Path(bot.folder) if bot.folder else bot_folder(bot.argv)
+            workdir = working_folder(bot.workdir)
+            folder = Path(bot.folder) if bot.folder else bot_folder(bot.argv, workdir)
             launcher = BotLauncher(
                 bot,
                 plan,
@@ -459,19 +513,22 @@ class TournamentRunner:
         while True:
             try:
                 await self.server.wait_for_bot(bot.name, sessions=seats, timeout=0.25)
+                launcher.in_play = True  # from now on an exit is a crash of a playing bot
                 return
             except TimeoutError:
                 pass
-            # A command that keeps exiting before it connects will never connect: fail fast.
-            gave_up = launcher.crashes >= 2 * launcher.plan.processes
+            # A command that exits before it connects (each process once) will not connect, nor
+            # will a program that does not exist: fail fast, without restarting it further.
+            gave_up = launcher.not_found or launcher.crashes >= launcher.plan.processes
             if gave_up or time.monotonic() > deadline:
                 break
         log_path = self.run_dir / "logs" / f"{bot.name}.log"
-        why = (
-            "kept exiting"
-            if gave_up
-            else f"did not connect within {self.options.connect_timeout_s:g} s"
-        )
+        if launcher.not_found:
+            why = "could not start its program"
+        elif gave_up:
+            why = "kept exiting before it connected"
+        else:
+            why = f"did not connect within {self.options.connect_timeout_s:g} s"
         raise BotLaunchError(
             f"bot {bot.name!r} did not open {seats} session(s): it {why} "
             f"(command: {bot.command!r}); the end of {log_path}:\n{launcher.log_tail()}"

@@ -454,18 +454,20 @@ def _minimal(paths: Iterable[Path]) -> list[Path]:
     return kept
 
 
-def bot_folder(argv: Sequence[str]) -> Path | None:
+def bot_folder(argv: Sequence[str], workdir: str | None = None) -> Path | None:
     """The bot's own folder: that of the first file its command names after the program
-    (``python bot.py``, ``rookery bot run path/bot.py:Bot``), else that of the program, or the
-    project above it when the program sits in a build folder (``kit/bin/bot`` with
-    ``kit/Cargo.toml``: ``kit``)."""
+    (``python bot.py``, ``rookery bot run path/bot.py:Bot``; a relative name is looked up in
+    ``workdir``, the folder the command runs in), else that of the program, or the project
+    above it when the program sits in a build folder (``kit/bin/bot`` with ``kit/Cargo.toml``:
+    ``kit``)."""
     if not argv:
         return None
+    base = Path(workdir) if workdir else Path.cwd()
     for word in argv[1:]:
-        if word.startswith("-") or "/" not in word:
+        if word.startswith("-"):
             continue
-        candidate = Path(word.rpartition(":")[0] if ":" in word else word)
-        if candidate.is_file():
+        candidate = base / Path(word.rpartition(":")[0] if ":" in word else word)
+        if ("/" in word or candidate.suffix) and candidate.is_file():
             return candidate.resolve().parent
     program = argv[0]
     if "/" not in program:

@@ -33,6 +33,7 @@ __all__ = [
     "BotRecord",
     "GameRow",
     "RunStore",
+    "TournamentMismatchError",
     "TournamentRecord",
     "file_sha256",
     "write_atomically",
@@ -211,6 +212,14 @@ class BotRecord:
     crashes: int
 
 
+class TournamentMismatchError(StorageError):
+    """The run directory holds the tournament with another configuration (kept as ``stored``)."""
+
+    def __init__(self, message: str, stored: Mapping[str, Any]) -> None:
+        super().__init__(message)
+        self.stored = stored
+
+
 def file_sha256(path: Path) -> str:
     """The SHA-256 of a file's bytes, hex."""
     digest = hashlib.sha256()
@@ -313,14 +322,15 @@ class RunStore:
         is refused: resuming it would mix two schedules.
         """
         row = self._db.execute(
-            "SELECT fingerprint FROM tournaments WHERE tournament_id=?", (tournament_id,)
+            "SELECT fingerprint, config FROM tournaments WHERE tournament_id=?", (tournament_id,)
         ).fetchone()
         if row is not None:
             if row[0] != fingerprint:
-                raise StorageError(
+                raise TournamentMismatchError(
                     f"{self.run_dir} holds tournament {tournament_id!r} with a different "
                     "configuration (bots, ruleset, format, games or seed changed); "
-                    "use another --out directory"
+                    "use another --out directory",
+                    json.loads(row[1]),
                 )
             self._db.execute(
                 "UPDATE tournaments SET config=?, status='running', finished_at=NULL "

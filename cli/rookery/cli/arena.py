@@ -30,7 +30,7 @@ _EXAMPLES = textwrap.dedent(
       rookery arena run --format sprt --elo0 0 --elo1 10 \\
           --bot new="rookery bot run mybot_new.py:Bot" --bot old="rookery bot run mybot_old.py:Bot"
 
-      # the same games as Ray tasks on a cluster (pip install 'rookery[ray]'; docs/scale.md)
+      # the same games as Ray tasks on a cluster (pip install 'rookery-arena[ray]'; docs/scale.md)
       rookery arena run nightly.toml --backend ray --ray-address ray://head:10001
 
       # the report of a run directory
@@ -71,7 +71,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "pimc for that reference bot); repeatable"
         ),
     )
-    run.add_argument("--name", help="the tournament's name (default: from the file, or 'arena')")
+    run.add_argument(
+        "--name",
+        help="the tournament's name, any text (default: from the file, or 'arena'); the run "
+        "directory and ids use it as is when it is letters, digits, '.', '_', '-', and a safe "
+        "form of it otherwise",
+    )
     run.add_argument("--preset", help="the ruleset preset (e.g. standard, cutthroat)")
     run.add_argument("--target", type=int, help="override the ruleset's target score")
     run.add_argument("--format", choices=["round-robin", "gauntlet", "sprt"])
@@ -114,7 +119,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--backend",
         choices=["local", "ray"],
         default="local",
-        help="play the games here (local) or as Ray tasks (ray; needs rookery[ray])",
+        help="play the games here (local) or as Ray tasks (ray; needs rookery-arena[ray])",
     )
     run.add_argument(
         "--ray-address",
@@ -318,11 +323,11 @@ def _run(args: argparse.Namespace) -> int:
     except ArenaError as error:
         print(f"rookery arena run: {error}", file=sys.stderr)
         return EXIT_ERROR
-    out = Path(args.out) if args.out else config.out or Path("runs") / config.name
+    out = Path(args.out) if args.out else config.out or Path("runs") / config.tournament_id
     if args.seed is None and not _file_sets_seed(args.config):
         # No seed given: a fresh random one, unless this run directory resumes a tournament,
         # which goes on with the seed it recorded.
-        stored = _stored_seed(out, config.name)
+        stored = _stored_seed(out, config.tournament_id)
         if stored is not None:
             config = config.with_overrides(seed=stored)
     options = RunOptions(

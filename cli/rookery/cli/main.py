@@ -15,7 +15,6 @@ import pkgutil
 import select
 import sys
 from collections.abc import Sequence
-from importlib import metadata
 
 from rookery.engine import build_info
 
@@ -41,10 +40,9 @@ def command_modules() -> list[str]:
 
 def version() -> str:
     """The installed distribution's version."""
-    try:
-        return metadata.version("rookery")
-    except metadata.PackageNotFoundError:  # running from a source tree without install
-        return "0.0.0+source"
+    from rookery.wire.version import rookery_version
+
+    return rookery_version()
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -89,7 +89,7 @@ from ._events import (
     TrickWon,
     TrumpNamed,
 )
-from ._game import Game
+from ._game import Game, trick_winner
 from ._legal import LegalActions, legal_play_mask
 from ._observation import Observation, Trick
 from ._playout import random_playout
@@ -181,4 +181,5 @@ __all__ = [
     "random_playout",
     "sample_deal",
     "sample_deals",
+    "trick_winner",
 ]

@@ -59,7 +59,7 @@ from ._ruleset import AllPass, BothOver, FirstLead, Partnership, Ruleset
 if TYPE_CHECKING:
     from ._record import GameRecord
 
-__all__ = ["Game"]
+__all__ = ["Game", "trick_winner"]
 
 _SUITS: Final = tuple(Suit)
 _SEED_LIMIT: Final = 1 << 64
@@ -196,6 +196,29 @@ _FIELDS: Final = (
     "is_over",
 )
 """Every attribute of a ``Game`` (its slots; what pickling saves and restores)."""
+
+
+def trick_winner(cards: Sequence[int], trump: Suit | int) -> int:
+    """The index in ``cards`` (in play order, the first one led) of the card that wins the trick.
+
+    Exactly the rule :class:`Game` plays by (RULES.md §5, the same strength tables): the highest
+    trump if any trump was played (``ROOK``, ``ROOK2``, then trump 14 … lowest), otherwise the
+    highest card of the led suit; for an open trick, the card winning so far.
+
+    >>> from rookery.engine import Suit, parse_card
+    >>> trick_winner([parse_card(c) for c in ("R5", "R14", "G2", "B9")], Suit.GREEN)
+    2
+    """
+    if not cards:
+        raise ValueError("a trick has at least one card")
+    keys = _KEYS[trump]
+    counted = _FOLLOW_MASKS[trump][cards[0]] | _TRUMP_MASKS[trump]
+    best, best_key = 0, keys[cards[0]]
+    for index in range(1, len(cards)):
+        card = cards[index]
+        if (counted >> card) & 1 and keys[card] > best_key:
+            best, best_key = index, keys[card]
+    return best
 
 
 def _check_deal(rules: Ruleset, deal: Deal) -> None:

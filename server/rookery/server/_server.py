@@ -28,6 +28,7 @@ from rookery.v1 import (
     spectator_service_pb2_grpc,
 )
 from rookery.wire.replay import read_replay, write_replay
+from rookery.wire.version import rookery_version
 
 from ._auth import AdminInterceptor, BotsOnlyOnUnixSocket
 from ._bot_seeds import new_bot_seed_key
@@ -50,7 +51,7 @@ __all__ = ["SERVER_VERSION", "RookeryServer"]
 
 log = structlog.get_logger("rookery.server")
 
-SERVER_VERSION = "0.1.0"
+SERVER_VERSION = rookery_version()
 """The version the server reports in Welcome and replays."""
 
 _SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")

@@ -15,13 +15,13 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from importlib import metadata
 from pathlib import Path
 
 from rookery.engine import PASS, Action, LegalActions, Phase, Ruleset, bid_action
 from rookery.v1 import replay_pb2, results_pb2
 
 from .replay import ActionOutcome, ReplayBuilder, write_replay
+from .version import rookery_version
 
 __all__ = ["SelfplaySummary", "play_random_game", "random_action", "run_selfplay"]
 
@@ -38,10 +38,7 @@ def random_action(legal: LegalActions, rng: random.Random) -> Action:
 
 
 def _server_version() -> str:
-    try:
-        return f"rookery {metadata.version('rookery')}"
-    except metadata.PackageNotFoundError:
-        return "rookery (source)"
+    return f"rookery {rookery_version()}"
 
 
 def play_random_game(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 from collections.abc import Callable
 
@@ -17,7 +18,27 @@ __all__ = ["arun_bot", "run_bot"]
 log = structlog.get_logger("rookery.client")
 
 
+#: Where a bot connects when neither ``server`` nor ``ROOKERY_SERVER`` says.
+DEFAULT_SERVER = "127.0.0.1:50051"
+
+
+def _env_count(variable: str) -> int:
+    text = os.environ.get(variable, "").strip()
+    if not text:
+        return 1
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValueError(f"{variable} must be a whole number, got {text!r}") from None
+    if value < 1:
+        raise ValueError(f"{variable} must be at least 1, got {value}")
+    return value
+
+
 def _default_name(bot_factory: Callable[[], Bot]) -> str:
+    from_env = os.environ.get("ROOKERY_BOT_NAME", "").strip()
+    if from_env:
+        return from_env
     name = getattr(bot_factory, "__name__", "")
     if not name or name == "<lambda>":
         raise ValueError("name= is required when the bot factory is not a class or named function")
@@ -26,13 +47,13 @@ def _default_name(bot_factory: Callable[[], Bot]) -> str:
 
 async def arun_bot(
     bot_factory: Callable[[], Bot],
-    server: str,
+    server: str | None = None,
     *,
-    token: str = "",
+    token: str | None = None,
     name: str | None = None,
     version: str = "",
-    max_tables: int = 1,
-    sessions: int = 1,
+    max_tables: int | None = None,
+    sessions: int | None = None,
     games: int | None = None,
     credentials: grpc.ChannelCredentials | None = None,
     retry_rejected: bool = True,
@@ -53,10 +74,19 @@ async def arun_bot(
     lets a session get, and send, several messages in one gRPC message when it has several at once
     (``Hello.batching``): the same messages in the same order, at a fraction of the cost.
 
+    What is not given comes from the environment the arena sets for a bot it launches:
+    ``ROOKERY_SERVER`` (default ``127.0.0.1:50051``), ``ROOKERY_TOKEN``, ``ROOKERY_BOT_NAME``
+    (default: the class name), ``ROOKERY_SESSIONS`` and ``ROOKERY_MAX_TABLES`` (default 1), so
+    ``run_bot(MyBot)`` plays alone and as a launched bot alike.
+
     Raises :class:`TokenRejectedError` (UNAUTHENTICATED), :class:`ServerUnreachableError` (no
     connection within ``connect_timeout_s`` at first, or ``reconnect_timeout_s`` after a drop) and
     :class:`SessionRefusedError` (the server refused the Hello).
     """
+    server = server or os.environ.get("ROOKERY_SERVER", "").strip() or DEFAULT_SERVER
+    token = os.environ.get("ROOKERY_TOKEN", "") if token is None else token
+    sessions = _env_count("ROOKERY_SESSIONS") if sessions is None else sessions
+    max_tables = _env_count("ROOKERY_MAX_TABLES") if max_tables is None else max_tables
     if sessions < 1:
         raise ValueError(f"sessions must be at least 1, got {sessions}")
     if max_tables < 1:
@@ -108,13 +138,13 @@ async def arun_bot(
 
 def run_bot(
     bot_factory: Callable[[], Bot],
-    server: str,
+    server: str | None = None,
     *,
-    token: str = "",
+    token: str | None = None,
     name: str | None = None,
     version: str = "",
-    max_tables: int = 1,
-    sessions: int = 1,
+    max_tables: int | None = None,
+    sessions: int | None = None,
     games: int | None = None,
     credentials: grpc.ChannelCredentials | None = None,
     retry_rejected: bool = True,
@@ -122,7 +152,11 @@ def run_bot(
     reconnect_timeout_s: float = 60.0,
     batching: bool = True,
 ) -> RunStats:
-    """Blocking :func:`arun_bot`: runs its own event loop and stops cleanly on SIGINT or SIGTERM."""
+    """Blocking :func:`arun_bot`: runs its own event loop and stops cleanly on SIGINT or SIGTERM.
+
+    ``run_bot(MyBot)`` reads the server, token, name, sessions and tables per session from the
+    ``ROOKERY_*`` environment, as :func:`arun_bot` does.
+    """
 
     async def main() -> RunStats:
         stop = asyncio.Event()

@@ -9,7 +9,6 @@ import random
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from importlib import metadata
 from typing import Any
 
 import grpc
@@ -19,6 +18,7 @@ from rookery.v1 import bot_service_pb2 as pb
 from rookery.v1 import bot_service_pb2_grpc
 from rookery.wire import convert
 from rookery.wire.errors import WireError
+from rookery.wire.version import rookery_version
 
 from ._bot import PHASE_HOOKS, Bot, Seat, Table
 from ._errors import (
@@ -57,10 +57,7 @@ def _deadline_margin(seconds: float) -> float:
 
 
 def _sdk_version() -> str:
-    try:
-        return metadata.version("rookery")
-    except metadata.PackageNotFoundError:  # a source tree without an install
-        return "0+source"
+    return rookery_version()
 
 
 @dataclass(frozen=True)
@@ -259,6 +256,18 @@ class Session:
         for task in list(self._tasks):
             task.cancel()
 
+    def _announce_waiting(self) -> None:
+        """Say what a connected bot waits for: a table that seats it (nothing else starts one)."""
+        options = self._options
+        self._log.info(
+            "waiting for a table",
+            detail=(
+                "a game starts once a table seats this bot, one session per seat it takes "
+                f"(it has {options.sessions}); e.g. rookery table create --server "
+                f"{options.server} --seat {options.name}"
+            ),
+        )
+
     def _is_resume_refused(self, error: grpc.aio.AioRpcError) -> bool:
         """A resume the server refused (grace period over): forget the old session."""
         if error.code() != grpc.StatusCode.FAILED_PRECONDITION or not self._session_id:
@@ -372,6 +381,8 @@ class Session:
             max_tables=welcome.max_tables,
             server_version=welcome.server_version,
         )
+        if self.index == 0 and not welcome.resumed and not self._tables:
+            self._announce_waiting()
         if 0 < welcome.max_tables < self._options.max_tables:
             self._log.warning(
                 "the server caps this session's tables",

@@ -1,0 +1,140 @@
+"""The wheel and the sdist of a fresh clone are complete: installed outside the tree, they run.
+
+The tree is copied as a fresh clone would be (the files git tracks or would track, no ``gen/``),
+both artifacts are built once, and each is installed into its own new venv in a temporary
+folder (pip takes the dependencies from its cache or the index). The sdist is installed as pip
+installs one: it builds a wheel from the sdist, which generates the stubs again.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from clone_support import fresh_clone
+from rookery.wire.version import DISTRIBUTION
+
+_INSTALL_TIMEOUT = 600
+
+
+def _run(command: list[str], cwd: Path, timeout: float = _INSTALL_TIMEOUT) -> str:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    done = subprocess.run(
+        command, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env, check=False
+    )
+    assert done.returncode == 0, (
+        f"{command} failed ({done.returncode}):\n{done.stdout}{done.stderr}"
+    )
+    return done.stdout
+
+
+def _project(root: Path) -> dict[str, Any]:
+    project: dict[str, Any] = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    return project
+
+
+@pytest.fixture(scope="module")
+def artifacts(root: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The sdist and the wheel of a fresh copy of the tree."""
+    base = tmp_path_factory.mktemp("packaging")
+    clone = fresh_clone(root, base / "clone")
+    dist = base / "dist"
+    _run([sys.executable, "-m", "build", "--sdist", "--wheel", "-o", str(dist), str(clone)], base)
+    (wheel,) = dist.glob("*.whl")
+    (sdist,) = dist.glob("*.tar.gz")
+    return {"wheel": wheel, "sdist": sdist}
+
+
+@pytest.fixture(scope="module")
+def installed(
+    artifacts: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Path]:
+    """The ``bin`` folder of a fresh venv with the wheel, and of one with the sdist."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    folders, installs = {}, {}
+    for kind, artifact in artifacts.items():
+        home = tmp_path_factory.mktemp(f"venv-{kind}")
+        venv = home / "venv"
+        _run([sys.executable, "-m", "venv", str(venv)], home)
+        pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet"]
+        installs[kind] = subprocess.Popen(
+            [*pip, "--disable-pip-version-check", str(artifact)],
+            cwd=home,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=env,
+        )
+        folders[kind] = venv / "bin"
+    for kind, process in installs.items():
+        output, _ = process.communicate(timeout=_INSTALL_TIMEOUT)
+        assert process.returncode == 0, f"pip install of the {kind} failed:\n{output}"
+    return folders
+
+
+def test_the_distribution_name_is_the_one_the_metadata_reads(root: Path) -> None:
+    project = _project(root)
+    assert project["name"] == DISTRIBUTION == "rookery-arena"
+    assert project["scripts"]["rookery"] == "rookery.cli.main:main"
+
+
+def test_each_artifact_holds_the_generated_stubs(artifacts: dict[str, Path]) -> None:
+    import tarfile
+    import zipfile
+
+    wheel_names = set(zipfile.ZipFile(artifacts["wheel"]).namelist())
+    assert "rookery/v1/bot_service_pb2.py" in wheel_names
+    assert "rookery/v1/arena_service_pb2_grpc.py" in wheel_names
+    with tarfile.open(artifacts["sdist"]) as sdist:
+        names = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
+    assert "gen/python/rookery/v1/bot_service_pb2.py" in names
+    assert "proto/rookery/v1/bot_service.proto" in names
+    assert "hatch_build.py" in names
+
+
+@pytest.mark.parametrize("kind", ["wheel", "sdist"])
+def test_the_installed_rookery_prints_its_help(
+    kind: str, installed: dict[str, Path], tmp_path: Path, root: Path
+) -> None:
+    out = _run([str(installed[kind] / "rookery"), "--help"], tmp_path, timeout=60)
+    assert "arena" in out and "serve" in out
+    version = _run([str(installed[kind] / "rookery"), "--version"], tmp_path, timeout=60)
+    assert version.split() == ["rookery", _project(root)["version"]]
+
+
+@pytest.mark.parametrize("kind", ["wheel", "sdist"])
+def test_the_installed_rookery_plays_a_short_demo(
+    kind: str, installed: dict[str, Path], tmp_path: Path
+) -> None:
+    out = tmp_path / "demo"
+    printed = _run(
+        [
+            str(installed[kind] / "rookery"),
+            "demo",
+            "--games",
+            "2",
+            "--target",
+            "50",
+            "--out",
+            str(out),
+        ],
+        tmp_path,
+        timeout=300,
+    )
+    assert "6/6 recorded" in printed, printed
+    assert len(list((out / "replays").glob("*.jsonl.gz"))) == 6
+    where = _run(
+        [
+            str(installed[kind] / "python"),
+            "-c",
+            "import rookery.v1.bot_service_pb2 as m; print(m.__file__)",
+        ],
+        tmp_path,
+        timeout=60,
+    )
+    assert where.startswith(str(installed[kind].parent)), where
