@@ -48,6 +48,13 @@ run_bot(HeuristicBot)
 _SHORT = "--games 2 --target 100 --concurrency 1 --no-report"
 
 
+@pytest.fixture(autouse=True)
+def _open_folder(tmp_path: Path) -> None:
+    """The bots' folders are open to other users, as a checkout is: a sandboxed bot runs under
+    a user id of its own (pytest makes its folders 0700)."""
+    tmp_path.chmod(0o755)
+
+
 def _arena(cwd: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ROOKERY_", "VIRTUAL_ENV"))}
     env["PATH"] = CLEAN_PATH

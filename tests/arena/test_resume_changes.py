@@ -20,6 +20,9 @@ ConfigFactory = Callable[..., TournamentConfig]
 
 FAST = RunOptions(connect_timeout_s=30.0, join_timeout_s=20.0, game_timeout_s=120.0)
 
+#: One seed for both runs of a resume (an unset seed is a fresh random one each time).
+SEED = 20261201
+
 
 @pytest.fixture
 async def played(
@@ -28,7 +31,7 @@ async def played(
     make_config: ConfigFactory,
 ) -> TournamentConfig:
     """A tournament of two games, played to the end in ``tmp_path``."""
-    config = make_config(random_and_greedy)
+    config = make_config(random_and_greedy, seed=SEED)
     result = await TournamentRunner(config, tmp_path, options=FAST).run()
     assert result.recorded == 2
     return config
@@ -37,12 +40,13 @@ async def played(
 def test_changed_fields_names_each_field_that_decides_the_games(
     random_and_greedy: tuple[BotSpec, BotSpec], make_config: ConfigFactory
 ) -> None:
-    config = make_config(random_and_greedy)
+    config = make_config(random_and_greedy, seed=SEED)
     other = make_config(
         random_and_greedy[:1] + (BotSpec("new", "x"),),
         games=4,
         ruleset=config.ruleset.replace(target=120),
         concurrency=7,
+        seed=SEED,
     )
     assert changed_fields(config.to_dict(), other.to_dict()) == [
         "bots: random, greedy -> random, new",
@@ -79,9 +83,9 @@ async def test_a_bot_that_never_played_may_change_its_command_and_the_change_is_
 ) -> None:
     broken = BotSpec("greedy", f"{sys.executable} -c 'raise SystemExit(1)'")
     with pytest.raises(BotLaunchError):
-        config = make_config((random_and_greedy[0], broken))
+        config = make_config((random_and_greedy[0], broken), seed=SEED)
         await TournamentRunner(config, tmp_path, options=FAST).run()
-    fixed = make_config(random_and_greedy)
+    fixed = make_config(random_and_greedy, seed=SEED)
     result = await TournamentRunner(fixed, tmp_path, options=FAST).run()
     assert result.resumed and result.recorded == 2
     with sqlite3.connect(tmp_path / "arena.sqlite") as db:

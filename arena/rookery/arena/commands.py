@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from rookery.arena.errors import BotLaunchError
@@ -73,3 +74,22 @@ def check_program(bot: str, argv: list[str], cwd: str | None, path: str | None) 
         raise CommandNotFoundError(
             f"bot {bot!r}: command not found: {program!r} is not on the bot's PATH"
         )
+
+
+def absolute_paths(argv: Sequence[str], cwd: str | None) -> tuple[str, ...]:
+    """``argv`` with each word that names a file relative to ``cwd`` (``bots/mine.py``,
+    ``bot.py:Bot``) made absolute: a sandboxed bot starts in its own folder, not in ``cwd``."""
+    base = Path(cwd) if cwd else Path.cwd()
+    words = [argv[0]] if argv else []
+    for word in argv[1:]:
+        path, colon, rest = word.partition(":")
+        candidate = base / path
+        if (
+            not word.startswith("-")
+            and path
+            and not Path(path).is_absolute()
+            and candidate.is_file()
+        ):
+            word = str(candidate.resolve()) + colon + rest
+        words.append(word)
+    return tuple(words)

@@ -39,6 +39,7 @@ import structlog
 from rookery.arena.bot_process import BotProcess, start_bot_process
 from rookery.arena.commands import (
     CommandNotFoundError,
+    absolute_paths,
     check_program,
     resolve_argv,
     working_folder,
@@ -193,9 +194,12 @@ class BotLauncher:
         return cut
 
     async def _start_one(self, plan: LaunchPlan, token: str, label: str, slot: int) -> BotProcess:
+        argv = plan.argv
+        if self.runtime is not None:  # it starts in its own folder: relative paths made whole
+            argv = absolute_paths(argv, working_folder(self.bot.workdir))
         try:
             process = await start_bot_process(
-                plan.argv,
+                argv,
                 self._environment(plan, token),
                 self.log_path,
                 f"start {label}",
@@ -222,16 +226,25 @@ class BotLauncher:
             launch.processes.append(await self._start_one(plan, key, name, slot))
         return launch
 
-    async def finish_game(self, launch: GameLaunch) -> None:
-        """Stop the game's processes (all they started too) and record what the sandbox saw."""
+    async def finish_game(self, launch: GameLaunch, *, joined: bool = True) -> None:
+        """Stop the game's processes (all they started too) and record what the sandbox saw.
+
+        ``joined``: whether the bot ever took a seat; before that, an exit is a failed start
+        (``start_exit``, or ``not_found`` for a program missing at exec), not a crash."""
         await asyncio.gather(*(p.stop(grace_s=1.0) for p in launch.processes))
         for process in launch.processes:
             code = process.process.returncode
-            if code in (EXIT_NOT_FOUND, EXIT_CANNOT_EXECUTE) and not self.in_play:
+            if process.stopped_by_arena or code == 0:
+                pass
+            elif code in (EXIT_NOT_FOUND, EXIT_CANNOT_EXECUTE) and not joined:
                 if not self.not_found:  # once for the bot, not once per process
                     self.not_found = True
                     self._on_incident(self.bot.name, "not_found", self._last_line())
-            elif not process.stopped_by_arena and code != 0:
+            elif not joined:
+                self._on_incident(
+                    self.bot.name, "start_exit", f"{process.label}: exited with code {code}"
+                )
+            else:
                 self.crashes += 1
                 self._on_incident(
                     self.bot.name, "crash", f"{process.label}: exited with code {code} mid-game"

@@ -34,7 +34,13 @@ from rookery.arena.config import (
     changed_fields,
 )
 from rookery.arena.errors import BotLaunchError, SandboxUnavailableError, StorageError
-from rookery.arena.launcher import BotLauncher, GameLaunch, plan_launch
+from rookery.arena.launcher import (
+    EXIT_CANNOT_EXECUTE,
+    EXIT_NOT_FOUND,
+    BotLauncher,
+    GameLaunch,
+    plan_launch,
+)
 from rookery.arena.ratings import GameScore, OnlineElo, ranks_from_result
 from rookery.arena.results import game_score
 from rookery.arena.sandbox import (
@@ -480,6 +486,8 @@ class TournamentRunner:
             plan = plan_launch(bot, self.config.concurrency, seats, self.options.bot_cores)
             workdir = working_folder(bot.workdir)
             folder = Path(bot.folder) if bot.folder else bot_folder(bot.argv, workdir)
+            if self.sandbox is not None and folder is not None:
+                _check_folder_is_open(bot.name, folder)
             launcher = BotLauncher(
                 bot,
                 plan,
@@ -644,7 +652,10 @@ class TournamentRunner:
     ) -> None:
         assert self.server is not None
         await asyncio.gather(
-            *(self.launchers[name].finish_game(launch) for name, launch in launches.items())
+            *(
+                self.launchers[name].finish_game(launch, joined=name in self._joined)
+                for name, launch in launches.items()
+            )
         )
         for launch in launches.values():
             self.server.revoke_launch_key(launch.key)
@@ -721,9 +732,12 @@ class TournamentRunner:
             gone = watch.result()
             if gone and gone not in self._joined:
                 launcher = self.launchers[gone]
+                codes = {p.process.returncode for p in launches[gone].processes}
+                missing = codes <= {EXIT_NOT_FOUND, EXIT_CANNOT_EXECUTE}
+                why = "could not start its program" if missing else "kept exiting"
                 raise BotLaunchError(
-                    f"bot {gone!r} did not open {game.seat_bots.count(gone)} session(s): it kept "
-                    f"exiting (command: {launcher.bot.command!r}); the end of "
+                    f"bot {gone!r} did not open {game.seat_bots.count(gone)} session(s): it "
+                    f"{why} (command: {launcher.bot.command!r}); the end of "
                     f"{launcher.log_path}:\n{launcher.log_tail()}"
                 )
         return outcome
@@ -896,3 +910,17 @@ def estimated_seconds(runner: TournamentRunner) -> float | None:
     """Seconds left at the current rate, or None before the first game."""
     eta = runner.live.eta_s
     return None if eta is None or math.isinf(eta) else eta
+
+
+def _check_folder_is_open(bot: str, folder: Path) -> None:
+    """A sandboxed bot runs under a user id of its own: its folder must be open to others."""
+    try:
+        mode = folder.stat().st_mode
+    except OSError as error:
+        raise BotLaunchError(f"bot {bot!r}: its folder {folder}: {error}") from None
+    if mode & 0o005 != 0o005:
+        raise BotLaunchError(
+            f"bot {bot!r}: its folder {folder} is mode {mode & 0o777:o}: a sandboxed bot runs "
+            f"under a user id of its own and could not read it; run `chmod o+rx {folder}` "
+            '(and o+r on its files), or sandbox = "off" for a bot you trust'
+        )
