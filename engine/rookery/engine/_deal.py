@@ -32,10 +32,10 @@ class Deal:
 def deal_for_hand(ruleset: Ruleset, game_seed: int, hand_number: int, *, redeals: int = 0) -> Deal:
     """The deal of hand ``hand_number`` of a game seeded ``game_seed``.
 
-    The hand seed is ``f"{game_seed}:{hand_number}"``, or ``f"{game_seed}:{hand_number}:r{redeals}"``
-    when ``redeals`` is positive. ``Game`` passes the number of hands dealt before and no
-    redeals under ``hand_seeds = DEALT``; under ``PLAYED`` the number of hands played out before
-    and the redeals since the last one (``HandSeeds``).
+    The hand seed is ``f"{game_seed}:{hand_number}"``, or when ``redeals`` is positive
+    ``f"{game_seed}:{hand_number}:r{redeals}"``. ``Game`` passes the number of hands dealt
+    before and no redeals under ``hand_seeds = DEALT``; under ``PLAYED`` the number of hands
+    played out before and the redeals since the last one (``HandSeeds``).
 
     The shuffle: ``shake_256(hand seed)`` yields one little-endian 64-bit key
     per card of the deck (cards in ascending index order); the deck sorted by ``(key, card)`` is
