@@ -53,7 +53,7 @@ from typing import Any
 from rookery.arena.errors import ConfigError
 from rookery.arena.sandbox import SandboxLimits, SandboxMode
 from rookery.arena.sprt import SprtParams
-from rookery.engine import Ruleset, RulesetError
+from rookery.engine import HandSeeds, Ruleset, RulesetError
 
 __all__ = [
     "BotSpec",
@@ -64,6 +64,7 @@ __all__ = [
     "TournamentConfig",
     "config_from_dict",
     "default_concurrency",
+    "duplicate_hand_seeds",
     "load_config",
     "parse_bot_flag",
     "random_seed",
@@ -236,6 +237,8 @@ class TournamentConfig:
             data.pop(key, None)
         if self.clock is ClockKind.WALL:
             data.pop("clock")  # as before clocks could be chosen: older runs resume
+        if self.ruleset.hand_seeds is HandSeeds.DEALT:
+            data["ruleset"].pop("hand_seeds")  # as before hand seeds could be chosen
         data["bots"] = [b["name"] for b in data["bots"]]
         if self.format is not Format.SPRT:
             data.pop("sprt")
@@ -302,7 +305,30 @@ def _check_keys(source: str, prefix: str, table: Mapping[str, Any], allowed: set
         )
 
 
+def duplicate_hand_seeds(ruleset: Ruleset, duplicate: bool) -> Ruleset:
+    """``ruleset`` with ``hand_seeds = PLAYED`` when the games are duplicate and it has ``DEALT``.
+
+    For rulesets the arena chose itself (a preset named on the command line, a spec without
+    ``hand_seeds``): duplicate pairs then see the same deals and dealers for every hand played
+    out, whatever all-pass redeals one of the pair had (docs/arena.md). A config file's
+    ``[ruleset] hand_seeds`` is respected as written.
+    """
+    if duplicate and ruleset.hand_seeds is HandSeeds.DEALT:
+        return ruleset.replace(hand_seeds=HandSeeds.PLAYED)
+    return ruleset
+
+
 def _ruleset(source: str, data: Mapping[str, Any]) -> Ruleset:
+    """The config's ruleset: a preset, ``[ruleset]`` overrides, and for duplicate games
+    ``hand_seeds = PLAYED`` unless ``[ruleset]`` names ``hand_seeds``."""
+    ruleset = _ruleset_as_written(source, data)
+    table = data.get("ruleset")
+    if isinstance(table, dict) and "hand_seeds" in table:
+        return ruleset
+    return duplicate_hand_seeds(ruleset, data.get("duplicate", True) is not False)
+
+
+def _ruleset_as_written(source: str, data: Mapping[str, Any]) -> Ruleset:
     preset = data.get("preset")
     table = data.get("ruleset")
     if preset is not None and table is not None and "preset" in table:
