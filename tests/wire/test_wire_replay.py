@@ -340,9 +340,9 @@ def test_a_played_hand_seeds_game_with_redeals_verifies_from_its_file(tmp_path: 
     rng = random.Random(2)
     game = builder.game
     while not game.is_over:
-        seat = game.current_player
-        assert seat is not None
-        builder.record_action(seat, random_action(game.legal_actions(), rng), 1)
+        current = game.current_player
+        assert current is not None
+        builder.record_action(current, random_action(game.legal_actions(), rng), 1)
     builder.finish()
     path = tmp_path / "played.jsonl.gz"
     write_replay(path, builder.replay())
