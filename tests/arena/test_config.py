@@ -9,10 +9,12 @@ from rookery.arena.config import (
     BotSpec,
     Format,
     LatePolicyName,
+    config_from_dict,
     load_config,
     parse_bot_flag,
 )
 from rookery.arena.errors import ConfigError
+from rookery.engine import HandSeeds
 
 GOOD = """
 name = "nightly"
@@ -140,3 +142,36 @@ def test_the_fingerprint_ignores_concurrency_but_not_the_seed(tmp_path: Path) ->
     config = load_config(write(tmp_path, GOOD))
     assert config.fingerprint() == config.with_overrides(concurrency=9).fingerprint()
     assert config.fingerprint() != config.with_overrides(seed=7).fingerprint()
+
+
+TWO_BOTS = '[[bots]]\nname="a"\nremote=true\n[[bots]]\nname="b"\nremote=true\n'
+
+
+@pytest.mark.parametrize(
+    ("text", "hand_seeds"),
+    [
+        ('preset = "cutthroat"\n', HandSeeds.PLAYED),  # duplicate by default: PLAYED
+        ('[ruleset]\npreset = "standard"\ntarget = 100\n', HandSeeds.PLAYED),
+        ("duplicate = false\n", HandSeeds.DEALT),
+        ('[ruleset]\nhand_seeds = "DEALT"\n', HandSeeds.DEALT),  # the config says otherwise
+        ('duplicate = false\n[ruleset]\nhand_seeds = "PLAYED"\n', HandSeeds.PLAYED),
+    ],
+)
+def test_duplicate_games_number_hand_seeds_by_hands_played_unless_the_config_says(
+    tmp_path: Path, text: str, hand_seeds: HandSeeds
+) -> None:
+    config = load_config(write(tmp_path, text + TWO_BOTS))
+    assert config.ruleset.hand_seeds is hand_seeds
+    assert config_from_dict(config.to_dict()).ruleset == config.ruleset  # stored and read back
+
+
+def test_a_bad_hand_seeds_names_the_key(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as raised:
+        load_config(write(tmp_path, '[ruleset]\nhand_seeds = "shuffled"\n' + TWO_BOTS))
+    assert "ruleset.hand_seeds" in str(raised.value) and "DEALT, PLAYED" in str(raised.value)
+
+
+def test_the_fingerprint_tells_the_hand_seeds_apart(tmp_path: Path) -> None:
+    played = load_config(write(tmp_path, TWO_BOTS))
+    dealt = played.with_overrides(ruleset=played.ruleset.replace(hand_seeds=HandSeeds.DEALT))
+    assert played.fingerprint() != dealt.fingerprint()

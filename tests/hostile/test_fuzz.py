@@ -157,7 +157,7 @@ def test_valid_ish_actions_convert_or_are_malformed(action: actions_pb2.Action) 
             )
         }
     ),
-    enums=st.lists(st.integers(min_value=0, max_value=7), min_size=4, max_size=4),
+    enums=st.lists(st.integers(min_value=0, max_value=7), min_size=5, max_size=5),
 )
 def test_valid_ish_rulesets_convert_or_are_malformed(
     values: dict[str, int], enums: list[int]
@@ -172,7 +172,8 @@ def test_valid_ish_rulesets_convert_or_are_malformed(
     enum_fields = [f for f in message.DESCRIPTOR.fields if f.enum_type is not None]
     raw = message.SerializeToString()
     for field, value in zip(enum_fields, enums, strict=False):
-        raw += bytes([field.number << 3, value])  # any enum value, known or not
+        tag = field.number << 3  # a varint: field 16 and above take two bytes
+        raw += bytes([tag & 0x7F | 0x80, tag >> 7] if tag > 0x7F else [tag]) + bytes([value])
     converts_or_refuses_precisely(convert.ruleset_from_proto, ruleset_pb2.Ruleset.FromString(raw))
 
 

@@ -22,6 +22,7 @@ from rookery.engine import (
     Game,
     GameOver,
     HandDealt,
+    HandSeeds,
     NestTaken,
     Partnership,
     Phase,
@@ -168,13 +169,43 @@ def test_every_parameter_round_trips() -> None:
         max_hands=9,
         last_trick_bonus=20,
         first_dealer=3,
+        hand_seeds=HandSeeds.PLAYED,
     )
     assert ruleset_from_proto(ruleset_to_proto(ruleset)) == ruleset
 
 
+@pytest.mark.parametrize("hand_seeds", list(HandSeeds))
+def test_hand_seeds_round_trips_and_an_unset_one_reads_as_dealt(hand_seeds: HandSeeds) -> None:
+    ruleset = PRESETS["standard"].replace(hand_seeds=hand_seeds)
+    message = ruleset_to_proto(ruleset)
+    assert (
+        message.hand_seeds
+        == {
+            HandSeeds.DEALT: ruleset_pb2.HAND_SEEDS_DEALT,
+            HandSeeds.PLAYED: ruleset_pb2.HAND_SEEDS_PLAYED,
+        }[hand_seeds]
+    )
+    assert (
+        ruleset_from_proto(ruleset_pb2.Ruleset.FromString(message.SerializeToString())) == ruleset
+    )
+    message.ClearField("hand_seeds")  # a ruleset sent before the field existed
+    assert ruleset_from_proto(message).hand_seeds is HandSeeds.DEALT
+    message.hand_seeds = ruleset_pb2.HandSeeds.ValueType(9)
+    with pytest.raises(MalformedMessageError, match="unknown HandSeeds value 9"):
+        ruleset_from_proto(message)
+
+
 def test_unspecified_enums_max_bid_zero_and_no_name_read_as_documented_defaults() -> None:
     message = ruleset_to_proto(PRESETS["standard"])
-    for field in ("partnership", "first_lead", "all_pass", "both_over", "max_bid", "name"):
+    for field in (
+        "partnership",
+        "first_lead",
+        "all_pass",
+        "both_over",
+        "max_bid",
+        "name",
+        "hand_seeds",
+    ):
         message.ClearField(field)
     ruleset = ruleset_from_proto(message)
     assert ruleset == PRESETS["standard"].replace(name="custom")

@@ -15,16 +15,18 @@ from rookery.engine import (
     PASS,
     PRESETS,
     Game,
+    HandSeeds,
     IllegalActionError,
     Ruleset,
     Suit,
     Termination,
     bid_action,
+    deal_for_hand,
     parse_action,
 )
 from rookery.engine import TRUMP as ENGINE_TRUMP
-from rookery.v1 import actions_pb2, replay_pb2, results_pb2, table_pb2
-from rookery.wire.convert import Forfeit, ForfeitKind, card_to_proto
+from rookery.v1 import actions_pb2, replay_pb2, results_pb2, ruleset_pb2, table_pb2
+from rookery.wire.convert import Forfeit, ForfeitKind, card_to_proto, deal_to_proto
 from rookery.wire.errors import ReplayFileError
 from rookery.wire.replay import (
     ActionOutcome,
@@ -327,6 +329,33 @@ def test_an_empty_or_missing_file_is_reported(tmp_path: Path) -> None:
 @pytest.mark.parametrize("preset", list(PRESETS))
 def test_a_played_game_verifies(preset: str) -> None:
     assert verify_replay(random_replay(preset, 5)) == []
+
+
+def test_a_played_hand_seeds_game_with_redeals_verifies_from_its_file(tmp_path: Path) -> None:
+    rules = short("standard").replace(hand_seeds=HandSeeds.PLAYED)
+    builder = ReplayBuilder()
+    builder.start(rules, 9, seats=["a", "b", "c", "d"], start_time=START)
+    for seat in (1, 2, 3, 0):  # hand 0 redealt: the same dealer deals "9:0:r1"
+        builder.record_action(seat, PASS, 1)
+    rng = random.Random(2)
+    game = builder.game
+    while not game.is_over:
+        current = game.current_player
+        assert current is not None
+        builder.record_action(current, random_action(game.legal_actions(), rng), 1)
+    builder.finish()
+    path = tmp_path / "played.jsonl.gz"
+    write_replay(path, builder.replay())
+    replay = read_replay(path)
+    assert replay.header.ruleset.hand_seeds == ruleset_pb2.HAND_SEEDS_PLAYED
+    assert verify_replay(replay) == []
+    dealt = [(hand.dealer, hand.deal) for hand in replay.hands[:3]]
+    expected = [deal_for_hand(rules, 9, 0), deal_for_hand(rules, 9, 0, redeals=1)]
+    expected.append(deal_for_hand(rules, 9, 1))
+    assert [dealer for dealer, _ in dealt] == [0, 0, 1]
+    assert [deal for _, deal in dealt] == [deal_to_proto(deal) for deal in expected]
+    replay.header.ruleset.ClearField("hand_seeds")  # read as DEALT: the deals no longer match
+    assert any("deal" in problem for problem in verify_replay(replay))
 
 
 def test_replay_to_record_re_simulates_to_the_same_result() -> None:

@@ -53,7 +53,7 @@ from typing import Any
 from rookery.arena.errors import ConfigError
 from rookery.arena.sandbox import SandboxLimits, SandboxMode
 from rookery.arena.sprt import SprtParams
-from rookery.engine import Ruleset, RulesetError
+from rookery.engine import HandSeeds, Ruleset, RulesetError
 
 __all__ = [
     "BotSpec",
@@ -65,6 +65,7 @@ __all__ = [
     "changed_fields",
     "config_from_dict",
     "default_concurrency",
+    "duplicate_hand_seeds",
     "load_config",
     "parse_bot_flag",
     "random_seed",
@@ -279,6 +280,10 @@ def schedule_fields(data: Mapping[str, Any]) -> dict[str, Any]:
     fields = {k: v for k, v in data.items() if k not in dropped}
     if fields.get("clock") == ClockKind.WALL.value:
         fields.pop("clock")  # as before clocks could be chosen: older runs resume
+    ruleset = fields.get("ruleset")
+    if isinstance(ruleset, Mapping) and ruleset.get("hand_seeds") == HandSeeds.DEALT.name:
+        # as before hand seeds could be chosen: older runs resume
+        fields["ruleset"] = {k: v for k, v in ruleset.items() if k != "hand_seeds"}
     fields["bots"] = [b["name"] for b in data.get("bots", ())]
     if data.get("format") != Format.SPRT.value:
         fields.pop("sprt", None)
@@ -360,7 +365,30 @@ def _check_keys(source: str, prefix: str, table: Mapping[str, Any], allowed: set
         )
 
 
+def duplicate_hand_seeds(ruleset: Ruleset, duplicate: bool) -> Ruleset:
+    """``ruleset`` with ``hand_seeds = PLAYED`` when the games are duplicate and it has ``DEALT``.
+
+    For rulesets the arena chose itself (a preset named on the command line, a spec without
+    ``hand_seeds``): duplicate pairs then see the same deals and dealers for every hand played
+    out, whatever all-pass redeals one of the pair had (docs/arena.md). A config file's
+    ``[ruleset] hand_seeds`` is respected as written.
+    """
+    if duplicate and ruleset.hand_seeds is HandSeeds.DEALT:
+        return ruleset.replace(hand_seeds=HandSeeds.PLAYED)
+    return ruleset
+
+
 def _ruleset(source: str, data: Mapping[str, Any]) -> Ruleset:
+    """The config's ruleset: a preset, ``[ruleset]`` overrides, and for duplicate games
+    ``hand_seeds = PLAYED`` unless ``[ruleset]`` names ``hand_seeds``."""
+    ruleset = _ruleset_as_written(source, data)
+    table = data.get("ruleset")
+    if isinstance(table, dict) and "hand_seeds" in table:
+        return ruleset
+    return duplicate_hand_seeds(ruleset, data.get("duplicate", True) is not False)
+
+
+def _ruleset_as_written(source: str, data: Mapping[str, Any]) -> Ruleset:
     preset = data.get("preset")
     table = data.get("ruleset")
     if preset is not None and table is not None and "preset" in table:

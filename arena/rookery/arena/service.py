@@ -32,6 +32,7 @@ from rookery.arena.config import (
     TimeControlSpec,
     TournamentConfig,
     default_concurrency,
+    duplicate_hand_seeds,
     random_seed,
 )
 from rookery.arena.errors import ArenaError, StorageError
@@ -42,7 +43,7 @@ from rookery.arena.storage import DATABASE_NAME, GameRow, RunStore
 from rookery.engine import Ruleset
 from rookery.server import LatePolicy, RookeryServer, TournamentBackend, UnknownTournamentError
 from rookery.v1 import arena_service_pb2 as api
-from rookery.v1 import results_pb2, table_pb2
+from rookery.v1 import results_pb2, ruleset_pb2, table_pb2
 from rookery.wire import convert
 from rookery.wire.errors import WireError
 
@@ -106,6 +107,8 @@ def config_from_spec(
         )
     except (WireError, ValueError) as error:
         raise ValueError(str(error)) from None
+    if spec.ruleset.hand_seeds == ruleset_pb2.HAND_SEEDS_UNSPECIFIED:
+        ruleset = duplicate_hand_seeds(ruleset, spec.duplicate)
     base = TimeControl.from_proto(server_time_control or table_pb2.TimeControl())
     clock = base.merged_with(spec.time_control)
     time_control = TimeControlSpec(

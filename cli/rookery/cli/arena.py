@@ -174,6 +174,7 @@ def _build_config(args: argparse.Namespace) -> Any:
         Format,
         TimeControlSpec,
         TournamentConfig,
+        duplicate_hand_seeds,
         load_config,
         parse_bot_flag,
     )
@@ -196,7 +197,9 @@ def _build_config(args: argparse.Namespace) -> Any:
             )
         placeholder: tuple[BotSpec, ...] = flag_bots
         config = TournamentConfig(
-            name="arena", ruleset=Ruleset.preset("standard"), bots=placeholder
+            name="arena",
+            ruleset=duplicate_hand_seeds(Ruleset.preset("standard"), not args.no_duplicate),
+            bots=placeholder,
         )
     changes: dict[str, Any] = {
         "name": args.name,
@@ -211,7 +214,8 @@ def _build_config(args: argparse.Namespace) -> Any:
     try:
         ruleset = config.ruleset
         if args.preset:
-            ruleset = Ruleset.preset(args.preset)
+            duplicate = config.duplicate and not args.no_duplicate
+            ruleset = duplicate_hand_seeds(Ruleset.preset(args.preset), duplicate)
         if args.target is not None and args.target != ruleset.target:
             # The ruleset is no longer the preset: its name says so ("standard, target 100").
             name = f"{ruleset.name}, target {args.target}"

@@ -62,7 +62,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from rookery.arena.config import BotSpec, TimeControlSpec, TournamentConfig
+    from rookery.arena.config import (
+        BotSpec,
+        TimeControlSpec,
+        TournamentConfig,
+        duplicate_hand_seeds,
+    )
     from rookery.arena.runner import RunOptions
     from rookery.cli.arena import run_tournament
     from rookery.engine import Ruleset
@@ -84,7 +89,7 @@ def _demo(args: argparse.Namespace) -> int:
     concurrency = args.concurrency or max(2, os.cpu_count() or 2)
     config = TournamentConfig(
         name="demo",
-        ruleset=Ruleset.preset("standard").replace(target=args.target),
+        ruleset=duplicate_hand_seeds(Ruleset.preset("standard").replace(target=args.target), True),
         bots=specs,
         games=args.games,
         concurrency=concurrency,

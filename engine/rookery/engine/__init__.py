@@ -95,7 +95,7 @@ from ._observation import Observation, Trick
 from ._playout import random_playout
 from ._record import RECORD_FORMAT, GameRecord
 from ._results import GameResult, HandResult, Termination
-from ._ruleset import PRESETS, AllPass, BothOver, FirstLead, Partnership, Ruleset
+from ._ruleset import PRESETS, AllPass, BothOver, FirstLead, HandSeeds, Partnership, Ruleset
 from ._sampling import sample_deal, sample_deals
 from ._text import format_replay_text
 
@@ -139,6 +139,7 @@ __all__ = [
     "HandRedealt",
     "HandResult",
     "HandScored",
+    "HandSeeds",
     "IllegalActionError",
     "LegalActions",
     "MalformedActionError",

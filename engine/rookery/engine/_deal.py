@@ -33,10 +33,15 @@ class Deal:
         return (Deal, (self.hands, self.nest, self.dead))
 
 
-def deal_for_hand(ruleset: Ruleset, game_seed: int, hand_number: int) -> Deal:
+def deal_for_hand(ruleset: Ruleset, game_seed: int, hand_number: int, *, redeals: int = 0) -> Deal:
     """The deal of hand ``hand_number`` of a game seeded ``game_seed``.
 
-    The shuffle: ``shake_256(f"{game_seed}:{hand_number}")`` yields one little-endian 64-bit key
+    The hand seed is ``f"{game_seed}:{hand_number}"``, or when ``redeals`` is positive
+    ``f"{game_seed}:{hand_number}:r{redeals}"``. ``Game`` passes the number of hands dealt
+    before and no redeals under ``hand_seeds = DEALT``; under ``PLAYED`` the number of hands
+    played out before and the redeals since the last one (``HandSeeds``).
+
+    The shuffle: ``shake_256(hand seed)`` yields one little-endian 64-bit key
     per card of the deck (cards in ascending index order); the deck sorted by ``(key, card)`` is
     the shuffled deck. Seat 0 receives the first ``hand_size`` cards, seat 1 the next, and so on by
     absolute seat; then come the nest and the dead pile. The deal depends on nothing else, so
@@ -44,9 +49,8 @@ def deal_for_hand(ruleset: Ruleset, game_seed: int, hand_number: int) -> Deal:
     and any language with SHAKE-256 can reproduce it.
     """
     cards = ruleset.deck_cards
-    keys = array(
-        "Q", hashlib.shake_256(f"{game_seed}:{hand_number}".encode()).digest(8 * len(cards))
-    )
+    hand_seed = f"{game_seed}:{hand_number}:r{redeals}" if redeals else f"{game_seed}:{hand_number}"
+    keys = array("Q", hashlib.shake_256(hand_seed.encode()).digest(8 * len(cards)))
     if sys.byteorder != "little":
         keys.byteswap()
     key_of = keys.tolist().__getitem__

@@ -54,7 +54,7 @@ from ._events import (
 from ._legal import LegalActions, _BiddingActions, _PlayActions
 from ._observation import NO_TRICK, Observation, Trick, new_observation, new_trick
 from ._results import GameResult, HandResult, Termination
-from ._ruleset import AllPass, BothOver, FirstLead, Partnership, Ruleset
+from ._ruleset import AllPass, BothOver, FirstLead, HandSeeds, Partnership, Ruleset
 
 if TYPE_CHECKING:
     from ._record import GameRecord
@@ -1012,7 +1012,18 @@ class Game:
         if rotate:
             self._dealer = (self._dealer + 1) % self._rules.players
         self._hand_number += 1
-        self._start_hand(deal_for_hand(self._rules, self._seed, self._hand_number))
+        if self._rules.hand_seeds is HandSeeds.PLAYED:
+            played = 0
+            redeals = 0
+            for result in self._hand_results:
+                if result.redeal:
+                    redeals += 1
+                else:
+                    played += 1
+                    redeals = 0
+            self._start_hand(deal_for_hand(self._rules, self._seed, played, redeals=redeals))
+        else:
+            self._start_hand(deal_for_hand(self._rules, self._seed, self._hand_number))
 
     def _finish(self, winners: tuple[int, ...], reason: Termination) -> None:
         self.is_over = True

@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 from ._cards import NUM_CARDS, ROOK, ROOK2, SUIT_MASKS, mask_points
 from ._errors import RulesetError
 
-__all__ = ["PRESETS", "AllPass", "BothOver", "FirstLead", "Partnership", "Ruleset"]
+__all__ = ["PRESETS", "AllPass", "BothOver", "FirstLead", "HandSeeds", "Partnership", "Ruleset"]
 
 
 class Partnership(Enum):
@@ -52,6 +52,19 @@ class BothOver(Enum):
     """The bidding side wins if it is over the target; otherwise as ``HIGHER_TOTAL``."""
 
 
+class HandSeeds(Enum):
+    """Which count a hand's seed is derived from (RULES.md §3, §9; docs/rules.md)."""
+
+    DEALT = "DEALT"
+    """Hand *k* of the game, counting every hand dealt (redeals included), is dealt from
+    ``f"{seed}:{k}"``. The default, and every game's numbering before this parameter existed."""
+    PLAYED = "PLAYED"
+    """A hand is dealt from ``f"{seed}:{p}"``, ``p`` the number of hands played out before it;
+    the ``r``-th redeal since then from ``f"{seed}:{p}:r{r}"``. The *p*-th hand played out then
+    has the same cards and the same dealer in every game of that seed, whatever redeals one of
+    them had before: what duplicate pairs need."""
+
+
 def _rank_mask(lowest_rank: int) -> int:
     per_suit = sum(1 << (rank - 1) for rank in range(lowest_rank, 15))
     return sum(per_suit << (14 * suit) for suit in range(4))
@@ -87,12 +100,14 @@ class Ruleset:
     max_hands: int = 200
     last_trick_bonus: int = 0
     first_dealer: int = 0
+    hand_seeds: HandSeeds = HandSeeds.DEALT
 
     _ENUMS: ClassVar[dict[str, type[Enum]]] = {
         "partnership": Partnership,
         "first_lead": FirstLead,
         "all_pass": AllPass,
         "both_over": BothOver,
+        "hand_seeds": HandSeeds,
     }
     _sides: tuple[int, ...] = field(init=False, repr=False, compare=False)
 

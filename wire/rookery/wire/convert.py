@@ -49,6 +49,7 @@ from rookery.engine import (
     HandRedealt,
     HandResult,
     HandScored,
+    HandSeeds,
     LegalActions,
     NameTrump,
     NestTaken,
@@ -332,6 +333,10 @@ _BOTH_OVER = {
     BothOver.HIGHER_TOTAL: ruleset_pb2.BOTH_OVER_HIGHER_TOTAL,
     BothOver.BIDDER_WINS: ruleset_pb2.BOTH_OVER_BIDDER_WINS,
 }
+_HAND_SEEDS = {
+    HandSeeds.DEALT: ruleset_pb2.HAND_SEEDS_DEALT,
+    HandSeeds.PLAYED: ruleset_pb2.HAND_SEEDS_PLAYED,
+}
 
 
 def _enum_reader(
@@ -344,6 +349,7 @@ _PARTNERSHIP_FROM = _enum_reader(_PARTNERSHIP, Partnership.FIXED, "Partnership")
 _FIRST_LEAD_FROM = _enum_reader(_FIRST_LEAD, FirstLead.BIDDER, "FirstLead")
 _ALL_PASS_FROM = _enum_reader(_ALL_PASS, AllPass.REDEAL, "AllPass")
 _BOTH_OVER_FROM = _enum_reader(_BOTH_OVER, BothOver.HIGHER_TOTAL, "BothOver")
+_HAND_SEEDS_FROM = _enum_reader(_HAND_SEEDS, HandSeeds.DEALT, "HandSeeds")
 
 
 def _read_enum(reader: tuple[dict[int, _E], _E, str], value: int, field: str) -> _E:
@@ -377,6 +383,7 @@ def ruleset_to_proto(ruleset: Ruleset) -> ruleset_pb2.Ruleset:
         max_hands=ruleset.max_hands,
         last_trick_bonus=ruleset.last_trick_bonus,
         first_dealer=ruleset.first_dealer,
+        hand_seeds=_HAND_SEEDS[ruleset.hand_seeds],
     )
 
 
@@ -422,6 +429,7 @@ def _ruleset_from_proto(message: ruleset_pb2.Ruleset, field: str) -> Ruleset:
             max_hands=message.max_hands,
             last_trick_bonus=message.last_trick_bonus,
             first_dealer=message.first_dealer,
+            hand_seeds=_read_enum(_HAND_SEEDS_FROM, message.hand_seeds, f"{field}.hand_seeds"),
         )
     except RulesetError as error:
         raise MalformedMessageError(f"{field}.{error.parameter}", error.reason) from error
