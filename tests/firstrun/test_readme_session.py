@@ -135,6 +135,8 @@ def _check_verify(clone: Path) -> Checker:
     return check
 
 
+# `make setup` in a fresh clone makes the venv, the stubs and the compiled engine.
+@pytest.mark.timeout(1200)
 def test_the_readme_first_session_works_as_printed(root: Path, tmp_path: Path) -> None:
     lines = readme_session(root / "README.md")
     assert lines, "no first session in README.md"
