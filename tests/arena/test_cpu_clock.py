@@ -31,7 +31,11 @@ def loaded_cpu() -> Iterator[int]:
     """Three processes spinning on the first CPU this test may use, for the test's length."""
     cpu = sorted(os.sched_getaffinity(0))[0]
     code = f"import os\nos.sched_setaffinity(0, {{{cpu}}})\nwhile True:\n    pass\n"
-    hogs = [subprocess.Popen([sys.executable, "-c", code]) for _ in range(HOGS)]
+    # Each in a session of its own, as the bots are: with the kernel's autogroup scheduling a
+    # session shares the CPU as one, so three hogs in one session would weigh as one.
+    hogs = [
+        subprocess.Popen([sys.executable, "-c", code], start_new_session=True) for _ in range(HOGS)
+    ]
     try:
         yield cpu
     finally:
