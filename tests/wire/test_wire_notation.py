@@ -338,7 +338,7 @@ def test_a_bid_of_digits_that_are_not_ascii_is_a_notation_error_not_a_crash() ->
     with pytest.raises(NotationError) as caught:
         parse_game(edited, "u.rgn")
     assert str(caught.value).startswith(f"u.rgn:{at + 1}: hand 0: action ")
-    assert str(caught.value).endswith("not an action: 'bid 7²'")
+    assert str(caught.value).endswith("bid amount is not a number: '7²'")
 
 
 def test_random_garbage_in_a_text_file_is_always_a_notation_error_or_a_game() -> None:
