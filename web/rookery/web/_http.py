@@ -274,7 +274,7 @@ class WebServer:
             view = await asyncio.to_thread(self.runs.tournament, key)
         except UnknownTournamentError as error:
             raise HttpError(HTTPStatus.NOT_FOUND, str(error)) from None
-        tournament_id = view["tournament"]["tournament_id"]
+        tournament_id = view["tournament"]["id"]
         playing = [
             table_summary_json(t)
             for t in self._tables()

@@ -513,12 +513,13 @@
     function goStep(h, index) {
       for (var k = 0; k < positions.length; k++) if (positions[k][0] === h && positions[k][1] === index) { go(k); return; }
     }
-    /* The move list of the hand: every step, the decisions with their think time; a click
-     * opens that step. Names only public things (plays, bids): the cards of a decision's
-     * choice are in the step text's card spans. */
-    function moveList(h, current) {
+    /* The move list of the hand, the decisions with their think time; a click opens a step.
+     * It lists the steps up to the current one (a later play would show a card still hidden
+     * in this view), or the whole hand where its cards may all be seen. */
+    function moveList(h, current, whole) {
       var hv = view.hands[h], list = el("ol", { class: "log moves", id: "move-list", start: 1 });
       hv.steps.forEach(function (e, i) {
+        if (i > current && !whole) return;
         var item = el("li", { class: "link" + (i === current ? " now" : ""), "data-step": i }, stepText(view, e), e.move ? el("span", { class: "muted", text: " \u00b7 " + fmt(e.move.think_ms) + " ms" + (e.move.outcome === "auto_played" ? " \u00b7 auto-played" : "") }) : null);
         item.addEventListener("click", function () { goStep(h, i); });
         append(list, item);
@@ -539,7 +540,7 @@
       var listScroll = document.getElementById("move-list");
       clear(left); clear(right); clear(below);
       append(left, drawTable(view, handView, st, opts), handsPanel(view, handView, st, opts));
-      append(right, infoPanel(view, handView, st, opts), moveList(at[0], index));
+      append(right, infoPanel(view, handView, st, opts), moveList(at[0], index, revealed || opts.faceUp));
       if (revealed || opts.faceUp) append(below, dealTable(view, handView, st));
       keepLastInView(document.getElementById("trick-log"));
       var list = document.getElementById("move-list"), now = list && list.querySelector(".now");
@@ -836,11 +837,11 @@
         staleBanner(false);
         clear(tournaments);
         if (!body.tournaments.length) { append(tournaments, el("p", { class: "muted", text: "No tournaments yet: create one with ArenaService CreateTournament (docs/arena.md), or show arena run directories with --web-runs." })); return; }
-        append(tournaments, el("table", { class: "data" }, el("tr", {}, ["tournament", "status", "format", "bots", "progress"].map(function (h) { return el("th", { text: h }); })),
+        append(tournaments, el("div", { class: "scroll" }, el("table", { class: "data" }, el("tr", {}, ["tournament", "status", "format", "bots", "progress"].map(function (h) { return el("th", { text: h }); })),
           body.tournaments.map(function (t) {
             return el("tr", {}, el("td", {}, el("a", { href: tournamentHref(t.key), text: t.name })), el("td", {}, el("span", { class: "badge " + t.status, text: t.status })),
               el("td", { text: t.format }), el("td", { text: t.bots.join(", ") }), el("td", { class: "n", text: t.done + " / " + t.total }));
-          })));
+          }))));
       }).catch(lost);
       getJSON("/api/tables").then(function (body) {
         // Live tables: those being played; finished ones move to "Recently finished" (newest
