@@ -28,9 +28,9 @@ from rookery.arena.service import make_backend
 from rookery.client import arun_bot, load_bot
 from rookery.engine import Ruleset
 from rookery.server import RookeryServer, ServerConfig, TableSpec, TimeControl
-from rookery.web import WebServer
 from rookery.v1 import arena_service_pb2 as api
 from rookery.v1 import arena_service_pb2_grpc, table_pb2
+from rookery.web import WebServer
 from rookery.web.testing import LiveGame, LoopThread, Tournament
 from rookery.wire.convert import ruleset_to_proto
 

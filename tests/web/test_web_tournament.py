@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import urllib.request
 from pathlib import Path
@@ -140,7 +141,7 @@ def test_the_chart_plots_the_leaderboards_rating(page: Page, tournament: Tournam
     for bot, _, text in labels:
         assert text.endswith(board[bot]), (text, board[bot])
     tops = sorted(top for _, top, _ in labels)
-    assert all(b - a >= 10 for a, b in zip(tops, tops[1:])), "chart labels overlap"
+    assert all(b - a >= 10 for a, b in itertools.pairwise(tops)), "chart labels overlap"
 
 
 def test_report_html_and_the_pages_agree_and_link_each_other(

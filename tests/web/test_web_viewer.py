@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, ViewportSize
 from rookery.engine import Game, Phase, card_name, cards_of
 from rookery.v1 import replay_pb2
 from rookery.web.testing import Tournament
@@ -22,7 +22,7 @@ from rookery.wire.replay import decode_replay, read_replay
 
 pytestmark = pytest.mark.slow
 
-PHONE = {"width": 390, "height": 844}
+PHONE: ViewportSize = {"width": 390, "height": 844}
 
 
 @dataclass
@@ -85,7 +85,8 @@ def _played_hand(replay: replay_pb2.Replay) -> int:
 
 def _hand_cards(page: Page, where: str) -> dict[int, list[str]]:
     rows = page.locator(where).evaluate_all(
-        "rs => rs.map(r => [Number(r.dataset.seat), [...r.querySelectorAll('[data-card]')].map(c => c.dataset.card)])"
+        "rs => rs.map(r => [Number(r.dataset.seat),"
+        " [...r.querySelectorAll('[data-card]')].map(c => c.dataset.card)])"
     )
     return {seat: cards for seat, cards in rows}
 
@@ -167,7 +168,8 @@ def test_the_deal_is_face_up_after_the_hand_and_hidden_before_in_the_spectator_v
     page.keyboard.press("ArrowLeft")
     assert "Hand scored" in page.inner_text("#step-text")
     rows = page.locator("#deal tbody tr").evaluate_all(
-        "rs => rs.map(r => [r.querySelector('th').textContent, [...r.querySelectorAll('[data-card]')].map(c => c.dataset.card)])"
+        "rs => rs.map(r => [r.querySelector('th').textContent,"
+        " [...r.querySelectorAll('[data-card]')].map(c => c.dataset.card)])"
     )
     table = {label: sorted(cards) for label, cards in rows}
     for seat, dealt in enumerate(hand.deal.hands):
@@ -265,9 +267,14 @@ def test_suits_differ_by_more_than_colour_and_the_yellow_is_readable(
     assert spans and all(code == text for code, text in spans)
     ratio = page.evaluate(
         """() => {
-          const probe = document.createElement('span'); probe.className = 'c Y'; document.body.append(probe);
+          const probe = document.createElement('span');
+          probe.className = 'c Y';
+          document.body.append(probe);
           const rgb = getComputedStyle(probe).color.match(/\\d+/g).slice(0, 3).map(Number);
-          const lin = v => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+          const lin = v => {
+            v /= 255;
+            return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+          };
           const l = 0.2126 * lin(rgb[0]) + 0.7152 * lin(rgb[1]) + 0.0722 * lin(rgb[2]);
           return 1.05 / (l + 0.05);
         }"""

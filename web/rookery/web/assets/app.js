@@ -662,6 +662,14 @@
       if (cell) cell.textContent = seconds(Math.max(0, last.clock.ms_left - (Date.now() - received)));
     }, 200);
     onWidthChange(function () { if (last) render(last); });
+    // States arrive with every event (a fast game: dozens a second); the page draws the newest
+    // at most every 150 ms.
+    var pending = null, drawTimer = null;
+    function later(view) {
+      pending = view;
+      if (drawTimer) return;
+      drawTimer = setTimeout(function () { drawTimer = null; render(pending); }, 150);
+    }
     var url = "/api/tables/" + encodeURIComponent(id);
     var lost = "The connection to the server is lost: this page is not updating (retrying\u2026).";
     getJSON(url).then(function (view) {
@@ -669,8 +677,8 @@
       if (view.status === "FINISHED") return;
       if (window.EventSource) {
         var source = new EventSource(url + "/events");
-        source.addEventListener("state", function (message) { staleBanner(false); render(JSON.parse(message.data)); });
-        source.addEventListener("end", function () { source.close(); getJSON(url).then(render); });
+        source.addEventListener("state", function (message) { staleBanner(false); later(JSON.parse(message.data)); });
+        source.addEventListener("end", function () { source.close(); getJSON(url).then(later); });
         source.addEventListener("error", function () { if (!last || last.status !== "FINISHED") staleBanner(true, lost); });
       } else {
         var timer = setInterval(function () {
