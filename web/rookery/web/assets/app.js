@@ -762,7 +762,7 @@
     var head = ["#", "bot", "Elo", "\u00b1", "95 % interval", "games", "W", "L", "D", "points", "think ms", "timeouts", "crashes", "illegal"];
     var rows = t.standings.map(function (s) {
       return el("tr", { "data-bot": s.bot },
-        el("td", { class: "n", text: s.rank }), el("td", { class: "bot", text: s.bot + (s.version ? " " + s.version : "") }),
+        el("td", { class: "n", text: s.rank }), el("td", { class: "bot" }, s.bot, s.version ? el("span", { class: "muted version", text: " (" + s.version + ")" }) : null),
         el("td", { class: "n", text: signed(s.elo) }), el("td", { class: "n", text: fmt(s.elo_error) }),
         el("td", { class: "n", text: "[" + signed(s.elo_lower) + ", " + signed(s.elo_upper) + "]" }),
         el("td", { class: "n", text: s.games }), el("td", { class: "n", text: s.wins }), el("td", { class: "n", text: s.losses }), el("td", { class: "n", text: s.draws }),
