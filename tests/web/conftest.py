@@ -120,31 +120,44 @@ async def _start_serve(store: Path) -> tuple[RookeryServer, WebServer]:
 
 
 def _watch(
-    stub: arena_service_pb2_grpc.ArenaServiceStub, web: WebServer, key: str
+    stub: arena_service_pb2_grpc.ArenaServiceStub, web: WebServer, key: str, browser: Browser
 ) -> tuple[set[str], set[str]]:
-    """Polls the dashboard while the tournament runs: the tables its page lists as being
-    played, and the finished games whose replay it withholds (409) meanwhile."""
+    """Watches the tournament page in the browser while the tournament runs: the tables its
+    "Now playing" list links, and the finished games whose replay the dashboard withholds (409)
+    meanwhile."""
     playing: set[str] = set()
     withheld: set[str] = set()
+    context = browser.new_context()
+    page = context.new_page()
+    opened = False
     deadline = time.monotonic() + 150
-    while time.monotonic() < deadline:
-        info = stub.GetTournament(api.GetTournamentRequest(tournament_id=key), timeout=10)
-        if info.tournament.status != api.TOURNAMENT_STATUS_RUNNING:
-            return playing, withheld
-        status, view = _get(f"{web.url}/api/tournaments/{key}")
-        if status == 200:
-            playing |= {t["table_id"] for t in view["live_tables"]}
-            for game in view["game_list"]:
-                if not game["has_replay"] and len(withheld) < 3:
-                    code, _ = _get(f"{web.url}/api/replays/{game['game_id']}")
-                    if code == 409:
-                        withheld.add(game["game_id"])
-        time.sleep(0.25)
+    try:
+        while time.monotonic() < deadline:
+            info = stub.GetTournament(api.GetTournamentRequest(tournament_id=key), timeout=10)
+            if info.tournament.status != api.TOURNAMENT_STATUS_RUNNING:
+                return playing, withheld
+            status, view = _get(f"{web.url}/api/tournaments/{key}")
+            if status == 200:
+                if not opened:
+                    page.goto(f"{web.url}/tournaments/{key}")  # it reloads itself every 2 s
+                    opened = True
+                links = page.locator("#now-playing li a").evaluate_all(
+                    "as => as.map(a => a.getAttribute('href'))"
+                )
+                playing |= {href.removeprefix("/tables/") for href in links}
+                for game in view["game_list"]:
+                    if not game["has_replay"] and len(withheld) < 3:
+                        code, _ = _get(f"{web.url}/api/replays/{game['game_id']}")
+                        if code == 409:
+                            withheld.add(game["game_id"])
+            time.sleep(0.25)
+    finally:
+        context.close()
     raise AssertionError(f"tournament {key} still running after 150 s")
 
 
 @pytest.fixture(scope="session")
-def tournament(loop_thread: LoopThread) -> Iterator[Tournament]:
+def tournament(loop_thread: LoopThread, browser: Browser) -> Iterator[Tournament]:
     """A real duplicate round-robin of three launched bots (short games), created through
     ArenaService on a server started as ``rookery serve`` starts it, and that server's own
     dashboard (no run directories given)."""
@@ -169,7 +182,7 @@ def tournament(loop_thread: LoopThread) -> Iterator[Tournament]:
             stub = arena_service_pb2_grpc.ArenaServiceStub(channel)
             created = stub.CreateTournament(api.CreateTournamentRequest(spec=spec), timeout=10)
             key = created.tournament.tournament_id
-            playing, withheld = _watch(stub, web, key)
+            playing, withheld = _watch(stub, web, key, browser)
         run_dir = store / key
         yield Tournament(run_dir, load_run(run_dir), web, key, server, playing, withheld)
 

@@ -35,7 +35,7 @@ def test_the_leaderboard_lists_the_bots_in_the_arenas_order(
     assert shown == expected
     for row, standing in zip(rows.all(), tournament.data.summary.standings, strict=True):
         cells = row.locator("td").all_inner_texts()
-        games, wins, losses, draws = (int(c) for c in cells[5:9])
+        games, wins, losses, draws = (int(c) for c in cells[6:10])
         assert (games, wins, losses, draws) == (
             standing.games,
             standing.wins,
@@ -112,8 +112,9 @@ def test_serve_shows_its_own_tournament_and_its_replays(page: Page, tournament: 
     links.first.click()
     page.wait_for_selector("#counter")
     assert page.locator("#crumbs a", has_text=tournament.key).count() == 1
-    # While it ran, its page listed the tables it played, and a finished game whose twin was
-    # still to be played was withheld (409); every such replay is public now.
+    # While it ran, its page linked the tables it played ("Now playing", seen in the browser),
+    # and a finished game whose twin was still to be played was withheld (409); every such
+    # replay is public now.
     assert tournament.seen_playing
     assert tournament.server is not None
     for table_id in tournament.seen_playing:
@@ -162,6 +163,10 @@ def test_report_html_and_the_pages_agree_and_link_each_other(
         row.get_attribute("data-bot"): row.locator("td").nth(2).inner_text()
         for row in page.locator("#leaderboard tbody tr").all()
     }
+    board_los = {
+        row.get_attribute("data-bot"): row.locator("td").nth(5).inner_text()
+        for row in page.locator("#leaderboard tbody tr").all()
+    }
     page.click("#report-link")
     page.wait_for_selector("#web-pages")
     rows = page.locator("table").first.locator("tr").all()[1:]
@@ -172,6 +177,11 @@ def test_report_html_and_the_pages_agree_and_link_each_other(
     assert {bot: _number(elo) for bot, elo in report.items()} == {
         bot: _number(elo) for bot, elo in board.items()
     }
+    los = {
+        row.locator("td").nth(1).inner_text().split()[0]: row.locator("td").nth(5).inner_text()
+        for row in rows
+    }
+    assert los == board_los
     chart = page.locator("svg text[fill]").all_text_contents()
     for bot, elo in report.items():
         assert any(t.startswith(bot) and _number(t.split()[-1]) == _number(elo) for t in chart)

@@ -759,19 +759,20 @@
     if (t.sprt) {
       append(app, el("div", { class: "panel" }, "SPRT: " + (t.sprt.decision || "undecided") + " \u00b7 LLR " + fmt(t.sprt.llr, 2) + " in (" + fmt(t.sprt.lower_bound, 2) + ", " + fmt(t.sprt.upper_bound, 2) + ") \u00b7 Elo " + signed(t.sprt.elo) + (t.sprt.elo_error !== null ? " \u00b1 " + fmt(t.sprt.elo_error) : "")));
     }
-    var head = ["#", "bot", "Elo", "\u00b1", "95 % interval", "games", "W", "L", "D", "points", "think ms", "timeouts", "crashes", "illegal"];
+    var head = ["#", "bot", "Elo", "\u00b1", "95 % interval", "LOS", "games", "W", "L", "D", "points", "think ms", "timeouts", "crashes", "illegal"];
     var rows = t.standings.map(function (s) {
       return el("tr", { "data-bot": s.bot },
         el("td", { class: "n", text: s.rank }), el("td", { class: "bot" }, s.bot, s.version ? el("span", { class: "muted version", text: " (" + s.version + ")" }) : null),
         el("td", { class: "n", text: signed(s.elo) }), el("td", { class: "n", text: fmt(s.elo_error) }),
         el("td", { class: "n", text: "[" + signed(s.elo_lower) + ", " + signed(s.elo_upper) + "]" }),
+        el("td", { class: "n", title: "likelihood of superiority over the next bot", text: s.los_next === null || s.los_next === undefined ? "" : fmt(100 * s.los_next) + "%" }),
         el("td", { class: "n", text: s.games }), el("td", { class: "n", text: s.wins }), el("td", { class: "n", text: s.losses }), el("td", { class: "n", text: s.draws }),
         el("td", { class: "n", text: signed(s.point_difference) }), el("td", { class: "n", text: fmt(s.think_ms_mean, 1) }),
         el("td", { class: "n", text: s.timeouts }), el("td", { class: "n", text: s.crashes }), el("td", { class: "n", text: s.illegal_replies }));
     });
     append(app, el("h2", { text: "Leaderboard" }), el("div", { class: "scroll" }, el("table", { class: "data", id: "leaderboard" },
       el("thead", {}, el("tr", {}, head.map(function (h) { return el("th", { text: h }); }))), el("tbody", {}, rows))),
-      el("p", { class: "meta", text: "Elo: Bradley\u2013Terry maximum likelihood over all games, field mean 0, with a bootstrap interval over duplicate groups." }));
+      el("p", { class: "meta", text: "Elo: Bradley\u2013Terry maximum likelihood over all games, field mean 0, with a bootstrap interval over duplicate groups. LOS: likelihood that a bot is stronger than the next." }));
     var names = t.standings.map(function (s) { return s.bot; });
     var cross = el("table", { class: "data", id: "crosstable" }, el("tr", {}, el("th", {}), names.map(function (n) { return el("th", { text: n }); })),
       names.map(function (a) {
