@@ -288,14 +288,13 @@ def test_the_viewer_fits_a_phone(browser: Browser, tournament: Tournament, artif
     context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
     page = context.new_page()
     try:
-        for url in (
-            f"{tournament.web.url}/replays/{game_id}#hand={h}&trick=5&seat=all",
-            f"{tournament.web.url}/tournaments/{tournament.key}",
-            f"{tournament.web.url}/",
+        for url, drawn in (
+            (f"{tournament.web.url}/replays/{game_id}#hand={h}&trick=5&seat=all", "#deal"),
+            (f"{tournament.web.url}/tournaments/{tournament.key}", "#games"),
+            (f"{tournament.web.url}/", "#tournaments table"),
         ):
             page.goto(url)
-            page.wait_for_selector("main h1")
-            page.wait_for_timeout(200)
+            page.wait_for_selector(drawn)
             width = page.evaluate("document.documentElement.scrollWidth")
             assert width <= PHONE["width"], f"{url}: the page is {width} px wide"
         page.goto(f"{tournament.web.url}/replays/{game_id}#hand={h}&trick=5")
