@@ -119,6 +119,9 @@ def test_serve_shows_its_own_tournament_and_its_replays(page: Page, tournament: 
     assert tournament.server is not None
     for table_id in tournament.seen_playing:
         assert tournament.server.get_table(table_id).spec.tournament_id == tournament.key
+    print(
+        f"seen playing: {sorted(tournament.seen_playing)}; withheld: {sorted(tournament.withheld)}"
+    )
     for game_id in tournament.withheld:
         assert _api(f"{tournament.web.url}/api/replays/{game_id}")["game_id"] == game_id
 
