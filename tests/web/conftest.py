@@ -8,23 +8,31 @@ Playwright's synchronous API.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shlex
 import sys
 import tempfile
+import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import grpc
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
-from rookery.arena.config import BotSpec, TimeControlSpec, TournamentConfig
 from rookery.arena.report import load_run
-from rookery.arena.runner import RunOptions, TournamentRunner
+from rookery.arena.service import make_backend
 from rookery.client import arun_bot, load_bot
 from rookery.engine import Ruleset
 from rookery.server import RookeryServer, ServerConfig, TableSpec, TimeControl
+from rookery.v1 import arena_service_pb2 as api
+from rookery.v1 import arena_service_pb2_grpc, table_pb2
 from rookery.web import WebServer
 from rookery.web.testing import LiveGame, LoopThread, Tournament
+from rookery.wire.convert import ruleset_to_proto
 
 HERE = Path(__file__).parent
 PYTHON = shlex.quote(sys.executable)
@@ -85,35 +93,104 @@ def loop_thread() -> Iterator[LoopThread]:
     thread.close()
 
 
-def _bot(name: str, cls: str) -> BotSpec:
+def _bot(name: str, cls: str) -> api.TournamentBot:
     path = shlex.quote(str(HERE / "web_bots.py"))
-    return BotSpec(name, f"{PYTHON} -m rookery.cli.main bot run {path}:{cls}")
+    return api.TournamentBot(
+        name=name, command=f"{PYTHON} -m rookery.cli.main bot run {path}:{cls}"
+    )
+
+
+def _get(url: str) -> tuple[int, Any]:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+async def _start_serve(store: Path) -> tuple[RookeryServer, WebServer]:
+    """What ``rookery serve`` starts: the game server with the arena's tournament backend, and
+    the dashboard with no ``--web-runs``."""
+    server = RookeryServer(ServerConfig(address="127.0.0.1:0", log_level="warning"))
+    server.tournaments = make_backend(server, store)
+    await server.start()
+    web = WebServer("127.0.0.1:0", server=server)
+    await web.start()
+    return server, web
+
+
+def _watch(
+    stub: arena_service_pb2_grpc.ArenaServiceStub, web: WebServer, key: str, browser: Browser
+) -> tuple[set[str], set[str]]:
+    """Watches the tournament page in the browser while the tournament runs: the tables its
+    "Now playing" list links, and the finished games whose replay the dashboard withholds (409)
+    meanwhile."""
+    playing: set[str] = set()
+    withheld: set[str] = set()
+    context = browser.new_context()
+    page = context.new_page()
+    opened = False
+    deadline = time.monotonic() + 150
+    try:
+        while time.monotonic() < deadline:
+            info = stub.GetTournament(api.GetTournamentRequest(tournament_id=key), timeout=10)
+            if info.tournament.status != api.TOURNAMENT_STATUS_RUNNING:
+                return playing, withheld
+            status, view = _get(f"{web.url}/api/tournaments/{key}")
+            if status == 200:
+                if not opened:
+                    page.goto(f"{web.url}/tournaments/{key}")  # it reloads itself every 2 s
+                    opened = True
+                links = page.locator("#now-playing li a").evaluate_all(
+                    "as => as.map(a => a.getAttribute('href'))"
+                )
+                playing |= {href.removeprefix("/tables/") for href in links}
+                for game in view["game_list"]:
+                    if not game["has_replay"] and len(withheld) < 3:
+                        code, _ = _get(f"{web.url}/api/replays/{game['game_id']}")
+                        if code == 409:
+                            withheld.add(game["game_id"])
+            time.sleep(0.25)
+    finally:
+        context.close()
+    raise AssertionError(f"tournament {key} still running after 150 s")
 
 
 @pytest.fixture(scope="session")
-def tournament(loop_thread: LoopThread) -> Iterator[Tournament]:
-    """A real round-robin of three launched bots (short games), then the dashboard over it."""
+def tournament(loop_thread: LoopThread, browser: Browser) -> Iterator[Tournament]:
+    """A real duplicate round-robin of three launched bots (short games), created through
+    ArenaService on a server started as ``rookery serve`` starts it, and that server's own
+    dashboard (no run directories given)."""
     with tempfile.TemporaryDirectory(prefix="rookery-web-") as tmp:
-        run_dir = Path(tmp) / "run"
-        config = TournamentConfig(
+        store = Path(tmp) / "store"
+        server, web = loop_thread.run(_start_serve(store), 60.0)
+        spec = api.TournamentSpec(
             name="webtest",
-            ruleset=SHORT,
-            bots=(
+            bots=[
                 _bot("random", "RandomBot"),
                 _bot("greedy", "GreedyBot"),
                 _bot("first", "FirstBot"),
-            ),
-            games=4,
+            ],
+            ruleset=ruleset_to_proto(SHORT),
+            games=2,
+            duplicate=True,
             concurrency=2,
-            time_control=TimeControlSpec(action_ms=2000, strike_limit=3, grace_ms=500),
-            bootstrap=50,
+            seed=11,
+            time_control=table_pb2.TimeControl(action_ms=2000, strike_limit=3, grace_ms=500),
         )
-        options = RunOptions(connect_timeout_s=30.0, join_timeout_s=20.0, game_timeout_s=60.0)
-        loop_thread.run(TournamentRunner(config, run_dir, options=options).run(), 150.0)
-        web = WebServer("127.0.0.1:0", runs=[Path(tmp)])
-        loop_thread.run(web.start())
-        yield Tournament(run_dir, load_run(run_dir), web)
-        loop_thread.run(web.stop())
+        with grpc.insecure_channel(server.target) as channel:
+            stub = arena_service_pb2_grpc.ArenaServiceStub(channel)
+            created = stub.CreateTournament(api.CreateTournamentRequest(spec=spec), timeout=10)
+            key = created.tournament.tournament_id
+            playing, withheld = _watch(stub, web, key, browser)
+        run_dir = store / key
+        yield Tournament(run_dir, load_run(run_dir), web, key, server, playing, withheld)
+
+        async def stop() -> None:
+            await web.stop()
+            await server.stop(grace_s=0.5)
+
+        loop_thread.run(stop(), 30.0)
 
 
 async def _start_live(tmp: Path) -> LiveGame:

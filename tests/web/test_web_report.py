@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import urllib.parse
 from pathlib import Path
 
 import pytest
@@ -42,6 +43,14 @@ def test_the_static_report_links_to_working_replay_pages(
     page.wait_for_selector("#counter")
     page.keyboard.press("End")
     assert "Game over" in page.inner_text("#step-text")
+    # The download link reaches the run's replay file from wherever the pages were written.
+    game_id = page.url.rsplit("/", 1)[1].split(".html")[0]
+    row = next(g for g in tournament.data.games if g.game_id == game_id)
+    href = page.evaluate("document.getElementById('download-link').href")
+    assert (
+        Path(urllib.parse.urlparse(href).path).resolve()
+        == (tournament.run_dir / row.replay_path).resolve()
+    )
     page.locator("#home-link").click()
     page.wait_for_selector("#leaderboard")
 

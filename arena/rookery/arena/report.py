@@ -7,6 +7,7 @@ import csv
 import html
 import json
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import NormalDist
@@ -16,7 +17,7 @@ from rich.table import Table
 from rookery.arena.config import Format, TournamentConfig, config_from_dict
 from rookery.arena.errors import StorageError
 from rookery.arena.ratings import BradleyTerryFit
-from rookery.arena.results import Summary, summarize
+from rookery.arena.results import Summary, rating_history, summarize
 from rookery.arena.sprt import SprtDecision
 from rookery.arena.storage import DATABASE_NAME, GameRow, RunStore, TournamentRecord
 
@@ -362,19 +363,49 @@ def _write_csvs(data: RunData) -> tuple[Path, Path]:
 _PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
 
 
-def rating_chart_svg(summary: Summary, width: int = 720, height: int = 300) -> str:
-    """The online Elo of every bot after each game, as an inline SVG line chart."""
-    names = [s.name for s in summary.standings]
-    history = summary.history
+def spread_labels(ys: Sequence[float], gap: float, low: float, high: float) -> list[float]:
+    """Label heights near ``ys`` (in order) at least ``gap`` apart, inside [low, high]: the
+    end labels of a chart's lines, which overlap where the lines end close together."""
+    order = sorted(range(len(ys)), key=lambda i: ys[i])
+    placed = [0.0] * len(ys)
+    previous = low - gap
+    for i in order:
+        placed[i] = max(ys[i], previous + gap)
+        previous = placed[i]
+    overflow = previous - high
+    if overflow > 0:  # pushed past the bottom: shift the stack up, never past the top
+        for i in order:
+            placed[i] = max(low, placed[i] - overflow)
+    return placed
+
+
+def _nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
+    """Round tick values covering [low, high] (about ``count`` of them)."""
+    raw = (high - low) / max(1, count - 1)
+    magnitude = 10 ** math.floor(math.log10(raw)) if raw > 0 else 1
+    step = next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw)
+    first = math.ceil(low / step) * step
+    return [first + i * step for i in range(int((high - first) // step) + 1)]
+
+
+def rating_chart_svg(
+    history: Sequence[tuple[int, Mapping[str, float]]],
+    names: Sequence[str],
+    width: int = 720,
+    height: int = 300,
+) -> str:
+    """The leaderboard's Elo of every bot over the games (``rating_history``), as an inline
+    SVG line chart that scales to its container."""
     if not history or not names:
         return "<p>No rated games yet.</p>"
     values = [v for _, point in history for v in point.values()]
     low, high = min(values + [0.0]), max(values + [0.0])
     if high - low < 20:
         low, high = low - 10, high + 10
-    left, right, top, bottom = 50, 130, 15, 30
+    left, right, top, bottom = 50, 150, 15, 42
     plot_w, plot_h = width - left - right, height - top - bottom
     n = len(history)
+    games = [index + 1 for index, _ in history]
 
     def x(i: int) -> float:
         return left + (plot_w * i / max(1, n - 1))
@@ -383,37 +414,44 @@ def rating_chart_svg(summary: Summary, width: int = 720, height: int = 300) -> s
         return top + plot_h * (high - v) / (high - low)
 
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" role="img" aria-label="rating chart">',
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
+        f'style="width:100%;max-width:{width}px;height:auto" role="img" '
+        'aria-label="Elo of each bot after each game, as in the standings">',
         f'<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="#fafafa" '
         'stroke="#ccc"/>',
         f'<line x1="{left}" x2="{left + plot_w}" y1="{y(0):.1f}" y2="{y(0):.1f}" '
         'stroke="#999" stroke-dasharray="4 3"/>',
     ]
-    for tick in (low, (low + high) / 2, high):
+    for tick in _nice_ticks(low, high):
         parts.append(
             f'<text x="{left - 6}" y="{y(tick) + 4:.1f}" font-size="11" text-anchor="end">'
             f"{tick:+.0f}</text>"
         )
+    for i in sorted({0, n // 2, n - 1}):
+        parts.append(
+            f'<text x="{x(i):.1f}" y="{top + plot_h + 14}" font-size="11" '
+            f'text-anchor="middle">{games[i]}</text>'
+        )
     parts.append(
-        f'<text x="{left + plot_w / 2:.0f}" y="{height - 8}" font-size="11" '
-        f'text-anchor="middle">games rated (online Elo, K-factor updates) — {n}</text>'
+        f'<text x="{left + plot_w / 2:.0f}" y="{height - 6}" font-size="11" '
+        'text-anchor="middle">Elo (Bradley–Terry, as in the standings) after each number of '
+        "games</text>"
     )
+    ends = [y(history[-1][1].get(name, 0.0)) + 4 for name in names]
+    labels = spread_labels(ends, 14, top + 8, top + plot_h)
     for k, name in enumerate(names):
         colour = _PALETTE[k % len(_PALETTE)]
-        step = max(1, n // 400)
         points = " ".join(
-            f"{x(i):.1f},{y(point.get(name, 0.0)):.1f}"
-            for i, (_, point) in enumerate(history)
-            if i % step == 0 or i == n - 1
+            f"{x(i):.1f},{y(point.get(name, 0.0)):.1f}" for i, (_, point) in enumerate(history)
         )
         parts.append(
             f'<polyline fill="none" stroke="{colour}" stroke-width="1.8" points="{points}"/>'
         )
         last = history[-1][1].get(name, 0.0)
+        label = name if len(name) <= 18 else name[:17] + "…"
         parts.append(
-            f'<text x="{left + plot_w + 6}" y="{y(last) + 4:.1f}" font-size="12" '
-            f'fill="{colour}">{html.escape(name)}</text>'
+            f'<text x="{left + plot_w + 6}" y="{labels[k]:.1f}" font-size="12" '
+            f'fill="{colour}">{html.escape(label)} {last:+.0f}</text>'
         )
     parts.append("</svg>")
     return "".join(parts)
@@ -426,6 +464,8 @@ table{border-collapse:collapse;margin:1rem 0}
 th,td{padding:.3rem .6rem;border-bottom:1px solid #ddd}
 th{background:#f3f3f3;text-align:left} td.n{text-align:right;font-variant-numeric:tabular-nums}
 .sprt{padding:.6rem 1rem;background:#eef6ff;border-left:4px solid #1f77b4}
+.scroll{overflow-x:auto;max-width:100%}
+@media (max-width:600px){body{margin:.8rem}}
 """
 
 
@@ -507,6 +547,7 @@ def render_html(data: RunData) -> str:
     ruleset = config.ruleset
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{esc(data.tournament.name)} — Rookery arena report</title>
 <style>{_CSS}</style></head>
 <body>
@@ -515,17 +556,20 @@ def render_html(data: RunData) -> str:
 · {summary.games} games ({esc(terminations)}) · duplicate {"on" if config.duplicate else "off"}
 · seed {config.seed} · status {esc(data.tournament.status)}</p>
 {f'<p class="sprt">{esc(sprt)}</p>' if sprt else ""}
+<p>The pages of this run, with every game and its replay: <a id="web-pages"
+href="web/index.html">web/index.html</a> (written next to this report by <code>rookery
+arena run</code> and <code>rookery arena report</code>).</p>
 <h2>Standings</h2>
-<table>{head}{"".join(rows)}</table>
+<div class="scroll"><table>{head}{"".join(rows)}</table></div>
 <p class="meta">Elo: maximum-likelihood Bradley–Terry over all games, field mean 0; intervals:
 {summary.fit.confidence:.0%} {_interval_words(summary.fit)}. LOS: likelihood that a bot is
 stronger than the next.</p>
 {_incidents_html(data)}
 <h2>Crosstable</h2>
 <p class="meta">Points of the row bot against the column bot, out of the games they met in.</p>
-<table>{cross_head}{"".join(cross_rows)}</table>
+<div class="scroll"><table>{cross_head}{"".join(cross_rows)}</table></div>
 <h2>Rating chart</h2>
-{rating_chart_svg(summary)}
+{rating_chart_svg(rating_history(data.games, config.ruleset, names), names)}
 </body></html>
 """
 

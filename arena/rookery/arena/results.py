@@ -33,6 +33,7 @@ __all__ = [
     "Standing",
     "Summary",
     "game_score",
+    "rating_history",
     "sprt_from_games",
     "summarize",
 ]
@@ -310,3 +311,35 @@ def _point_difference(row: GameRow, score: GameScore, bot: str) -> float:
     own = sum(row.scores[i] for i in mine) / len(mine)
     theirs = sum(row.scores[i] for i in others) / len(others)
     return own - theirs
+
+
+#: The rating chart's points: the leaderboard's fit after this many evenly spread game counts.
+HISTORY_POINTS = 40
+
+
+def rating_history(
+    rows: Sequence[GameRow],
+    ruleset: Ruleset,
+    names: Sequence[str],
+    *,
+    points: int = HISTORY_POINTS,
+) -> tuple[tuple[int, dict[str, float]], ...]:
+    """The leaderboard's rating over time: the Bradley–Terry Elo of :func:`summarize` (the
+    same fit, without its bootstrap) over the first k rated games, for at most ``points``
+    values of k evenly spread up to all of them. Each point is (the index of the k-th game,
+    Elo by bot); the last point is the standings' Elo."""
+    scored: list[tuple[int, GameScore]] = []
+    for row in sorted(rows, key=lambda r: r.index):
+        score = game_score(row, ruleset)
+        if score is not None:
+            scored.append((row.index, score))
+    n = len(scored)
+    if not n:
+        return ()
+    counts = sorted({max(1, round(n * (i + 1) / min(points, n))) for i in range(min(points, n))})
+    history = []
+    for k in counts:
+        fit = fit_bradley_terry([score for _, score in scored[:k]], names, bootstrap=0)
+        by_name = fit.by_name()
+        history.append((scored[k - 1][0], {name: by_name[name].elo for name in names}))
+    return tuple(history)

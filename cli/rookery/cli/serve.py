@@ -86,7 +86,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="append",
         default=[],
         metavar="DIR",
-        help="arena run directories (or folders of them) that the dashboard shows; repeatable",
+        help=(
+            "more arena run directories (or folders of them) for the dashboard, besides the "
+            "server's own tournaments ($ROOKERY_ARENA_DIR, shown always); repeatable"
+        ),
     )
     parser.add_argument(
         "--port-file",

@@ -1023,6 +1023,23 @@ class Table:
             summary.result.CopyFrom(self.outcome.result_proto)
         return summary
 
+    def clock_view(self) -> dict[str, object]:
+        """The clock as a spectator may see it: the time per action, each seat's bank, and the
+        open request's seat and milliseconds left of its budget (``to_act`` -1 and ``ms_left``
+        None while no request is open)."""
+        request = self._request
+        to_act, ms_left = -1, None
+        if request is not None and request.is_open and request.sent_at:
+            to_act = request.seat
+            elapsed = int((time.monotonic() - request.sent_at) * 1000)
+            ms_left = max(0, request.budget_ms - elapsed)
+        return {
+            "action_ms": self.time_control.action_ms,
+            "bank_ms": [seat.bank_ms for seat in self._seats],
+            "to_act": to_act,
+            "ms_left": ms_left,
+        }
+
     def _game_detail(self) -> str:
         if self._abort_detail:
             return self._abort_detail

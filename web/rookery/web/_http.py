@@ -21,7 +21,7 @@ from urllib.parse import parse_qs, unquote
 import structlog
 from rookery.server import TableNotFinishedError, UnknownTableError
 from rookery.v1 import replay_pb2
-from rookery.wire.replay import read_replay
+from rookery.wire.replay import encode_replay, read_replay
 
 from ._errors import ReplayWithheldError, UnknownTournamentError
 from ._model import live_table_json, replay_json, table_summary_json
@@ -56,7 +56,9 @@ class WebServer:
 
     ``server`` (a ``rookery.server.RookeryServer``, optional) gives the live tables and the
     replays of its finished tables; ``runs`` are arena run directories (or folders of them) for
-    the tournaments. Every response is read-only and public: see docs/web.md.
+    the tournaments. The store of the server's own tournament backend (ArenaService
+    ``CreateTournament``: ``$ROOKERY_ARENA_DIR``) is always read too, so that the dashboard
+    shows the tournaments it runs. Every response is read-only and public: see docs/web.md.
     """
 
     def __init__(
@@ -72,7 +74,7 @@ class WebServer:
     ) -> None:
         self.address = address
         self.server = server
-        self.runs = RunDirectories(runs)
+        self.runs = RunDirectories([*runs, *_backend_store(server, runs)])
         self.poll_interval_s = poll_interval_s
         self.max_streams = max_streams
         self.request_timeout_s = request_timeout_s
@@ -95,6 +97,7 @@ class WebServer:
             ("api/tables", self._api_tables),
             ("api/tables/*", self._api_table),
             ("api/replays/*", self._api_replay),
+            ("api/replays/*/file", self._api_replay_file),
             ("healthz", self._health),
             ("", self._page_dashboard),
             ("tournaments/*", self._page_tournament),
@@ -271,7 +274,13 @@ class WebServer:
             view = await asyncio.to_thread(self.runs.tournament, key)
         except UnknownTournamentError as error:
             raise HttpError(HTTPStatus.NOT_FOUND, str(error)) from None
-        return _json_response(view)
+        tournament_id = view["tournament"]["id"]
+        playing = [
+            table_summary_json(t)
+            for t in self._tables()
+            if not t.is_finished and t.spec.tournament_id == tournament_id
+        ]
+        return _json_response({**view, "live_tables": playing})
 
     def _tables(self) -> list[Any]:
         return [] if self.server is None else self.server.list_tables()
@@ -314,6 +323,17 @@ class WebServer:
                 raise HttpError(HTTPStatus.CONFLICT, str(error)) from None
             self._replays.move_to_end(game_id)
             return view
+        replay, from_server = await self._read_replay(game_id)
+        view = await asyncio.to_thread(replay_json, replay, game_id)
+        view["twin"] = await asyncio.to_thread(self.runs.twin, game_id)
+        self._replays[game_id] = (view, replay.header, from_server)
+        while len(self._replays) > 32:
+            self._replays.popitem(last=False)
+        return view
+
+    async def _read_replay(self, game_id: str) -> tuple[replay_pb2.Replay, bool]:
+        """A finished game's replay, and whether the game server gave it; ``HttpError`` 409
+        while it is withheld, 404 when nobody knows it."""
         replay: replay_pb2.Replay | None = None
         from_server = False
         try:
@@ -334,11 +354,7 @@ class WebServer:
                 replay = await asyncio.to_thread(read_replay, path)
         except ReplayWithheldError as error:
             raise HttpError(HTTPStatus.CONFLICT, str(error)) from None
-        view = await asyncio.to_thread(replay_json, replay, game_id)
-        self._replays[game_id] = (view, replay.header, from_server)
-        while len(self._replays) > 32:
-            self._replays.popitem(last=False)
-        return view
+        return replay, from_server
 
     async def _check_server_replay(self, game_id: str, header: replay_pb2.ReplayHeader) -> None:
         """A finished table's replay stays private while its deals are still to be played: by
@@ -367,6 +383,12 @@ class WebServer:
 
     async def _api_replay(self, game_id: str, *, query: dict[str, str]) -> tuple[str, bytes]:
         return _json_response(await self.replay_view(game_id))
+
+    async def _api_replay_file(self, game_id: str, *, query: dict[str, str]) -> tuple[str, bytes]:
+        """The replay file itself (``.jsonl.gz``, as ``rookery replay verify`` reads it), under
+        the same withholding as its view."""
+        replay, _ = await self._read_replay(game_id)
+        return "application/gzip", await asyncio.to_thread(encode_replay, replay)
 
     async def _stream_table(
         self, writer: asyncio.StreamWriter, table_id: str, query: dict[str, str]
@@ -430,6 +452,16 @@ class WebServer:
 
     async def _page_replay(self, game_id: str, *, query: dict[str, str]) -> tuple[str, bytes]:
         return self._page(f"{game_id} — Rookery replay", "replay", game_id)
+
+
+def _backend_store(server: Any, runs: Sequence[str | Path]) -> list[Path]:
+    """The store of ``server``'s tournament backend (its ``store_dir``), unless ``runs``
+    already name it."""
+    store = getattr(getattr(server, "tournaments", None), "store_dir", None)
+    if not isinstance(store, Path):
+        return []
+    named = {Path(p).resolve() for p in runs}
+    return [] if store.resolve() in named else [store]
 
 
 def _json_bytes(value: Any) -> bytes:

@@ -25,9 +25,11 @@ from rookery.engine import (
     HandRedealt,
     HandResult,
     HandScored,
+    LegalActions,
     NestTaken,
     PartnerRevealed,
     Passed,
+    Phase,
     Ruleset,
     TrickWon,
     TrumpNamed,
@@ -36,7 +38,7 @@ from rookery.engine import (
     deal_for_hand,
 )
 from rookery.v1 import replay_pb2, results_pb2, table_pb2
-from rookery.wire.convert import ruleset_from_proto
+from rookery.wire.convert import action_from_proto, ruleset_from_proto
 from rookery.wire.replay import replay_to_record
 
 __all__ = [
@@ -45,8 +47,10 @@ __all__ = [
     "game_result_json",
     "hand_result_json",
     "hand_views",
+    "legal_json",
     "live_table_json",
     "replay_json",
+    "replay_moves",
     "ruleset_json",
     "table_summary_json",
     "termination_name",
@@ -238,15 +242,80 @@ def _proto_result_json(result: results_pb2.GameResult) -> JSON:
     }
 
 
+def legal_json(legal: LegalActions) -> JSON:
+    """The legal actions of a decision, compactly: the bids (and pass), the suits, the cards
+    that may be buried (and how many), called or played."""
+    phase = legal.phase
+    if phase is Phase.BIDDING:
+        return {"phase": "bid", "pass": legal.can_pass, "bids": list(legal.bids)}
+    if phase is Phase.NAME_TRUMP:
+        return {"phase": "trump", "suits": [suit.letter for suit in legal.suits]}
+    if phase is Phase.BURY:
+        return {"phase": "bury", "cards": cards_json(legal.bury_from), "count": legal.bury_count}
+    if phase is Phase.CALL:
+        return {"phase": "call", "cards": cards_json(legal.call_from)}
+    return {"phase": "play", "cards": cards_json(legal.play)}
+
+
+_OUTCOMES = {
+    replay_pb2.ACTION_OUTCOME_ACCEPTED: "accepted",
+    replay_pb2.ACTION_OUTCOME_AUTO_PLAYED: "auto_played",
+}
+
+
+def replay_moves(replay: replay_pb2.Replay, ruleset: Ruleset) -> dict[int, JSON]:
+    """Every decision of a replay by the ``seq`` of the event it made: the seat, the action's
+    text, its think time, how it came about (``accepted``: the bot's own reply; ``auto_played``:
+    the server's fallback for a late bot), the rejected replies before it, and the legal
+    actions the seat had. Call it only for a finished game (the legal actions name cards)."""
+    game = Game(ruleset, replay.header.seed, events=True)
+    moves: dict[int, JSON] = {}
+    rejected: list[str] = []
+    for h, hand in enumerate(replay.hands):
+        for i, recorded in enumerate(hand.actions):
+            if recorded.outcome == replay_pb2.ACTION_OUTCOME_REJECTED:
+                rejected.append(recorded.rejection_reason)
+                continue
+            if game.is_over:
+                return moves
+            action = action_from_proto(recorded.action, f"hands[{h}].actions[{i}].action")
+            legal = legal_json(game.legal_actions())
+            before = game.last_seq
+            game.apply(action)
+            made = game.events_since(before)
+            if made:
+                moves[made[0].seq] = {
+                    "seat": recorded.seat,
+                    "action": str(action),
+                    "think_ms": recorded.think_ms,
+                    "outcome": _OUTCOMES.get(recorded.outcome, "accepted"),
+                    "rejected": rejected,
+                    "legal": legal,
+                }
+            rejected = []
+    return moves
+
+
 def replay_json(replay: replay_pb2.Replay, game_id: str = "") -> JSON:
     """A finished game's replay for the viewer: the seats, the result and every hand's steps.
 
-    The game is over, so every hand carries its ``reveal``; the viewer shows it only when it
-    steps to the hand's end.
+    The game is over, so every hand carries its ``reveal``, and every step made by a decision
+    its ``move`` (``replay_moves``); the viewer's spectator mode shows them only at the hand's
+    end, its face-up mode at once. ``twin`` (set by the caller) is the game id of the
+    duplicate twin whose replay is public, if any.
     """
     header = replay.header
     ruleset = ruleset_from_proto(header.ruleset, "header.ruleset")
     game: Game = replay_to_record(replay).replay(events=True)
+    hands = hand_views(
+        game.events, ruleset.num_sides, game_over=True, ruleset=ruleset, seed=header.seed
+    )
+    moves = replay_moves(replay, ruleset)
+    for hand in hands:
+        for step in hand["steps"]:
+            move = moves.get(step["seq"])
+            if move is not None:
+                step["move"] = move
     return {
         "kind": "replay",
         "game_id": game_id or header.table_id,
@@ -256,9 +325,8 @@ def replay_json(replay: replay_pb2.Replay, game_id: str = "") -> JSON:
         "ruleset": ruleset_json(ruleset),
         "seats": [_seat_json(seat) for seat in header.seats],
         "result": _proto_result_json(replay.result),
-        "hands": hand_views(
-            game.events, ruleset.num_sides, game_over=True, ruleset=ruleset, seed=header.seed
-        ),
+        "hands": hands,
+        "twin": None,
     }
 
 
@@ -288,6 +356,7 @@ def live_table_json(table: Any) -> JSON:
         "last_seq": events[-1].seq if events else 0,
         "current_player": game.current_player if game.current_player is not None else -1,
         "phase": game.phase.name,
+        "clock": table.clock_view() if hasattr(table, "clock_view") else None,
         "hand": current,
         "previous_hand": previous,
         "result": _proto_result_json(summary.result) if summary.HasField("result") else None,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import html
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -61,37 +62,61 @@ def page_html(title: str, boot: JSON, data: Any = None) -> str:
     )
 
 
+def _relative(path: Path, start: Path) -> str:
+    """``path`` as a link from a page in ``start`` (forward slashes)."""
+    return Path(os.path.relpath(path.resolve(), start.resolve())).as_posix()
+
+
 def render_report_pages(
     source: str | Path | RunData,
     *,
     tournament_id: str | None = None,
     max_replays: int = MAX_REPLAY_PAGES,
+    out_dir: str | Path | None = None,
 ) -> dict[str, str]:
     """The static report's pages of a run directory (or of ``RunData``), by relative file name.
 
     ``index.html`` is the leaderboard, crosstable, rating chart, progress and games, and
     ``replays/<game_id>.html`` the replay viewer of each of the first ``max_replays`` games that
     have a replay. Every page is self-contained (the data embedded as JSON); write them all into
-    one folder (``write_report_pages``) so that the links between them work.
+    one folder (``write_report_pages``) so that the links between them work. ``out_dir`` is
+    that folder (default ``<run_dir>/web``): the links to the replay files and to the arena's
+    ``report.html`` are relative to it.
     """
     data = source if isinstance(source, RunData) else load_run_readonly(source, tournament_id)
+    target = Path(out_dir) if out_dir is not None else data.run_dir / "web"
     view = tournament_json(data)
     pages: dict[str, str] = {}
     made = 0
+    paged: set[str] = set()
     for game, row in zip(view["game_list"], data.games, strict=True):
         game["replay_page"] = False
-        if made >= max_replays or not row.replay_path:
+        if made >= max_replays or not game["has_replay"]:
+            continue
+        if (data.run_dir / row.replay_path).is_file():
+            game["replay_page"] = True
+            paged.add(row.game_id)
+            made += 1
+    for game, row in zip(view["game_list"], data.games, strict=True):
+        if not game["replay_page"]:
             continue
         path = data.run_dir / row.replay_path
-        if not path.is_file():
-            continue
         replay = replay_json(read_replay(path), row.game_id)
+        replay["twin"] = game["twin"] if game["twin"] in paged else None
         title = f"{row.game_id} — {data.tournament.name} — Rookery replay"
-        boot = {"mode": "static", "view": "replay", "home": "../index.html"}
+        boot = {
+            "mode": "static",
+            "view": "replay",
+            "home": "../index.html",
+            "download": _relative(path, target / "replays"),
+        }
         pages[f"replays/{row.game_id}.html"] = page_html(title, boot, replay)
-        game["replay_page"] = True
-        made += 1
-    boot = {"mode": "static", "view": "tournament", "replays": "replays/"}
+    boot = {
+        "mode": "static",
+        "view": "tournament",
+        "replays": "replays/",
+        "report": _relative(data.run_dir / "report.html", target),
+    }
     title = f"{data.tournament.name} — Rookery tournament"
     return {"index.html": page_html(title, boot, view), **pages}
 
@@ -106,7 +131,9 @@ def write_report_pages(
     """Write :func:`render_report_pages` into ``out_dir`` (default ``<run_dir>/web``)."""
     target = Path(out_dir) if out_dir is not None else Path(run_dir) / "web"
     written = []
-    pages = render_report_pages(run_dir, tournament_id=tournament_id, max_replays=max_replays)
+    pages = render_report_pages(
+        run_dir, tournament_id=tournament_id, max_replays=max_replays, out_dir=target
+    )
     for name, text in pages.items():
         path = target / name
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -13,18 +13,22 @@ from typing import Any
 from rookery.arena.config import config_from_dict
 from rookery.arena.errors import StorageError
 from rookery.arena.report import RunData, report_dict, summary_for
+from rookery.arena.results import rating_history
 from rookery.arena.schedule import Schedule
 from rookery.arena.sprt import SprtDecision
-from rookery.arena.storage import DATABASE_NAME, RunStore
+from rookery.arena.storage import DATABASE_NAME, GameRow, RunStore
 
 from ._errors import ReplayWithheldError, UnknownTournamentError
 
-__all__ = ["RunDirectories", "load_run_readonly", "tournament_json", "withheld_seeds"]
+__all__ = [
+    "RunDirectories",
+    "load_run_readonly",
+    "tournament_json",
+    "twin_of",
+    "withheld_seeds",
+]
 
 JSON = dict[str, Any]
-
-#: The rating chart keeps at most this many points (evenly thinned, the last one always kept).
-CHART_POINTS = 400
 
 
 def withheld_seeds(data: RunData) -> set[int]:
@@ -49,6 +53,21 @@ def withheld_seeds(data: RunData) -> set[int]:
     return {game.seed for game in schedule.games() if game.index not in recorded}
 
 
+def twin_of(row: GameRow, rows: Sequence[GameRow], withheld: Set[int]) -> str | None:
+    """The game id of ``row``'s duplicate twin among ``rows`` (same pair, same seed, another
+    game) when its replay is public, else None."""
+    for other in rows:
+        if (
+            other.game_id != row.game_id
+            and other.group == row.group
+            and other.seed == row.seed
+            and other.replay_path
+            and other.seed not in withheld
+        ):
+            return other.game_id
+    return None
+
+
 def _public_config(config: dict[str, Any], finished: bool) -> dict[str, Any]:
     """The configuration without the bots' command lines and environments, and without the
     tournament seed (every game's deals derive from it) until the tournament has finished."""
@@ -64,11 +83,12 @@ def _public_config(config: dict[str, Any], finished: bool) -> dict[str, Any]:
 
 def tournament_json(data: RunData, key: str | None = None) -> JSON:
     """A tournament for the pages: the arena's report data (its configuration made public),
-    progress, rating history and games; a game's seed and replay only once they are public."""
+    progress, rating history (the leaderboard's Elo over time: ``rating_history``) and games;
+    a game's seed and replay only once they are public."""
     out = report_dict(data)
     record = data.tournament
-    history = data.summary.history
-    step = max(1, len(history) // CHART_POINTS)
+    names = [standing.name for standing in data.summary.standings]
+    history = rating_history(data.games, data.config.ruleset, names)
     withheld = withheld_seeds(data)
     out["kind"] = "tournament"
     out["key"] = key or record.tournament_id
@@ -78,11 +98,7 @@ def tournament_json(data: RunData, key: str | None = None) -> JSON:
         "total": record.games_total,
         "status": record.status,
     }
-    out["history"] = [
-        {"game": index, "elo": dict(ratings)}
-        for i, (index, ratings) in enumerate(history)
-        if i % step == 0 or i == len(history) - 1
-    ]
+    out["history"] = [{"game": index, "elo": ratings} for index, ratings in history]
     out["game_list"] = [
         {
             "game_id": g.game_id,
@@ -98,6 +114,7 @@ def tournament_json(data: RunData, key: str | None = None) -> JSON:
             "hands": g.hands_played,
             "duration_s": g.duration_s,
             "has_replay": bool(g.replay_path) and g.seed not in withheld,
+            "twin": twin_of(g, data.games, withheld),
         }
         for g in data.games
     ]
@@ -257,6 +274,19 @@ class RunDirectories:
                     "until then"
                 )
             return entry.run_dir / row.replay_path
+        return None
+
+    def twin(self, game_id: str) -> str | None:
+        """The game id of ``game_id``'s duplicate twin (the same deals, the sides swapped),
+        if it has a public replay; None otherwise."""
+        for key, entry in self._entries().items():
+            with _ReadOnlyStore(entry.run_dir) as store:
+                rows = list(store.iter_games(entry.tournament_id))
+            row = next((g for g in rows if g.game_id == game_id), None)
+            if row is None:
+                continue
+            withheld = self._withheld(key)
+            return twin_of(row, rows, withheld)
         return None
 
     def _withheld(self, key: str) -> frozenset[int]:

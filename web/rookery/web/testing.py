@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -42,11 +42,19 @@ class LoopThread:
 
 @dataclass
 class Tournament:
-    """A finished round-robin in a run directory, and the dashboard serving it."""
+    """A finished round-robin in a run directory, and the dashboard serving it.
+
+    ``key`` is its key in the dashboard; ``seen_playing`` the tables the tournament page
+    listed as being played while it ran, and ``withheld`` the replays answered 409 then
+    (filled in by fixtures that watch it run)."""
 
     run_dir: Path
     data: RunData
     web: WebServer
+    key: str = ""
+    server: RookeryServer | None = None
+    seen_playing: set[str] = field(default_factory=set)
+    withheld: set[str] = field(default_factory=set)
 
 
 @dataclass
