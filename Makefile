@@ -16,6 +16,9 @@ OPENSPIEL_VENV := build/openspiel-venv
 OPENSPIEL_STAMP := $(OPENSPIEL_VENV)/.rookery-stamp
 NATIVE_SOURCES := $(filter-out %/__init__.py %/_build.py,$(wildcard engine/rookery/engine/*.py))
 PYTEST_ARGS ?=
+# The suite runs on this many pytest-xdist worker processes (one per core of a 2-core machine);
+# PYTEST_WORKERS=0 runs it in one process.
+PYTEST_WORKERS ?= 2
 # The Debian packages the suites need: the C++ kit (gRPC, protobuf, GoogleTest, CMake, g++), the
 # browser tests (Chromium and a font), the launched bots' sandbox (bubblewrap).
 SYSTEM_PACKAGES ?= protobuf-compiler libprotobuf-dev libgrpc++-dev protobuf-compiler-grpc \
@@ -98,7 +101,7 @@ buf-breaking: $(NODE_STAMP) ## compare the contract with the previous commit's
 
 # Every test with the compiled engine where it is built, then the engine's own on the pure build.
 pytest: setup setup-ray
-	$(BIN)/pytest $(PYTEST_ARGS)
+	$(BIN)/pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
 	ROOKERY_PURE_ENGINE=1 $(BIN)/pytest tests/engine $(PYTEST_ARGS)
 
 bench: setup setup-ray $(OPENSPIEL_STAMP) ## performance figures (engine, server, arena)

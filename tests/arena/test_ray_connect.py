@@ -10,10 +10,12 @@ from __future__ import annotations
 import contextlib
 import os
 import shlex
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -65,9 +67,11 @@ def own_processes(marker: str) -> list[int]:
 
 
 @pytest.fixture
-def ray_head(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def ray_head() -> Iterator[str]:
     """Step one of the recipe: ``ray start --head`` on loopback. Yields its GCS address."""
-    scratch = tmp_path_factory.mktemp("rayhead")
+    # Ray's socket paths under its temp dir must fit AF_UNIX's 107 bytes: a short folder of its
+    # own, not the (worker-nested) pytest tmp_path.
+    scratch = Path(tempfile.mkdtemp(prefix="rk-ray-"))
     port = free_port()
     env = without_ray_variables() | {LOOPBACK_ONLY: "0", MARKER: str(scratch)}
     # Every port of its own, so that the cluster meets no other one on this machine.
@@ -92,6 +96,7 @@ def ray_head(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             deadline = time.monotonic() + 5
             while own_processes(str(scratch)) and time.monotonic() < deadline:
                 time.sleep(0.2)
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def rows(run: Path) -> list[GameRow]:

@@ -84,7 +84,7 @@ async def test_garbage_until_the_retries_run_out_gets_the_late_policy_recorded(
     tmp_path: Path,
 ) -> None:
     with chat_server("garbage") as (url, _):
-        result, rows, decisions = await _tournament(tmp_path, url, action_ms=400, strike_limit=2)
+        result, rows, decisions = await _tournament(tmp_path, url, action_ms=1500, strike_limit=2)
     assert result.recorded == 2
     assert decisions and all(d["outcome"] == "gave_up" for d in decisions)
     assert all(d["late_policy_applies"] and d["attempts"] == 3 for d in decisions)
@@ -99,7 +99,7 @@ async def test_a_provider_error_is_an_incident_and_the_game_is_void_not_lost(
     tmp_path: Path,
 ) -> None:
     with chat_server("error") as (url, _):
-        result, rows, decisions = await _tournament(tmp_path, url, action_ms=400, strike_limit=2)
+        result, rows, decisions = await _tournament(tmp_path, url, action_ms=1500, strike_limit=2)
     assert result.recorded == 2
     assert decisions and all(d["outcome"] == "provider_error" for d in decisions)
     assert all(r.termination == "ABORTED" and "provider_error" in r.detail for r in rows)

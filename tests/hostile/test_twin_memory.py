@@ -253,10 +253,6 @@ def test_an_unconfined_bot_can_void_its_games(unconfined: Run) -> None:
     assert all(g.detail.startswith("void (reported incidents)") for g in unconfined.games)
 
 
-def test_the_twin_memory_runs_stay_bounded(sandboxed: Run, unconfined: Run) -> None:
-    assert sandboxed.wall_s + unconfined.wall_s < 60
-
-
 async def test_the_unix_socket_serves_bot_service_only(tmp_path: Path) -> None:
     """The sandbox's way to the server: BotService there; ArenaService and SpectatorService
     (the registry's versions, finished tables' events, aborting a table) only over TCP."""

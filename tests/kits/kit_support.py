@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import csv
+import fcntl
 import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -64,18 +66,30 @@ class Build:
     seconds: float
 
 
+@contextmanager
+def _build_lock(folder: Path) -> Iterator[None]:
+    """Hold the kit's build lock: one build.sh at a time per kit, across test processes."""
+    with (folder / ".build.lock").open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def build_kit(language: str, *args: str, timeout: float) -> Build:
     """Run the kit's build.sh (cached by the script itself) at low priority."""
     folder, _ = KITS[language]
     command = " ".join(["build.sh", *args])
-    started = time.monotonic()
-    process = subprocess.run(
-        ["nice", "-n", "10", str(folder / "build.sh"), *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
+    with _build_lock(folder):  # the suite's workers share each kit's build folder
+        started = time.monotonic()
+        process = subprocess.run(
+            ["nice", "-n", "10", str(folder / "build.sh"), *args],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
     output = process.stdout + process.stderr
     if process.returncode != 0:
         raise KitBuildError(f"{folder}/{command} failed ({process.returncode}):\n{output}")
