@@ -35,6 +35,15 @@ from rookery.web.testing import LiveGame, LoopThread, Tournament
 from rookery.wire.convert import ruleset_to_proto
 
 HERE = Path(__file__).parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every browser test on one xdist worker: one Chromium and one session tournament."""
+    for item in items:
+        if item.path.is_relative_to(HERE):
+            item.add_marker(pytest.mark.xdist_group("web"))
+
+
 PYTHON = shlex.quote(sys.executable)
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
