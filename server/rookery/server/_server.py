@@ -40,6 +40,7 @@ from ._errors import (
     TableSpecError,
     UnknownTableError,
 )
+from ._league import LeagueBackend
 from ._limits import open_file_limit, raise_open_file_limit
 from ._metrics import Metrics, MetricsHttpServer, MetricsInterceptor
 from ._registry import BotRegistry, validate_bot_name
@@ -118,6 +119,8 @@ class RookeryServer:
     ) -> None:
         self.config = config or ServerConfig()
         self.tournaments = tournaments
+        #: The optional :class:`LeagueBackend` of the ArenaService league RPCs (the arena's).
+        self.league: LeagueBackend | None = None
         self.metrics = Metrics()
         self.bots = BotRegistry(self.config.db or ":memory:")
         self.tables: OrderedDict[str, Table] = OrderedDict()
