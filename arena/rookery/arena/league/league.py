@@ -183,6 +183,9 @@ class League:
         self._stopping = False
         self._fit_lock = asyncio.Lock()
         self._challenges_in_flight: list[int] = []
+        #: Pairs at once (two games each): qualifications and matchmaking share them.
+        self._pair_slots = asyncio.Semaphore(max(1, self.options.concurrency // 2))
+        self._qualifications_waiting = 0
         self._seed_key = bytes.fromhex(self.store.meta("bot_seed_key") or "") or None
         if self._seed_key is None:
             self._seed_key = secrets.token_bytes(32)
@@ -422,7 +425,16 @@ class League:
         try:
             await self._launch(version)
             await self._launch(house)
-            pair = await self._play_pair("qualification", version.version_id, house.version_id)
+            self._qualifications_waiting += 1
+            try:
+                await self._pair_slots.acquire()
+            finally:
+                self._qualifications_waiting -= 1
+            try:
+                pair = await self._play_pair("qualification", version.version_id, house.version_id)
+            finally:
+                self._pair_slots.release()
+                self._wake.set()
         except Exception as error:
             pair = None
             reason = f"could not play its qualification game: {error}"
@@ -867,11 +879,12 @@ class League:
             self.store.season()
         except LookupError:
             return False
-        if self._flight.tables + 2 > max(2, self.options.concurrency):
-            return False
+        if self._pair_slots.locked() or self._qualifications_waiting:
+            return False  # the budget is spent, or new versions wait to qualify first
         choice = await asyncio.to_thread(self.next_pairing)
-        if choice is None:
+        if choice is None or self._pair_slots.locked():
             return False
+        await self._pair_slots.acquire()
         kind, a, b, rated, challenge_id = choice
         if challenge_id is not None:
             self._challenges_in_flight.append(challenge_id)
@@ -896,6 +909,7 @@ class League:
                     self.store.record_incident(v, "pair_failed", repr(error)[:300])
             await asyncio.sleep(1.0)
         finally:
+            self._pair_slots.release()
             if challenge_id is not None:
                 self._challenges_in_flight.remove(challenge_id)
             self._wake.set()

@@ -8,14 +8,15 @@ compare it with a round-robin all use the same choice.
   otherwise the pairing whose intervals overlap most, the overlap shared by how many pairs each
   side already has in flight, so that the budget spreads over the uncertain parts of the board.
 - **Final evaluation** (:func:`final_pairing`, :func:`separations`): only neighbours in the
-  ranking play, the unseparated neighbour pair with the fewest final pairs first, until every
-  adjacent pair is separated at the season's confidence (its likelihood of superiority) or the
-  budget is spent.
+  ranking play, the unseparated neighbours nearest to separating first (the highest likelihood of
+  superiority below the confidence, with a bonus for those with few final pairs), until every
+  adjacent pair is separated at the season's confidence or the budget is spent.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -117,5 +118,19 @@ def final_pairing(
     ]
     if not open_steps:
         return None
-    step = min(open_steps, key=lambda s: (played.get(frozenset((s.upper, s.lower)), 0), s.los))
+
+    def pairs_of(step: Separation) -> int:
+        return played.get(frozenset((step.upper, step.lower)), 0)
+
+    # The neighbours nearest to separating go first (a pair whose LOS stays near ½ after many
+    # games is most likely a true tie, and more games would be spent for nothing), with a bonus
+    # for neighbours that have had few final pairs, so that none is left unexplored.
+    step = max(
+        open_steps,
+        key=lambda s: (s.los + _EXPLORATION / math.sqrt(1 + pairs_of(s)), s.upper),
+    )
     return step.upper, step.lower
+
+
+#: How much a neighbour pair without final pairs is preferred (in LOS).
+_EXPLORATION = 0.2
