@@ -215,8 +215,8 @@ class League:
         """Launches every active version, resumes unfinished builds and qualifications, plays."""
         self._ensure_house()
         for version in self.store.versions(house=True):
-            if version.status == VersionState.ACTIVE:
-                await self._launch(version)
+            if version.status == VersionState.ACTIVE and not version.house:
+                await self._launch(version)  # the house bot starts with the first qualification
             elif version.status == VersionState.BUILDING:
                 self._spawn(self._build_and_qualify(version))
             elif version.status == VersionState.QUALIFYING:
@@ -631,7 +631,7 @@ class League:
         keys: list[str] = []
         try:
             if self.process_per_game:
-                for run in dict.fromkeys(seats):
+                for run in {r.launcher.bot.name: r for r in seats}.values():
                     name = run.launcher.bot.name
                     key = self.server.issue_launch_key(name)
                     plan = plan_launch(run.launcher.bot, 1, 2, 1)
