@@ -37,11 +37,14 @@ class Running:
         )  # fmt: skip
         metadata = (("authorization", f"Bearer {token}"),)
         response = await self.stub.SubmitVersion(request, metadata=metadata, timeout=30)
+        assert isinstance(response, league_pb2.SubmitVersionResponse)
         return response.version
 
     async def version(self, version_id: str) -> league_pb2.GetVersionResponse:
         request = league_pb2.GetVersionRequest(version_id=version_id)
-        return await self.stub.GetVersion(request, timeout=30)
+        response = await self.stub.GetVersion(request, timeout=30)
+        assert isinstance(response, league_pb2.GetVersionResponse)
+        return response
 
     async def settled(
         self, version_id: str, timeout_s: float = 60
