@@ -84,6 +84,8 @@
       var line = svg("polyline", { points: pts, fill: "none", stroke: COLORS[i % COLORS.length], "stroke-width": 1.6, "data-version": id });
       var title = svg("title", {}); title.textContent = id; line.appendChild(title);
       box.appendChild(line);
+      var last = history[id][history[id].length - 1];
+      box.appendChild(svg("circle", { cx: X(last[0]), cy: Y(last[1]), r: 3, fill: COLORS[i % COLORS.length], "data-version": id }));
     });
     return box;
   }
@@ -189,9 +191,15 @@
     app.textContent = "";
     app.appendChild(el("p", { cls: "error", id: "league-error", text: String(error.message || error) }));
   }
+  var shown = "";
   function refresh() {
     var url = boot.view === "bot" ? "/api/league/bots/" + encodeURIComponent(boot.bot) : "/api/league";
-    getJSON(url).then(boot.view === "bot" ? botPage : boardPage).catch(showError);
+    getJSON(url).then(function (data) {
+      var text = JSON.stringify(data);
+      if (text === shown) return;  // redraw only what changed: a link stays under the pointer
+      shown = text;
+      (boot.view === "bot" ? botPage : boardPage)(data);
+    }).catch(showError);
   }
   refresh();
   setInterval(function () { if (!document.hidden) refresh(); }, 5000);
