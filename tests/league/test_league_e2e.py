@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import itertools
 import sqlite3
+import subprocess
 import time
 from pathlib import Path
 
-from conftest import MIX_COMMAND, LeagueProcess, mix_folder
+import grpc
+import pytest
+from conftest import MIX_COMMAND, ROOKERY, LeagueProcess, mix_folder
 from google.protobuf.timestamp_pb2 import Timestamp
 from rookery.arena.league.submissions import pack_folder
 from rookery.v1 import league_pb2
@@ -87,6 +90,14 @@ def test_a_season_survives_a_restart_and_its_final_evaluation_ranks_by_strength(
         90,
     )
     db = tmp_path / "league" / "league.sqlite"
+    # An author asks for two unrated pairs against another author's version; not with bob's token.
+    challenge = league_pb2.ChallengeRequest(
+        version_id="alice@1", opponent_version_id="bob@1", pairs=2, rated=False
+    )
+    with pytest.raises(grpc.RpcError) as refused:
+        league.call("Challenge", challenge, tokens["bob"])
+    assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    league.call("Challenge", challenge, tokens["alice"])
     _wait("16 rated pairs", lambda: len(_rated_pairs(db)) >= 16, 120)
 
     # A power cut in the middle of play: everything committed is kept, pairs in flight are lost.
@@ -123,6 +134,17 @@ def test_a_season_survives_a_restart_and_its_final_evaluation_ranks_by_strength(
             separated += 1
     assert separated >= 1, final.verdicts
     assert len(final.verdicts) == 11
+    assert final.season.final_pairs_played <= 30, "the final evaluation overspent its budget"
+    with sqlite3.connect(db) as connection:
+        challenged = connection.execute(
+            "SELECT a, b, rated FROM pairs WHERE kind = 'challenge'"
+        ).fetchall()
+    assert challenged == [("alice@1", "bob@1", 0)] * 2
+    shown = subprocess.run(
+        [str(ROOKERY), "league", "board", "--server", league.target],
+        capture_output=True, text=True, timeout=60, check=True,
+    ).stdout  # fmt: skip
+    assert "closed" in shown and final.verdicts[0] in shown
     games = 2 * final.season.pairs_played
     print(
         f"\nleague: {final.season.pairs_played} pairs ({games} games, "

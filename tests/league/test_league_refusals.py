@@ -162,3 +162,29 @@ async def test_the_organiser_calls_need_the_admin_token(running: Running) -> Non
     add = arena_service_pb2.AddBotRequest(name="mallory")
     with pytest.raises(grpc.aio.AioRpcError):
         await running.stub.AddBot(add, metadata=metadata, timeout=30)
+
+
+async def test_only_its_author_retires_a_version_and_the_organiser_disqualifies(
+    running: Running,
+) -> None:
+    token = running.tokens["alice"]
+    first = await running.submit("alice", token, mix_folder(running.root, "a", 1))
+    second = await running.submit("alice", token, mix_folder(running.root, "b", 0))
+    retire = league_pb2.RetireVersionRequest(version_id=first.version_id)
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await running.stub.RetireVersion(
+            retire, metadata=(("authorization", f"Bearer {running.tokens['bob']}"),)
+        )
+    assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    retired = await running.stub.RetireVersion(
+        retire, metadata=(("authorization", f"Bearer {running.tokens['alice']}"),)
+    )
+    assert retired.version.status == league_pb2.VERSION_STATUS_RETIRED
+    disqualify = league_pb2.DisqualifyVersionRequest(version_id=second.version_id, reason="copied")
+    done = await running.stub.DisqualifyVersion(
+        disqualify, metadata=(("authorization", f"Bearer {ADMIN}"),)
+    )
+    assert done.version.status == league_pb2.VERSION_STATUS_DISQUALIFIED
+    assert done.version.detail == "disqualified by the organiser: copied"
+    statuses = {v.version_id: v.status for v in running.league.league.store.versions()}
+    assert statuses == {"alice@1": "retired", "alice@2": "disqualified"}

@@ -838,7 +838,7 @@ class League:
 
     def _final_step(self, season: Any) -> tuple[str, str, str, bool, int | None] | None:
         played_final = self.store.count_pairs(season.season_id, ("final",))
-        in_flight = sum(self._flight.busy.values()) // 2
+        in_flight = len(self._flight.tasks)  # until committed, not just until played
         ranked, steps, _fit = self.final_state(season.season_id)
         if all(s.separated for s in steps) or played_final + in_flight >= season.final_pair_budget:
             if in_flight == 0:
