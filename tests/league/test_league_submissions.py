@@ -8,7 +8,7 @@ import tarfile
 from pathlib import Path
 
 import pytest
-from conftest import mix_folder
+from league_helpers import mix_folder
 from rookery.arena.league.submissions import (
     content_sha256,
     copy_folder,

@@ -15,15 +15,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import HERE, SHORT
 from playwright.sync_api import Page
 from rookery.arena.league import League, LeagueOptions, LeagueServer, VersionState
 from rookery.arena.league.submissions import pack_folder
+from rookery.engine import Ruleset
 from rookery.server import ServerConfig, TimeControl
 from rookery.web import WebServer
 from rookery.web.testing import LoopThread
 
 pytestmark = pytest.mark.slow
+
+HERE = Path(__file__).parent
+#: Short games: the first side to 100 points wins, after two hands at most.
+SHORT = Ruleset.preset("standard").replace(target=100, max_hands=2)
 
 
 @dataclass
@@ -38,7 +42,7 @@ class LeagueSite:
 
 async def _season(root: Path) -> LeagueSite:
     options = LeagueOptions(
-        ruleset=SHORT.replace(max_hands=2),
+        ruleset=SHORT,
         concurrency=2,
         sandbox="off",
         open_mode=True,

@@ -133,4 +133,4 @@ def final_pairing(
 
 
 #: How much a neighbour pair without final pairs is preferred (in LOS).
-_EXPLORATION = 0.2
+_EXPLORATION = 0.35
