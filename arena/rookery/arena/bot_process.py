@@ -232,6 +232,7 @@ async def start_bot_process(
     cwd: str | None = None,
     slot: int = 0,
     on_cut: Callable[[int], None] | None = None,
+    writable: bool = False,
 ) -> BotProcess:
     """Start ``argv``: in a new sandbox when ``runtime`` is given, else as the arena's user.
 
@@ -259,7 +260,9 @@ async def start_bot_process(
                 start_new_session=True,
             )
         return BotProcess(process, ProcessMeter(process.pid), log_path, log_start, label)
-    command = runtime.command(label, argv, env, server_target, folder=folder, slot=slot)
+    command = runtime.command(
+        label, argv, env, server_target, folder=folder, slot=slot, writable=writable
+    )
     read_fd, write_fd = os.pipe()
     try:
         process = await asyncio.create_subprocess_exec(

@@ -540,7 +540,7 @@ class SandboxRuntime:
             _write(group / "pids.max", str(self.limits.processes + _OWN_TASKS))
         return group
 
-    def _mounts(self, folder: Path | None) -> list[str]:
+    def _mounts(self, folder: Path | None, writable: bool = False) -> list[str]:
         args: list[str] = []
         for raw in _SYSTEM_PATHS:
             path = Path(raw)
@@ -563,6 +563,8 @@ class SandboxRuntime:
             args += ["--perms", "0755", "--dir", str(path)]
         for path in binds:
             args += ["--ro-bind", str(path), str(path)]
+        if writable and folder is not None:  # a build step writes its output into the folder
+            args += ["--bind", str(folder), str(folder)]
         args += ["--ro-bind", str(self.socket_path), SOCKET_INSIDE]
         return args
 
@@ -575,11 +577,13 @@ class SandboxRuntime:
         *,
         folder: Path | None = None,
         slot: int = 0,
+        writable: bool = False,
     ) -> SandboxedCommand:
         """The guard command that starts ``argv`` in a new sandbox (and its cgroup, made now).
 
         ``server_target`` is the ``host:port`` the bot was told; ``folder`` the bot's own folder
-        (mounted read-only, its working directory); ``slot`` picks the CPU set when pinning.
+        (mounted read-only, its working directory; ``writable``: read-write, for a league's build
+        step); ``slot`` picks the CPU set when pinning.
         """
         folder = folder if folder is not None else bot_folder(argv)
         uid = _UID_BASE + random.randrange(_UID_SPAN) if self.support.as_root else None
@@ -600,7 +604,7 @@ class SandboxRuntime:
             bwrap += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
         else:
             bwrap += ["--unshare-user"]
-        bwrap += self._mounts(folder)
+        bwrap += self._mounts(folder, writable)
         bwrap += ["--chdir", "/"]
         host, _, port = server_target.rpartition(":")
         if host not in ("127.0.0.1", "localhost"):

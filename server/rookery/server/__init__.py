@@ -21,6 +21,7 @@ from ._errors import (
     UnknownTournamentError,
 )
 from ._gc import tune_gc
+from ._league import LeagueBackend, SubmissionsClosedError
 from ._logging import configure_logging
 from ._registry import BotRecord, BotRegistry, validate_bot_name
 from ._server import SERVER_VERSION, RookeryServer
@@ -38,12 +39,14 @@ __all__ = [
     "ConfigError",
     "InvalidBotNameError",
     "LatePolicy",
+    "LeagueBackend",
     "RookeryServer",
     "SeatStats",
     "ServerConfig",
     "ServerError",
     "ServerStoppingError",
     "Session",
+    "SubmissionsClosedError",
     "Table",
     "TableNotFinishedError",
     "TableOutcome",

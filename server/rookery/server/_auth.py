@@ -25,7 +25,16 @@ __all__ = ["GUARDED_METHODS", "AdminInterceptor", "BotsOnlyOnUnixSocket", "beare
 
 GUARDED_METHODS = frozenset(
     "/rookery.v1.ArenaService/" + name
-    for name in ("AddBot", "RemoveBot", "CreateTable", "AbortTable", "CreateTournament")
+    for name in (
+        "AddBot",
+        "RemoveBot",
+        "CreateTable",
+        "AbortTable",
+        "CreateTournament",
+        "DisqualifyVersion",
+        "CreateSeason",
+        "StartFinalEvaluation",
+    )
 )
 """The RPCs that need the admin token."""
 

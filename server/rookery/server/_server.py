@@ -40,6 +40,7 @@ from ._errors import (
     TableSpecError,
     UnknownTableError,
 )
+from ._league import LeagueBackend
 from ._limits import open_file_limit, raise_open_file_limit
 from ._metrics import Metrics, MetricsHttpServer, MetricsInterceptor
 from ._registry import BotRegistry, validate_bot_name
@@ -118,6 +119,8 @@ class RookeryServer:
     ) -> None:
         self.config = config or ServerConfig()
         self.tournaments = tournaments
+        #: The optional :class:`LeagueBackend` of the ArenaService league RPCs (the arena's).
+        self.league: LeagueBackend | None = None
         self.metrics = Metrics()
         self.bots = BotRegistry(self.config.db or ":memory:")
         self.tables: OrderedDict[str, Table] = OrderedDict()
@@ -305,12 +308,15 @@ class RookeryServer:
         """Creates a table; it starts as soon as every seat can be given a connected session."""
         if self._stopping:
             raise ServerStoppingError("the server is shutting down: no new tables")
-        for name in spec.seat_bots:
+        for seat, name in enumerate(spec.seat_bots):
             try:
                 validate_bot_name(name)
             except ValueError as error:
                 raise TableSpecError(str(error)) from None
-            if self.config.is_token_mode and not self.bots.is_active(name):
+            # A seat bound to a live launch key of its bot (a league's version) needs no
+            # registry entry: only the process given that key can take it.
+            keyed = bool(spec.seat_keys) and self.is_launch_key(name, spec.seat_keys[seat])
+            if self.config.is_token_mode and not keyed and not self.bots.is_active(name):
                 raise TableSpecError(f"no registered bot named {name!r}")
         table_id = spec.table_id or "t-" + secrets.token_hex(6)
         if not _SAFE_ID.fullmatch(table_id):

@@ -17,6 +17,7 @@ from rookery.v1 import (
     arena_service_pb2_grpc,
     bot_service_pb2,
     bot_service_pb2_grpc,
+    league_pb2,
     spectator_service_pb2,
     spectator_service_pb2_grpc,
     table_pb2,
@@ -24,6 +25,7 @@ from rookery.v1 import (
 from rookery.wire import convert
 from rookery.wire.errors import MalformedMessageError
 
+from ._auth import bearer_token
 from ._decoding import malformed_detail
 from ._encoding import batch_bytes, serialize_response
 from ._errors import (
@@ -34,6 +36,7 @@ from ._errors import (
     UnknownBotError,
     UnknownTableError,
 )
+from ._league import LeagueBackend, SubmissionsClosedError
 from ._limits import hello_problem, peer_host
 from ._outbox import Outbox
 from ._registry import BotRecord, validate_bot_name
@@ -557,6 +560,90 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
             context, lambda b: b.get_standings(request.tournament_id)
         )
         return arena_service_pb2.GetStandingsResponse(standings=standings)
+
+    # League: delegated to the league backend ---------------------------------------------------
+
+    async def _league(self, context: Any, call: Callable[[LeagueBackend], Awaitable[_T]]) -> _T:
+        backend = self._server.league
+        if backend is None:
+            await _abort(
+                context,
+                _Code.UNIMPLEMENTED,
+                "this server runs no league: start one with `rookery league serve`",
+            )
+        try:
+            return await call(backend)
+        except PermissionError as error:
+            await _abort(context, _Code.PERMISSION_DENIED, str(error))
+        except FileExistsError as error:
+            await _abort(context, _Code.ALREADY_EXISTS, str(error))
+        except LookupError as error:
+            await _abort(context, _Code.NOT_FOUND, str(error).strip("'\""))
+        except SubmissionsClosedError as error:
+            await _abort(context, _Code.FAILED_PRECONDITION, str(error))
+        except ValueError as error:
+            await _abort(context, _Code.INVALID_ARGUMENT, str(error))
+
+    @staticmethod
+    def _token(context: Any) -> str | None:
+        return bearer_token(context.invocation_metadata())
+
+    async def SubmitVersion(
+        self, request: league_pb2.SubmitVersionRequest, context: Any
+    ) -> league_pb2.SubmitVersionResponse:
+        token = self._token(context)
+        version = await self._league(context, lambda b: b.submit_version(request, token))
+        return league_pb2.SubmitVersionResponse(version=version)
+
+    async def ListVersions(
+        self, request: league_pb2.ListVersionsRequest, context: Any
+    ) -> league_pb2.ListVersionsResponse:
+        versions = await self._league(context, lambda b: b.list_versions(request.bot_name))
+        return league_pb2.ListVersionsResponse(versions=versions)
+
+    async def GetVersion(
+        self, request: league_pb2.GetVersionRequest, context: Any
+    ) -> league_pb2.GetVersionResponse:
+        return await self._league(context, lambda b: b.get_version(request.version_id))
+
+    async def RetireVersion(
+        self, request: league_pb2.RetireVersionRequest, context: Any
+    ) -> league_pb2.RetireVersionResponse:
+        token = self._token(context)
+        version = await self._league(context, lambda b: b.retire_version(request.version_id, token))
+        return league_pb2.RetireVersionResponse(version=version)
+
+    async def DisqualifyVersion(
+        self, request: league_pb2.DisqualifyVersionRequest, context: Any
+    ) -> league_pb2.DisqualifyVersionResponse:
+        version = await self._league(
+            context, lambda b: b.disqualify_version(request.version_id, request.reason)
+        )
+        return league_pb2.DisqualifyVersionResponse(version=version)
+
+    async def Challenge(
+        self, request: league_pb2.ChallengeRequest, context: Any
+    ) -> league_pb2.ChallengeResponse:
+        token = self._token(context)
+        challenge_id = await self._league(context, lambda b: b.challenge(request, token))
+        return league_pb2.ChallengeResponse(challenge_id=challenge_id)
+
+    async def GetLeagueBoard(
+        self, request: league_pb2.GetLeagueBoardRequest, context: Any
+    ) -> league_pb2.GetLeagueBoardResponse:
+        return await self._league(context, lambda b: b.board(request.all_versions))
+
+    async def CreateSeason(
+        self, request: league_pb2.CreateSeasonRequest, context: Any
+    ) -> league_pb2.CreateSeasonResponse:
+        season = await self._league(context, lambda b: b.create_season(request))
+        return league_pb2.CreateSeasonResponse(season=season)
+
+    async def StartFinalEvaluation(
+        self, request: league_pb2.StartFinalEvaluationRequest, context: Any
+    ) -> league_pb2.StartFinalEvaluationResponse:
+        season = await self._league(context, lambda b: b.start_final_evaluation())
+        return league_pb2.StartFinalEvaluationResponse(season=season)
 
 
 class SpectatorServicer(spectator_service_pb2_grpc.SpectatorServiceServicer):

@@ -24,6 +24,7 @@ from rookery.v1 import replay_pb2
 from rookery.wire.replay import encode_replay, read_replay
 
 from ._errors import ReplayWithheldError, UnknownTournamentError
+from ._league import league_bot_json, league_json, league_page_html, league_replay_json
 from ._model import live_table_json, replay_json, table_summary_json
 from ._pages import page_html
 from ._play import PlayRoutes
@@ -71,9 +72,12 @@ class WebServer:
         max_streams: int = 64,
         request_timeout_s: float = 10.0,
         max_connections: int = 256,
+        league: Any = None,
     ) -> None:
         self.address = address
         self.server = server
+        #: A ``rookery.arena.league.League`` whose pages to serve (``/league``), or None.
+        self.league = league
         self.runs = RunDirectories([*runs, *_backend_store(server, runs)])
         self.poll_interval_s = poll_interval_s
         self.max_streams = max_streams
@@ -103,6 +107,10 @@ class WebServer:
             ("tournaments/*", self._page_tournament),
             ("tables/*", self._page_table),
             ("replays/*", self._page_replay),
+            ("api/league", self._api_league),
+            ("api/league/bots/*", self._api_league_bot),
+            ("league", self._page_league),
+            ("league/bots/*", self._page_league_bot),
         ]
 
     # Running ------------------------------------------------------------------------------------
@@ -306,6 +314,10 @@ class WebServer:
 
         ``HttpError`` 409 while the game is being played, 404 when nobody knows it.
         """
+        if self.league is not None:  # a league game: public once its pair is committed
+            league_view = await asyncio.to_thread(league_replay_json, self.league, game_id)
+            if league_view is not None:
+                return league_view
         cached = self._replays.get(game_id)
         if cached is not None:
             view, header, from_server = cached
@@ -452,6 +464,41 @@ class WebServer:
 
     async def _page_replay(self, game_id: str, *, query: dict[str, str]) -> tuple[str, bytes]:
         return self._page(f"{game_id} — Rookery replay", "replay", game_id)
+
+    # The league (_league.py) --------------------------------------------------------------------
+
+    def _the_league(self) -> Any:
+        if self.league is None:
+            raise HttpError(HTTPStatus.NOT_FOUND, "this dashboard shows no league")
+        return self.league
+
+    async def _api_league(self, *, query: dict[str, str]) -> tuple[str, bytes]:
+        league = self._the_league()
+        try:
+            view = await asyncio.to_thread(league_json, league)
+        except LookupError as error:
+            raise HttpError(HTTPStatus.NOT_FOUND, str(error).strip("'\"")) from None
+        return _json_response(view)
+
+    async def _api_league_bot(self, bot: str, *, query: dict[str, str]) -> tuple[str, bytes]:
+        league = self._the_league()
+        try:
+            view = await asyncio.to_thread(league_bot_json, league, bot)
+        except LookupError as error:
+            raise HttpError(HTTPStatus.NOT_FOUND, str(error).strip("'\"")) from None
+        if view is None:
+            raise HttpError(HTTPStatus.NOT_FOUND, f"no bot {bot!r} in this league")
+        return _json_response(view)
+
+    async def _page_league(self, *, query: dict[str, str]) -> tuple[str, bytes]:
+        self._the_league()
+        page = league_page_html("League — Rookery", {"view": "board"})
+        return "text/html; charset=utf-8", page.encode()
+
+    async def _page_league_bot(self, bot: str, *, query: dict[str, str]) -> tuple[str, bytes]:
+        self._the_league()
+        page = league_page_html(f"{bot} — Rookery league", {"view": "bot", "bot": bot})
+        return "text/html; charset=utf-8", page.encode()
 
 
 def _backend_store(server: Any, runs: Sequence[str | Path]) -> list[Path]:

@@ -1,0 +1,412 @@
+"""``rookery league``: run a league, submit versions, read the board, settle the season."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime
+import os
+import re
+import signal
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+__all__ = ["register"]
+
+_EXAMPLES = textwrap.dedent(
+    """\
+    examples:
+      # the organiser: a registry of bots, a league on it, a season ending in two weeks
+      rookery bots add alpha --db bots.sqlite          # prints alpha's token once
+      rookery league serve --league league/league.sqlite --db bots.sqlite \\
+          --admin-token "$ADMIN" --address 0.0.0.0:50051 --web-address 0.0.0.0:8080
+      rookery league season spring --in 14d --admin-token "$ADMIN"
+
+      # an author: submit a version of their bot (its folder is sent as an archive)
+      ROOKERY_TOKEN=rk_... rookery league submit alpha ./my-bot --command "python bot.py" \\
+          --build "make"
+      rookery league board
+      rookery league challenge alpha@3 beta@1 --pairs 10
+
+      # the deadline ends submissions by itself; or end them now:
+      rookery league final --admin-token "$ADMIN"
+
+    docs/league.md runs a season from start to final ranking.
+    """
+)
+
+_DURATION = re.compile(r"^(\d+(?:\.\d+)?)([smhd])$")
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``rookery league serve|season|submit|versions|version|retire|disqualify|challenge|
+    board|final``."""
+    group = subparsers.add_parser(
+        "league",
+        help="a league: submitted versions rated all season, settled at the deadline",
+        description=(
+            "A league keeps one SQLite file of seasons, versions, games and ratings. Authors "
+            "submit versions of their bots with the bot's token; the league builds them, "
+            "qualifies them against the random bot, plays duplicate pairs continuously where "
+            "the ranking is least certain, and at the deadline plays neighbours until they are "
+            "separated or the budget is spent."
+        ),
+        epilog=_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    commands = group.add_subparsers(title="league commands", metavar="COMMAND")
+    server_default = os.environ.get("ROOKERY_SERVER", "127.0.0.1:50051")
+
+    def client(parser: argparse.ArgumentParser, token: str = "ROOKERY_TOKEN") -> None:
+        parser.add_argument(
+            "--server", default=server_default, help="the league's gRPC address (ROOKERY_SERVER)"
+        )
+        if token == "ROOKERY_TOKEN":
+            parser.add_argument(
+                "--token",
+                default=os.environ.get("ROOKERY_TOKEN", ""),
+                help="the bot's token (env ROOKERY_TOKEN)",
+            )
+        else:
+            parser.add_argument(
+                "--admin-token",
+                default=os.environ.get("ROOKERY_ADMIN_TOKEN", ""),
+                help="the organiser's token (env ROOKERY_ADMIN_TOKEN)",
+            )
+
+    serve = commands.add_parser("serve", help="run a league server until SIGTERM or SIGINT")
+    serve.add_argument("--league", default="league/league.sqlite", help="the league's file")
+    serve.add_argument("--address", default="127.0.0.1:50051", help="gRPC HOST:PORT")
+    serve.add_argument("--db", default="", help="the bot registry (token mode); empty: open")
+    serve.add_argument("--admin-token", default=os.environ.get("ROOKERY_ADMIN_TOKEN", ""))
+    serve.add_argument("--preset", default="standard", help="the rules (a partnership preset)")
+    serve.add_argument("--target", type=int, default=0, help="override the preset's target")
+    serve.add_argument("--max-hands", type=int, default=0, help="override max_hands")
+    serve.add_argument("--concurrency", type=int, default=2, help="games at once (default 2)")
+    serve.add_argument("--min-pairs", type=int, default=3, help="pairs a new version plays first")
+    serve.add_argument("--bootstrap", type=int, default=100, help="refits per rating interval")
+    serve.add_argument("--action-ms", type=int, default=0, help="a move's time (default 2000)")
+    serve.add_argument("--grace-ms", type=int, default=0, help="a disconnected seat's grace")
+    serve.add_argument("--join-timeout", type=float, default=30.0, help="seconds to join a game")
+    serve.add_argument(
+        "--sandbox", choices=("auto", "on", "off"), default="auto", help="run versions sandboxed"
+    )
+    serve.add_argument("--build-timeout", type=float, default=300.0, help="a build's seconds")
+    serve.add_argument("--local-root", default="", help="local folders may be submitted from here")
+    serve.add_argument("--web-address", default="off", help="the league's pages (HOST:PORT)")
+    serve.add_argument("--port-file", help="write the gRPC port here once serving")
+    serve.add_argument("--web-port-file", help="write the pages' port here once serving")
+    serve.set_defaults(func=_serve)
+
+    season = commands.add_parser("season", help="start a new season (the organiser)")
+    season.add_argument("name")
+    when = season.add_mutually_exclusive_group(required=True)
+    when.add_argument("--deadline", help="ISO 8601, e.g. 2026-12-24T18:00:00+00:00")
+    when.add_argument("--in", dest="within", help="from now: 90s, 30m, 6h, 14d")
+    season.add_argument("--confidence", type=float, default=0.95, help="final separation")
+    season.add_argument("--budget", type=int, default=200, help="final pairs at most")
+    client(season, "admin")
+    season.set_defaults(func=_season)
+
+    submit = commands.add_parser("submit", help="submit a new version of a bot (its token)")
+    submit.add_argument("bot")
+    submit.add_argument("folder", help="the bot's folder")
+    submit.add_argument("--command", required=True, help="what runs it in its folder")
+    submit.add_argument("--build", default="", help="a build step, run once in the sandbox")
+    submit.add_argument("--note", default="")
+    submit.add_argument(
+        "--local", action="store_true", help="name the folder instead of sending it (--local-root)"
+    )
+    client(submit)
+    submit.set_defaults(func=_submit)
+
+    versions = commands.add_parser("versions", help="list versions")
+    versions.add_argument("bot", nargs="?", default="")
+    client(versions)
+    versions.set_defaults(func=_versions)
+
+    version = commands.add_parser("version", help="one version and its build log")
+    version.add_argument("version_id")
+    client(version)
+    version.set_defaults(func=_version)
+
+    retire = commands.add_parser("retire", help="retire one of your versions")
+    retire.add_argument("version_id")
+    client(retire)
+    retire.set_defaults(func=_retire)
+
+    disqualify = commands.add_parser("disqualify", help="disqualify a version (the organiser)")
+    disqualify.add_argument("version_id")
+    disqualify.add_argument("--reason", default="")
+    client(disqualify, "admin")
+    disqualify.set_defaults(func=_disqualify)
+
+    challenge = commands.add_parser("challenge", help="duplicate pairs against a named version")
+    challenge.add_argument("version_id", help="one of your versions")
+    challenge.add_argument("opponent")
+    challenge.add_argument("--pairs", type=int, default=4)
+    challenge.add_argument("--rated", action="store_true", help="count them for the ratings")
+    client(challenge)
+    challenge.set_defaults(func=_challenge)
+
+    board = commands.add_parser("board", help="the board (or the final standings)")
+    board.add_argument("--all", action="store_true", help="every active version, not the latest")
+    client(board)
+    board.set_defaults(func=_board)
+
+    final = commands.add_parser("final", help="close submissions now, start the final evaluation")
+    client(final, "admin")
+    final.set_defaults(func=_final)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import dataclasses
+
+    from rookery.arena.league import LeagueError, LeagueOptions, LeagueServer
+    from rookery.engine import Ruleset, RulesetError
+    from rookery.server import ServerConfig, TimeControl, configure_logging
+
+    try:
+        ruleset = Ruleset.preset(args.preset)
+        changes = {}
+        if args.target:
+            changes["target"] = args.target
+        if args.max_hands:
+            changes["max_hands"] = args.max_hands
+        if changes:
+            ruleset = dataclasses.replace(ruleset, **changes)
+    except (RulesetError, KeyError, ValueError) as error:
+        print(f"rookery league serve: {error}", file=sys.stderr)
+        return 2
+    clock = TimeControl()
+    if args.action_ms:
+        clock = dataclasses.replace(clock, action_ms=args.action_ms)
+    if args.grace_ms:
+        clock = dataclasses.replace(clock, grace_ms=args.grace_ms)
+    options = LeagueOptions(
+        ruleset=ruleset,
+        concurrency=args.concurrency,
+        min_pairs=args.min_pairs,
+        bootstrap=args.bootstrap,
+        time_control=clock,
+        sandbox=args.sandbox,
+        build_timeout_s=args.build_timeout,
+        local_root=Path(args.local_root) if args.local_root else None,
+        join_timeout_s=args.join_timeout,
+        open_mode=not args.db,
+    )
+    config = ServerConfig(
+        address=args.address,
+        auth="token" if args.db else "open",
+        db=args.db,
+        admin_token=args.admin_token,
+        log_level="warning",
+        time_control=clock,
+    )
+    configure_logging("warning", json=True)
+
+    async def run() -> int:
+        try:
+            running = await LeagueServer.start(args.league, config, options)
+        except (LeagueError, OSError) as error:
+            print(f"rookery league serve: {error}", file=sys.stderr)
+            return 1
+        web = None
+        if args.web_address and args.web_address != "off":
+            from rookery.web import WebServer
+
+            web = WebServer(args.web_address, server=running.server, league=running.league)
+            await web.start()
+        if args.port_file:
+            _write_port(args.port_file, running.server.port)
+        if web is not None and args.web_port_file:
+            _write_port(args.web_port_file, int(web.url.rpartition(":")[2]))
+        print(
+            f"league {args.league} serving on {running.server.target}"
+            + (f", pages at {web.url}/league" if web is not None else ""),
+            file=sys.stderr,
+        )
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, stop.set)
+        await stop.wait()
+        if web is not None:
+            await web.stop()
+        await running.stop()
+        return 0
+
+    return asyncio.run(run())
+
+
+def _write_port(path_text: str, port: int) -> None:
+    path = Path(path_text)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(f"{port}\n")
+    os.replace(tmp, path)
+
+
+def _call(args: argparse.Namespace, method: str, request: Any, token: str = "") -> Any:
+    import grpc
+    from rookery.v1 import arena_service_pb2_grpc
+
+    metadata = (("authorization", f"Bearer {token}"),) if token else ()
+    with grpc.insecure_channel(args.server) as channel:
+        stub = arena_service_pb2_grpc.ArenaServiceStub(channel)
+        try:
+            return getattr(stub, method)(request, metadata=metadata, timeout=60)
+        except grpc.RpcError as error:
+            code = error.code().name if error.code() else "ERROR"
+            raise SystemExit(
+                f"rookery league: {code}: {error.details()}"  # the server's own words
+            ) from None
+
+
+def _deadline(args: argparse.Namespace) -> float:
+    if args.within:
+        match = _DURATION.match(args.within.strip())
+        if not match:
+            raise SystemExit(f"rookery league season: --in {args.within!r}: use 90s, 30m, 6h, 14d")
+        unit = {"s": 1, "m": 60, "h": 3600, "d": 86400}[match.group(2)]
+        return datetime.datetime.now(datetime.UTC).timestamp() + float(match.group(1)) * unit
+    try:
+        when = datetime.datetime.fromisoformat(args.deadline)
+    except ValueError as error:
+        raise SystemExit(f"rookery league season: --deadline: {error}") from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=datetime.UTC)
+    return when.timestamp()
+
+
+def _season(args: argparse.Namespace) -> int:
+    from google.protobuf.timestamp_pb2 import Timestamp
+    from rookery.v1 import league_pb2
+
+    deadline = Timestamp()
+    deadline.FromNanoseconds(int(_deadline(args) * 1e9))
+    request = league_pb2.CreateSeasonRequest(
+        name=args.name,
+        deadline=deadline,
+        confidence=args.confidence,
+        final_pair_budget=args.budget,
+    )
+    season = _call(args, "CreateSeason", request, args.admin_token).season
+    print(f"season {season.name} (id {season.season_id}) until {season.deadline.ToJsonString()}")
+    return 0
+
+
+def _submit(args: argparse.Namespace) -> int:
+    from rookery.arena.league.submissions import pack_folder
+    from rookery.v1 import league_pb2
+
+    request = league_pb2.SubmitVersionRequest(
+        bot_name=args.bot, command=args.command, build=args.build, note=args.note
+    )
+    if args.local:
+        request.local_folder = str(Path(args.folder).resolve())
+    else:
+        try:
+            request.archive = pack_folder(Path(args.folder))
+        except (ValueError, OSError) as error:
+            print(f"rookery league submit: {error}", file=sys.stderr)
+            return 2
+    version = _call(args, "SubmitVersion", request, args.token).version
+    print(f"{version.version_id} submitted (sha256 {version.content_sha256[:16]}): it builds")
+    print("and plays its qualification game now; see `rookery league version ID`")
+    return 0
+
+
+_STATUS_NAMES = {
+    0: "?",
+    1: "building",
+    2: "qualifying",
+    3: "active",
+    4: "build failed",
+    5: "qualification failed",
+    6: "retired",
+    7: "disqualified",
+}
+
+
+def _line(version: Any) -> str:
+    rating = f"{version.elo:+7.1f} ± {version.elo_error:5.1f}" if version.games else " " * 15
+    status = _STATUS_NAMES.get(version.status, "?")
+    return f"{version.version_id:<24} {status:<20} {rating} {version.games:>5}  {version.detail}"
+
+
+def _versions(args: argparse.Namespace) -> int:
+    from rookery.v1 import league_pb2
+
+    response = _call(args, "ListVersions", league_pb2.ListVersionsRequest(bot_name=args.bot))
+    for version in response.versions:
+        print(_line(version))
+    return 0
+
+
+def _version(args: argparse.Namespace) -> int:
+    from rookery.v1 import league_pb2
+
+    response = _call(args, "GetVersion", league_pb2.GetVersionRequest(version_id=args.version_id))
+    print(_line(response.version))
+    print(f"command: {response.version.command}")
+    if response.version.build:
+        print(f"build: {response.version.build}\n--- build log ---\n{response.build_log}")
+    return 0
+
+
+def _retire(args: argparse.Namespace) -> int:
+    from rookery.v1 import league_pb2
+
+    request = league_pb2.RetireVersionRequest(version_id=args.version_id)
+    print(_line(_call(args, "RetireVersion", request, args.token).version))
+    return 0
+
+
+def _disqualify(args: argparse.Namespace) -> int:
+    from rookery.v1 import league_pb2
+
+    request = league_pb2.DisqualifyVersionRequest(version_id=args.version_id, reason=args.reason)
+    print(_line(_call(args, "DisqualifyVersion", request, args.admin_token).version))
+    return 0
+
+
+def _challenge(args: argparse.Namespace) -> int:
+    from rookery.v1 import league_pb2
+
+    request = league_pb2.ChallengeRequest(
+        version_id=args.version_id,
+        opponent_version_id=args.opponent,
+        pairs=args.pairs,
+        rated=args.rated,
+    )
+    challenge_id = _call(args, "Challenge", request, args.token).challenge_id
+    print(f"challenge {challenge_id}: {args.pairs} pair(s) of {args.version_id} v {args.opponent}")
+    return 0
+
+
+def _board(args: argparse.Namespace) -> int:
+    from rookery.v1 import league_pb2
+
+    response = _call(
+        args, "GetLeagueBoard", league_pb2.GetLeagueBoardRequest(all_versions=args.all)
+    )
+    season = response.season
+    state = {1: "open", 2: "final evaluation", 3: "closed"}.get(season.status, "?")
+    print(f"season {season.name}: {state}, {season.pairs_played} pairs played")
+    for line in response.standings:
+        tie = "  ~" if line.tied_with_next else ""
+        print(f"{line.rank:>3}. {_line(line.version)}{tie}")
+    for verdict in response.verdicts:
+        print(f"  {verdict}")
+    return 0
+
+
+def _final(args: argparse.Namespace) -> int:
+    from rookery.v1 import league_pb2
+
+    request = league_pb2.StartFinalEvaluationRequest()
+    season = _call(args, "StartFinalEvaluation", request, args.admin_token).season
+    print(f"season {season.name}: submissions closed, final evaluation started")
+    return 0
