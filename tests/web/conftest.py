@@ -16,7 +16,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -70,15 +70,36 @@ def artifacts() -> Path:
     return path
 
 
+#: How to stop the session's Playwright, once it has started.
+_STOP_PLAYWRIGHT: list[Callable[[], None]] = []
+
+
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """Stop Playwright after the last browser test of this process: its sync API leaves its event
+    loop marked running in this thread, which would refuse every asyncio test after it (under
+    xdist, a worker runs other folders' tests after the web group)."""
+    if nextitem is None or not nextitem.path.is_relative_to(HERE):
+        while _STOP_PLAYWRIGHT:
+            _STOP_PLAYWRIGHT.pop()()
+
+
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Browser]:
-    """Headless Chromium (Debian's), no network services of its own."""
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
-        )
-        yield chromium
+    """Headless Chromium (Debian's), no network services of its own; stopped after the last
+    browser test (``pytest_runtest_teardown``) or at the end of the session."""
+    playwright = sync_playwright().start()
+    chromium = playwright.chromium.launch(
+        executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+    )
+
+    def stop() -> None:
         chromium.close()
+        playwright.stop()
+
+    _STOP_PLAYWRIGHT.append(stop)
+    yield chromium
+    while _STOP_PLAYWRIGHT:
+        _STOP_PLAYWRIGHT.pop()()
 
 
 @pytest.fixture
