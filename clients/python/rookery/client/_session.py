@@ -610,10 +610,13 @@ class Session:
             self._no_answer(state, reason)
             return
         except Exception as error:
-            state.log.exception(
-                "the bot raised; sending a fallback action", phase=observation.phase.name
-            )
+            # The fallback goes out first: rendering a traceback can take longer than the clock.
             await self._send_fallback(state, open_request, _raised(hook, error))
+            state.log.error(
+                "the bot raised; sent a fallback action",
+                phase=observation.phase.name,
+                exc_info=error,
+            )
             return
         finally:
             structlog.contextvars.reset_contextvars(**tokens)
@@ -646,8 +649,8 @@ class Session:
             self._no_answer(state, reason)
             return
         except Exception as error:
-            state.log.exception("the bot raised; sending a fallback action")
             await self._send_fallback(state, open_request, _raised(None, error))
+            state.log.error("the bot raised; sent a fallback action", exc_info=error)
             return
         await self._send_chosen(state, open_request, action)
 
@@ -695,11 +698,15 @@ class Session:
             if action not in open_request.legal:
                 raise ClientError(f"fallback returned the illegal action {action}")
         except Exception as error:
-            state.log.exception("fallback failed; sending the first legal action")
+            failed: Exception | None = error
             action = open_request.legal[0]
             reason += f"; fallback raised {type(error).__name__}"
+        else:
+            failed = None
         self._stats.fallbacks += 1
         await self._reply(state, open_request, action, fallback=reason)
+        if failed is not None:
+            state.log.error("fallback failed; sent the first legal action", exc_info=failed)
 
     async def _reply(
         self,
