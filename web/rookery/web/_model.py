@@ -39,6 +39,8 @@ from rookery.v1 import replay_pb2, results_pb2, table_pb2
 from rookery.wire.convert import ruleset_from_proto
 from rookery.wire.replay import replay_to_record
 
+from ._moves import annotate_moves
+
 __all__ = [
     "cards_json",
     "event_json",
@@ -247,6 +249,10 @@ def replay_json(replay: replay_pb2.Replay, game_id: str = "") -> JSON:
     header = replay.header
     ruleset = ruleset_from_proto(header.ruleset, "header.ruleset")
     game: Game = replay_to_record(replay).replay(events=True)
+    hands = hand_views(
+        game.events, ruleset.num_sides, game_over=True, ruleset=ruleset, seed=header.seed
+    )
+    annotate_moves(hands, replay)  # each move's think time, note and incident
     return {
         "kind": "replay",
         "game_id": game_id or header.table_id,
@@ -256,9 +262,7 @@ def replay_json(replay: replay_pb2.Replay, game_id: str = "") -> JSON:
         "ruleset": ruleset_json(ruleset),
         "seats": [_seat_json(seat) for seat in header.seats],
         "result": _proto_result_json(replay.result),
-        "hands": hand_views(
-            game.events, ruleset.num_sides, game_over=True, ruleset=ruleset, seed=header.seed
-        ),
+        "hands": hands,
     }
 
 

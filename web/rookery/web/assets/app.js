@@ -368,7 +368,7 @@
       var opts = { revealed: revealed, perspective: state.perspective, toAct: -1 };
       clear(left); clear(right);
       append(left, drawTable(view, handView, st, opts));
-      append(right, infoPanel(view, handView, st, opts));
+      append(right, infoPanel(view, handView, st, opts), movePanel(view, handView, index, revealed, state.perspective));
       slider.value = state.pos;
       counter.textContent = "hand " + handView.number + " \u00b7 step " + (index + 1) + "/" + handView.steps.length;
       var hash = "#hand=" + handView.number + (st.step && st.step.type === "trick" ? "&trick=" + st.step.trick : "&step=" + index) + (state.perspective >= 0 ? "&seat=" + state.perspective : "");
@@ -387,6 +387,7 @@
       if (params.trick !== undefined) {
         for (var i = 0; i < steps.length; i++) if (steps[i].type === "trick" && String(steps[i].trick) === params.trick) { target = i; break; }
       } else if (params.step !== undefined) target = Math.max(0, Math.min(steps.length - 1, Number(params.step) || 0));
+      else if (params.move !== undefined) target = moveStep(steps, Number(params.move));
       for (var k = 0; k < positions.length; k++) if (positions[k][0] === h && positions[k][1] === target) { state.pos = k; return true; }
       return false;
     }
@@ -563,6 +564,47 @@
     }
     load();
     setInterval(load, 2000);
+  }
+
+  // Moves: think time, incident and note of the move at a step ----------------------------------
+  // The incident's kind shows at its move; the note and the details only once the hand is scored
+  // (a note may describe the bot's own cards), as the hidden cards.
+  function moveStep(steps, move) {
+    for (var i = 0; i < steps.length; i++) if (steps[i].move && steps[i].move.index === move) return i;
+    return 0;
+  }
+  var INCIDENT_WORDS = { fallback: "SDK fallback (the bot's code failed)", auto_played: "auto-played (late)", rejected: "after rejected replies" };
+  function incidentLine(incident, detailed) {
+    return "\u26a0 " + (INCIDENT_WORDS[incident.kind] || incident.kind) + (detailed ? ": " + incident.detail : "");
+  }
+  function noteNode(note, id) {
+    var values = Object.keys(note.values).map(function (k) { return k + "=" + note.values[k]; }).join(", ");
+    return el("div", { class: "note", id: id }, el("span", { class: "note-text", text: "note: " + note.text }), values ? el("span", { class: "muted note-values", text: " (" + values + ")" }) : "");
+  }
+  // At a move: its think time and incident; its note only to the seat that wrote it (following
+  // that seat). Once the hand is scored: every move of the hand that has a note or an incident.
+  function movePanel(view, hand, index, revealed, perspective) {
+    var panel = el("div", { class: "panel", id: "move-panel" });
+    if (revealed) {
+      var rows = hand.steps.filter(function (e) { return e.move && (e.move.note || e.move.incident); }).map(function (e) {
+        var m = e.move;
+        return el("li", { "data-move": m.index, "data-seat": m.seat }, "move " + m.index + " \u00b7 " + seatLabel(view, m.seat) + " \u00b7 " + stepText(view, e) + " ",
+          m.incident ? el("span", { class: "incident " + m.incident.kind, text: incidentLine(m.incident, true) }) : "", m.note ? noteNode(m.note, "") : "");
+      });
+      append(panel, el("h3", { text: "Notes and incidents of hand " + hand.number }),
+        rows.length ? el("ol", { id: "hand-notes" }, rows) : el("p", { class: "muted", id: "hand-notes-none", text: "none" }));
+      return panel;
+    }
+    var step = hand.steps[index], move = step && step.move;
+    if (!move) { append(panel, el("span", { class: "muted", text: "not a move" })); return panel; }
+    append(panel, el("div", { id: "move-info" }, "move " + move.index + " of hand " + hand.number + " \u00b7 " + seatLabel(view, move.seat) + " \u00b7 think " + move.think_ms + " ms"));
+    var incident = move.incident;
+    append(panel, el("div", { id: "move-incident", class: incident ? "incident " + incident.kind : "muted", "data-kind": incident ? incident.kind : "", text: incident ? incidentLine(incident, false) : "the bot's own reply" }));
+    if (move.note) {
+      append(panel, perspective === move.seat ? noteNode(move.note, "move-note")
+        : el("div", { class: "muted", id: "move-note-hidden", text: "a note: shown once the hand is scored (or following seat " + move.seat + ")" }));
+    }
+    return panel;
   }
 
   // Boot ---------------------------------------------------------------------------------------
