@@ -29,6 +29,7 @@ __all__ = [
     "NOTE_VALUES_MAX",
     "clip_utf8",
     "fallback_problem",
+    "is_bounds_rejection",
     "note_problem",
 ]
 
@@ -81,3 +82,10 @@ def clip_utf8(text: str, max_bytes: int) -> str:
     if len(data) <= max_bytes:
         return text
     return data[:max_bytes].decode("utf-8", "ignore")
+
+
+def is_bounds_rejection(rejection_reason: str) -> bool:
+    """Whether a recorded rejection is the server's refusal of a note or fallback mark past its
+    bounds (its message starts with the field: ``note.text is 600 bytes ...``): the action of
+    such a reply may well be legal."""
+    return rejection_reason.startswith(("note.", "fallback."))

@@ -841,7 +841,8 @@ def _header_problems(header: replay_pb2.ReplayHeader, ruleset: Ruleset) -> list[
 def _check_rejected(
     game: Game, index: int, where: str, recorded: replay_pb2.ReplayAction, problems: list[str]
 ) -> None:
-    """A rejected record: the seat to act sent it, and it was malformed or illegal there."""
+    """A rejected record: the seat to act sent it, and it was malformed or illegal there (or its
+    note or fallback mark broke their bounds)."""
     if game.is_over or len(game.hand_results) > index:
         problems.append(f"{where}: a rejected action recorded after the hand was over")
         return
@@ -855,7 +856,7 @@ def _check_rejected(
         action = action_from_proto(recorded.action)
     except MalformedMessageError:
         return  # rejected as malformed: right
-    if game.is_legal(action):
+    if game.is_legal(action) and not notes.is_bounds_rejection(recorded.rejection_reason):
         problems.append(
             f"{where}: seat {recorded.seat} {action}: recorded as rejected, but it is legal "
             f"here ({game.phase.name}): the server would have applied it"
