@@ -99,6 +99,27 @@ def test_a_fallback_is_shown_at_its_move(page: Page, tournament: Tournament) -> 
     assert standing.fallbacks == sum(1 for i in incidents if i.kind == "fallback") > 0
 
 
+def test_the_leaderboard_links_each_fallback_to_its_move(
+    page: Page, tournament: Tournament
+) -> None:
+    standing = next(s for s in tournament.data.summary.standings if s.name == "first")
+    page.goto(f"{tournament.web.url}/tournaments/webtest")
+    row = page.locator("#leaderboard tr[data-bot='first']")
+    row.wait_for()
+    cell = row.locator("td").last
+    assert cell.inner_text() == str(standing.fallbacks)
+    cell.locator("a").click()
+    listed = page.locator("ul.incidents[data-bot='first'] li[data-kind='fallback']")
+    assert listed.count() == standing.fallbacks  # every game is public: the tournament is over
+    link = listed.first.locator("a")
+    words = link.inner_text().split()  # "game G hand H move M"
+    link.click()
+    page.wait_for_selector("#move-incident")
+    assert page.get_attribute("#move-incident", "data-kind") == "fallback"
+    info = page.inner_text("#move-info")
+    assert info.startswith(f"move {words[5]} of hand {words[3]}") and "(first)" in info
+
+
 async def _spectate(target: str, table_id: str, seconds: float) -> list[bytes]:
     """The spectator stream's messages for ``seconds`` (serialized)."""
     got: list[bytes] = []
@@ -150,7 +171,11 @@ def test_no_live_path_reveals_a_note(page: Page, live_game: LiveGame) -> None:
     assert code == grpc.StatusCode.FAILED_PRECONDITION
     assert not live_game.table.is_finished  # all of it while the game was being played
     with urllib.request.urlopen(f"{web}/api/tables/{table_id}/events", timeout=10) as stream:
-        chunk = stream.read1(65536)  # the first state event
+        chunk = b""
+        for _ in range(20):  # bounded: until the first state event has come
+            chunk += stream.read1(65536)
+            if b"\n\n" in chunk.split(b"event: state", 1)[-1] and b"event: state" in chunk:
+                break
     assert b"event: state" in chunk and NOTE_MARK.encode() not in chunk
     # Not vacuous: the table has recorded the bots' notes all along (the replay being built).
     building = live_game.call(lambda: live_game.table._replay.replay())

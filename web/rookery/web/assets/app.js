@@ -490,7 +490,7 @@
     if (t.sprt) {
       append(app, el("div", { class: "panel" }, "SPRT: " + (t.sprt.decision || "undecided") + " \u00b7 LLR " + fmt(t.sprt.llr, 2) + " in (" + fmt(t.sprt.lower_bound, 2) + ", " + fmt(t.sprt.upper_bound, 2) + ") \u00b7 Elo " + signed(t.sprt.elo) + (t.sprt.elo_error !== null ? " \u00b1 " + fmt(t.sprt.elo_error) : "")));
     }
-    var head = ["#", "bot", "Elo", "\u00b1", "95 % interval", "games", "W", "L", "D", "points", "think ms", "timeouts", "crashes", "illegal"];
+    var head = ["#", "bot", "Elo", "\u00b1", "95 % interval", "games", "W", "L", "D", "points", "think ms", "timeouts", "crashes", "illegal", "fallbacks"];
     var rows = t.standings.map(function (s) {
       return el("tr", { "data-bot": s.bot },
         el("td", { class: "n", text: s.rank }), el("td", { class: "bot", text: s.bot + (s.version ? " " + s.version : "") }),
@@ -498,11 +498,11 @@
         el("td", { class: "n", text: "[" + signed(s.elo_lower) + ", " + signed(s.elo_upper) + "]" }),
         el("td", { class: "n", text: s.games }), el("td", { class: "n", text: s.wins }), el("td", { class: "n", text: s.losses }), el("td", { class: "n", text: s.draws }),
         el("td", { class: "n", text: signed(s.point_difference) }), el("td", { class: "n", text: fmt(s.think_ms_mean, 1) }),
-        el("td", { class: "n", text: s.timeouts }), el("td", { class: "n", text: s.crashes }), el("td", { class: "n", text: s.illegal_replies }));
+        el("td", { class: "n", text: s.timeouts }), el("td", { class: "n", text: s.crashes }), el("td", { class: "n", text: s.illegal_replies }), fallbackCell(s));
     });
     append(app, el("h2", { text: "Leaderboard" }), el("div", { class: "scroll" }, el("table", { class: "data", id: "leaderboard" },
       el("thead", {}, el("tr", {}, head.map(function (h) { return el("th", { text: h }); }))), el("tbody", {}, rows))),
-      el("p", { class: "meta", text: "Elo: Bradley\u2013Terry maximum likelihood over all games, field mean 0, with a bootstrap interval over duplicate groups." }));
+      el("p", { class: "meta", text: "Elo: Bradley\u2013Terry maximum likelihood over all games, field mean 0, with a bootstrap interval over duplicate groups." }), incidentsPanel(t));
     var names = t.standings.map(function (s) { return s.bot; });
     var cross = el("table", { class: "data", id: "crosstable" }, el("tr", {}, el("th", {}), names.map(function (n) { return el("th", { text: n }); })),
       names.map(function (a) {
@@ -604,6 +604,29 @@
       append(panel, perspective === move.seat ? noteNode(move.note, "move-note")
         : el("div", { class: "muted", id: "move-note-hidden", text: "a note: shown once the hand is scored (or following seat " + move.seat + ")" }));
     }
+    return panel;
+  }
+
+  // Move incidents of a tournament: each bot's fallbacks, auto-plays and rejected replies, each
+  // linked to its move in the replay viewer; the leaderboard's fallback count links here.
+  function fallbackCell(s) {
+    var n = s.fallbacks || 0;
+    return el("td", { class: "n" }, n ? el("a", { href: "#incidents-" + encodeURIComponent(s.bot), text: String(n) }) : "0");
+  }
+  function incidentsPanel(t) {
+    var list = t.move_incidents || [];
+    var panel = el("div", { id: "move-incidents" });
+    if (!list.length) return panel;
+    var bots = [];
+    list.forEach(function (i) { if (bots.indexOf(i.bot) < 0) bots.push(i.bot); });
+    append(panel, el("h2", { text: "Incidents by move" }), el("p", { class: "meta", text: "Moves that were not the bot's own reply in time, in games whose replays are public (rookery arena incidents lists all)." }));
+    bots.forEach(function (bot) {
+      var mine = list.filter(function (i) { return i.bot === bot; });
+      append(panel, el("h3", { id: "incidents-" + encodeURIComponent(bot), text: bot }), el("ul", { class: "incidents", "data-bot": bot }, mine.map(function (i) {
+        return el("li", { "data-kind": i.kind }, el("a", { href: replayHref(i.game_id) + "#hand=" + i.hand + "&move=" + i.move, text: "game " + i.game_id + " hand " + i.hand + " move " + i.move }),
+          " \u00b7 seat " + i.seat + " \u00b7 " + (INCIDENT_WORDS[i.kind] || i.kind) + ": " + i.detail);
+      })));
+    });
     return panel;
   }
 
