@@ -929,7 +929,8 @@ def _replay_hand_actions(
 def replay_text(replay: replay_pb2.Replay) -> str:
     """A replay as text a person can read: who played where and when, then hand by hand (the
     engine's ``format_replay_text`` of the re-simulated game), then what the server recorded
-    beyond the rules: rejected and auto-played actions, and how the game ended.
+    beyond the rules: rejected and auto-played actions, the bots' fallbacks and notes, and how
+    the game ended.
 
     Raises ``MalformedMessageError`` or the engine's ``ReplayMismatchError`` for a replay that
     does not verify (check with ``verify_replay`` first).
@@ -976,6 +977,20 @@ def replay_text(replay: replay_pb2.Replay) -> str:
                 )
     if notes:
         lines.extend(["", "Rejected and auto-played actions:", *notes])
+    marks = []
+    for hand_index, hand in enumerate(replay.hands):
+        for index, recorded in enumerate(hand.actions):
+            where = f"  hand {hand_index}, action {index}: seat {recorded.seat}"
+            if recorded.HasField("fallback"):
+                marks.append(f"{where} fallback: {recorded.fallback.reason}")
+            if recorded.HasField("note"):
+                values = "".join(
+                    f" {name}={recorded.note.values[name]:g}"
+                    for name in sorted(recorded.note.values)
+                )
+                marks.append(f"{where} note: {recorded.note.text}{values}")
+    if marks:
+        lines.extend(["", "Fallbacks and notes (the bots' own words):", *marks])
     result = replay.result
     forfeit = forfeit_from_proto(result)
     if forfeit is not None or result.detail:
