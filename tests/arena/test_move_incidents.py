@@ -3,6 +3,7 @@ and listed move by move; its notes are kept in the replay."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -69,22 +70,12 @@ async def test_a_bot_that_raises_in_act_shows_its_fallbacks_in_standings_and_rep
     with RunStore(tmp_path) as store:
         listed = store.move_incidents(data.tournament.tournament_id, "flaky", "fallback")
     assert [(i.game_id, i.hand, i.move, i.seat) for i in listed] == expected
-    out = subprocess.run(
-        [
-            *ROOKERY,
-            "arena",
-            "incidents",
-            str(tmp_path),
-            "--bot",
-            "flaky",
-            "--kind",
-            "fallback",
-            "--json",
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+    command = [*ROOKERY, "arena", "incidents", str(tmp_path), "--bot", "flaky"]
+    command += ["--kind", "fallback", "--json"]
+    done = await asyncio.to_thread(
+        subprocess.run, command, capture_output=True, text=True, check=True
+    )
+    out = done.stdout
     printed = [json.loads(line) for line in out.splitlines()]
     assert [(p["game_id"], p["hand"], p["move"], p["seat"]) for p in printed] == expected
 
