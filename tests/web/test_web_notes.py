@@ -7,14 +7,22 @@ The web bots' notes all start with ``NOTE_MARK``; the live bots' notes name thei
 from __future__ import annotations
 
 import asyncio
+import io
 import json
+import shutil
+import subprocess
+import sys
+import tempfile
 import urllib.error
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
 from playwright.sync_api import Page
+from rich.console import Console
+from rookery.arena.report import standings_table, write_report
 from rookery.arena.storage import RunStore
 from rookery.v1 import (
     arena_service_pb2,
@@ -24,10 +32,11 @@ from rookery.v1 import (
     spectator_service_pb2_grpc,
 )
 from rookery.web.testing import LiveGame, Tournament
-from rookery.wire.replay import read_replay
+from rookery.wire.replay import read_replay, verify_replay
 from web_bots import NOTE_MARK
 
 pytestmark = pytest.mark.slow
+ROOKERY = [sys.executable, "-m", "rookery.cli.main"]
 
 
 def _get(url: str) -> tuple[int, bytes]:
@@ -97,6 +106,49 @@ def test_a_fallback_is_shown_at_its_move(page: Page, tournament: Tournament) -> 
     assert "first bot fails on trick 3" in item.inner_text()
     standing = next(s for s in tournament.data.summary.standings if s.name == "first")
     assert standing.fallbacks == sum(1 for i in incidents if i.kind == "fallback") > 0
+
+
+def test_a_bot_that_raises_in_act_has_its_fallbacks_counted_and_listed(
+    tournament: Tournament,
+) -> None:
+    """``first`` raises on every hand's third trick: each fallback is marked at its move in the
+    replay, counted in the standings and the reports, and listed by `rookery arena incidents`."""
+    expected: list[tuple[str, int, int, int]] = []
+    for game in tournament.data.games:
+        replay = read_replay(tournament.run_dir / game.replay_path)
+        assert verify_replay(replay) == []
+        firsts = {s.seat for s in replay.header.seats if s.bot_name == "first"}
+        for hand in replay.hands:
+            moves = [a for a in hand.actions if a.outcome != replay_pb2.ACTION_OUTCOME_REJECTED]
+            plays = 0
+            for index, recorded in enumerate(moves):
+                if recorded.HasField("fallback"):
+                    assert recorded.seat in firsts and 8 <= plays < 12  # a third trick's play
+                    assert recorded.fallback.reason == (
+                        "act raised ValueError: first bot fails on trick 3"
+                    )
+                    expected.append((game.game_id, hand.hand_number, index, recorded.seat))
+                plays += recorded.action.HasField("play_card")
+    standings = {s.name: s.fallbacks for s in tournament.data.summary.standings}
+    assert expected and standings == {"first": len(expected), "random": 0, "greedy": 0}
+    command = [*ROOKERY, "arena", "incidents", str(tournament.run_dir), "--bot", "first"]
+    out = subprocess.run(
+        [*command, "--kind", "fallback", "--json"], capture_output=True, text=True, check=True
+    ).stdout
+    printed = [json.loads(line) for line in out.splitlines()]
+    assert [(p["game_id"], p["hand"], p["move"], p["seat"]) for p in printed] == expected
+    with tempfile.TemporaryDirectory() as copy:  # the report is written into the run directory
+        run_dir = Path(copy) / "run"
+        shutil.copytree(tournament.run_dir, run_dir)
+        write_report(run_dir)
+        report = json.loads((run_dir / "report.json").read_text())
+        assert {s["bot"]: s["fallbacks"] for s in report["standings"]} == standings
+        assert "fallbacks" in (run_dir / "standings.csv").read_text().splitlines()[0]
+    console = Console(width=200, record=True, file=io.StringIO())
+    console.print(standings_table(tournament.data.summary))
+    table = console.export_text()
+    row = next(line for line in table.splitlines() if " first " in line)
+    assert row.rstrip(" │|").split()[-1] == str(len(expected))  # the last column: fallbacks
 
 
 def test_the_leaderboard_links_each_fallback_to_its_move(
