@@ -97,9 +97,15 @@ def test_a_fallback_is_shown_at_its_move(page: Page, tournament: Tournament) -> 
     page.wait_for_selector("#move-incident")
     assert page.get_attribute("#move-incident", "data-kind") == "fallback"
     assert page.inner_text("#move-info").startswith(f"move {fallback.move} of hand {fallback.hand}")
-    page.keyboard.press("ArrowLeft")  # the move before it was the bot's own
+    view = _view(tournament, fallback.game_id)
+    steps = next(h for h in view["hands"] if h["number"] == fallback.hand)["steps"]
+    own = next(e["move"]["index"] for e in steps if "move" in e and e["move"]["incident"] is None)
+    page.goto(f"{url}#hand={fallback.hand}&move={own}")  # a move that was the bot's own reply
+    page.wait_for_function(
+        f"document.querySelector('#move-info').textContent.startsWith('move {own} ')"
+    )
     assert page.get_attribute("#move-incident", "data-kind") == ""
-    scored = _scored_step(_view(tournament, fallback.game_id), fallback.hand)
+    scored = _scored_step(view, fallback.hand)
     page.goto(f"{url}#hand={fallback.hand}&step={scored}")
     page.wait_for_selector("#hand-notes")
     item = page.locator(f"#hand-notes li[data-move='{fallback.move}']")
