@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from rookery.client import Bot
-from rookery.engine import Action, Bid, Observation, Pass, PlayCard, card_points
+from rookery.engine import Action, Bid, Observation, Pass, Phase, PlayCard, card_points
 
 
 class RandomBot(Bot):
@@ -54,4 +54,15 @@ class SeededGreedyBot(GreedyBot):
 
     def act(self, observation: Observation) -> Action:
         self.rng = random.Random(repr(observation))
+        return super().act(observation)
+
+
+class FlakyNotingBot(SeededRandomBot):
+    """Deterministic; notes every move, and its ``act`` raises on the third trick of every hand
+    (the SDK then plays its fallback, marked as one)."""
+
+    def act(self, observation: Observation) -> Action:
+        if observation.phase is Phase.PLAY and len(observation.completed_tricks) == 2:
+            raise ValueError("no card for the third trick")
+        self.note(f"hand {observation.hand_number} seat {observation.seat}", moves=1)
         return super().act(observation)

@@ -53,11 +53,12 @@ def local_ray() -> Iterator[None]:
 def deterministic_config(
     make_sdk_bot: BotFactory, make_config: ConfigFactory
 ) -> Callable[..., TournamentConfig]:
-    """Bots whose every action is a function of the observation, so runs can be compared."""
+    """Bots whose every action is a function of the observation, so runs can be compared; one
+    writes notes and raises on every hand's third trick (its SDK's fallbacks are marked)."""
     bots = (
         make_sdk_bot("random", "SeededRandomBot"),
         make_sdk_bot("greedy", "SeededGreedyBot"),
-        make_sdk_bot("greedy2", "SeededGreedyBot"),
+        make_sdk_bot("flaky", "FlakyNotingBot"),
     )
     return lambda **changes: make_config(bots, seed=11, **changes)
 
@@ -68,11 +69,19 @@ def games(run_dir: Path) -> list[GameRow]:
 
 
 def moves(run_dir: Path, row: GameRow) -> list[tuple[object, ...]]:
-    """Every hand's deal and its actions (seat, action), without timings."""
+    """Every hand's deal and its actions (seat, action, note, fallback), without timings."""
     replay = read_replay(run_dir / row.replay_path)
     return [
         (hand.deal.SerializeToString(deterministic=True),)
-        + tuple((a.seat, a.action.SerializeToString(deterministic=True)) for a in hand.actions)
+        + tuple(
+            (
+                a.seat,
+                a.action.SerializeToString(deterministic=True),
+                a.note.SerializeToString(deterministic=True),
+                a.fallback.reason,
+            )
+            for a in hand.actions
+        )
         for hand in replay.hands
     ]
 
@@ -94,6 +103,14 @@ async def test_a_round_robin_on_two_ray_workers_matches_the_local_backend(
     for here, there in zip(local_games, ray_games, strict=True):
         assert moves(tmp_path / "ray", there) == moves(tmp_path / "local", here)
         assert there.bot_stats.keys() == here.bot_stats.keys()
+        assert {b: s.fallbacks for b, s in there.bot_stats.items()} == {
+            b: s.fallbacks for b, s in here.bot_stats.items()
+        }
+    with RunStore(tmp_path / "local") as store:
+        local_incidents = store.move_incidents("test", kind="fallback")
+    with RunStore(tmp_path / "ray") as store:
+        ray_incidents = store.move_incidents("test", kind="fallback")
+    assert local_incidents and ray_incidents == local_incidents
 
 
 def _running_chunk_workers() -> list[int]:

@@ -90,7 +90,7 @@ async def test_a_bot_whose_act_raises_finishes_the_game_on_legal_fallbacks(
     raised = [
         e
         for e in failing.log_events()
-        if e.get("event") == "the bot raised; sending a fallback action"
+        if e.get("event") == "the bot raised; sent a fallback action"
     ]
     assert len(raised) == stats.actions
     assert "RuntimeError: this bot always fails" in raised[0]["exception"]

@@ -6,7 +6,19 @@ import asyncio
 import random
 
 from rookery.client import Bot
-from rookery.engine import Action, Bid, Observation, Pass, PlayCard, card_points
+from rookery.engine import (
+    Action,
+    Bid,
+    Observation,
+    Pass,
+    Phase,
+    PlayCard,
+    card_points,
+    format_cards,
+)
+
+#: Every note the web bots write starts with this, so that a test can look for it anywhere.
+NOTE_MARK = "private-note"
 
 
 class RandomBot(Bot):
@@ -36,6 +48,7 @@ class GreedyBot(Bot):
             return Pass() if can_pass else bids[0]
         plays = [a for a in actions if isinstance(a, PlayCard)]
         if plays:
+            self.note(f"{NOTE_MARK} greedy: highest points", options=len(plays))
             return max(plays, key=lambda p: (card_points(p.card), p.card))
         return actions[0]
 
@@ -47,11 +60,18 @@ class SlowBot(RandomBot):
 
     async def act(self, observation: Observation) -> Action:  # type: ignore[override]
         await asyncio.sleep(self.delay_s)
+        # The note names the seat's own cards: nobody else may read it before the hand is scored.
+        self.note(f"{NOTE_MARK} {format_cards(observation.hand)}")
         return observation.legal_actions().sample(self.rng)
 
 
 class FirstBot(Bot):
-    """Always the first legal action: passes every auction, plays its lowest card."""
+    """Always the first legal action: passes every auction, plays its lowest card.
+
+    Its ``act`` raises on the third trick of each hand: the SDK's fallback (the first legal
+    action too, so the games are the same) is then marked as a fallback in the replay."""
 
     def act(self, observation: Observation) -> Action:
+        if observation.phase is Phase.PLAY and len(observation.completed_tricks) == 2:
+            raise ValueError("first bot fails on trick 3")
         return observation.legal_actions()[0]

@@ -16,7 +16,7 @@ from functools import cache
 import pytest
 from rookery.client.bots import POLICIES
 from rookery.engine import PASS, PRESETS, AllPass, Game, Phase, PlayCard, cards_of
-from rookery.v1 import actions_pb2, cards_pb2, replay_pb2, table_pb2
+from rookery.v1 import actions_pb2, cards_pb2, notes_pb2, replay_pb2, table_pb2
 from rookery.wire.convert import Forfeit, ForfeitKind
 from rookery.wire.notation import NotationError, format_game, iter_games, parse_game
 from rookery.wire.replay import ActionOutcome, ReplayBuilder, verify_replay
@@ -57,6 +57,7 @@ def _play(name: str, seed: int, *, end: str = "rules", forced: bool = False) -> 
     )
     game: Game = builder.game
     rng = random.Random(seed)
+    marks = random.Random(f"marks {seed}")  # notes and fallbacks: the games stay as they were
     moves = 0
     while not game.is_over:
         seat = game.current_player
@@ -87,7 +88,10 @@ def _play(name: str, seed: int, *, end: str = "rules", forced: bool = False) -> 
         if seed % 2 == 0 and game.hand_number == 0 and game.phase is Phase.BIDDING:
             action = PASS
         outcome = ActionOutcome.AUTO_PLAYED if rng.random() < 0.03 else ActionOutcome.ACCEPTED
-        builder.record_action(seat, action, rng.randrange(1, 900), outcome)
+        note, fallback = _note_and_fallback(marks, outcome)
+        builder.record_action(
+            seat, action, rng.randrange(1, 900), outcome, note=note, fallback=fallback
+        )
     if end == "forfeit":
         builder.finish(forfeit=Forfeit(1, ForfeitKind.STRIKES, "9 strikes"), detail="9 strikes")
     elif end == "abort":
@@ -97,6 +101,21 @@ def _play(name: str, seed: int, *, end: str = "rules", forced: bool = False) -> 
     replay = builder.replay()
     assert verify_replay(replay) == [], name
     return replay
+
+
+def _note_and_fallback(
+    marks: random.Random, outcome: ActionOutcome
+) -> tuple[notes_pb2.BotNote | None, notes_pb2.Fallback | None]:
+    """Now and then a note (quotes, ";" and "," in its text, named numbers)
+    and, on a bot's own reply, its SDK's fallback mark."""
+    note = fallback = None
+    if marks.random() < 0.1:
+        note = notes_pb2.BotNote(text=marks.choice(['"7 of 9", x; y', "é\\n", ""]))
+        for name in marks.sample(["samples", "best", "second.ev", "t-1_x"], marks.randrange(3)):
+            note.values[name] = marks.choice([400.0, -0.125, 1e-7, 3.0])
+    if outcome is ActionOutcome.ACCEPTED and marks.random() < 0.03:
+        fallback = notes_pb2.Fallback(reason='act raised ValueError: no "card", R5; sorry')
+    return note, fallback
 
 
 @cache
@@ -118,6 +137,16 @@ def _without_think_times(replay: replay_pb2.Replay) -> replay_pb2.Replay:
     return copy
 
 
+def _without_notes(replay: replay_pb2.Replay) -> replay_pb2.Replay:
+    copy = replay_pb2.Replay()
+    copy.CopyFrom(replay)
+    for hand in copy.hands:
+        for recorded in hand.actions:
+            recorded.ClearField("note")
+            recorded.ClearField("fallback")
+    return copy
+
+
 def test_the_tournament_holds_what_the_notation_must_carry() -> None:
     replays = tournament()
     outcomes = {a.outcome for r in replays for h in r.hands for a in h.actions}
@@ -136,6 +165,8 @@ def test_the_tournament_holds_what_the_notation_must_carry() -> None:
     kept = [a.action for r in replays for h in r.hands for a in h.actions if a.action.ByteSize()]
     assert any(a.play_card.card.rank == 15 for a in kept)  # a malformed message, kept as bytes
     assert any(not a.action.ByteSize() for r in replays for h in r.hands for a in h.actions)
+    assert any(a.HasField("note") for r in replays for h in r.hands for a in h.actions)
+    assert any(a.HasField("fallback") for r in replays for h in r.hands for a in h.actions)
 
 
 def test_every_replay_of_the_tournament_round_trips_through_text_and_re_simulates() -> None:
@@ -375,7 +406,7 @@ def test_random_garbage_in_a_text_file_is_always_a_notation_error_or_a_game() ->
 
 
 def test_plays_written_one_by_one_read_as_the_same_tricks() -> None:
-    replay = tournament()[2]  # called-partner
+    replay = _without_notes(tournament()[2])  # called-partner; this is about tricks
     text = format_game(replay)
 
     def one_by_one(match: re.Match[str]) -> str:
@@ -397,3 +428,15 @@ def test_plays_written_one_by_one_read_as_the_same_tricks() -> None:
     lines[at] = flat + lines[at][lines[at].index("; score") :]
     game = parse_game("\n".join(lines))
     assert game.replay == _without_think_times(replay)
+
+
+def test_a_note_past_its_bounds_in_a_text_game_is_named_by_replay_verify() -> None:
+    replay = replay_pb2.Replay()
+    replay.CopyFrom(tournament()[0])
+    replay.hands[0].actions[0].note.text = "x" * 513
+    replay.hands[0].actions[1].note.values["bad name"] = 1.0
+    game = parse_game(format_game(replay))
+    assert verify_replay(game.replay) == [
+        "hand 0, action 0: note.text is 513 bytes of UTF-8; at most 512 are allowed",
+        "hand 0, action 1: note.values name 'bad name' is not 1 to 32 characters of [A-Za-z0-9_.-]",
+    ]

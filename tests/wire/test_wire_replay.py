@@ -25,7 +25,7 @@ from rookery.engine import (
     parse_action,
 )
 from rookery.engine import TRUMP as ENGINE_TRUMP
-from rookery.v1 import actions_pb2, replay_pb2, results_pb2, ruleset_pb2, table_pb2
+from rookery.v1 import actions_pb2, notes_pb2, replay_pb2, results_pb2, ruleset_pb2, table_pb2
 from rookery.wire.convert import Forfeit, ForfeitKind, card_to_proto, deal_to_proto
 from rookery.wire.errors import ReplayFileError
 from rookery.wire.replay import (
@@ -34,6 +34,7 @@ from rookery.wire.replay import (
     decode_replay,
     encode_replay,
     read_replay,
+    replay_text,
     replay_to_record,
     verify_replay,
     write_replay,
@@ -544,3 +545,32 @@ def test_verify_reports_and_never_raises_for_any_changed_field() -> None:
         problems = verify_replay(replay)  # must not raise
         caught += bool(problems)
     assert caught > 300
+
+
+def test_notes_and_fallback_marks_are_recorded_on_their_move_and_shown_by_replay_text() -> None:
+    builder = ReplayBuilder()
+    builder.start(PRESETS["standard"], seed=7, seats=["a", "b", "c", "d"])
+    game = builder.game
+    first, second = game.current_player, None
+    assert first is not None
+    note = notes_pb2.BotNote(text="400 samples", values={"samples": 400, "best": 0.5})
+    builder.record_action(first, game.legal_actions()[0], 3, note=note)
+    note.text = "changed after"  # the builder keeps its own copy
+    second = game.current_player
+    assert second is not None
+    mark = notes_pb2.Fallback(reason="act raised ValueError: no card")
+    builder.record_action(second, game.legal_actions()[0], 4, fallback=mark)
+    actions = builder.replay().hands[0].actions
+    assert actions[0].note == notes_pb2.BotNote(
+        text="400 samples", values={"samples": 400, "best": 0.5}
+    )
+    assert not actions[0].HasField("fallback") and not actions[1].HasField("note")
+    assert actions[1].fallback.reason == "act raised ValueError: no card"
+    while not game.is_over:
+        seat = game.current_player
+        assert seat is not None
+        builder.record_action(seat, game.legal_actions()[0])
+    builder.finish()
+    text = replay_text(builder.replay())
+    assert f"hand 0, action 0: seat {first} note: 400 samples best=0.5 samples=400" in text
+    assert f"hand 0, action 1: seat {second} fallback: act raised ValueError: no card" in text

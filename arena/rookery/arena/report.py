@@ -100,7 +100,8 @@ def _fmt_elo(value: float) -> str:
 
 _CAPTION = (
     "Elo: Bradley-Terry, field mean 0, ± 95 % ({interval}); LOS: P(stronger than the next); "
-    "G/W/L/D: games; pts: point difference; ms: mean think time; late: timeouts"
+    "G/W/L/D: games; pts: point difference; ms: mean think time; late: timeouts; fallback: moves "
+    "the bot's SDK made for its failed code (rookery arena incidents RUN_DIR lists each)"
 )
 
 
@@ -127,6 +128,7 @@ def standings_table(summary: Summary, title: str = "Standings") -> Table:
         ("late", "right"),
         ("crash", "right"),
         ("illegal", "right"),
+        ("fallback", "right"),
     ):
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
     for rank, s in enumerate(summary.standings, 1):
@@ -145,6 +147,7 @@ def standings_table(summary: Summary, title: str = "Standings") -> Table:
             str(s.timeouts),
             str(s.crashes),
             str(s.illegal_replies),
+            str(s.fallbacks),
         )
     return table
 
@@ -282,6 +285,7 @@ def report_dict(data: RunData) -> dict[str, Any]:
                 "auto_plays": s.auto_plays,
                 "crashes": s.crashes,
                 "illegal_replies": s.illegal_replies,
+                "fallbacks": s.fallbacks,
                 "team_mu": s.team_mu,
                 "team_sigma": s.team_sigma,
             }
@@ -513,6 +517,7 @@ def render_html(data: RunData) -> str:
             str(s.timeouts),
             str(s.crashes),
             str(s.illegal_replies),
+            str(s.fallbacks),
         ]
         rows.append(
             "<tr>"
@@ -522,7 +527,7 @@ def render_html(data: RunData) -> str:
     head = (
         "<tr><th>#</th><th>bot</th><th>Elo</th><th>±</th><th>95 % interval</th><th>LOS</th>"
         "<th>games</th><th>W</th><th>L</th><th>D</th><th>point diff</th><th>think ms</th>"
-        "<th>timeouts</th><th>crashes</th><th>illegal</th></tr>"
+        "<th>timeouts</th><th>crashes</th><th>illegal</th><th>fallbacks</th></tr>"
     )
     names = [s.name for s in summary.standings]
     cross_rows = []

@@ -91,6 +91,8 @@ class Standing:
     auto_plays: int
     crashes: int
     illegal_replies: int
+    #: Replies the bot's SDK or kit made itself because the bot's code failed.
+    fallbacks: int = 0
     #: Likelihood that this bot is stronger than the next one in the standings.
     los_next: float | None = None
     team_mu: float | None = None
@@ -259,6 +261,7 @@ def summarize(
                 auto_plays=s.auto_plays,
                 crashes=crashes.get(name, 0) + s.disconnects,
                 illegal_replies=s.illegal_replies + s.malformed_replies,
+                fallbacks=s.fallbacks,
                 team_mu=team.mu if team else None,
                 team_sigma=team.sigma if team else None,
             )

@@ -41,6 +41,7 @@ from rookery.arena.launcher import (
     GameLaunch,
     plan_launch,
 )
+from rookery.arena.move_incidents import replay_move_incidents
 from rookery.arena.ratings import GameScore, OnlineElo, ranks_from_result
 from rookery.arena.results import game_score
 from rookery.arena.sandbox import (
@@ -71,7 +72,7 @@ from rookery.server import (
     TimeControl,
 )
 from rookery.v1 import results_pb2
-from rookery.wire.replay import encode_replay
+from rookery.wire.replay import decode_replay, encode_replay
 
 __all__ = ["LiveState", "RunOptions", "RunResult", "TournamentRunner", "seats_per_table"]
 
@@ -185,6 +186,7 @@ def _bot_stats(outcome: TableOutcome) -> dict[str, BotGameStats]:
             illegal_replies=seat.illegal_replies,
             malformed_replies=seat.malformed_replies,
             disconnects=seat.disconnects,
+            fallbacks=seat.fallbacks,
         )
         stats[seat.bot_name] = stats.get(seat.bot_name, BotGameStats()) + game
     return stats
@@ -813,7 +815,10 @@ class TournamentRunner:
                 bot_stats=_bot_stats(outcome),
                 finished_at=time.time(),
             )
-            await asyncio.to_thread(store.record_game, row)
+            incidents = replay_move_incidents(
+                outcome.replay, game.game_id, game.index, game.seat_bots
+            )
+            await asyncio.to_thread(store.record_game, row, incidents)
             if self.live.sprt is not None:
                 store.set_sprt(
                     self.tournament_id, self.live.sprt.decision.value, self.live.sprt.llr
@@ -841,7 +846,10 @@ class TournamentRunner:
                     f"game {row.index}: the replay received does not match its SHA-256"
                 )
             row = dataclasses.replace(row, tournament_id=self.tournament_id)
-            await asyncio.to_thread(store.record_game, row)
+            incidents = replay_move_incidents(
+                decode_replay(replay, row.replay_path), row.game_id, row.index, row.seat_bots
+            )
+            await asyncio.to_thread(store.record_game, row, incidents)
             self._account(row)
             if self.live.sprt is not None:
                 store.set_sprt(

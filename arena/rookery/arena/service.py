@@ -342,6 +342,7 @@ class ArenaTournaments:
                 timeouts=s.timeouts,
                 crashes=s.crashes,
                 illegal_replies=s.illegal_replies,
+                fallbacks=s.fallbacks,
             )
             for s in data.summary.standings
         ]

@@ -20,12 +20,13 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from rookery.arena.errors import StorageError
+from rookery.arena.move_incidents import MoveIncident
 
 __all__ = [
     "DATABASE_NAME",
@@ -99,6 +100,19 @@ CREATE TABLE IF NOT EXISTS incidents (
     detail TEXT NOT NULL,
     at REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS move_incidents (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    tournament_id TEXT NOT NULL,
+    game_index INTEGER NOT NULL,
+    game_id TEXT NOT NULL,
+    bot TEXT NOT NULL,
+    seat INTEGER NOT NULL,
+    hand INTEGER NOT NULL,
+    move INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    detail TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS move_incidents_bot ON move_incidents(tournament_id, bot);
 """
 
 
@@ -114,6 +128,7 @@ class BotGameStats:
     illegal_replies: int = 0
     malformed_replies: int = 0
     disconnects: int = 0
+    fallbacks: int = 0
 
     @property
     def think_ms_mean(self) -> float:
@@ -131,6 +146,7 @@ class BotGameStats:
             "illegal_replies": self.illegal_replies,
             "malformed_replies": self.malformed_replies,
             "disconnects": self.disconnects,
+            "fallbacks": self.fallbacks,
         }
 
     @classmethod
@@ -148,6 +164,7 @@ class BotGameStats:
             illegal_replies=self.illegal_replies + other.illegal_replies,
             malformed_replies=self.malformed_replies + other.malformed_replies,
             disconnects=self.disconnects + other.disconnects,
+            fallbacks=self.fallbacks + other.fallbacks,
         )
 
 
@@ -444,8 +461,9 @@ class RunStore:
         ).fetchall()
         return {r[0] for r in rows}
 
-    def record_game(self, row: GameRow) -> None:
-        """Commit one finished game (its replay must already be in place)."""
+    def record_game(self, row: GameRow, move_incidents: Sequence[MoveIncident] = ()) -> None:
+        """Commit one finished game (its replay must already be in place) with the incidents of
+        its moves."""
         replay = self.run_dir / row.replay_path
         if row.replay_path and not replay.exists():
             raise StorageError(f"refusing to record game {row.game_id}: {replay} is missing")
@@ -478,6 +496,24 @@ class RunStore:
                     _json({bot: stats.to_dict() for bot, stats in row.bot_stats.items()}),
                     row.finished_at or time.time(),
                 ),
+            )
+            self._db.executemany(
+                "INSERT INTO move_incidents(tournament_id, game_index, game_id, bot, seat, hand, "
+                "move, kind, detail) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        row.tournament_id,
+                        row.index,
+                        row.game_id,
+                        i.bot,
+                        i.seat,
+                        i.hand,
+                        i.move,
+                        i.kind,
+                        i.detail,
+                    )
+                    for i in move_incidents
+                ],
             )
             self._db.execute("COMMIT")
         except sqlite3.IntegrityError:
@@ -526,6 +562,24 @@ class RunStore:
                 bot_stats={b: BotGameStats.from_dict(s) for b, s in json.loads(r[18]).items()},
                 finished_at=r[19],
             )
+
+    def move_incidents(
+        self, tournament_id: str, bot: str | None = None, kind: str | None = None
+    ) -> list[MoveIncident]:
+        """The incidents of the tournament's moves (of ``bot``, of ``kind``), in game order."""
+        query = (
+            "SELECT game_id, game_index, bot, seat, hand, move, kind, detail FROM move_incidents "
+            "WHERE tournament_id=?"
+        )
+        parameters: list[Any] = [tournament_id]
+        if bot is not None:
+            query += " AND bot=?"
+            parameters.append(bot)
+        if kind is not None:
+            query += " AND kind=?"
+            parameters.append(kind)
+        rows = self._db.execute(query + " ORDER BY game_index, id", parameters).fetchall()
+        return [MoveIncident(*r) for r in rows]
 
     def count_games(self, tournament_id: str) -> int:
         """How many games of the tournament are recorded."""

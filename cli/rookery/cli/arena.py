@@ -44,7 +44,7 @@ _EXAMPLES = textwrap.dedent(
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``rookery arena run`` and ``rookery arena report``."""
+    """Add ``rookery arena run``, ``rookery arena report`` and ``rookery arena incidents``."""
     group = subparsers.add_parser(
         "arena", help="run tournaments of bots and report on them", description="The arena."
     )
@@ -165,6 +165,25 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     report.add_argument("run_dir", help="the run directory")
     report.add_argument("--quiet", action="store_true", help="only print where the files went")
     report.set_defaults(func=_report)
+
+    incidents = commands.add_parser(
+        "incidents",
+        help="list the moves of a run that were not a bot's own reply in time",
+        description=(
+            "List every move incident of a run directory's tournament, in game order: "
+            "fallback (the bot's SDK or kit made the move because the bot's code failed), "
+            "auto_played (the bot was late; the server played) and rejected (a reply refused "
+            "before the move). Each line names the game, the hand and the move within the hand "
+            "(from 0, applied moves only), as the replay viewer numbers them."
+        ),
+    )
+    incidents.add_argument("run_dir", help="the run directory")
+    incidents.add_argument("--bot", help="only this bot's incidents")
+    incidents.add_argument(
+        "--kind", choices=("fallback", "auto_played", "rejected"), help="only this kind"
+    )
+    incidents.add_argument("--json", action="store_true", help="one JSON object per line")
+    incidents.set_defaults(func=_incidents)
 
 
 def _build_config(args: argparse.Namespace) -> Any:
@@ -404,6 +423,33 @@ def _report(args: argparse.Namespace) -> int:
     for path in paths:
         console.print(str(path))
     console.print(f"{Path(args.run_dir) / 'web' / 'index.html'} ({len(web_pages)} pages)")
+    return 0
+
+
+def _incidents(args: argparse.Namespace) -> int:
+    import json
+
+    from rookery.arena.errors import ArenaError
+    from rookery.arena.report import load_run
+    from rookery.arena.storage import RunStore
+
+    try:
+        data = load_run(args.run_dir)
+        with RunStore(args.run_dir) as store:
+            found = store.move_incidents(data.tournament.tournament_id, args.bot, args.kind)
+    except ArenaError as error:
+        print(f"rookery arena incidents: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    for incident in found:
+        if args.json:
+            print(json.dumps(incident.to_dict(), ensure_ascii=False))
+        else:
+            print(
+                f"{incident.game_id} hand {incident.hand} move {incident.move} "
+                f"seat {incident.seat} {incident.bot}: {incident.kind}: {incident.detail}"
+            )
+    if not args.json:
+        print(f"{len(found)} incident(s)", file=sys.stderr)
     return 0
 
 

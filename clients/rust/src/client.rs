@@ -438,6 +438,7 @@ where
                 table_id: table_id.to_string(),
                 request_id,
                 action: Some(action),
+                ..Default::default()
             })),
         });
     }
@@ -613,7 +614,12 @@ mod tests {
     }
 
     fn action_reply(table_id: &str, request_id: u64) -> ActionReply {
-        ActionReply { table_id: table_id.into(), request_id, action: Some(crate::actions::pass()) }
+        ActionReply {
+            table_id: table_id.into(),
+            request_id,
+            action: Some(crate::actions::pass()),
+            ..Default::default()
+        }
     }
 
     fn reply(table_id: &str, request_id: u64) -> ConnectRequest {

@@ -479,7 +479,7 @@ export class RookeryClient {
         action = firstLegal(legal);
       }
     }
-    this.send({ message: { $case: "actionReply", value: { tableId: req.tableId, requestId: req.requestId, action } } });
+    this.send({ message: { $case: "actionReply", value: { tableId: req.tableId, requestId: req.requestId, action, note: undefined, fallback: undefined } } });
     this.stats.actionsSent++;
   }
 }

@@ -44,12 +44,13 @@ from rookery.v1 import (
     actions_pb2,
     bot_service_pb2,
     events_pb2,
+    notes_pb2,
     replay_pb2,
     results_pb2,
     spectator_service_pb2,
     table_pb2,
 )
-from rookery.wire import convert
+from rookery.wire import convert, notes
 from rookery.wire.errors import MalformedMessageError
 from rookery.wire.replay import ActionOutcome, ReplayBuilder
 
@@ -149,6 +150,8 @@ class SeatStats:
     disconnects: int
     cpu_timeouts: int = 0
     """Timeouts of a seat with a CPU clock that came from CPU time used up (not wall time)."""
+    fallbacks: int = 0
+    """Accepted replies the bot's SDK or kit made itself because the bot's code failed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,6 +289,7 @@ class _Seat:
         "cpu_clock",
         "cpu_timeouts",
         "disconnects",
+        "fallbacks",
         "gone",
         "grace_timer",
         "illegal",
@@ -322,6 +326,7 @@ class _Seat:
         self.disconnects = 0
         self.cpu_clock: Callable[[], float] | None = None
         self.cpu_timeouts = 0
+        self.fallbacks = 0
 
     @property
     def is_connected(self) -> bool:
@@ -342,6 +347,7 @@ class _Seat:
             malformed_replies=self.malformed,
             disconnects=self.disconnects,
             cpu_timeouts=self.cpu_timeouts,
+            fallbacks=self.fallbacks,
         )
 
 
@@ -762,6 +768,16 @@ class Table:
             return self._rejected(
                 seat, reply, _Reason.REJECTION_REASON_MALFORMED_ACTION, str(error)
             )
+        note, fallback, problem = _note_and_fallback(reply)
+        if problem is not None:
+            seat.malformed += 1
+            return self._rejected(
+                seat,
+                reply,
+                _Reason.REJECTION_REASON_MALFORMED_ACTION,
+                f"{problem}: the reply is refused whole (its action is not played); send it "
+                "again within the deadline",
+            )
         try:
             self.game.apply(action)
         except MalformedActionError as error:
@@ -780,7 +796,11 @@ class Table:
         seat.accepted += 1
         seat.think_ms_total += think_ms
         seat.think_ms_max = max(seat.think_ms_max, think_ms)
-        self._replay.record_action(seat_index, action, think_ms, ActionOutcome.ACCEPTED)
+        if fallback is not None:
+            seat.fallbacks += 1
+        self._replay.record_action(
+            seat_index, action, think_ms, ActionOutcome.ACCEPTED, note=note, fallback=fallback
+        )
         self._hooks.action_done("accepted", think_ms / 1000.0)
         self._close(request, _Reply.ACCEPTED)
         self._request = None
@@ -1156,3 +1176,18 @@ class Table:
                 self._log.exception("could not write the replay")
         self._hooks.table_finished(self)
         self._finished.set()
+
+
+def _note_and_fallback(
+    reply: bot_service_pb2.ActionReply,
+) -> tuple[notes_pb2.BotNote | None, notes_pb2.Fallback | None, str | None]:
+    """A reply's note (``None`` when absent or empty) and fallback mark, or the first bound it
+    breaks."""
+    note = reply.note if reply.HasField("note") and (reply.note.text or reply.note.values) else None
+    fallback = reply.fallback if reply.HasField("fallback") else None
+    problem = None
+    if note is not None:
+        problem = notes.note_problem(note)
+    if problem is None and fallback is not None:
+        problem = notes.fallback_problem(fallback)
+    return note, fallback, problem

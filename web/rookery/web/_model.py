@@ -41,6 +41,8 @@ from rookery.v1 import replay_pb2, results_pb2, table_pb2
 from rookery.wire.convert import action_from_proto, ruleset_from_proto
 from rookery.wire.replay import replay_to_record
 
+from ._moves import annotate_moves
+
 __all__ = [
     "cards_json",
     "event_json",
@@ -316,6 +318,7 @@ def replay_json(replay: replay_pb2.Replay, game_id: str = "") -> JSON:
             move = moves.get(step["seq"])
             if move is not None:
                 step["move"] = move
+    annotate_moves(hands, replay)  # and each move's index in its hand, note and incident
     return {
         "kind": "replay",
         "game_id": game_id or header.table_id,

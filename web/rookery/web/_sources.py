@@ -118,7 +118,25 @@ def tournament_json(data: RunData, key: str | None = None) -> JSON:
         }
         for g in data.games
     ]
+    out["move_incidents"] = move_incidents_json(data, withheld)
     return out
+
+
+#: The most move incidents a tournament's page lists (each bot's counts are in its standing).
+MOVE_INCIDENTS_SHOWN = 500
+
+
+def move_incidents_json(data: RunData, withheld: set[int]) -> list[JSON]:
+    """The incidents of the games' moves, for the games whose replays are public (a fallback's
+    reason or a rejection's message may name a card of a deal still to be played)."""
+    public = {g.game_id for g in data.games if g.replay_path and g.seed not in withheld}
+    try:
+        with _ReadOnlyStore(data.run_dir) as store:
+            incidents = store.move_incidents(data.tournament.tournament_id)
+    except (StorageError, sqlite3.OperationalError):  # a run from before move incidents
+        return []
+    shown = [i.to_dict() for i in incidents if i.game_id in public]
+    return shown[:MOVE_INCIDENTS_SHOWN]
 
 
 class _ReadOnlyStore(RunStore):

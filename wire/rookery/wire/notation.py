@@ -17,7 +17,8 @@ Cards and actions are written in the engine's text forms (``R14``, ``ROOK``, ``b
 (True, 23)
 
 What the text does not carry: think times (read back as 0). Everything else of the ``Replay``
-is there; a hand's trump, buried cards and called card are the ones its moves name.
+is there, bots' notes (``!note "text" samples=400.0``) and fallback marks (``!fallback
+"reason"``) included; a hand's trump, buried cards and called card are the ones its moves name.
 """
 
 from __future__ import annotations
@@ -187,8 +188,31 @@ _MARKS = {
 
 def _mark_text(recorded: replay_pb2.ReplayAction) -> str:
     if recorded.outcome == replay_pb2.ACTION_OUTCOME_REJECTED:
-        return f' ?rejected "{_escape(recorded.rejection_reason)}"'
-    return _MARKS.get(recorded.outcome, f" !outcome {recorded.outcome}")
+        mark = f' ?rejected "{_escape(recorded.rejection_reason)}"'
+    else:
+        mark = _MARKS.get(recorded.outcome, f" !outcome {recorded.outcome}")
+    return mark + _note_text(recorded)
+
+
+def _note_name(name: str) -> str:
+    """A note value's name as written: bare, or quoted when it is not a valid name (so that a
+    replay that breaks the bounds still writes as text ``replay verify`` can read and name)."""
+    return name if re.fullmatch(r"[A-Za-z0-9_.\-]+", name) else f'"{_escape(name)}"'
+
+
+def _note_text(recorded: replay_pb2.ReplayAction) -> str:
+    """The move's fallback mark and note, as ``!fallback "reason"`` and the note's comment
+    ``!note "text" name=value …`` (both after the outcome's mark)."""
+    text = ""
+    if recorded.HasField("fallback"):
+        text += f' !fallback "{_escape(recorded.fallback.reason)}"'
+    if recorded.HasField("note"):
+        note = recorded.note
+        values = "".join(
+            f" {_note_name(name)}={note.values[name]!r}" for name in sorted(note.values)
+        )
+        text += f' !note "{_escape(note.text)}"{values}'
+    return text
 
 
 def _move_text(recorded: replay_pb2.ReplayAction) -> str:
@@ -489,6 +513,9 @@ _APPLIED = (replay_pb2.ACTION_OUTCOME_ACCEPTED, replay_pb2.ACTION_OUTCOME_AUTO_P
 _TRICK = re.compile(r"trick\s+(\S+):\s*(.*)")
 _MOVE = re.compile(r"(-?[0-9]+)\s+(.+)")
 _REJECTED = re.compile(r'(.*?)\s+\?rejected\s+"((?:[^"\\]|\\.)*)"')
+_NOTE_VALUE = r'(?:"(?:[^"\\]|\\.)*"|[^\s="]+)=[^\s"]+'
+_NOTE = re.compile(r'(.*?)\s+!note\s+"((?:[^"\\]|\\.)*)"((?:\s+' + _NOTE_VALUE + r")*)")
+_FALLBACK = re.compile(r'(.*?)\s+!fallback\s+"((?:[^"\\]|\\.)*)"')
 _SCORE = re.compile(
     r"score\s+bidder\s+(\S+)\s+bid\s+(\S+)\s+(made|set)\s+points\s+([-\d ]*?)\s*"
     r"deltas\s+([-\d ]*?)\s*scores\s+([-\d ]*?)(?:\s+partner\s+(\S+))?"
@@ -509,6 +536,24 @@ def _parse_move(
         )
     recorded = hand.actions.add(seat=_int(match.group(1), source, line, f"{where}: seat", index))
     body = match.group(2).strip()
+    noted = _NOTE.fullmatch(body)
+    if noted is not None:
+        body = noted.group(1)
+        recorded.note.text = _unescape(noted.group(2))
+        for pair in re.findall(_NOTE_VALUE, noted.group(3)):
+            name, _, value = pair.rpartition("=")
+            if name.startswith('"'):
+                name = _unescape(name[1:-1])
+            try:
+                recorded.note.values[name] = float(value)
+            except ValueError:
+                raise NotationError(
+                    source, line, f"{where}: note value {name}={value!r} is not a number", index
+                ) from None
+    fallback = _FALLBACK.fullmatch(body)
+    if fallback is not None:
+        body = fallback.group(1)
+        recorded.fallback.reason = _unescape(fallback.group(2))
     rejected = _REJECTED.fullmatch(body)
     if rejected is not None:
         body = rejected.group(1)

@@ -43,9 +43,9 @@ from rookery.engine import (
     format_cards,
     format_replay_text,
 )
-from rookery.v1 import actions_pb2, cards_pb2, replay_pb2, results_pb2, table_pb2
+from rookery.v1 import actions_pb2, cards_pb2, notes_pb2, replay_pb2, results_pb2, table_pb2
 
-from . import protobytes
+from . import notes, protobytes
 from .convert import (
     Forfeit,
     SeatAssignment,
@@ -91,8 +91,9 @@ class ActionOutcome(Enum):
 # Building -------------------------------------------------------------------------------------
 
 
-_Recorded = tuple[int, "Action | actions_pb2.Action", int, "ActionOutcome", str]
-"""An action as recorded: (seat, action, think_ms, outcome, rejection reason)."""
+_Recorded = tuple[int, "Action | actions_pb2.Action", int, "ActionOutcome", str, bytes]
+"""An action as recorded: (seat, action, think_ms, outcome, rejection reason, and the encoded
+``note`` and ``fallback`` fields of the ``ReplayAction``, empty when it has neither)."""
 
 
 @dataclasses.dataclass(slots=True)
@@ -205,13 +206,23 @@ class ReplayBuilder:
         think_ms: int = 0,
         outcome: ActionOutcome = ActionOutcome.ACCEPTED,
         rejection_reason: str = "",
+        *,
+        note: notes_pb2.BotNote | None = None,
+        fallback: notes_pb2.Fallback | None = None,
     ) -> None:
         """Record one action of ``seat``, ``think_ms`` after it was asked to act.
 
         An ``ACCEPTED`` or ``AUTO_PLAYED`` action is applied to the builder's game and must be
         legal (the engine's error propagates and nothing is recorded). A ``REJECTED`` one is only
         kept, with ``rejection_reason``; it may be the proto message the bot sent, malformed or not.
+        ``note`` is the bot's note on the reply and ``fallback`` its SDK's mark (the caller has
+        checked their bounds); both are copied.
         """
+        extra = b""
+        if note is not None:
+            extra += protobytes.field(_RECORDED_NOTE, note.SerializeToString())
+        if fallback is not None:
+            extra += protobytes.field(_RECORDED_FALLBACK, fallback.SerializeToString())
         game = self.game
         hand = self._hand
         if hand is None or (game.is_over and not self._following):
@@ -236,7 +247,7 @@ class ReplayBuilder:
                 )
             game.apply(recorded)
         hand.actions.append(
-            (seat, recorded, max(0, min(think_ms, 2**31 - 1)), outcome, rejection_reason)
+            (seat, recorded, max(0, min(think_ms, 2**31 - 1)), outcome, rejection_reason, extra)
         )
         if outcome is not ActionOutcome.REJECTED:
             self._after_apply(hand)
@@ -300,6 +311,8 @@ _RECORDED_ACTION = protobytes.field_number(replay_pb2.ReplayAction, "action")
 _RECORDED_THINK_MS = protobytes.ScalarField(replay_pb2.ReplayAction, "think_ms")
 _RECORDED_OUTCOME = protobytes.ScalarField(replay_pb2.ReplayAction, "outcome")
 _RECORDED_REASON = protobytes.field_number(replay_pb2.ReplayAction, "rejection_reason")
+_RECORDED_NOTE = protobytes.field_number(replay_pb2.ReplayAction, "note")
+_RECORDED_FALLBACK = protobytes.field_number(replay_pb2.ReplayAction, "fallback")
 
 
 def _encoded_actions(actions: list[_Recorded]) -> bytes:
@@ -320,10 +333,11 @@ def _encoded_actions(actions: list[_Recorded]) -> bytes:
                         _RECORDED_THINK_MS[think_ms],
                         _RECORDED_OUTCOME[outcome.value],
                         protobytes.field(_RECORDED_REASON, reason.encode()) if reason else b"",
+                        extra,
                     )
                 ),
             )
-            for seat, action, think_ms, outcome, reason in actions
+            for seat, action, think_ms, outcome, reason, extra in actions
         ]
     )
 
@@ -827,7 +841,8 @@ def _header_problems(header: replay_pb2.ReplayHeader, ruleset: Ruleset) -> list[
 def _check_rejected(
     game: Game, index: int, where: str, recorded: replay_pb2.ReplayAction, problems: list[str]
 ) -> None:
-    """A rejected record: the seat to act sent it, and it was malformed or illegal there."""
+    """A rejected record: the seat to act sent it, and it was malformed or illegal there (or its
+    note or fallback mark broke their bounds)."""
     if game.is_over or len(game.hand_results) > index:
         problems.append(f"{where}: a rejected action recorded after the hand was over")
         return
@@ -841,11 +856,29 @@ def _check_rejected(
         action = action_from_proto(recorded.action)
     except MalformedMessageError:
         return  # rejected as malformed: right
-    if game.is_legal(action):
+    if game.is_legal(action) and not notes.is_bounds_rejection(recorded.rejection_reason):
         problems.append(
             f"{where}: seat {recorded.seat} {action}: recorded as rejected, but it is legal "
             f"here ({game.phase.name}): the server would have applied it"
         )
+
+
+def _check_note(where: str, recorded: replay_pb2.ReplayAction, problems: list[str]) -> None:
+    """The bounds of an action's note and fallback mark (the server refuses replies past them)."""
+    if recorded.HasField("note"):
+        problem = notes.note_problem(recorded.note)
+        if problem is not None:
+            problems.append(f"{where}: {problem}")
+    if recorded.HasField("fallback"):
+        problem = notes.fallback_problem(recorded.fallback)
+        if problem is not None:
+            problems.append(f"{where}: {problem}")
+        if recorded.outcome != replay_pb2.ACTION_OUTCOME_ACCEPTED:
+            name = _enum_name(replay_pb2.ActionOutcome.DESCRIPTOR, recorded.outcome)
+            problems.append(
+                f"{where}: fallback: only a bot's accepted reply carries its SDK's fallback "
+                f"mark, got one on an action {name}"
+            )
 
 
 def _replay_hand_actions(
@@ -856,6 +889,7 @@ def _replay_hand_actions(
     for action_index, recorded in enumerate(hand.actions):
         where = f"hand {index}, action {action_index}"
         outcome = recorded.outcome
+        _check_note(where, recorded, problems)
         if outcome == replay_pb2.ACTION_OUTCOME_REJECTED:
             _check_rejected(game, index, where, recorded, problems)
             continue
@@ -895,7 +929,8 @@ def _replay_hand_actions(
 def replay_text(replay: replay_pb2.Replay) -> str:
     """A replay as text a person can read: who played where and when, then hand by hand (the
     engine's ``format_replay_text`` of the re-simulated game), then what the server recorded
-    beyond the rules: rejected and auto-played actions, and how the game ended.
+    beyond the rules: rejected and auto-played actions, the bots' fallbacks and notes, and how
+    the game ended.
 
     Raises ``MalformedMessageError`` or the engine's ``ReplayMismatchError`` for a replay that
     does not verify (check with ``verify_replay`` first).
@@ -942,6 +977,20 @@ def replay_text(replay: replay_pb2.Replay) -> str:
                 )
     if notes:
         lines.extend(["", "Rejected and auto-played actions:", *notes])
+    marks = []
+    for hand_index, hand in enumerate(replay.hands):
+        for index, recorded in enumerate(hand.actions):
+            where = f"  hand {hand_index}, action {index}: seat {recorded.seat}"
+            if recorded.HasField("fallback"):
+                marks.append(f"{where} fallback: {recorded.fallback.reason}")
+            if recorded.HasField("note"):
+                values = "".join(
+                    f" {name}={recorded.note.values[name]:g}"
+                    for name in sorted(recorded.note.values)
+                )
+                marks.append(f"{where} note: {recorded.note.text}{values}")
+    if marks:
+        lines.extend(["", "Fallbacks and notes (the bots' own words):", *marks])
     result = replay.result
     forfeit = forfeit_from_proto(result)
     if forfeit is not None or result.detail:

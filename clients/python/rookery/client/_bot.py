@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -9,6 +10,8 @@ from typing import TypeAlias
 
 from rookery.engine import Action, GameResult, LegalActions, Observation, Phase, Ruleset
 from rookery.v1.events_pb2 import Event
+from rookery.v1.notes_pb2 import BotNote
+from rookery.wire.notes import note_problem
 
 __all__ = ["ActionLike", "Bot", "Seat", "Table"]
 
@@ -90,13 +93,38 @@ class Bot:
     session: the runner logs it and sends :meth:`fallback` instead.
 
     While a hook runs, ``self.table`` describes the table and ``self.time_left()`` gives the
-    seconds left until the deadline of the current request.
+    seconds left until the deadline of the current request, and ``self.note(...)`` attaches a
+    note to the reply (see :meth:`note`).
     """
 
     table: Table
     """The table this instance plays at (set before :meth:`on_table_joined`)."""
     deadline: float = 0.0
     """The ``time.monotonic()`` deadline of the current request (0 when none is open)."""
+    pending_note: BotNote | None = None
+    """The note :meth:`note` set for the current request (the runner sends it and clears it)."""
+
+    def note(self, text: str = "", /, **values: float) -> None:
+        """Attach a note to the reply of the current request: free text and named numbers.
+
+        ``self.note("finesse the 14", samples=400, best=37.5)`` from a hook. The note is stored
+        in the replay with the move; nobody but this seat can read it until the hand is scored,
+        then everyone can (as the hand's cards). At most 512 bytes of UTF-8 of text and 16
+        values, each name 1 to 32 characters of ``[A-Za-z0-9_.-]`` and each value a finite
+        number: anything else raises ``ValueError`` here, in the hook, where it can be fixed
+        (a hook that raises gets its fallback action, marked as such). A second call replaces
+        the first.
+        """
+        note = BotNote(text=text)
+        for name, value in values.items():
+            number = float(value)
+            if not math.isfinite(number):
+                raise ValueError(f"note value {name!r} is {value!r}; values must be finite")
+            note.values[name] = number
+        problem = note_problem(note)
+        if problem is not None:
+            raise ValueError(problem)
+        self.pending_note = note
 
     def act(self, observation: Observation) -> HookResult:
         """Choose an action for ``observation``. The default plays the first legal action."""

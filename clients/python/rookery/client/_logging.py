@@ -22,7 +22,11 @@ def configure_logging(level: str = "info", json: bool = False) -> None:
     renderer: structlog.typing.Processor = (
         structlog.processors.JSONRenderer()
         if json
-        else structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty())
+        # Plain tracebacks: a rich one with every frame's locals takes seconds to render on a
+        # loaded machine, while the bot's clock runs (a hook that raises is logged per request).
+        else structlog.dev.ConsoleRenderer(
+            colors=sys.stderr.isatty(), exception_formatter=structlog.dev.plain_traceback
+        )
     )
     structlog.configure(
         processors=[

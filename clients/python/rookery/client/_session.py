@@ -18,6 +18,7 @@ from rookery.v1 import bot_service_pb2 as pb
 from rookery.v1 import bot_service_pb2_grpc
 from rookery.wire import convert
 from rookery.wire.errors import WireError
+from rookery.wire.notes import FALLBACK_REASON_MAX_BYTES, clip_utf8
 from rookery.wire.version import rookery_version
 
 from ._bot import PHASE_HOOKS, Bot, Seat, Table
@@ -600,6 +601,7 @@ class Session:
         state.request = open_request
         bot = state.bot
         bot.deadline = deadline
+        bot.pending_note = None
         hook = state.hooks.get(observation.phase, bot.act)
         tokens = _bind(state.table)
         try:
@@ -607,11 +609,14 @@ class Session:
         except NoAnswer as reason:
             self._no_answer(state, reason)
             return
-        except Exception:
-            state.log.exception(
-                "the bot raised; sending a fallback action", phase=observation.phase.name
+        except Exception as error:
+            # The fallback goes out first: rendering a traceback can take longer than the clock.
+            await self._send_fallback(state, open_request, _raised(hook, error))
+            state.log.error(
+                "the bot raised; sent a fallback action",
+                phase=observation.phase.name,
+                exc_info=error,
             )
-            await self._send_fallback(state, open_request)
             return
         finally:
             structlog.contextvars.reset_contextvars(**tokens)
@@ -636,14 +641,16 @@ class Session:
             action = await asyncio.wait_for(chosen, budget)
         except TimeoutError:
             state.log.warning("the bot ran out of time; sending a fallback action", budget_s=budget)
-            await self._send_fallback(state, open_request)
+            await self._send_fallback(
+                state, open_request, f"the hook did not answer within {budget:.3f} s"
+            )
             return
         except NoAnswer as reason:
             self._no_answer(state, reason)
             return
-        except Exception:
-            state.log.exception("the bot raised; sending a fallback action")
-            await self._send_fallback(state, open_request)
+        except Exception as error:
+            await self._send_fallback(state, open_request, _raised(None, error))
+            state.log.error("the bot raised; sent a fallback action", exc_info=error)
             return
         await self._send_chosen(state, open_request, action)
 
@@ -666,7 +673,9 @@ class Session:
                     returned=chosen,
                     error=str(error),
                 )
-                await self._send_fallback(state, open_request)
+                await self._send_fallback(
+                    state, open_request, f"the hook returned unreadable action text {chosen!r}"
+                )
                 return
         if action not in open_request.legal:
             state.log.warning(
@@ -674,28 +683,49 @@ class Session:
                 returned=str(chosen),
                 phase=open_request.legal.phase.name,
             )
-            await self._send_fallback(state, open_request)
+            shown = chosen if isinstance(chosen, str) else str(chosen)
+            await self._send_fallback(
+                state, open_request, f"the hook returned {shown!r}, not a legal action"
+            )
             return
         await self._reply(state, open_request, action)
 
-    async def _send_fallback(self, state: _TableState, open_request: _OpenRequest) -> None:
+    async def _send_fallback(
+        self, state: _TableState, open_request: _OpenRequest, reason: str
+    ) -> None:
         try:
             action = state.bot.fallback(open_request.observation, open_request.legal)
             if action not in open_request.legal:
                 raise ClientError(f"fallback returned the illegal action {action}")
-        except Exception:
-            state.log.exception("fallback failed; sending the first legal action")
+        except Exception as error:
+            failed: Exception | None = error
             action = open_request.legal[0]
+            reason += f"; fallback raised {type(error).__name__}"
+        else:
+            failed = None
         self._stats.fallbacks += 1
-        await self._reply(state, open_request, action)
+        await self._reply(state, open_request, action, fallback=reason)
+        if failed is not None:
+            state.log.error("fallback failed; sent the first legal action", exc_info=failed)
 
-    async def _reply(self, state: _TableState, open_request: _OpenRequest, action: Action) -> None:
+    async def _reply(
+        self,
+        state: _TableState,
+        open_request: _OpenRequest,
+        action: Action,
+        fallback: str | None = None,
+    ) -> None:
         open_request.sent = action
         reply = pb.ActionReply(
             table_id=state.table.table_id,
             request_id=open_request.request_id,
             action=convert.action_to_proto(action),
         )
+        note = state.bot.pending_note
+        if note is not None:
+            reply.note.CopyFrom(note)
+        if fallback is not None:
+            reply.fallback.reason = clip_utf8(fallback, FALLBACK_REASON_MAX_BYTES)
         if await self._write(pb.ConnectRequest(action_reply=reply)):
             self._stats.actions += 1
 
@@ -723,7 +753,9 @@ class Session:
             await asyncio.sleep(0.05)
             await self._reply(state, open_request, open_request.sent)
         elif rejected.reason in _RETRY_WITH_FALLBACK:
-            await self._send_fallback(state, open_request)
+            await self._send_fallback(
+                state, open_request, f"the server rejected the reply: {rejected.message}"
+            )
 
 
 def _reply_message(replies: list[pb.ActionReply]) -> pb.ConnectRequest:
@@ -731,3 +763,9 @@ def _reply_message(replies: list[pb.ActionReply]) -> pb.ConnectRequest:
     if len(replies) == 1:
         return pb.ConnectRequest(action_reply=replies[0])
     return pb.ConnectRequest(batch=pb.ReplyBatch(replies=replies))
+
+
+def _raised(hook: Any, error: BaseException) -> str:
+    """A fallback's reason for a hook that raised: ``act raised ValueError: no card``."""
+    name = getattr(hook, "__name__", None) or "the hook"
+    return f"{name} raised {type(error).__name__}: {error}"

@@ -540,7 +540,7 @@
       var listScroll = document.getElementById("move-list");
       clear(left); clear(right); clear(below);
       append(left, drawTable(view, handView, st, opts), handsPanel(view, handView, st, opts));
-      append(right, infoPanel(view, handView, st, opts), moveList(at[0], index, revealed || opts.faceUp));
+      append(right, infoPanel(view, handView, st, opts), movePanel(view, handView, index, revealed, state.perspective), moveList(at[0], index, revealed || opts.faceUp));
       if (revealed || opts.faceUp) append(below, dealTable(view, handView, st));
       keepLastInView(document.getElementById("trick-log"));
       var list = document.getElementById("move-list"), now = list && list.querySelector(".now");
@@ -570,6 +570,7 @@
       if (params.trick !== undefined) {
         for (var i = 0; i < steps.length; i++) if (steps[i].type === "trick" && String(steps[i].trick) === params.trick) { target = i; break; }
       } else if (params.step !== undefined) target = Math.max(0, Math.min(steps.length - 1, Number(params.step) || 0));
+      else if (params.move !== undefined) target = moveStep(steps, Number(params.move));
       for (var k = 0; k < positions.length; k++) if (positions[k][0] === h && positions[k][1] === target) { state.pos = k; return true; }
       return false;
     }
@@ -759,7 +760,7 @@
     if (t.sprt) {
       append(app, el("div", { class: "panel" }, "SPRT: " + (t.sprt.decision || "undecided") + " \u00b7 LLR " + fmt(t.sprt.llr, 2) + " in (" + fmt(t.sprt.lower_bound, 2) + ", " + fmt(t.sprt.upper_bound, 2) + ") \u00b7 Elo " + signed(t.sprt.elo) + (t.sprt.elo_error !== null ? " \u00b1 " + fmt(t.sprt.elo_error) : "")));
     }
-    var head = ["#", "bot", "Elo", "\u00b1", "95 % interval", "LOS", "games", "W", "L", "D", "points", "think ms", "timeouts", "crashes", "illegal"];
+    var head = ["#", "bot", "Elo", "\u00b1", "95 % interval", "LOS", "games", "W", "L", "D", "points", "think ms", "timeouts", "crashes", "illegal", "fallbacks"];
     var rows = t.standings.map(function (s) {
       return el("tr", { "data-bot": s.bot },
         el("td", { class: "n", text: s.rank }), el("td", { class: "bot" }, s.bot, s.version ? el("span", { class: "muted version", text: " (" + s.version + ")" }) : null),
@@ -768,11 +769,11 @@
         el("td", { class: "n", title: "likelihood of superiority over the next bot", text: s.los_next === null || s.los_next === undefined ? "" : fmt(100 * s.los_next) + "%" }),
         el("td", { class: "n", text: s.games }), el("td", { class: "n", text: s.wins }), el("td", { class: "n", text: s.losses }), el("td", { class: "n", text: s.draws }),
         el("td", { class: "n", text: signed(s.point_difference) }), el("td", { class: "n", text: fmt(s.think_ms_mean, 1) }),
-        el("td", { class: "n", text: s.timeouts }), el("td", { class: "n", text: s.crashes }), el("td", { class: "n", text: s.illegal_replies }));
+        el("td", { class: "n", text: s.timeouts }), el("td", { class: "n", text: s.crashes }), el("td", { class: "n", text: s.illegal_replies }), fallbackCell(s));
     });
     append(app, el("h2", { text: "Leaderboard" }), el("div", { class: "scroll" }, el("table", { class: "data", id: "leaderboard" },
       el("thead", {}, el("tr", {}, head.map(function (h) { return el("th", { text: h }); }))), el("tbody", {}, rows))),
-      el("p", { class: "meta", text: "Elo: Bradley\u2013Terry maximum likelihood over all games, field mean 0, with a bootstrap interval over duplicate groups. LOS: likelihood that a bot is stronger than the next." }));
+      el("p", { class: "meta", text: "Elo: Bradley\u2013Terry maximum likelihood over all games, field mean 0, with a bootstrap interval over duplicate groups. LOS: likelihood that a bot is stronger than the next." }), incidentsPanel(t));
     var names = t.standings.map(function (s) { return s.bot; });
     var cross = el("table", { class: "data", id: "crosstable" }, el("tr", {}, el("th", {}), names.map(function (n) { return el("th", { text: n }); })),
       names.map(function (a) {
@@ -864,6 +865,70 @@
     }
     load();
     setInterval(load, 2000);
+  }
+
+  // Moves: think time, incident and note of the move at a step ----------------------------------
+  // The incident's kind shows at its move; the note and the details only once the hand is scored
+  // (a note may describe the bot's own cards), as the hidden cards.
+  function moveStep(steps, move) {
+    for (var i = 0; i < steps.length; i++) if (steps[i].move && steps[i].move.index === move) return i;
+    return 0;
+  }
+  var INCIDENT_WORDS = { fallback: "SDK fallback (the bot's code failed)", auto_played: "auto-played (late)", rejected: "after rejected replies" };
+  function incidentLine(incident, detailed) {
+    return "\u26a0 " + (INCIDENT_WORDS[incident.kind] || incident.kind) + (detailed ? ": " + incident.detail : "");
+  }
+  function noteNode(note, id) {
+    var values = Object.keys(note.values).map(function (k) { return k + "=" + note.values[k]; }).join(", ");
+    return el("div", { class: "note", id: id }, el("span", { class: "note-text", text: "note: " + note.text }), values ? el("span", { class: "muted note-values", text: " (" + values + ")" }) : "");
+  }
+  // At a move: its think time and incident; its note only to the seat that wrote it (following
+  // that seat). Once the hand is scored: every move of the hand that has a note or an incident.
+  function movePanel(view, hand, index, revealed, perspective) {
+    var panel = el("div", { class: "panel", id: "move-panel" });
+    if (revealed) {
+      var rows = hand.steps.filter(function (e) { return e.move && (e.move.note || e.move.incident); }).map(function (e) {
+        var m = e.move;
+        return el("li", { "data-move": m.index, "data-seat": m.seat }, "move " + m.index + " \u00b7 " + seatLabel(view, m.seat) + " \u00b7 " + stepText(view, e) + " ",
+          m.incident ? el("span", { class: "incident " + m.incident.kind, text: incidentLine(m.incident, true) }) : "", m.note ? noteNode(m.note, "") : "");
+      });
+      append(panel, el("h3", { text: "Notes and incidents of hand " + hand.number }),
+        rows.length ? el("ol", { id: "hand-notes" }, rows) : el("p", { class: "muted", id: "hand-notes-none", text: "none" }));
+      return panel;
+    }
+    var step = hand.steps[index], move = step && step.move;
+    if (!move) { append(panel, el("span", { class: "muted", text: "not a move" })); return panel; }
+    append(panel, el("div", { id: "move-info" }, "move " + move.index + " of hand " + hand.number + " \u00b7 " + seatLabel(view, move.seat) + " \u00b7 think " + move.think_ms + " ms"));
+    var incident = move.incident;
+    append(panel, el("div", { id: "move-incident", class: incident ? "incident " + incident.kind : "muted", "data-kind": incident ? incident.kind : "", text: incident ? incidentLine(incident, false) : "the bot's own reply" }));
+    if (move.note) {
+      append(panel, perspective === move.seat ? noteNode(move.note, "move-note")
+        : el("div", { class: "muted", id: "move-note-hidden", text: "a note: shown once the hand is scored (or following seat " + move.seat + ")" }));
+    }
+    return panel;
+  }
+
+  // Move incidents of a tournament: each bot's fallbacks, auto-plays and rejected replies, each
+  // linked to its move in the replay viewer; the leaderboard's fallback count links here.
+  function fallbackCell(s) {
+    var n = s.fallbacks || 0;
+    return el("td", { class: "n" }, n ? el("a", { href: "#incidents-" + encodeURIComponent(s.bot), text: String(n) }) : "0");
+  }
+  function incidentsPanel(t) {
+    var list = t.move_incidents || [];
+    var panel = el("div", { id: "move-incidents" });
+    if (!list.length) return panel;
+    var bots = [];
+    list.forEach(function (i) { if (bots.indexOf(i.bot) < 0) bots.push(i.bot); });
+    append(panel, el("h2", { text: "Incidents by move" }), el("p", { class: "meta", text: "Moves that were not the bot's own reply in time, in games whose replays are public (rookery arena incidents lists all)." }));
+    bots.forEach(function (bot) {
+      var mine = list.filter(function (i) { return i.bot === bot; });
+      append(panel, el("h3", { id: "incidents-" + encodeURIComponent(bot), text: bot }), el("ul", { class: "incidents", "data-bot": bot }, mine.map(function (i) {
+        return el("li", { "data-kind": i.kind }, el("a", { href: replayHref(i.game_id) + "#hand=" + i.hand + "&move=" + i.move, text: "game " + i.game_id + " hand " + i.hand + " move " + i.move }),
+          " \u00b7 seat " + i.seat + " \u00b7 " + (INCIDENT_WORDS[i.kind] || i.kind) + ": " + i.detail);
+      })));
+    });
+    return panel;
   }
 
   // Boot ---------------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from rookery.engine import (
     Observation,
     Phase,
     Ruleset,
+    Suit,
     bid_action,
     mask_points,
 )
@@ -289,6 +290,28 @@ class HeuristicPolicy:
         """The trump to name: the best suit for the whole hand, the buried cards included."""
         return best_trump(obs.hand | obs.buried, obs.ruleset)[0]
 
+    def reason(self, obs: Observation, action: Action) -> tuple[str, dict[str, float]]:
+        """Why this policy chose ``action`` for ``obs``: a sentence and the numbers behind it."""
+        phase = obs.phase
+        if phase is Phase.BIDDING:
+            limit = self.bid_limit(obs)
+            if action == PASS:
+                friends = known_friends(obs)
+                if obs.high_bidder not in (-1, obs.seat) and friends >> obs.high_bidder & 1:
+                    return "pass: my partner holds the high bid", {"limit": limit}
+                return "pass: the next bid is over what this hand is worth", {"limit": limit}
+            return "bid: the hand is worth up to the limit", {"limit": limit}
+        if phase is Phase.NAME_TRUMP:
+            trump, value = best_trump(obs.hand | obs.buried, obs.ruleset)
+            return f"trump {Suit(trump).name.lower()}: the best estimate of the hand", {
+                "estimate": round(value, 2)
+            }
+        if phase is Phase.BURY:
+            return "bury: the cards least useful in play, points kept for the last trick", {}
+        if phase is Phase.CALL:
+            return "call: the highest trump I do not hold", {}
+        return "play: the card rules (win cheaply, feed points to a winning partner)", {}
+
 
 def best_trump_before_nest(hand: int, rules: Ruleset) -> tuple[int, float]:
     """The best trump and its estimate for a hand still to receive the nest."""
@@ -301,7 +324,14 @@ def best_trump_before_nest(hand: int, rules: Ruleset) -> tuple[int, float]:
 
 
 class HeuristicBot(PolicyBot):
-    """The ``heuristic`` reference bot."""
+    """The ``heuristic`` reference bot; each reply carries a note with its reason."""
 
     def __init__(self, parameters: HeuristicParameters | None = None, *, seed: int = 0) -> None:
-        super().__init__(HeuristicPolicy(parameters), seed=seed)
+        self.heuristic = HeuristicPolicy(parameters)
+        super().__init__(self.heuristic, seed=seed)
+
+    def act(self, observation: Observation) -> Action:
+        action = super().act(observation)
+        text, values = self.heuristic.reason(observation, action)
+        self.note(text, **values)
+        return action

@@ -120,10 +120,14 @@ class PimcParameters:
 
 @dataclass(frozen=True)
 class SearchStats:
-    """What the last decision's search did: sampled deals and seconds spent."""
+    """What the last decision's search did: sampled deals and seconds spent, and the expected
+    worth (mean over the samples) of the best and second-best candidates (``None``: no search,
+    or a single candidate)."""
 
     samples: int
     seconds: float
+    best: float | None = None
+    second: float | None = None
 
 
 class _Budget:
@@ -249,8 +253,12 @@ class PimcPolicy:
             seconds = self._time_limit if seconds is None else min(seconds, self._time_limit)
         return _Budget(samples, seconds)
 
-    def _record(self, budget: _Budget) -> None:
-        self.last_search = SearchStats(budget.count, budget.elapsed)
+    def _record(self, budget: _Budget, totals: Sequence[float] = ()) -> None:
+        best = second = None
+        if budget.count and len(totals) > 1:
+            ranked = sorted(totals, reverse=True)
+            best, second = ranked[0] / budget.count, ranked[1] / budget.count
+        self.last_search = SearchStats(budget.count, budget.elapsed, best, second)
 
     # Card play ------------------------------------------------------------------------------
 
@@ -294,7 +302,7 @@ class PimcPolicy:
                 budget.count += 1
                 continue
             break
-        self._record(budget)
+        self._record(budget, [totals[card] for card in cards])
         if not budget.count:
             return choose_play(play_view_from_observation(obs, legal))
         return max(cards, key=lambda card: (totals[card], -card))
@@ -333,7 +341,7 @@ class PimcPolicy:
             lambda: sample_deal(obs, rng),
             lambda deal, action: self._auction_rollout(obs, deal, action),
         )
-        self._record(budget)
+        self._record(budget, totals)
         if not budget.count:
             return self._heuristic.bid(obs, legal)
         return candidates[1] if totals[1] > totals[0] else PASS
@@ -490,7 +498,7 @@ class PimcPolicy:
 
         budget = self._budget(self.parameters.exchange_scale)
         totals = _sampled_totals(budget, candidates, sample, worth)
-        self._record(budget)
+        self._record(budget, totals)
         if not budget.count:
             return -1
         return max(range(len(candidates)), key=lambda i: (totals[i], -i))
@@ -580,13 +588,36 @@ class PimcBot(PolicyBot):
 
     def act(self, observation: Observation) -> Action:
         left = self.time_left()
-        return self.search.choose(
+        action = self.search.choose(
             observation,
             observation.legal_actions(),
             self.rng,
             time_budget=self.search.parameters.time_budget,
             time_limit=left / 2 if left > 0 else None,
         )
+        text, values = search_note(self.search.last_search)
+        self.note(text, **values)
+        return action
+
+
+def search_note(search: SearchStats) -> tuple[str, dict[str, float]]:
+    """A reply's note from its search: the text and the numbers (samples, ms, best, second).
+
+    >>> text, values = search_note(SearchStats(400, 0.25, 0.5, 0.25))
+    >>> text
+    '400 samples: best 0.500, second 0.250'
+    >>> values
+    {'samples': 400, 'ms': 250.0, 'best': 0.5, 'second': 0.25}
+    """
+    if not search.samples:
+        return "no search: a single choice or the heuristic's", {}
+    values: dict[str, float] = {"samples": search.samples, "ms": round(search.seconds * 1000, 1)}
+    text = f"{search.samples} samples"
+    if search.best is not None and search.second is not None:
+        values["best"] = search.best
+        values["second"] = search.second
+        text += f": best {search.best:.3f}, second {search.second:.3f}"
+    return text, values
 
 
 def _sampled_totals(
