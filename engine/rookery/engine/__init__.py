@@ -89,12 +89,23 @@ from ._events import (
     TrickWon,
     TrumpNamed,
 )
-from ._game import Game, trick_winner
-from ._legal import LegalActions, legal_play_mask
+from ._game import Game
+from ._legal import LegalActions
 from ._observation import Observation, Trick
 from ._playout import random_playout
 from ._record import RECORD_FORMAT, GameRecord
-from ._results import GameResult, HandResult, Termination
+from ._results import GameResult, HandResult, HandScore, Termination
+from ._rulebook import (
+    FOLLOW_MASKS,
+    TRICK_KEYS,
+    TRUMP_MASKS,
+    bidding_seats,
+    legal_play_mask,
+    playable,
+    redeal_result,
+    score_hand,
+    trick_winner,
+)
 from ._ruleset import PRESETS, AllPass, BothOver, FirstLead, HandSeeds, Partnership, Ruleset
 from ._sampling import sample_deal, sample_deals
 from ._text import format_replay_text
@@ -102,6 +113,7 @@ from ._text import format_replay_text
 __all__ = [
     "ALL_CARDS_MASK",
     "CARD_POINTS",
+    "FOLLOW_MASKS",
     "NUM_CARDS",
     "PASS",
     "PLAY",
@@ -111,7 +123,9 @@ __all__ = [
     "ROOK2",
     "ROOK_MASK",
     "SUIT_MASKS",
+    "TRICK_KEYS",
     "TRUMP",
+    "TRUMP_MASKS",
     "Action",
     "AllPass",
     "AuctionWon",
@@ -138,6 +152,7 @@ __all__ = [
     "HandDealt",
     "HandRedealt",
     "HandResult",
+    "HandScore",
     "HandScored",
     "HandSeeds",
     "IllegalActionError",
@@ -162,6 +177,7 @@ __all__ = [
     "TrickWon",
     "TrumpNamed",
     "bid_action",
+    "bidding_seats",
     "build_info",
     "card_name",
     "card_points",
@@ -178,9 +194,12 @@ __all__ = [
     "parse_action",
     "parse_card",
     "parse_cards",
+    "playable",
     "popcount",
     "random_playout",
+    "redeal_result",
     "sample_deal",
     "sample_deals",
+    "score_hand",
     "trick_winner",
 ]
