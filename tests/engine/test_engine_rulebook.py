@@ -53,7 +53,9 @@ def test_the_tables_say_what_rules_md_5_says() -> None:
             )
             assert FOLLOW_MASKS[trump][card] == led
     with_rook = 1 << parse_card("B3") | 1 << parse_card("R7") | ROOK_MASK
-    assert playable(with_rook, SUIT_MASKS[0], rook_free_play=True) == with_rook & ~(1 << parse_card("R7"))
+    assert playable(with_rook, SUIT_MASKS[0], rook_free_play=True) == with_rook & ~(
+        1 << parse_card("R7")
+    )
     assert playable(with_rook, SUIT_MASKS[0], rook_free_play=False) == 1 << parse_card("B3")
     assert playable(with_rook, SUIT_MASKS[2], rook_free_play=False) == with_rook
     assert playable(with_rook, 0, rook_free_play=False) == with_rook

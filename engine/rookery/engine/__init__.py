@@ -18,7 +18,7 @@ Python ones are in use; ``ROOKERY_PURE_ENGINE=1`` forces the pure ones.
 
 from pathlib import Path as _Path
 
-from ._build import BuildInfo, build_info, select_build
+from ._build import BuildInfo, build_info, choose_build, select_build
 
 # Before any other module of the package is imported: the compiled modules or the pure ones.
 select_build(__name__, _Path(__file__).resolve().parent)
@@ -184,6 +184,7 @@ __all__ = [
     "card_rank",
     "card_suit",
     "cards_of",
+    "choose_build",
     "deal_for_hand",
     "format_cards",
     "format_replay_text",

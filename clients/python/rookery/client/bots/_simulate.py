@@ -84,7 +84,11 @@ class HandSimulation:
         voids: list[int] | None = None,
         won: list[int] | None = None,
         tricks_left: int | None = None,
+        _blank: bool = False,
     ) -> None:
+        # ``_blank``: ``clone`` sets every slot itself.
+        if _blank:
+            return
         self.rules = rules
         self.players = rules.players
         self.deck_mask = rules.deck_mask
@@ -180,16 +184,46 @@ class HandSimulation:
         return mask
 
     def clone(self) -> HandSimulation:
-        """An independent copy."""
-        other = object.__new__(HandSimulation)
-        for name in _SHARED_SLOTS:
-            setattr(other, name, getattr(self, name))
-        other.hands = list(self.hands)
-        other.trick = list(self.trick)
-        other.voids = list(self.voids)
-        other.won = list(self.won)
-        other.seat_friends = list(self.seat_friends)
+        """An independent copy (``tests/bots/test_clones.py`` checks that it copies every slot)."""
+        other = HandSimulation(
+            self.rules,
+            self.hands[:],
+            trump=self.trump,
+            bidder=self.bidder,
+            bid=self.bid,
+            leader=self.leader,
+            buried_points=self.buried_points,
+            _blank=True,
+        )
+        other.rules = self.rules
+        other.hands = self.hands[:]
+        other.trump = self.trump
+        other.bidder = self.bidder
+        other.bid = self.bid
+        other.leader = self.leader
+        other.buried_points = self.buried_points
+        other.bidding_mask = self.bidding_mask
+        other.called = self.called
+        other.current = self.current
+        other.deck_mask = self.deck_mask
+        other.follow = self.follow
+        other.keys = self.keys
+        other.last_trick_bonus = self.last_trick_bonus
+        other.partner = self.partner
+        other.partner_shown = self.partner_shown
+        other.played = self.played
+        other.players = self.players
+        other.rook_free_play = self.rook_free_play
+        other.seat_friends = self.seat_friends[:]
+        other.trick = self.trick[:]
+        other.trick_points = self.trick_points
+        other.tricks_left = self.tricks_left
+        other.trump_mask = self.trump_mask
         other.view = other._new_view()
+        other.voids = self.voids[:]
+        other.win_key = self.win_key
+        other.win_seat = self.win_seat
+        other.won = self.won[:]
         return other
 
     def _new_view(self) -> PlayView:
@@ -307,14 +341,6 @@ class HandSimulation:
         deltas = self._score().score_deltas
         sides = self.rules.sides
         return [deltas[sides[seat]] for seat in range(self.players)]
-
-
-# What ``clone`` shares with the original: everything but the per-playout lists and view.
-_SHARED_SLOTS = tuple(
-    name
-    for name in HandSimulation.__slots__
-    if name not in ("hands", "trick", "voids", "won", "seat_friends", "view")
-)
 
 
 def called_partner(obs: Observation, hands: list[int]) -> int:
