@@ -15,6 +15,9 @@ NATIVE_STAMP := engine/rookery/engine/_native.json
 OPENSPIEL_VENV := build/openspiel-venv
 OPENSPIEL_STAMP := $(OPENSPIEL_VENV)/.rookery-stamp
 NATIVE_SOURCES := $(filter-out %/__init__.py %/_build.py,$(wildcard engine/rookery/engine/*.py))
+# The compiled playout model of the search bots (clients/python/compile_playouts.py).
+PLAYOUT_STAMP := clients/python/rookery/client/bots/_native.json
+PLAYOUT_SOURCES := $(addprefix clients/python/rookery/client/bots/,_play.py _simulate.py _solve.py)
 PYTEST_ARGS ?=
 # The suite runs on this many pytest-xdist worker processes (one per core of a 2-core machine);
 # PYTEST_WORKERS=0 runs it in one process.
@@ -44,7 +47,7 @@ system-deps: ## install the missing Debian packages (apt-get as root; nothing wh
 	$$sudo apt-get update -qq && \
 	DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing
 
-setup: system-deps $(SETUP_STAMP) $(PROTO_STAMP) $(NODE_STAMP) $(NATIVE_STAMP) ## create .venv, install, generate the stubs, compile the engine
+setup: system-deps $(SETUP_STAMP) $(PROTO_STAMP) $(NODE_STAMP) $(NATIVE_STAMP) $(PLAYOUT_STAMP) ## create .venv, install, generate the stubs, compile the engine and the playouts
 
 $(SETUP_STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -63,6 +66,10 @@ $(RAY_STAMP): $(SETUP_STAMP)
 # Without a C compiler the script says so and the pure engine is used (it is then retried each time).
 $(NATIVE_STAMP): $(NATIVE_SOURCES) engine/compile_engine.py $(SETUP_STAMP)
 	$(PY) engine/compile_engine.py
+
+# Likewise the playout model (after the engine and the stubs, which its modules import).
+$(PLAYOUT_STAMP): $(PLAYOUT_SOURCES) clients/python/compile_playouts.py $(SETUP_STAMP) $(PROTO_STAMP)
+	$(PY) clients/python/compile_playouts.py
 
 $(NODE_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
@@ -120,4 +127,5 @@ soak: setup ## a bounded soak: 2,000 games or ten minutes, throughput and server
 
 clean: ## remove the venv, generated code and caches
 	$(PYTHON) engine/compile_engine.py --clean
-	rm -rf $(VENV) gen node_modules .mypy_cache .ruff_cache .pytest_cache build/engine-native
+	$(PYTHON) clients/python/compile_playouts.py --clean
+	rm -rf $(VENV) gen node_modules .mypy_cache .ruff_cache .pytest_cache build/engine-native build/playouts-native

@@ -36,6 +36,7 @@ COMPILED = (
     "_legal",
     "_observation",
     "_playout",
+    "_rulebook",
     "_sampling",
 )
 GROUP = "rookery.engine._native"

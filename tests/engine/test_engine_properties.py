@@ -31,7 +31,7 @@ from rookery.engine import (
     parse_card,
     sample_deal,
 )
-from rookery.engine.testing import all_observations
+from rookery.engine.testing import all_observations, lowest_bid_or_sample
 
 SETTINGS = settings(max_examples=25, deadline=None, derandomize=True)
 games = st.tuples(
@@ -47,13 +47,8 @@ def play(name: str, seed: int, rng_seed: int, *, watch: bool = False) -> tuple[G
     rng = random.Random(rng_seed)
     seen = [all_observations(game)] if watch else []
     while not game.is_over:
-        legal = game.legal_actions()
-        # Bid the minimum half the time so that hands are made as well as set.
-        if legal.bids and rng.random() < 0.5:
-            action: Action = PASS if rng.random() < 0.5 else Bid(legal.bids[0])
-        else:
-            action = legal.sample(rng)
-        game.apply(action)
+        # Pass or bid the minimum, so that hands are made as well as set.
+        game.apply(lowest_bid_or_sample(game.legal_actions(), rng))
         if watch:
             seen.append(all_observations(game))
     return game, seen

@@ -18,7 +18,7 @@ Python ones are in use; ``ROOKERY_PURE_ENGINE=1`` forces the pure ones.
 
 from pathlib import Path as _Path
 
-from ._build import BuildInfo, build_info, select_build
+from ._build import BuildInfo, build_info, choose_build, select_build
 
 # Before any other module of the package is imported: the compiled modules or the pure ones.
 select_build(__name__, _Path(__file__).resolve().parent)
@@ -89,12 +89,23 @@ from ._events import (
     TrickWon,
     TrumpNamed,
 )
-from ._game import Game, trick_winner
-from ._legal import LegalActions, legal_play_mask
+from ._game import Game
+from ._legal import LegalActions
 from ._observation import Observation, Trick
 from ._playout import random_playout
 from ._record import RECORD_FORMAT, GameRecord
-from ._results import GameResult, HandResult, Termination
+from ._results import GameResult, HandResult, HandScore, Termination
+from ._rulebook import (
+    FOLLOW_MASKS,
+    TRICK_KEYS,
+    TRUMP_MASKS,
+    bidding_seats,
+    legal_play_mask,
+    playable,
+    redeal_result,
+    score_hand,
+    trick_winner,
+)
 from ._ruleset import PRESETS, AllPass, BothOver, FirstLead, HandSeeds, Partnership, Ruleset
 from ._sampling import sample_deal, sample_deals
 from ._text import format_replay_text
@@ -102,6 +113,7 @@ from ._text import format_replay_text
 __all__ = [
     "ALL_CARDS_MASK",
     "CARD_POINTS",
+    "FOLLOW_MASKS",
     "NUM_CARDS",
     "PASS",
     "PLAY",
@@ -111,7 +123,9 @@ __all__ = [
     "ROOK2",
     "ROOK_MASK",
     "SUIT_MASKS",
+    "TRICK_KEYS",
     "TRUMP",
+    "TRUMP_MASKS",
     "Action",
     "AllPass",
     "AuctionWon",
@@ -138,6 +152,7 @@ __all__ = [
     "HandDealt",
     "HandRedealt",
     "HandResult",
+    "HandScore",
     "HandScored",
     "HandSeeds",
     "IllegalActionError",
@@ -162,12 +177,14 @@ __all__ = [
     "TrickWon",
     "TrumpNamed",
     "bid_action",
+    "bidding_seats",
     "build_info",
     "card_name",
     "card_points",
     "card_rank",
     "card_suit",
     "cards_of",
+    "choose_build",
     "deal_for_hand",
     "format_cards",
     "format_replay_text",
@@ -178,9 +195,12 @@ __all__ = [
     "parse_action",
     "parse_card",
     "parse_cards",
+    "playable",
     "popcount",
     "random_playout",
+    "redeal_result",
     "sample_deal",
     "sample_deals",
+    "score_hand",
     "trick_winner",
 ]

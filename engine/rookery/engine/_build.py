@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-__all__ = ["PURE_ENV", "BuildInfo", "build_info", "select_build"]
+__all__ = ["PURE_ENV", "BuildInfo", "build_info", "choose_build", "select_build"]
 
 PURE_ENV = "ROOKERY_PURE_ENGINE"
 """Set to ``1`` to force the pure modules even where the compiled ones are built."""
@@ -98,6 +98,18 @@ def _built(directory: Path) -> tuple[dict[str, str], str]:
 def select_build(package: str, directory: Path) -> BuildInfo:
     """Choose the build for ``package`` (in ``directory``) before its modules are imported."""
     global _selected
+    _selected = choose_build(package, directory)
+    return _selected
+
+
+def choose_build(package: str, directory: Path) -> BuildInfo:
+    """Choose the compiled or the pure modules of ``package`` (in ``directory``), before any of
+    them is imported: the compiled ones if ``directory/_native.json`` lists them, built for this
+    interpreter from the sources as they are now, and ``ROOKERY_PURE_ENGINE`` is not set.
+
+    The engine chooses so for itself; a package compiled the same way (the search bots' playout
+    model, ``clients/python/compile_playouts.py``) calls it from its ``__init__``.
+    """
     modules, reason = _built(directory)
     if modules and os.environ.get(PURE_ENV, "") not in ("", "0"):
         reason = f"{PURE_ENV}={os.environ[PURE_ENV]}"
@@ -110,18 +122,16 @@ def select_build(package: str, directory: Path) -> BuildInfo:
         if stale:
             reason = f"stale: {', '.join(f'{name}.py' for name in stale)} changed since the build"
             warnings.warn(
-                f"rookery.engine: the compiled build is {reason}; using the pure modules "
+                f"{package}: the compiled build is {reason}; using the pure modules "
                 "(run `make setup` to rebuild)",
                 RuntimeWarning,
                 stacklevel=3,
             )
     if modules and not reason:
-        _selected = BuildInfo("compiled", tuple(sorted(modules)), "")
-    else:
-        if modules:
-            sys.meta_path.insert(0, _PureFinder(package, directory, list(modules)))
-        _selected = BuildInfo("pure", (), reason)
-    return _selected
+        return BuildInfo("compiled", tuple(sorted(modules)), "")
+    if modules:
+        sys.meta_path.insert(0, _PureFinder(package, directory, list(modules)))
+    return BuildInfo("pure", (), reason)
 
 
 def build_info() -> BuildInfo:

@@ -23,7 +23,6 @@ from ._cards import (
     ALL_CARDS_MASK,
     NUM_CARDS,
     ROOK_MASK,
-    SUIT_MASKS,
     Suit,
     card_name,
     format_cards,
@@ -54,41 +53,32 @@ from ._events import (
 from ._legal import LegalActions, _BiddingActions, _PlayActions
 from ._observation import NO_TRICK, Observation, Trick, new_observation, new_trick
 from ._results import GameResult, HandResult, Termination
+from ._rulebook import (
+    FOLLOW_MASKS,
+    TRICK_KEYS,
+    TRUMP_MASKS,
+    playable,
+    redeal_result,
+    score_hand,
+)
 from ._ruleset import AllPass, BothOver, FirstLead, HandSeeds, Partnership, Ruleset
 
 if TYPE_CHECKING:
     from ._record import GameRecord
 
-__all__ = ["Game", "trick_winner"]
+__all__ = ["Game"]
 
 _SUITS: Final = tuple(Suit)
 _SEED_LIMIT: Final = 1 << 64
 
 
-# _KEYS[trump][card]: a trick-taking strength, shifted left 3 bits so that a seat fits below it.
-# Trumps (the Rook cards included) rank 100+, above every card of the led suit (1..14); ROOK
-# above ROOK2 above the trump 14 (RULES.md §5).
+# _KEYS[trump][card]: the trick-taking strength (``TRICK_KEYS``) shifted left 3 bits so that a
+# seat fits below it.
 _KEYS: Final[tuple[tuple[int, ...], ...]] = tuple(
-    tuple(
-        (
-            (100 + card % 14 + 1 if card // 14 == trump else card % 14 + 1)
-            if card < 56
-            else (116 if card == 56 else 115)
-        )
-        << 3
-        for card in range(NUM_CARDS)
-    )
-    for trump in range(4)
+    tuple(key << 3 for key in keys) for keys in TRICK_KEYS
 )
-_TRUMP_MASKS: Final[tuple[int, ...]] = tuple(SUIT_MASKS[suit] | ROOK_MASK for suit in range(4))
-# _FOLLOW_MASKS[trump][card]: the cards that follow suit when ``card`` leads.
-_FOLLOW_MASKS: Final[tuple[tuple[int, ...], ...]] = tuple(
-    tuple(
-        _TRUMP_MASKS[trump] if card >= 56 or card // 14 == trump else SUIT_MASKS[card // 14]
-        for card in range(NUM_CARDS)
-    )
-    for trump in range(4)
-)
+_TRUMP_MASKS: Final[tuple[int, ...]] = TRUMP_MASKS
+_FOLLOW_MASKS: Final[tuple[tuple[int, ...], ...]] = FOLLOW_MASKS
 # Enum member access costs a descriptor call on Python 3.11; the hot paths use these constants.
 _BIDDING: Final = Phase.BIDDING
 _NAME_TRUMP: Final = Phase.NAME_TRUMP
@@ -196,29 +186,6 @@ _FIELDS: Final = (
     "is_over",
 )
 """Every attribute of a ``Game`` (its slots; what pickling saves and restores)."""
-
-
-def trick_winner(cards: Sequence[int], trump: Suit | int) -> int:
-    """The index in ``cards`` (in play order, the first one led) of the card that wins the trick.
-
-    Exactly the rule :class:`Game` plays by (RULES.md §5, the same strength tables): the highest
-    trump if any trump was played (``ROOK``, ``ROOK2``, then trump 14 … lowest), otherwise the
-    highest card of the led suit; for an open trick, the card winning so far.
-
-    >>> from rookery.engine import Suit, parse_card
-    >>> trick_winner([parse_card(c) for c in ("R5", "R14", "G2", "B9")], Suit.GREEN)
-    2
-    """
-    if not cards:
-        raise ValueError("a trick has at least one card")
-    keys = _KEYS[trump]
-    counted = _FOLLOW_MASKS[trump][cards[0]] | _TRUMP_MASKS[trump]
-    best, best_key = 0, keys[cards[0]]
-    for index in range(1, len(cards)):
-        card = cards[index]
-        if (counted >> card) & 1 and keys[card] > best_key:
-            best, best_key = index, keys[card]
-    return best
 
 
 def _check_deal(rules: Ruleset, deal: Deal) -> None:
@@ -583,9 +550,7 @@ class Game:
             seat = self._current
             hand = self._hands[seat]
             if self._trick:
-                follow = hand & self._follow
-                if follow:
-                    hand = follow | hand & ROOK_MASK if self._rook_free else follow
+                hand = playable(hand, self._follow, self._rook_free)
             return _PlayActions(seat, hand)
         rules = self._rules
         if phase is _BIDDING:
@@ -790,23 +755,12 @@ class Game:
         if rules.all_pass is AllPass.DEALER_FORCED:
             self._win_auction(self._dealer, rules.min_bid, forced=True)
             return
-        result = HandResult(
+        result = redeal_result(
+            rules,
             hand_number=self._hand_number,
             dealer=self._dealer,
-            bidder=-1,
-            bid=0,
-            forced=False,
-            trump=None,
-            made=False,
-            bidding_total=0,
-            points_per_side=(0,) * rules.num_sides,
-            score_deltas=(0,) * rules.num_sides,
-            scores_after=tuple(self._scores),
+            scores_after=self._scores,
             deal=self._deal,
-            buried=0,
-            called_card=-1,
-            partner=-1,
-            redeal=True,
         )
         self._hand_results.append(result)
         if self._events_on:
@@ -924,36 +878,20 @@ class Game:
 
     # Scoring and the end of the game ----------------------------------------------------------
 
-    def _bidding_seats(self) -> tuple[int, ...]:
-        """The bidder's side: the fixed partners, or the bidder and the called partner if any."""
-        rules = self._rules
-        if not rules.is_per_player:
-            return rules.seats_of_side(rules.sides[self._bidder])
-        if self._partner >= 0:
-            return (self._bidder, self._partner)
-        return (self._bidder,)
-
     def _score_hand(self) -> None:
         rules = self._rules
-        sides = rules.sides
         counted = self._won[:]
         counted[self._tricks[-1][2]] += rules.last_trick_bonus
-        counted[self._bidder] += mask_points(self._buried)
-        bidding_seats = self._bidding_seats()
-        bidding_total = 0
-        for seat in bidding_seats:
-            bidding_total += counted[seat]
-        made = bidding_total >= self._bid
-        bidding_result = bidding_total if made else -self._bid
-        points = [0] * rules.num_sides
-        for seat, value in enumerate(counted):
-            points[sides[seat]] += value
-        bidding_sides = {sides[seat] for seat in bidding_seats}
+        score = score_hand(
+            rules,
+            counted,
+            bidder=self._bidder,
+            partner=self._partner,
+            bid=self._bid,
+            buried_points=mask_points(self._buried),
+        )
         scores = self._scores
-        deltas = []
-        for side, value in enumerate(points):
-            delta = bidding_result if side in bidding_sides else value
-            deltas.append(delta)
+        for side, delta in enumerate(score.score_deltas):
             scores[side] += delta
         result = HandResult(
             hand_number=self._hand_number,
@@ -962,10 +900,10 @@ class Game:
             bid=self._bid,
             forced=self._forced,
             trump=_SUITS[self._trump],
-            made=made,
-            bidding_total=bidding_total,
-            points_per_side=tuple(points),
-            score_deltas=tuple(deltas),
+            made=score.made,
+            bidding_total=score.bidding_total,
+            points_per_side=score.points_per_side,
+            score_deltas=score.score_deltas,
             scores_after=tuple(scores),
             deal=self._deal,
             buried=self._buried,
@@ -976,9 +914,9 @@ class Game:
         self._hand_results.append(result)
         if self._events_on:
             self._log.append((_LOG_HAND_SCORED, self._hand_number, result))
-        self._check_game_end(bidding_sides)
+        self._check_game_end(score.bidding_sides)
 
-    def _check_game_end(self, bidding_sides: set[int]) -> None:
+    def _check_game_end(self, bidding_sides: tuple[int, ...]) -> None:
         """RULES.md §8 after a scored hand.
 
         Under ``BIDDER_WINS`` the candidates are the over-target sides that took part in the bid

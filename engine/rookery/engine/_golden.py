@@ -14,12 +14,13 @@ import random
 import sys
 from pathlib import Path
 
-from ._actions import PASS, Bid
+from ._actions import PASS, Action, Bid
 from ._game import Game
+from ._legal import LegalActions
 from ._ruleset import PRESETS, Ruleset
 from ._text import format_replay_text
 
-__all__ = ["GOLDEN_SEEDS", "golden_game", "golden_text", "write_golden"]
+__all__ = ["GOLDEN_SEEDS", "golden_game", "golden_text", "lowest_bid_or_sample", "write_golden"]
 
 GOLDEN_SEEDS: dict[str, int] = {
     "standard": 2,
@@ -41,20 +42,25 @@ Chosen once for short games that show a redeal, a made bid and a set among them.
 def golden_game(ruleset: Ruleset, seed: int) -> Game:
     """A finished game of random legal players driven by ``random.Random(seed)``.
 
-    In the auction a player passes or makes the lowest legal bid with equal chances (uniform
-    bidding would bid to the maximum and play every game to ``max_hands``); every other action is
-    uniform among the legal ones.
+    Every player is ``lowest_bid_or_sample``.
     """
     rng = random.Random(seed)
     game = Game(ruleset, seed)
     while not game.is_over:
-        legal = game.legal_actions()
-        if legal.bids:
-            action = PASS if rng.random() < 0.5 else Bid(legal.bids[0])
-            game.apply(action)
-        else:
-            game.apply(legal.sample(rng))
+        game.apply(lowest_bid_or_sample(game.legal_actions(), rng))
     return game
+
+
+def lowest_bid_or_sample(legal: LegalActions, rng: random.Random) -> Action:
+    """A random legal action: in the auction, pass or the lowest legal bid with even odds
+    (uniform bidding would bid to the maximum and play every game to ``max_hands``); otherwise
+    one of ``legal`` drawn uniformly (``legal.sample``).
+
+    The random player of the golden playthroughs, the self-play games and the property tests.
+    """
+    if legal.bids:
+        return PASS if rng.random() < 0.5 else Bid(legal.bids[0])
+    return legal.sample(rng)
 
 
 def golden_text(name: str) -> str:

@@ -21,7 +21,8 @@ from ._actions import (
     PlayCard,
     bid_action,
 )
-from ._cards import ROOK_MASK, SUIT_MASKS, Suit, cards_of, format_cards
+from ._cards import Suit, cards_of, format_cards
+from ._rulebook import legal_play_mask
 
 __all__ = ["LegalActions", "legal_play_mask"]
 
@@ -35,26 +36,6 @@ _PLAY: Final = Phase.PLAY
 # Compiled, a Final name is a C static, not a lookup of the actions module's global at each use.
 _PLAY_CARD: Final = PlayCard
 _PLAYS: Final = PLAY
-
-
-def legal_play_mask(hand: int, lead_card: int, trump: int, rook_free_play: bool) -> int:
-    """The cards of ``hand`` that may be played to a trick led by ``lead_card`` (-1: to lead).
-
-    The Rook cards belong to the trump suit (RULES.md §5): a player holding a card of the led suit
-    (for a trump lead, any trump or Rook) must play one; under ``rook_free_play`` the Rook may be
-    played anyway.
-    """
-    if lead_card < 0:
-        return hand
-    lead_bit = 1 << lead_card
-    trump_mask = SUIT_MASKS[trump] | ROOK_MASK
-    follow_mask = trump_mask if lead_bit & trump_mask else SUIT_MASKS[lead_card // 14]
-    follow = hand & follow_mask
-    if not follow:
-        return hand
-    if rook_free_play:
-        follow |= hand & ROOK_MASK
-    return follow
 
 
 def _nth_bit(mask: int, index: int) -> int:

@@ -8,7 +8,7 @@ from enum import Enum
 from ._cards import Suit
 from ._deal import Deal
 
-__all__ = ["GameResult", "HandResult", "Termination"]
+__all__ = ["GameResult", "HandResult", "HandScore", "Termination"]
 
 
 class Termination(Enum):
@@ -22,6 +22,24 @@ class Termination(Enum):
     """A seat forfeited (the server records which and why): every other side wins jointly."""
     ABORTED = "ABORTED"
     """The game was stopped without a result: nobody wins."""
+
+
+@dataclass(frozen=True, slots=True)
+class HandScore:
+    """What the rules make of one played hand's points (``score_hand``).
+
+    ``bidding_total`` is the bidding side's count (its tricks, the last trick's bonus if it won
+    it, and the buried cards); ``made`` whether it reached the bid; ``points_per_side`` what each
+    side counted; ``score_deltas`` each side's score change (the bidding side's total, or minus
+    the bid when set; every other side what it counted); ``bidding_sides`` the sides the bidding
+    seats belong to (with scores per player: the bidder's and its partner's).
+    """
+
+    made: bool
+    bidding_total: int
+    points_per_side: tuple[int, ...]
+    score_deltas: tuple[int, ...]
+    bidding_sides: tuple[int, ...]
 
 
 @dataclass(frozen=True, slots=True)

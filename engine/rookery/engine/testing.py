@@ -16,6 +16,7 @@ from ._actions import parse_action
 from ._cards import format_cards, parse_cards
 from ._deal import Deal
 from ._game import Game
+from ._golden import lowest_bid_or_sample
 from ._observation import Observation
 from ._ruleset import Ruleset
 
@@ -23,6 +24,7 @@ __all__ = [
     "act",
     "all_observations",
     "fill_deal",
+    "lowest_bid_or_sample",
     "make_deal",
     "seat_zero_bids",
     "small_rules",

@@ -72,6 +72,7 @@ from rookery.engine import (
     card_rank,
     card_suit,
     cards_of,
+    redeal_result,
 )
 from rookery.engine import PASS as ENGINE_PASS
 from rookery.engine import PLAY as ENGINE_PLAY
@@ -765,23 +766,12 @@ def hand_result_from_proto(
     sides = ruleset.num_sides
     if message.redeal:
         scores = tuple(scores_before) if scores_before is not None else (0,) * sides
-        return HandResult(
+        return redeal_result(
+            ruleset,
             hand_number=message.hand_number,
             dealer=message.dealer,
-            bidder=-1,
-            bid=0,
-            forced=False,
-            trump=None,
-            made=False,
-            bidding_total=0,
-            points_per_side=(0,) * sides,
-            score_deltas=(0,) * sides,
             scores_after=scores,
             deal=deal_from_proto(message.deal, f"{field}.deal"),
-            buried=0,
-            called_card=-1,
-            partner=-1,
-            redeal=True,
         )
     points = tuple(message.points)
     for name, values in (

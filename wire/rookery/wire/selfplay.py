@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from rookery.engine import PASS, Action, LegalActions, Phase, Ruleset, bid_action
+from rookery.engine import Action, LegalActions, Ruleset
+from rookery.engine.testing import lowest_bid_or_sample
 from rookery.v1 import replay_pb2, results_pb2
 
 from .replay import ActionOutcome, ReplayBuilder, write_replay
@@ -29,12 +30,11 @@ _SEED_LIMIT = 1 << 64
 
 
 def random_action(legal: LegalActions, rng: random.Random) -> Action:
-    """A random legal action; in the auction: pass, or make the lowest bid (even odds)."""
-    if legal.phase is Phase.BIDDING:
-        if not legal.bids or rng.random() < 0.5:
-            return PASS
-        return bid_action(legal.bids[0])
-    return legal.sample(rng)
+    """A random legal action; in the auction: pass, or make the lowest bid (even odds).
+
+    The engine's random player, ``rookery.engine.testing.lowest_bid_or_sample``.
+    """
+    return lowest_bid_or_sample(legal, rng)
 
 
 def _server_version() -> str:

@@ -1,4 +1,8 @@
-"""Card play on bit masks: trick strength tables, what a seat can infer, and the heuristic play.
+"""Card play on bit masks: what a seat can infer, and the heuristic play.
+
+The rules' facts (trick strength, trumps, following suit, the trick's winner) are the engine's
+(``rookery.engine.TRICK_KEYS``, ``FOLLOW_MASKS``, ``TRUMP_MASKS``, ``trick_winner``); this
+module only derives look-up tables from them.
 
 The heuristic play is one function over a ``PlayView`` so that the heuristic bot (from an
 ``Observation``) and the search bot's playouts (from a simulated hand) share it exactly.
@@ -9,11 +13,15 @@ from __future__ import annotations
 from rookery.engine import (
     ALL_CARDS_MASK,
     CARD_POINTS,
+    FOLLOW_MASKS,
     ROOK,
     ROOK2,
     ROOK_MASK,
     SUIT_MASKS,
+    TRICK_KEYS,
+    TRUMP_MASKS,
     Observation,
+    trick_winner,
 )
 
 __all__ = [
@@ -27,35 +35,18 @@ __all__ = [
     "play_view_from_observation",
 ]
 
-# KEYS[trump][card]: trick-taking strength. Trumps (the Rook cards included) rank above every
-# card of the led suit; ROOK above ROOK2 above the trump 14 (RULES.md §5).
-KEYS: tuple[tuple[int, ...], ...] = tuple(
-    tuple(
-        (100 + card % 14 + 1 if card // 14 == trump else card % 14 + 1)
-        if card < 56
-        else (116 if card == 56 else 115)
-        for card in range(58)
-    )
-    for trump in range(4)
-)
-TRUMP_MASKS: tuple[int, ...] = tuple(SUIT_MASKS[suit] | ROOK_MASK for suit in range(4))
-# FOLLOW_MASKS[trump][card]: the cards that follow suit when ``card`` leads.
-FOLLOW_MASKS: tuple[tuple[int, ...], ...] = tuple(
-    tuple(
-        TRUMP_MASKS[trump] if card >= 56 or card // 14 == trump else SUIT_MASKS[card // 14]
-        for card in range(58)
-    )
-    for trump in range(4)
-)
+# The rules' own tables (``rookery.engine``): trick strength, trumps, and what follows suit.
+KEYS: tuple[tuple[int, ...], ...] = TRICK_KEYS
 _POINT_CARDS = sum(1 << card for card in range(58) if CARD_POINTS[card])
 _FIVES = sum(1 << card for card in range(58) if CARD_POINTS[card] == 5)
 _TENS = sum(1 << card for card in range(58) if CARD_POINTS[card] == 10)
 _NO_POINTS = ALL_CARDS_MASK & ~_POINT_CARDS
 # Each suit's mask and first card, in card order.
 _SUITS: tuple[tuple[int, int], ...] = tuple((SUIT_MASKS[suit], 14 * suit) for suit in range(4))
-# _ABOVE[trump][key]: the cards whose trick-taking key exceeds ``key``.
+# _ABOVE[trump][key]: the cards whose trick-taking key exceeds ``key`` (0 up to the top key).
+_TOP_KEY = max(max(keys) for keys in KEYS)
 _ABOVE: tuple[tuple[int, ...], ...] = tuple(
-    tuple(sum(1 << card for card in range(58) if keys[card] > key) for key in range(117))
+    tuple(sum(1 << card for card in range(58) if keys[card] > key) for key in range(_TOP_KEY + 1))
     for keys in KEYS
 )
 
@@ -207,15 +198,11 @@ def set_trick_state(view: PlayView) -> None:
         view.win_key = 0
         view.trick_points = 0
         return
-    keys = KEYS[view.trump]
-    trump_mask = TRUMP_MASKS[view.trump]
-    follow = FOLLOW_MASKS[view.trump][trick[0][1]]
-    win_seat, win_key, points = -1, 0, 0
-    for seat, card in trick:
-        bit = 1 << card
-        points += CARD_POINTS[card]
-        if bit & (follow | trump_mask) and keys[card] > win_key:
-            win_seat, win_key = seat, keys[card]
+    cards = [card for _, card in trick]
+    win_seat, win_card = trick[trick_winner(cards, view.trump)]
+    follow = FOLLOW_MASKS[view.trump][cards[0]]
+    win_key = KEYS[view.trump][win_card]
+    points = sum(CARD_POINTS[card] for card in cards)
     view.follow = follow
     view.win_seat = win_seat
     view.win_key = win_key

@@ -17,7 +17,7 @@ from rookery.engine import Deal, Observation, Ruleset, sample_deal
 
 from ._play import known_friends
 from ._simulate import HandSimulation, called_partner
-from .heuristic import HeuristicParameters, _model, _normal_cdf, bid_value, estimate_points
+from .heuristic import HeuristicParameters, bid_model, bid_value, estimate_points, normal_cdf
 
 __all__ = ["Inference", "Sample", "bid_need", "play_likelihood", "sample_hands"]
 
@@ -67,7 +67,7 @@ def bid_need(rules: Ruleset, amount: int) -> float:
     cached = _NEEDS.get(key)
     if cached is not None:
         return cached
-    _, spread = _model(rules)
+    _, spread = bid_model(rules)
     low, high = -2.0 * rules.deck_points, 3.0 * rules.deck_points
     for _ in range(60):
         middle = (low + high) / 2
@@ -96,7 +96,7 @@ class Inference:
         rules = obs.ruleset
         self.tries = max(tries, 1)
         self.rules = rules
-        _, model_spread = _model(rules)
+        _, model_spread = bid_model(rules)
         sides = obs.sides
         partners = not rules.is_per_player
         high, high_seat = 0, -1
@@ -135,9 +135,9 @@ class Inference:
             values = [estimate_points(hands[seat], suit, rules) for suit in range(4)]
             best = max(values)
             if low != -math.inf:
-                weight *= _normal_cdf((best - low) / width)
+                weight *= normal_cdf((best - low) / width)
             if up != math.inf:
-                weight *= _normal_cdf((up - best) / width)
+                weight *= normal_cdf((up - best) / width)
             if trump >= 0:
                 weight *= math.exp((values[trump] - best) / width)
             if weight < floor:

@@ -2,36 +2,33 @@
 
 ``HandSimulation`` holds every seat's cards (a sampled deal) from some point of the play phase
 and plays the hand to its end, every seat using the heuristic play on what that seat could know.
-It follows RULES.md §5-§7 for the play and the hand's score; the tests check it against the
-engine card for card.
+The rules are the engine's: its tables (``FOLLOW_MASKS``, ``TRICK_KEYS``, ``TRUMP_MASKS``),
+``playable`` for following suit, ``bidding_seats`` and ``score_hand`` for the hand's score. Only
+the trick's state is kept inline, per card played (the led suit's mask, the winning seat and
+key, the points): the randomised differential test ``tests/bots/test_simulation_rules.py``
+checks it against the engine card for card over many random positions of every preset.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 
 from rookery.engine import (
     CARD_POINTS,
     ROOK_MASK,
+    HandScore,
     Observation,
     Partnership,
     Ruleset,
+    bidding_seats,
     mask_points,
+    playable,
+    score_hand,
 )
 
 from ._play import FOLLOW_MASKS, KEYS, TRUMP_MASKS, PlayView, choose_play, infer_voids
 
 __all__ = ["HandSimulation", "called_partner", "game_utility", "hand_utility", "win_chance"]
-
-
-@functools.cache
-def _side_seats(sides: tuple[int, ...]) -> tuple[int, ...]:
-    """Per seat, the seats of its side (bit masks)."""
-    return tuple(
-        sum(1 << other for other, side in enumerate(sides) if side == sides[seat])
-        for seat in range(len(sides))
-    )
 
 
 class HandSimulation:
@@ -87,7 +84,11 @@ class HandSimulation:
         voids: list[int] | None = None,
         won: list[int] | None = None,
         tricks_left: int | None = None,
+        _blank: bool = False,
     ) -> None:
+        # ``_blank``: ``clone`` sets every slot itself.
+        if _blank:
+            return
         self.rules = rules
         self.players = rules.players
         self.deck_mask = rules.deck_mask
@@ -163,7 +164,10 @@ class HandSimulation:
         rules = self.rules
         players = self.players
         if rules.partnership is Partnership.FIXED:
-            return list(_side_seats(rules.sides))
+            return [
+                sum(1 << other for other in rules.seats_of_side(rules.sides[seat]))
+                for seat in range(players)
+            ]
         friends = [1 << s for s in range(players)]
         if self.partner >= 0:
             pair = (1 << self.bidder) | (1 << self.partner)
@@ -174,24 +178,52 @@ class HandSimulation:
 
     def bidding_seats(self) -> int:
         """The seats of the bidding side (bit mask)."""
-        rules = self.rules
-        if rules.partnership is Partnership.FIXED:
-            return _side_seats(rules.sides)[self.bidder]
-        if self.partner >= 0:
-            return (1 << self.bidder) | (1 << self.partner)
-        return 1 << self.bidder
+        mask = 0
+        for seat in bidding_seats(self.rules, self.bidder, self.partner):
+            mask |= 1 << seat
+        return mask
 
     def clone(self) -> HandSimulation:
-        """An independent copy."""
-        other = object.__new__(HandSimulation)
-        for name in _SHARED_SLOTS:
-            setattr(other, name, getattr(self, name))
-        other.hands = list(self.hands)
-        other.trick = list(self.trick)
-        other.voids = list(self.voids)
-        other.won = list(self.won)
-        other.seat_friends = list(self.seat_friends)
+        """An independent copy (``tests/bots/test_clones.py`` checks that it copies every slot)."""
+        other = HandSimulation(
+            self.rules,
+            self.hands[:],
+            trump=self.trump,
+            bidder=self.bidder,
+            bid=self.bid,
+            leader=self.leader,
+            buried_points=self.buried_points,
+            _blank=True,
+        )
+        other.rules = self.rules
+        other.hands = self.hands[:]
+        other.trump = self.trump
+        other.bidder = self.bidder
+        other.bid = self.bid
+        other.leader = self.leader
+        other.buried_points = self.buried_points
+        other.bidding_mask = self.bidding_mask
+        other.called = self.called
+        other.current = self.current
+        other.deck_mask = self.deck_mask
+        other.follow = self.follow
+        other.keys = self.keys
+        other.last_trick_bonus = self.last_trick_bonus
+        other.partner = self.partner
+        other.partner_shown = self.partner_shown
+        other.played = self.played
+        other.players = self.players
+        other.rook_free_play = self.rook_free_play
+        other.seat_friends = self.seat_friends[:]
+        other.trick = self.trick[:]
+        other.trick_points = self.trick_points
+        other.tricks_left = self.tricks_left
+        other.trump_mask = self.trump_mask
         other.view = other._new_view()
+        other.voids = self.voids[:]
+        other.win_key = self.win_key
+        other.win_seat = self.win_seat
+        other.won = self.won[:]
         return other
 
     def _new_view(self) -> PlayView:
@@ -203,29 +235,17 @@ class HandSimulation:
 
     def legal(self) -> int:
         """The cards the seat to act may play."""
-        hand = self.hands[self.current]
-        if not self.trick:
-            return hand
-        follow = hand & self.follow
-        if not follow:
-            return hand
-        if self.rook_free_play:
-            follow |= hand & ROOK_MASK
-        return follow
+        return playable(
+            self.hands[self.current], self.follow if self.trick else 0, self.rook_free_play
+        )
 
     def heuristic_card(self) -> int:
         """The heuristic play of the seat to act, on what that seat could know."""
-        # Run for every card of every playout: ``legal`` inline, and no view for a forced card.
+        # Run for every card of every playout: no view for a forced card.
         seat = self.current
         hand = self.hands[seat]
         trick = self.trick
-        legal = hand
-        if trick:
-            legal = hand & self.follow
-            if not legal:
-                legal = hand
-            elif self.rook_free_play:
-                legal |= hand & ROOK_MASK
+        legal = playable(hand, self.follow, self.rook_free_play) if trick else hand
         if not legal & (legal - 1):
             return legal.bit_length() - 1
         view = self.view
@@ -304,41 +324,23 @@ class HandSimulation:
 
     def bidding_total(self) -> int:
         """The bidding side's hand total so far (tricks won plus buried points)."""
-        seats = self.bidding_mask
-        total = self.buried_points
-        for seat in range(self.players):
-            if seats >> seat & 1:
-                total += self.won[seat]
-        return total
+        return self._score().bidding_total
+
+    def _score(self) -> HandScore:
+        return score_hand(
+            self.rules,
+            self.won,
+            bidder=self.bidder,
+            partner=self.partner,
+            bid=self.bid,
+            buried_points=self.buried_points,
+        )
 
     def side_deltas(self) -> list[int]:
-        """Each seat's side's score change for the hand, per seat (RULES.md §7)."""
-        rules = self.rules
-        seats = self.bidding_mask
-        total = self.bidding_total()
-        result = total if total >= self.bid else -self.bid
-        sides = rules.sides
-        side_points = [0] * rules.num_sides
-        for seat in range(self.players):
-            side_points[sides[seat]] += self.won[seat]
-        side_points[sides[self.bidder]] += self.buried_points
-        deltas = []
-        for seat in range(self.players):
-            if seats >> seat & 1:
-                deltas.append(result)
-            elif rules.is_per_player:
-                deltas.append(self.won[seat])
-            else:
-                deltas.append(side_points[sides[seat]])
-        return deltas
-
-
-# What ``clone`` shares with the original: everything but the per-playout lists and view.
-_SHARED_SLOTS = tuple(
-    name
-    for name in HandSimulation.__slots__
-    if name not in ("hands", "trick", "voids", "won", "seat_friends", "view")
-)
+        """Each seat's side's score change for the hand, per seat (the engine's ``score_hand``)."""
+        deltas = self._score().score_deltas
+        sides = self.rules.sides
+        return [deltas[sides[seat]] for seat in range(self.players)]
 
 
 def called_partner(obs: Observation, hands: list[int]) -> int:

@@ -11,7 +11,7 @@ searched once.
 
 from __future__ import annotations
 
-from rookery.engine import CARD_POINTS, ROOK_MASK, Partnership, Ruleset
+from rookery.engine import CARD_POINTS, Partnership, Ruleset, playable
 
 from ._play import FOLLOW_MASKS, KEYS, TRUMP_MASKS, alike_classes
 from ._simulate import HandSimulation
@@ -101,14 +101,7 @@ class EndgameSolver:
         self.nodes += 1
         players = self.players
         hand = hands[seat]
-        if count == 0:
-            legal = hand
-        else:
-            legal = hand & follow
-            if not legal:
-                legal = hand
-            elif self.rook_free:
-                legal |= hand & ROOK_MASK
+        legal = playable(hand, follow, self.rook_free) if count else hand
         others = in_trick
         for other in range(players):
             if other != seat:

@@ -42,10 +42,12 @@ __all__ = [
     "HeuristicPolicy",
     "best_bury",
     "best_trump",
+    "bid_model",
     "bid_value",
     "bury_candidates",
     "call_card",
     "estimate_points",
+    "normal_cdf",
 ]
 
 # Per preset: least-squares coefficients of the bidding side's hand total on the features of the
@@ -98,7 +100,8 @@ def _features(hand: int, trump: int) -> tuple[float, ...]:
     )
 
 
-def _model(rules: Ruleset) -> tuple[tuple[float, ...], float]:
+def bid_model(rules: Ruleset) -> tuple[tuple[float, ...], float]:
+    """The hand evaluation of ``rules``: its coefficients (on ``_features``) and residual spread."""
     model = _MODELS.get(rules.name)
     if model is not None:
         return model
@@ -116,11 +119,12 @@ def estimate_points(hand: int, trump: int, rules: Ruleset) -> float:
     A linear model of counted points, trump length, the Rook, top trumps, side 14s and short
     suits, fitted per preset (the nest's expected worth is in the constant).
     """
-    coefficients, _ = _model(rules)
+    coefficients, _ = bid_model(rules)
     return sum(c * f for c, f in zip(coefficients, _features(hand, trump), strict=True))
 
 
-def _normal_cdf(z: float) -> float:
+def normal_cdf(z: float) -> float:
+    """The standard normal distribution function at ``z``."""
     return 0.5 * (1.0 + math.erf(z / math.sqrt(2.0)))
 
 
@@ -130,7 +134,7 @@ def bid_value(mean: float, spread: float, bid: int, rules: Ruleset) -> float:
     Made: the total; set: minus the bid; less what the other sides can expect to capture.
     """
     z = (bid - mean) / spread
-    p_set = _normal_cdf(z)
+    p_set = normal_cdf(z)
     density = math.exp(-z * z / 2) / math.sqrt(2 * math.pi)
     made_part = mean * (1 - p_set) + spread * density
     others = rules.players - 1 if rules.is_per_player else rules.num_sides - 1
@@ -266,7 +270,7 @@ class HeuristicPolicy:
         """The highest bid this hand is worth (below ``min_bid``: pass at once)."""
         rules = obs.ruleset
         _, mean = best_trump_before_nest(obs.hand, rules)
-        _, spread = _model(rules)
+        _, spread = bid_model(rules)
         limit = 0
         for amount in range(rules.min_bid, rules.effective_max_bid + 1, rules.bid_step):
             if bid_value(mean, spread, amount, rules) < self.parameters.pass_value:

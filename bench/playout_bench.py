@@ -1,0 +1,151 @@
+"""Playouts per second of the search bot's playout model, both builds: what pimc's strength buys.
+
+Run: ``python bench/playout_bench.py`` (``make bench`` runs it). The same fixed positions of
+``standard`` (heuristic games stopped at a seeded point of the play, four sampled deals each) are
+played out as pimc plays them for a card: ``HandSimulation.from_observation``, then per legal
+card ``clone``, ``play``, ``play_out`` with the heuristic on every seat, and ``side_deltas``.
+Each run is a fresh process of one build — the pure modules (``ROOKERY_PURE_ENGINE=1``), the
+compiled ones (the engine and the playout model, built by ``make setup``), and with
+``--baseline REF`` the bots of git REF (exported to a temporary folder) on today's engine —
+interleaved so that the machine's load weighs on all alike; rates are per CPU second, medians
+of ``--runs``, the ratios of those medians:
+
+    bots.playouts[pure] playouts/s=...
+    bots.playouts[compiled] playouts/s=... (x.xx× pure)
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rookery.engine import Observation
+
+ROOT = Path(__file__).resolve().parent.parent
+PURE_ENV = "ROOKERY_PURE_ENGINE"
+#: A folder put first on a worker's path (``--baseline``: the exported ``clients/python``).
+BOTS_ENV = "ROOKERY_BENCH_BOTS"
+if os.environ.get(BOTS_ENV):
+    sys.path.insert(0, os.environ[BOTS_ENV])
+
+
+def one_run(positions: int, deals: int, seed: int) -> dict[str, object]:
+    """Play out every legal card of ``positions`` positions on ``deals`` sampled deals each."""
+    from rookery.client import bots
+    from rookery.client.bots import HeuristicPolicy
+    from rookery.client.bots._sampling import sample_hands
+    from rookery.client.bots._simulate import HandSimulation
+    from rookery.engine import PRESETS, Game, Phase
+
+    build_of = getattr(bots, "playout_build", None)  # older bots have no compiled build
+    build = build_of().kind if build_of is not None else "pure"
+    rules = PRESETS["standard"]
+    heuristic = HeuristicPolicy()
+    work: list[tuple[Observation, list[int]]] = []
+    for index in range(positions):
+        rng = random.Random(seed * 100_003 + index)
+        game = Game(rules, rng.randrange(1 << 64), events=False)
+        stop = rng.randrange(rules.hand_size * rules.players - 8)
+        plays = 0
+        while True:
+            seat = game.current_player
+            assert seat is not None
+            obs = game.observation_for(seat)
+            if obs.phase is Phase.PLAY:
+                if plays == stop:
+                    break
+                plays += 1
+            game.apply(heuristic(obs, obs.legal_actions(), rng))
+        work.extend((obs, sample_hands(obs, rng).hands) for _ in range(deals))
+    playouts = 0
+    start = time.process_time()
+    for obs, hands in work:
+        base = HandSimulation.from_observation(obs, hands)
+        legal = base.legal()
+        for card in range(58):
+            if legal >> card & 1:
+                sim = base.clone()
+                sim.play(card)
+                sim.play_out()
+                sim.side_deltas()
+                playouts += 1
+    elapsed = time.process_time() - start
+    return {"build": build, "playouts_per_s": playouts / elapsed, "playouts": playouts}
+
+
+def _worker(command: list[str], env: dict[str, str]) -> dict[str, object]:
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed:\n{done.stderr}")
+    result: dict[str, object] = json.loads(done.stdout.splitlines()[-1])
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--positions", type=int, default=40, help="positions per run")
+    parser.add_argument("--deals", type=int, default=4, help="sampled deals per position")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument(
+        "--baseline",
+        metavar="REF",
+        help="also run the bots of git REF (e.g. main), exported to a temporary folder",
+    )
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker:
+        print(json.dumps(one_run(args.positions, args.deals, args.seed)))
+        return 0
+
+    me = [sys.executable, __file__, "--worker", "--positions", str(args.positions)]
+    me += ["--deals", str(args.deals)]
+    plain = {k: v for k, v in os.environ.items() if k not in (PURE_ENV, BOTS_ENV)}
+    builds: dict[str, dict[str, str]] = {}
+    exported = tempfile.TemporaryDirectory(prefix="rookery-baseline-")
+    if args.baseline:
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", args.baseline, "clients/python/rookery"],
+            capture_output=True,
+            check=True,
+        ).stdout
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(exported.name, filter="data")
+        folder = str(Path(exported.name) / "clients" / "python")
+        builds[f"{args.baseline}"] = dict(plain, **{BOTS_ENV: folder})
+    builds["pure"] = dict(plain, **{PURE_ENV: "1"})
+    probe = _worker([*me, "--positions", "1", "--deals", "1"], plain)
+    if probe["build"] == "compiled":
+        builds["compiled"] = plain
+    else:
+        print("bots: the compiled playout model is not in use here (make setup builds it)")
+
+    results: dict[str, list[float]] = {name: [] for name in builds}
+    for run in range(args.runs):
+        for name, env in builds.items():
+            result = _worker([*me, "--seed", str(run)], env)
+            results[name].append(float(str(result["playouts_per_s"])))
+    base = next(iter(results))  # the baseline when given, else the pure build
+    base_rate = statistics.median(results[base])
+    for name, rates in results.items():
+        rate = statistics.median(rates)
+        versus = f" ({rate / base_rate:.2f}× {base})" if name != base else ""
+        print(f"bots.playouts[{name}] playouts/s={rate:.0f}{versus}")
+    exported.cleanup()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
