@@ -22,6 +22,7 @@ from ._errors import (
 )
 from ._gc import tune_gc
 from ._logging import configure_logging
+from ._ports import SeatChannel, SeatedTable
 from ._registry import BotRecord, BotRegistry, validate_bot_name
 from ._server import SERVER_VERSION, RookeryServer
 from ._session import Session
@@ -39,7 +40,9 @@ __all__ = [
     "InvalidBotNameError",
     "LatePolicy",
     "RookeryServer",
+    "SeatChannel",
     "SeatStats",
+    "SeatedTable",
     "ServerConfig",
     "ServerError",
     "ServerStoppingError",

@@ -11,11 +11,11 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import Enum
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import structlog
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -56,10 +56,8 @@ from rookery.wire.replay import ActionOutcome, ReplayBuilder
 from ._bot_seeds import bot_seed
 from ._encoding import RequestEncoder, event_bytes, table_event_prefix
 from ._errors import TableSpecError
+from ._ports import SeatChannel
 from ._time_control import LatePolicy, TimeControl
-
-if TYPE_CHECKING:
-    from ._session import Session
 
 __all__ = [
     "SeatStats",
@@ -305,7 +303,7 @@ class _Seat:
         self.index = index
         self.bot = bot
         self.version = ""
-        self.session: Session | None = None
+        self.session: SeatChannel | None = None
         self.bank_ms = bank_ms
         self.strikes = 0
         self.gone = False
@@ -468,14 +466,14 @@ class Table:
         """The bot named for each seat."""
         return self.spec.seat_bots
 
-    def seat_of(self, session: Session) -> int | None:
+    def seat_of(self, session: SeatChannel) -> int | None:
         """The seat ``session`` holds at this table, if any."""
         for seat in self._seats:
             if seat.session is session:
                 return seat.index
         return None
 
-    def seat(self, sessions: list[Session]) -> None:
+    def seat(self, sessions: Sequence[SeatChannel]) -> None:
         """Seats one session per seat (the server chose them) and lets the game begin."""
         for seat, session in zip(self._seats, sessions, strict=True):
             seat.session = session
