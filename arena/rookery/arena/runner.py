@@ -19,7 +19,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,6 +33,7 @@ from rookery.arena.config import (
     TournamentConfig,
     changed_fields,
 )
+from rookery.arena.backend import ChunkResult
 from rookery.arena.errors import BotLaunchError, SandboxUnavailableError, StorageError
 from rookery.arena.launcher import (
     EXIT_CANNOT_EXECUTE,
@@ -41,6 +42,7 @@ from rookery.arena.launcher import (
     GameLaunch,
     plan_launch,
 )
+from rookery.arena.ray_backend import play_on_ray
 from rookery.arena.ratings import GameScore, OnlineElo, ranks_from_result
 from rookery.arena.results import game_score
 from rookery.arena.sandbox import (
@@ -362,9 +364,7 @@ class TournamentRunner:
                 store.finish(self.tournament_id)
                 return self._result(started, resumed, cancelled=False)
             if self.options.backend == "ray":
-                from rookery.arena.ray_backend import play_on_ray
-
-                await play_on_ray(self)
+                await play_on_ray(self, play_chunk)
                 return self._finish(store, started, resumed)
             owns_server = self.server is None
             self.sandbox = self._make_sandbox()
@@ -924,3 +924,43 @@ def _check_folder_is_open(bot: str, folder: Path) -> None:
             f"under a user id of its own and could not read it; run `chmod o+rx {folder}` "
             '(and o+r on its files), or sandbox = "off" for a bot you trust'
         )
+
+
+def play_chunk(
+    config: TournamentConfig,
+    tournament_id: str,
+    indices: Sequence[int],
+    join_timeout_s: float,
+    connect_timeout_s: float,
+    game_timeout_s: float,
+    cpus: float = 1.0,
+) -> ChunkResult:
+    """Play the games at ``indices`` here (a Ray task's body, a ``backend.ChunkPlayer``; plain
+    Python, no Ray needed).
+
+    An embedded server on loopback and the launched bots live for the chunk (Python SDK bots
+    spread over the task's ``cpus``); the games go to a scratch run directory whose rows and
+    replay bytes are returned.
+    """
+    concurrency = max(1, min(config.concurrency, len(indices)))
+    local = dataclasses.replace(config, concurrency=concurrency)
+    options = RunOptions(
+        connect_timeout_s=connect_timeout_s,
+        join_timeout_s=join_timeout_s,
+        game_timeout_s=game_timeout_s,
+        bot_cores=max(1, math.ceil(cpus)),
+    )
+    with tempfile.TemporaryDirectory(prefix="rookery-ray-") as scratch:
+        run_dir = Path(scratch)
+        runner = TournamentRunner(
+            local, run_dir, options=options, tournament_id=tournament_id, only_indices=indices
+        )
+        asyncio.run(runner.run())
+        with RunStore(run_dir) as store:
+            rows = tuple(store.games(tournament_id))
+            replays = {row.index: (run_dir / row.replay_path).read_bytes() for row in rows}
+            incidents = tuple(
+                (bot, kind, detail) for bot, kind, detail, _ in store.incidents(tournament_id)
+            )
+            versions = {b.name: b.version for b in store.bots(tournament_id) if b.version}
+    return ChunkResult(rows, replays, incidents, versions, os.uname().nodename)
