@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ._actions import PASS, Bid
 from ._game import Game
+from ._record import GameRecord
 from ._ruleset import PRESETS, Ruleset
 from ._text import format_replay_text
 
@@ -59,7 +60,7 @@ def golden_game(ruleset: Ruleset, seed: int) -> Game:
 
 def golden_text(name: str) -> str:
     """The golden transcript of preset ``name``."""
-    return format_replay_text(golden_game(PRESETS[name], GOLDEN_SEEDS[name]).record)
+    return format_replay_text(GameRecord.from_game(golden_game(PRESETS[name], GOLDEN_SEEDS[name])))
 
 
 def write_golden(directory: Path) -> list[Path]:
