@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
-from rookery.arena.config import BotSpec, TimeControlSpec, TournamentConfig
+from rookery.arena.config import BotSpec, TournamentConfig
 from rookery.arena.report import load_run
 from rookery.arena.runner import RunOptions, TournamentRunner
 from rookery.client import arun_bot, load_bot
@@ -105,7 +105,7 @@ def tournament(loop_thread: LoopThread) -> Iterator[Tournament]:
             ),
             games=4,
             concurrency=2,
-            time_control=TimeControlSpec(action_ms=2000, strike_limit=3, grace_ms=500),
+            time_control=TimeControl(action_ms=2000, strike_limit=3, grace_ms=500),
             bootstrap=50,
         )
         options = RunOptions(connect_timeout_s=30.0, join_timeout_s=20.0, game_timeout_s=60.0)

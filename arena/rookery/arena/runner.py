@@ -24,16 +24,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import structlog
+from rookery.arena.backend import ChunkResult
 from rookery.arena.commands import working_folder
 from rookery.arena.config import (
     BotSpec,
     ClockKind,
     Format,
-    LatePolicyName,
     TournamentConfig,
     changed_fields,
 )
-from rookery.arena.backend import ChunkResult
 from rookery.arena.errors import BotLaunchError, SandboxUnavailableError, StorageError
 from rookery.arena.launcher import (
     EXIT_CANNOT_EXECUTE,
@@ -42,8 +41,8 @@ from rookery.arena.launcher import (
     GameLaunch,
     plan_launch,
 )
-from rookery.arena.ray_backend import play_on_ray
 from rookery.arena.ratings import GameScore, OnlineElo, ranks_from_result
+from rookery.arena.ray_backend import play_on_ray
 from rookery.arena.results import game_score
 from rookery.arena.sandbox import (
     IncidentKind,
@@ -63,14 +62,12 @@ from rookery.arena.storage import (
     write_atomically,
 )
 from rookery.server import (
-    LatePolicy,
     RookeryServer,
     ServerConfig,
     Table,
     TableOutcome,
     TableSpec,
     TableStatus,
-    TimeControl,
 )
 from rookery.v1 import results_pb2
 from rookery.wire.replay import encode_replay
@@ -261,19 +258,6 @@ class TournamentRunner:
         """Whether this tournament is an SPRT match."""
         return self.config.format is Format.SPRT
 
-    def _time_control(self) -> TimeControl:
-        tc = self.config.time_control
-        policy = (
-            LatePolicy.FORFEIT if tc.late_policy is LatePolicyName.FORFEIT else LatePolicy.AUTO_PLAY
-        )
-        return TimeControl(
-            action_ms=tc.action_ms,
-            bank_ms=tc.bank_ms,
-            late_policy=policy,
-            strike_limit=tc.strike_limit,
-            grace_ms=tc.grace_ms,
-        )
-
     @property
     def process_per_game(self) -> bool:
         """Whether launched bots get fresh processes for every game (default: when sandboxed)."""
@@ -378,7 +362,7 @@ class TournamentRunner:
                             auth=self.options.auth,
                             db=self.options.registry,
                             log_level="warning",
-                            time_control=self._time_control(),
+                            time_control=self.config.time_control,
                             join_timeout_s=self.options.join_timeout_s,
                         )
                     )
@@ -705,7 +689,7 @@ class TournamentRunner:
             ruleset=self.config.ruleset,
             seat_bots=game.seat_bots,
             seed=game.seed,
-            time_control=self._time_control(),
+            time_control=self.config.time_control,
             tournament_id=self.tournament_id,
             table_id=table_id,
             join_timeout_s=self.options.join_timeout_s,
