@@ -8,6 +8,7 @@ use another only through its public modules: no `rookery.other._private` import.
 from __future__ import annotations
 
 import ast
+import itertools
 from pathlib import Path
 
 import pytest
@@ -84,3 +85,124 @@ def test_every_import_follows_an_allowed_edge(component: str, path: Path) -> Non
         assert target in ALLOWED[component], f"{where}: {component} may not depend on {target}"
         private = [part for part in parts[2:] if part.startswith("_")]
         assert not private, f"{where}: reaches into a private module of {target}"
+
+
+def _module_name(package_root: Path, path: Path) -> str:
+    """``rookery.server._table`` for ``server/rookery/server/_table.py``."""
+    parts = list(path.relative_to(package_root.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(["rookery", *parts])
+
+
+def _import_graph(component: str) -> dict[str, dict[str, int]]:
+    """Each module of ``component`` and the modules of the same component it imports (by line).
+
+    Every import counts: module-level, function-level and ``TYPE_CHECKING`` ones (a cycle that
+    only the type checker sees is still two modules that cannot be understood apart), relative
+    ones resolved. ``from package import name`` is an edge to the submodule ``name`` when there is
+    one, else to the package's ``__init__``. The implicit import of a module's parent packages is
+    not an edge: it is how Python loads a module, not a dependency the module chose.
+    """
+    folder = next(f for f, c in COMPONENTS.items() if c == component)
+    package_root = ROOT / folder / "rookery" / component
+    paths = {_module_name(package_root, p): p for p in sorted(package_root.rglob("*.py"))}
+    graph: dict[str, dict[str, int]] = {}
+    for name, path in paths.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        edges: dict[str, int] = {}
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                    module = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    module = node.module or ""
+                targets = [module] + [f"{module}.{alias.name}" for alias in node.names]
+            else:
+                continue
+            for target in targets:
+                while target and target not in paths:
+                    target = target.rpartition(".")[0]
+                if target and target != name:
+                    edges.setdefault(target, node.lineno)
+        graph[name] = edges
+    return graph
+
+
+def _cycles(graph: dict[str, dict[str, int]]) -> list[list[str]]:
+    """One cycle through each strongly connected group of modules (Tarjan), as module paths."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[set[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in graph[node]:
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            group = set()
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.add(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                groups.append(group)
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    cycles = []
+    for group in groups:
+        start = min(group)
+        # A shortest way back to the start, inside the group (breadth first).
+        came_from: dict[str, str] = {}
+        frontier = [start]
+        while start not in came_from:
+            following = []
+            for node in frontier:
+                for target in sorted(graph[node]):
+                    if target in group and target not in came_from:
+                        came_from[target] = node
+                        following.append(target)
+            frontier = following
+        path = [start]
+        while came_from[path[-1]] != start:
+            path.append(came_from[path[-1]])
+        cycles.append([start, *reversed(path[1:]), start])
+    return cycles
+
+
+def _shown(graph: dict[str, dict[str, int]], cycle: list[str]) -> str:
+    return (
+        " -> ".join(f"{a} (line {graph[a][b]})" for a, b in itertools.pairwise(cycle))
+        + f" -> {cycle[-1]}"
+    )
+
+
+def test_the_cycle_finder_finds_and_shows_a_cycle() -> None:
+    graph = {"a": {"b": 3}, "b": {"c": 5}, "c": {"a": 7}, "d": {"a": 1}}
+    (cycle,) = _cycles(graph)
+    assert cycle == ["a", "b", "c", "a"]
+    assert _shown(graph, cycle) == "a (line 3) -> b (line 5) -> c (line 7) -> a"
+    assert _cycles({"a": {"b": 1}, "b": {}}) == []
+
+
+@pytest.mark.parametrize("component", sorted(set(COMPONENTS.values())))
+def test_no_import_cycle_between_the_modules_of_a_component(component: str) -> None:
+    graph = _import_graph(component)
+    assert len(graph) > 1, f"no modules found for {component}"
+    cycles = [_shown(graph, cycle) for cycle in _cycles(graph)]
+    assert not cycles, f"import cycles in {component}:\n" + "\n".join(cycles)
