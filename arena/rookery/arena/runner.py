@@ -70,6 +70,7 @@ from rookery.server import (
     TableStatus,
 )
 from rookery.v1 import results_pb2
+from rookery.wire.convert import termination_name
 from rookery.wire.replay import encode_replay
 
 __all__ = ["LiveState", "RunOptions", "RunResult", "TournamentRunner", "seats_per_table"]
@@ -190,10 +191,6 @@ def _bot_stats(outcome: TableOutcome) -> dict[str, BotGameStats]:
 
 
 _SANDBOX_KINDS = frozenset(kind.value for kind in IncidentKind)
-
-
-def _termination_name(value: int) -> str:
-    return results_pb2.TerminationReason.Name(value).removeprefix("TERMINATION_REASON_")  # type: ignore[arg-type]
 
 
 class TournamentRunner:
@@ -767,7 +764,7 @@ class TournamentRunner:
         result = outcome.result
         scores = tuple(int(s) for s in result.scores)
         winners = tuple(int(w) for w in result.winners)
-        termination = "ABORTED" if void else _termination_name(outcome.termination)
+        termination = "ABORTED" if void else termination_name(outcome.termination)
         for seat in outcome.seat_stats:
             if seat.bot_version:
                 store.set_bot_version(self.tournament_id, seat.bot_name, seat.bot_version)

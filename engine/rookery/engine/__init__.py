@@ -97,6 +97,7 @@ from ._record import RECORD_FORMAT, GameRecord
 from ._results import GameResult, HandResult, Termination
 from ._ruleset import PRESETS, AllPass, BothOver, FirstLead, HandSeeds, Partnership, Ruleset
 from ._sampling import sample_deal, sample_deals
+from ._seats import Forfeit, ForfeitKind, SeatAssignment
 from ._text import format_replay_text
 
 __all__ = [
@@ -130,6 +131,8 @@ __all__ = [
     "Event",
     "EventBase",
     "FirstLead",
+    "Forfeit",
+    "ForfeitKind",
     "Game",
     "GameOver",
     "GameOverError",
@@ -156,6 +159,7 @@ __all__ = [
     "ReplayMismatchError",
     "Ruleset",
     "RulesetError",
+    "SeatAssignment",
     "Suit",
     "Termination",
     "Trick",

@@ -27,6 +27,7 @@ from rookery.v1 import (
     spectator_service_pb2,
     spectator_service_pb2_grpc,
 )
+from rookery.wire import convert
 from rookery.wire.replay import read_replay, write_replay
 
 from ._auth import AdminInterceptor, BotsOnlyOnUnixSocket
@@ -415,10 +416,8 @@ class RookeryServer:
     def _table_finished(self, table: Table) -> None:
         self.metrics.active_tables.dec()
         if table.outcome is not None:
-            name = table.outcome.result_proto.reason
-            from rookery.v1 import results_pb2
-
-            self.metrics.games_finished.labels(results_pb2.TerminationReason.Name(name)).inc()
+            reason = convert.termination_name(table.outcome.result_proto.reason, proto=True)
+            self.metrics.games_finished.labels(reason).inc()
         if table in self._pending:
             self._pending.remove(table)
         finished = [t for t in self.tables.values() if t.is_finished]

@@ -25,6 +25,8 @@ from rookery.engine import (
     Bury,
     CallCard,
     EventBase,
+    Forfeit,
+    ForfeitKind,
     Game,
     GameOverError,
     GameResult,
@@ -36,6 +38,7 @@ from rookery.engine import (
     Phase,
     PlayCard,
     Ruleset,
+    SeatAssignment,
     Termination,
     card_rank,
     cards_of,
@@ -430,7 +433,7 @@ class Table:
         self._next_request_id = 0
         self._sent_seq = 0
         self._abort_detail = ""
-        self._forfeit: convert.Forfeit | None = None
+        self._forfeit: Forfeit | None = None
         self._detail = ""
         self._replay = ReplayBuilder()
         self._ruleset_proto = convert.ruleset_to_proto(spec.ruleset)
@@ -816,7 +819,7 @@ class Table:
             self._hooks.timeout()
         away = gone or not seat.is_connected
         if tc.late_policy is LatePolicy.FORFEIT:
-            kind = convert.ForfeitKind.DISCONNECT if away else convert.ForfeitKind.TIMEOUT
+            kind = ForfeitKind.DISCONNECT if away else ForfeitKind.TIMEOUT
             why = "did not resume within the grace period" if gone else "missed its deadline"
             if away and not gone:
                 why += " while disconnected"
@@ -824,7 +827,7 @@ class Table:
             return
         seat.strikes += 1
         if tc.strike_limit and seat.strikes > tc.strike_limit:
-            kind = convert.ForfeitKind.DISCONNECT if away else convert.ForfeitKind.STRIKES
+            kind = ForfeitKind.DISCONNECT if away else ForfeitKind.STRIKES
             self._forfeit_seat(
                 seat,
                 kind,
@@ -841,8 +844,8 @@ class Table:
             "auto-played", seat=seat.index, bot=seat.bot, action=str(action), strikes=seat.strikes
         )
 
-    def _forfeit_seat(self, seat: _Seat, kind: convert.ForfeitKind, detail: str) -> None:
-        self._forfeit = convert.Forfeit(seat.index, kind, detail)
+    def _forfeit_seat(self, seat: _Seat, kind: ForfeitKind, detail: str) -> None:
+        self._forfeit = Forfeit(seat.index, kind, detail)
         self._detail = detail
         self._log.info("forfeit", seat=seat.index, bot=seat.bot, reason=kind.value, detail=detail)
         self.game.forfeit(seat.index, kind.value)
@@ -1034,9 +1037,7 @@ class Table:
             self.ruleset,
             self.seed,
             seats=[
-                convert.SeatAssignment(
-                    seat.index, self.ruleset.side_of(seat.index), seat.bot, seat.version
-                )
+                SeatAssignment(seat.index, self.ruleset.side_of(seat.index), seat.bot, seat.version)
                 for seat in self._seats
             ],
             start_time=start,
@@ -1087,7 +1088,7 @@ class Table:
         assert result is not None
         forfeit = self._forfeit if result.reason is Termination.FORFEIT else None
         if result.reason is Termination.FORFEIT and forfeit is None:
-            forfeit = convert.Forfeit(-1, convert.ForfeitKind.TIMEOUT, "forfeit")
+            forfeit = Forfeit(-1, ForfeitKind.TIMEOUT, "forfeit")
         detail = self._game_detail()
         result_proto = convert.game_result_to_proto(result, forfeit=forfeit, detail=detail)
         was_playing = self.status is TableStatus.PLAYING
@@ -1125,7 +1126,7 @@ class Table:
             watcher.put(None)
         self._log.info(
             "table finished",
-            reason=results_pb2.TerminationReason.Name(result_proto.reason),
+            reason=convert.termination_name(result_proto.reason, proto=True),
             winners=list(result.winners),
             scores=list(result.scores),
             detail=detail,
