@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import re
 from pathlib import Path
 
 import pytest
@@ -206,3 +207,124 @@ def test_no_import_cycle_between_the_modules_of_a_component(component: str) -> N
     assert len(graph) > 1, f"no modules found for {component}"
     cycles = [_shown(graph, cycle) for cycle in _cycles(graph)]
     assert not cycles, f"import cycles in {component}:\n" + "\n".join(cycles)
+
+
+# The public API: every public module's __all__, docs/dev/api.md, and what others import -------
+
+API_DOC = ROOT / "docs" / "dev" / "api.md"
+
+
+def _public_modules() -> dict[str, Path]:
+    """Every package root and module without a leading underscore, by its dotted name."""
+    found: dict[str, Path] = {}
+    for folder, component in COMPONENTS.items():
+        package_root = ROOT / folder / "rookery" / component
+        for path in sorted(package_root.rglob("*.py")):
+            parts = path.relative_to(package_root).parts
+            if not any(p.startswith("_") and p != "__init__.py" for p in parts):
+                found[_module_name(package_root, path)] = path
+    return found
+
+
+def _all_of(path: Path) -> list[str] | None:
+    """A module's ``__all__`` as written (a literal list), or None when it has none."""
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign):
+            target, value = node.targets[0], node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            target, value = node.target, node.value
+        else:
+            continue
+        if isinstance(target, ast.Name) and target.id == "__all__":
+            names = ast.literal_eval(value)
+            assert isinstance(names, list), f"{path}: __all__ must be a list literal"
+            return [str(name) for name in names]
+    return None
+
+
+def _documented() -> dict[str, list[str]]:
+    """docs/dev/api.md's sections (``### `rookery.x` ``) and the names listed in each."""
+    sections: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in API_DOC.read_text(encoding="utf-8").splitlines():
+        heading = re.fullmatch(r"### `(rookery\.[\w.]+)`", line)
+        if heading:
+            current = sections.setdefault(heading.group(1), [])
+        elif current is not None and (entry := re.match(r"- `(\w+)`: \S", line)):
+            current.append(entry.group(1))
+    return sections
+
+
+def _summary(path: Path, name: str) -> str:
+    """The first line of ``name``'s docstring in ``path`` (for a missing line of the doc)."""
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if (
+            isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+            and node.name == name
+            and (doc := ast.get_docstring(node))
+        ):
+            return doc.splitlines()[0]
+    return "…"
+
+
+def test_every_public_module_lists_its_public_names_in_all() -> None:
+    missing = [
+        str(path.relative_to(ROOT)) for path in _public_modules().values() if _all_of(path) is None
+    ]
+    assert not missing, f"public modules without __all__: {missing}"
+
+
+def test_the_api_page_lists_exactly_the_all_of_every_public_module() -> None:
+    modules = _public_modules()
+    documented = _documented()
+    problems = []
+    for name, path in modules.items():
+        listed = sorted(_all_of(path) or [])
+        if name not in documented:
+            problems.append(f"no section ### `{name}`")
+            continue
+        for missing in sorted(set(listed) - set(documented[name])):
+            problems.append(f"{name}: add - `{missing}`: {_summary(path, missing)}")
+        for extra in sorted(set(documented[name]) - set(listed)):
+            problems.append(f"{name}: `{extra}` is listed but not in __all__")
+    for extra in sorted(set(documented) - set(modules)):
+        problems.append(f"section ### `{extra}` names no public module")
+    assert not problems, "docs/dev/api.md and __all__ disagree:\n" + "\n".join(problems)
+
+
+def test_no_component_uses_a_name_another_component_does_not_list_in_all() -> None:
+    public = {name: set(_all_of(path) or []) for name, path in _public_modules().items()}
+    problems = []
+    for component, path in _modules():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        modules_by_alias: dict[str, str] = {}
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ImportFrom) or node.level or not node.module:
+                continue
+            parts = node.module.split(".")
+            if parts[0] != "rookery" or len(parts) < 2 or parts[1] in (component, "v1"):
+                continue
+            if node.module not in public:
+                continue  # a private module: test_every_import_follows_an_allowed_edge says so
+            for alias in node.names:
+                submodule = f"{node.module}.{alias.name}"
+                if submodule in public:
+                    modules_by_alias[alias.asname or alias.name] = submodule
+                elif alias.name not in public[node.module]:
+                    problems.append(
+                        f"{path.relative_to(ROOT)}:{node.lineno} imports {alias.name} from "
+                        f"{node.module}, which does not list it in __all__"
+                    )
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in modules_by_alias
+                and node.attr not in public[modules_by_alias[node.value.id]]
+            ):
+                module = modules_by_alias[node.value.id]
+                problems.append(
+                    f"{path.relative_to(ROOT)}:{node.lineno} reads {module}.{node.attr}, "
+                    "which is not in its __all__"
+                )
+    assert not problems, "\n".join(problems)

@@ -98,6 +98,8 @@ __all__ = [
     "SeatAssignment",
     "action_from_proto",
     "action_to_proto",
+    "card_field_elements",
+    "card_field_encoder",
     "card_from_proto",
     "card_to_proto",
     "cards_to_proto",
