@@ -115,8 +115,9 @@ class ClockKind(Enum):
 
 TOURNAMENT_TIME_CONTROL = TimeControl(action_ms=2000, grace_ms=5000)
 """The clock of a tournament's tables when its ``[time_control]`` does not say: the server's
-:class:`~rookery.server.TimeControl` with 2000 ms per action and 5000 ms to resume (a table
-created over ArenaService gets the server's configured clock, 5000 and 10000 by default)."""
+:class:`~rookery.server.TimeControl` with 2000 ms per action and 5000 ms to resume. A tournament
+or table started over ArenaService starts from the server's configured clock instead (5000 and
+10000 ms unless configured)."""
 
 LATE_POLICY_NAMES: dict[str, LatePolicy] = {
     "auto-play": LatePolicy.AUTO_PLAY,
