@@ -5,8 +5,8 @@ ratings and the SPRT exactly as the local backend does. It cuts the games still 
 chunks of whole duplicate groups and submits each chunk as a Ray task. A task runs what the
 local backend runs, on its worker: an embedded server on loopback, the launched bots, the
 chunk's games (``runner.play_chunk``: a runner restricted to those schedule positions, into a
-scratch directory), and returns the rows, the replay files' bytes, the bots'
-incidents and versions. The driver records each game once, by schedule index: a task that Ray
+scratch directory), and returns the rows, the replay files' bytes, the bots' incidents and
+versions. The driver records each game once, by schedule index: a task that Ray
 runs again after its worker died cannot double a game, and a game never returned is played
 again.
 
@@ -33,6 +33,7 @@ from rookery.arena.errors import ArenaError, BotLaunchError, ConfigError
 from rookery.arena.schedule import ScheduledGame
 
 __all__ = [
+    "LOOPBACK_ONLY",
     "RayConnectStoppedError",
     "RayTaskFailedError",
     "RayUnavailableError",

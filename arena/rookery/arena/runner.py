@@ -73,7 +73,14 @@ from rookery.v1 import results_pb2
 from rookery.wire.convert import termination_name
 from rookery.wire.replay import encode_replay
 
-__all__ = ["LiveState", "RunOptions", "RunResult", "TournamentRunner", "seats_per_table"]
+__all__ = [
+    "LiveState",
+    "RunOptions",
+    "RunResult",
+    "TournamentRunner",
+    "play_chunk",
+    "seats_per_table",
+]
 
 log = structlog.get_logger("rookery.arena")
 
