@@ -8,6 +8,7 @@ use another only through its public modules: no `rookery.other._private` import.
 from __future__ import annotations
 
 import ast
+import functools
 import itertools
 import re
 from pathlib import Path
@@ -41,8 +42,14 @@ ALLOWED: dict[str, frozenset[str]] = {
 }
 
 
+@functools.cache
+def _tree(path: Path) -> ast.Module:
+    """A module's syntax tree, parsed once for every test of this file."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
 def _imports(path: Path) -> list[tuple[int, str]]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = _tree(path)
     found: list[tuple[int, str]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -112,7 +119,7 @@ def _import_graph(component: str) -> dict[str, dict[str, int]]:
     for name, path in paths.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         edges: dict[str, int] = {}
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(_tree(path)):
             if isinstance(node, ast.Import):
                 targets = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom):
@@ -228,7 +235,7 @@ def _public_modules() -> dict[str, Path]:
 
 def _all_of(path: Path) -> list[str] | None:
     """A module's ``__all__`` as written (a literal list), or None when it has none."""
-    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+    for node in _tree(path).body:
         if isinstance(node, ast.Assign):
             target, value = node.targets[0], node.value
         elif isinstance(node, ast.AnnAssign) and node.value is not None:
@@ -257,7 +264,7 @@ def _documented() -> dict[str, list[str]]:
 
 def _summary(path: Path, name: str) -> str:
     """The first line of ``name``'s docstring in ``path`` (for a missing line of the doc)."""
-    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+    for node in _tree(path).body:
         if (
             isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
             and node.name == name
@@ -296,7 +303,7 @@ def test_no_component_uses_a_name_another_component_does_not_list_in_all() -> No
     public = {name: set(_all_of(path) or []) for name, path in _public_modules().items()}
     problems = []
     for component, path in _modules():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = _tree(path)
         modules_by_alias: dict[str, str] = {}
         for node in ast.walk(tree):
             if not isinstance(node, ast.ImportFrom) or node.level or not node.module:
