@@ -20,7 +20,7 @@ import sys
 import tempfile
 import time
 
-from rookery.arena.config import BotSpec, TimeControlSpec, TournamentConfig
+from rookery.arena.config import TOURNAMENT_TIME_CONTROL, BotSpec, TournamentConfig
 from rookery.arena.ray_backend import LOOPBACK_ONLY
 from rookery.arena.runner import RunOptions, TournamentRunner
 from rookery.engine import Ruleset
@@ -50,7 +50,7 @@ def _config() -> TournamentConfig:
         games=GAMES,
         concurrency=CONCURRENCY,
         seed=3,
-        time_control=TimeControlSpec(action_ms=2000),
+        time_control=TOURNAMENT_TIME_CONTROL,
         bootstrap=0,
     )
 

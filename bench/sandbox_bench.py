@@ -20,11 +20,11 @@ import time
 from pathlib import Path
 
 from rookery.arena.bot_process import start_bot_process
-from rookery.arena.config import BotSpec, TimeControlSpec, TournamentConfig
+from rookery.arena.config import BotSpec, TournamentConfig
 from rookery.arena.runner import TournamentRunner
 from rookery.arena.sandbox import SandboxLimits, SandboxMode, SandboxRuntime, probe
 from rookery.engine import Ruleset
-from rookery.server import RookeryServer, ServerConfig
+from rookery.server import RookeryServer, ServerConfig, TimeControl
 
 RUNS = 5
 BOT = f"{sys.executable} -m rookery.cli.main bot run rookery.client.bots.heuristic:HeuristicBot"
@@ -98,7 +98,7 @@ def _config(mode: SandboxMode, per_game: bool) -> TournamentConfig:
         bots=(BotSpec("a", BOT), BotSpec("b", BOT)),
         games=8,
         concurrency=2,
-        time_control=TimeControlSpec(action_ms=5000),
+        time_control=TimeControl(action_ms=5000, grace_ms=5000),
         bootstrap=0,
         sandbox=mode,
         process_per_game=per_game,

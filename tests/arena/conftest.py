@@ -8,8 +8,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from rookery.arena.config import BotSpec, TimeControlSpec, TournamentConfig
+from rookery.arena.config import BotSpec, TournamentConfig
 from rookery.engine import Ruleset
+from rookery.server import TimeControl
 
 HERE = Path(__file__).parent
 PYTHON = shlex.quote(sys.executable)
@@ -37,7 +38,7 @@ def short_config(bots: tuple[BotSpec, ...], **changes: object) -> TournamentConf
         "bots": bots,
         "games": 2,
         "concurrency": 2,
-        "time_control": TimeControlSpec(action_ms=1000, strike_limit=3, grace_ms=500),
+        "time_control": TimeControl(action_ms=1000, strike_limit=3, grace_ms=500),
         "bootstrap": 50,
     }
     values.update(changes)

@@ -8,13 +8,13 @@ import pytest
 from rookery.arena.config import (
     BotSpec,
     Format,
-    LatePolicyName,
     config_from_dict,
     load_config,
     parse_bot_flag,
 )
 from rookery.arena.errors import ConfigError
 from rookery.engine import HandSeeds
+from rookery.server import LatePolicy
 
 GOOD = """
 name = "nightly"
@@ -59,7 +59,7 @@ def test_a_complete_config_is_read(tmp_path: Path) -> None:
     assert config.ruleset.target == 100
     assert config.ruleset.players == 4
     assert config.time_control.action_ms == 500
-    assert config.time_control.late_policy is LatePolicyName.FORFEIT
+    assert config.time_control.late_policy is LatePolicy.FORFEIT
     assert config.bots[0].argv == ["python", "-m", "alpha", "--fast"]
     assert config.bots[1].argv == ["python", "beta.py"]
     assert config.bots[2].remote

@@ -16,11 +16,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from rookery.arena.config import BotSpec, ClockKind, TimeControlSpec, TournamentConfig
+from rookery.arena.config import BotSpec, ClockKind, TournamentConfig
 from rookery.arena.runner import TournamentRunner
 from rookery.arena.sandbox import SandboxMode
 from rookery.arena.storage import BotGameStats, RunStore
 from rookery.engine import Ruleset
+from rookery.server import TimeControl
 
 HERE = Path(__file__).parent
 HOGS = 3
@@ -57,7 +58,7 @@ def _spinner_stats(tmp_path: Path, clock: ClockKind) -> BotGameStats:
         games=1,
         duplicate=False,
         concurrency=1,
-        time_control=TimeControlSpec(action_ms=150, strike_limit=0, grace_ms=500),
+        time_control=TimeControl(action_ms=150, strike_limit=0, grace_ms=500),
         bootstrap=0,
         sandbox=SandboxMode.ON,
         clock=clock,

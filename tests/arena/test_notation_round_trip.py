@@ -13,11 +13,12 @@ import shlex
 import sys
 from pathlib import Path
 
-from rookery.arena.config import BotSpec, TimeControlSpec, TournamentConfig
+from rookery.arena.config import BotSpec, TournamentConfig
 from rookery.arena.runner import RunOptions, TournamentRunner
 from rookery.arena.storage import RunStore
 from rookery.client.bots import bot_reference
 from rookery.engine import PRESETS
+from rookery.server import TimeControl
 from rookery.v1 import replay_pb2
 from rookery.wire.notation import format_game, parse_game
 from rookery.wire.replay import read_replay, verify_replay
@@ -46,7 +47,7 @@ def _config(preset: str) -> TournamentConfig:
         bots=(_reference("random"), _reference("heuristic")),
         games=2,
         concurrency=2,
-        time_control=TimeControlSpec(action_ms=3000, strike_limit=3, grace_ms=500),
+        time_control=TimeControl(action_ms=3000, strike_limit=3, grace_ms=500),
         bootstrap=20,
     )
 

@@ -36,7 +36,7 @@ for name in sorted(PRESETS):
     ruleset = dataclasses.replace(PRESETS[name], max_hands=6)  # games of at most six hands
     for seed in (1, 2, 3):
         game = random_playout(ruleset, seed, random.Random(seed))
-        record = game.record
+        record = GameRecord.from_game(game)
         trace = []
         replayed = GameRecord.from_dict(json.loads(json.dumps(record.to_dict()))).replay()
         again = Game(ruleset, seed)
@@ -49,7 +49,7 @@ for name in sorted(PRESETS):
         out = {
             "game": f"{name}/{seed}",
             "record": json.dumps(record.to_dict(), sort_keys=True),
-            "replayed": json.dumps(replayed.record.to_dict(), sort_keys=True),
+            "replayed": json.dumps(GameRecord.from_game(replayed).to_dict(), sort_keys=True),
             "text": format_replay_text(record),
             "events": [repr(event) for event in game.events],
             "trace": trace,

@@ -126,7 +126,7 @@ def test_dealt_is_the_default_and_deals_hand_k_from_k() -> None:
 def test_a_played_seeds_game_replays_exactly(name: str) -> None:
     rules = PRESETS[name].replace(hand_seeds=HandSeeds.PLAYED, max_hands=6)
     game = play(rules, 3, 4, first_all_pass=True)
-    record = game.record
+    record = GameRecord.from_game(game)
     again = GameRecord.from_dict(record.to_dict()).replay()
     assert again.hand_results == game.hand_results
     assert again.result == game.result

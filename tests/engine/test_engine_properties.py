@@ -133,7 +133,7 @@ def test_resimulation_reproduces_every_observation_and_its_legal_actions(
     case: tuple[str, int, int],
 ) -> None:
     game, seen = play(*case, watch=True)
-    record = GameRecord.from_dict(game.record.to_dict())
+    record = GameRecord.from_dict(GameRecord.from_game(game).to_dict())
     replayed = Game(record.ruleset, record.seed)
     assert all_observations(replayed) == seen[0]
     for index, (seat, action) in enumerate(record.actions):

@@ -34,21 +34,21 @@ def test_random_playout_finishes_the_game() -> None:
 
 def test_a_record_replays_to_the_same_game() -> None:
     game = finished()
-    replayed = game.record.replay()
+    replayed = GameRecord.from_game(game).replay()
     assert replayed.result == game.result
     assert replayed.hand_results == game.hand_results
     assert replayed.events == game.events
 
 
 def test_records_round_trip_through_json() -> None:
-    record = finished().record
+    record = GameRecord.from_game(finished())
     again = GameRecord.from_dict(json.loads(json.dumps(record.to_dict())))
     assert again == record
     assert again.replay().result == record.result
 
 
 def test_a_recorded_illegal_action_names_its_index() -> None:
-    record = Game(STANDARD, 1).record
+    record = GameRecord.from_game(Game(STANDARD, 1))
     bad = dataclasses.replace(record, actions=((1, Bid(70)), (2, Bid(65))))
     with pytest.raises(ReplayMismatchError, match="action 1") as caught:
         bad.replay()
@@ -56,13 +56,13 @@ def test_a_recorded_illegal_action_names_its_index() -> None:
 
 
 def test_a_recorded_action_by_the_wrong_seat_is_a_mismatch() -> None:
-    record = dataclasses.replace(Game(STANDARD, 1).record, actions=((2, PASS),))
+    record = dataclasses.replace(GameRecord.from_game(Game(STANDARD, 1)), actions=((2, PASS),))
     with pytest.raises(ReplayMismatchError, match="seat 1 is to act"):
         record.replay()
 
 
 def test_a_recorded_score_that_differs_is_a_mismatch() -> None:
-    record = finished().record
+    record = GameRecord.from_game(finished())
     assert record.hand_scores is not None
     scores = list(record.hand_scores)
     scores[0] = tuple(score + 5 for score in scores[0])
@@ -71,7 +71,7 @@ def test_a_recorded_score_that_differs_is_a_mismatch() -> None:
 
 
 def test_a_recorded_result_that_differs_is_a_mismatch() -> None:
-    record = finished().record
+    record = GameRecord.from_game(finished())
     assert record.result is not None
     wrong = dataclasses.replace(record.result, winners=(9,))
     with pytest.raises(ReplayMismatchError, match="result"):
@@ -82,7 +82,7 @@ def test_forfeits_are_recorded_and_replayed() -> None:
     game = Game(STANDARD, 1)
     game.apply(Bid(70))
     game.forfeit(2, "timed out")
-    record = GameRecord.from_dict(json.loads(json.dumps(game.record.to_dict())))
+    record = GameRecord.from_dict(json.loads(json.dumps(GameRecord.from_game(game).to_dict())))
     assert record.forfeit == (2, "timed out")
     assert record.replay().result == game.result
 
@@ -101,7 +101,7 @@ def test_forfeits_are_recorded_and_replayed() -> None:
     ],
 )
 def test_corrupt_records_are_refused(mutate: object) -> None:
-    data = finished().record.to_dict()
+    data = GameRecord.from_game(finished()).to_dict()
     mutate(data)  # type: ignore[operator]
     with pytest.raises(RecordFormatError):
         GameRecord.from_dict(data)
@@ -109,7 +109,7 @@ def test_corrupt_records_are_refused(mutate: object) -> None:
 
 def test_replay_text_shows_every_hand() -> None:
     game = finished()
-    text = format_replay_text(game.record)
+    text = format_replay_text(GameRecord.from_game(game))
     assert text.startswith("Rookery game: ruleset straight, seed 5")
     assert text.count("\nHand ") == len(game.hand_results)
     assert "Game over (" in text
@@ -119,7 +119,7 @@ def test_replay_text_shows_every_hand() -> None:
 def test_replay_text_of_an_unfinished_game() -> None:
     game = Game(STANDARD, 1)
     game.apply(Bid(70))
-    assert "Game unfinished" in format_replay_text(game.record)
+    assert "Game unfinished" in format_replay_text(GameRecord.from_game(game))
 
 
 def test_games_rulesets_and_legal_actions_pickle() -> None:

@@ -10,12 +10,13 @@ import sys
 from pathlib import Path
 
 from chat_server import chat_server
-from rookery.arena.config import BotSpec, TimeControlSpec, TournamentConfig
+from rookery.arena.config import BotSpec, TournamentConfig
 from rookery.arena.report import load_run
 from rookery.arena.runner import RunOptions, RunResult, TournamentRunner
 from rookery.arena.sandbox import SandboxMode
 from rookery.arena.storage import GameRow, RunStore
 from rookery.engine import Ruleset
+from rookery.server import TimeControl
 from rookery.v1 import replay_pb2
 from rookery.wire.replay import read_replay
 
@@ -47,7 +48,7 @@ async def _tournament(
         bots=(text, random_bot),
         games=2,
         concurrency=2,
-        time_control=TimeControlSpec(action_ms=action_ms, strike_limit=strike_limit, grace_ms=500),
+        time_control=TimeControl(action_ms=action_ms, strike_limit=strike_limit, grace_ms=500),
         bootstrap=20,
         sandbox=SandboxMode.OFF,
     )

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from rookery.arena.config import BotSpec, TimeControlSpec, TournamentConfig
+from rookery.arena.config import BotSpec, TournamentConfig
 from rookery.arena.report import load_run
 from rookery.arena.runner import RunOptions, TournamentRunner
 from rookery.arena.sandbox import SandboxMode
@@ -18,6 +18,7 @@ from rookery.client.bots import bot_command, play_game
 from rookery.engine import Game, Ruleset
 from rookery.envs.bridge import as_policy
 from rookery.envs.learn import LinearPolicy, PolicyFileError, evaluate, train_linear
+from rookery.server import TimeControl
 from rookery.wire.replay import read_replay, replay_to_record
 
 RULES = Ruleset.preset("standard")
@@ -88,7 +89,7 @@ async def test_the_trained_policy_plays_an_arena_game_as_a_bot_process(
         bots=bots,
         games=2,
         concurrency=2,
-        time_control=TimeControlSpec(action_ms=2000, strike_limit=3, grace_ms=500),
+        time_control=TimeControl(action_ms=2000, strike_limit=3, grace_ms=500),
         bootstrap=20,
         sandbox=SandboxMode.OFF,
     )

@@ -16,7 +16,7 @@ import signal
 import sys
 from pathlib import Path
 
-from rookery.arena.config import BotSpec, TimeControlSpec, TournamentConfig
+from rookery.arena.config import BotSpec, TournamentConfig
 from rookery.arena.runner import RunOptions, TournamentRunner
 from rookery.arena.sandbox import SandboxMode
 from rookery.arena.storage import RunStore
@@ -48,7 +48,7 @@ async def test_a_bot_killed_mid_game_meets_its_policy_and_the_tournament_goes_on
         bots=(sdk_bot("steady", "GreedyBot"), sdk_bot("victim", "GreedyBot", pids)),
         games=2,
         concurrency=2,
-        time_control=TimeControlSpec(action_ms=1000, strike_limit=3, grace_ms=300),
+        time_control=TimeControl(action_ms=1000, strike_limit=3, grace_ms=300),
         bootstrap=50,
         sandbox=SandboxMode.OFF,  # the test kills the bot by the host pids it writes to a file
     )

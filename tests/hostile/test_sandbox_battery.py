@@ -21,12 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from rookery.arena.config import BotSpec, ClockKind, Format, TimeControlSpec, TournamentConfig
+from rookery.arena.config import BotSpec, ClockKind, Format, TournamentConfig
 from rookery.arena.report import load_run, render_html, report_dict
 from rookery.arena.runner import RunResult, TournamentRunner
 from rookery.arena.sandbox import SandboxLimits, SandboxMode, probe
 from rookery.arena.storage import GameRow, RunStore
 from rookery.engine import Ruleset
+from rookery.server import TimeControl
 
 HERE = Path(__file__).parent
 ATTACKS = ("fork-bomb", "allocate", "connect", "read", "write", "daemon", "flood", "carry")
@@ -100,9 +101,7 @@ def _sandbox_uids() -> list[int]:
     return found
 
 
-def _run(
-    base: Path, names: list[str], modes: dict[str, str], time_control: TimeControlSpec
-) -> Battery:
+def _run(base: Path, names: list[str], modes: dict[str, str], time_control: TimeControl) -> Battery:
     """A gauntlet of ``names`` (the first plays each other) in the sandbox, CPU clock."""
     support = probe(cgroups=False)
     assert support.available, support.describe()
@@ -160,7 +159,7 @@ def _run(
 @pytest.fixture(scope="module")
 def battery(tmp_path_factory: pytest.TempPathFactory) -> Battery:
     """Two honest bots and every attack but the spinner, in one gauntlet."""
-    clock = TimeControlSpec(action_ms=1000, strike_limit=3, grace_ms=500)
+    clock = TimeControl(action_ms=1000, strike_limit=3, grace_ms=500)
     names = ["honest-a", "honest-b", *ATTACKS]
     return _run(tmp_path_factory.mktemp("battery"), names, {a: a for a in ATTACKS}, clock)
 
@@ -170,7 +169,7 @@ def spinner(tmp_path_factory: pytest.TempPathFactory) -> Battery:
     """A bot that spins a thread while its opponent, an honest bot, thinks slowly (one second a
     move in wall time, no CPU): the CPU clock charges the spinner, not the thinker. A move's
     budget is 50 ms of CPU: the spinner exceeds it with a twentieth of a CPU."""
-    clock = TimeControlSpec(action_ms=50, strike_limit=3, grace_ms=500)
+    clock = TimeControl(action_ms=50, strike_limit=3, grace_ms=500)
     modes = {"sleepy": "sleepy", "spin": "spin"}
     return _run(tmp_path_factory.mktemp("spinner"), ["sleepy", "spin"], modes, clock)
 

@@ -34,11 +34,12 @@ from typing import Any
 
 import grpc
 import pytest
-from rookery.arena.config import BotSpec, TimeControlSpec, TournamentConfig
+from rookery.arena.config import BotSpec, TournamentConfig
 from rookery.arena.runner import RunResult, TournamentRunner
 from rookery.arena.sandbox import SandboxMode, probe
 from rookery.arena.storage import GameRow, RunStore
 from rookery.engine import Ruleset, deal_for_hand
+from rookery.server import TimeControl
 from rookery.server.testing import RawBot, running_server
 from rookery.v1 import (
     arena_service_pb2,
@@ -150,7 +151,7 @@ def _run(base: Path, *, sandboxed: bool) -> Run:
         games=GAMES,
         duplicate=True,
         concurrency=1,  # a pair's twin starts after its first game
-        time_control=TimeControlSpec(action_ms=2000, strike_limit=3, grace_ms=500),
+        time_control=TimeControl(action_ms=2000, strike_limit=3, grace_ms=500),
         bootstrap=0,
         sandbox=SandboxMode.ON if sandboxed else SandboxMode.OFF,
         process_per_game=None if sandboxed else False,  # None: the default, fresh when sandboxed

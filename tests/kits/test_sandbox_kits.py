@@ -13,11 +13,12 @@ from pathlib import Path
 
 import pytest
 from kit_support import KITS, PYTHON_BOT_COMMAND, build_kit, refused_actions
-from rookery.arena.config import BotSpec, TimeControlSpec, TournamentConfig
+from rookery.arena.config import BotSpec, TournamentConfig
 from rookery.arena.runner import TournamentRunner
 from rookery.arena.sandbox import SandboxMode
 from rookery.arena.storage import RunStore
 from rookery.engine import Ruleset
+from rookery.server import TimeControl
 from rookery.wire.replay import read_replay
 
 BUILD_TIMEOUT_S = 900.0
@@ -44,7 +45,7 @@ def test_the_six_kits_sample_bots_play_a_round_robin_in_the_sandbox(
         games=1,
         duplicate=False,
         concurrency=2,
-        time_control=TimeControlSpec(action_ms=5000, strike_limit=3, grace_ms=2000),
+        time_control=TimeControl(action_ms=5000, strike_limit=3, grace_ms=2000),
         bootstrap=0,
         sandbox=SandboxMode.ON,
     )

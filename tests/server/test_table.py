@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 from rookery.engine import Ruleset
-from rookery.server import Table, TableSpec, TimeControl
+from rookery.server import SeatedTable, Table, TableSpec, TimeControl
 from rookery.server.testing import bot_names, simple_action
 from rookery.v1 import bot_service_pb2, results_pb2
 
@@ -20,12 +20,12 @@ class FakeSession:
         self.bot = name
         self.version = "test"
         self.is_attached = True
-        self.table: Table | None = None
+        self.table: SeatedTable | None = None
         self.seat = -1
         self.wants_events = True
         self.messages: list[pb.ConnectResponse] = []
 
-    def join(self, table: Table, seat: int) -> None:
+    def join(self, table: SeatedTable, seat: int) -> None:
         self.table, self.seat = table, seat
 
     def leave(self, table_id: str) -> None:
@@ -54,7 +54,7 @@ async def play(seed: int) -> tuple[Table, list[FakeSession]]:
     table = Table("t-local", spec, seed, TimeControl())
     sessions = [FakeSession(name) for name in bot_names(4)]
     table.start()
-    table.seat(sessions)  # type: ignore[arg-type]
+    table.seat(sessions)
     await asyncio.wait_for(table.wait_finished(), 30)
     return table, sessions
 
@@ -107,7 +107,7 @@ async def test_a_failure_between_moves_aborts_the_table_and_spares_the_caller() 
     loop.set_exception_handler(lambda _, context: escaped.append(context))
     try:
         table.start()
-        table.seat(sessions)  # type: ignore[arg-type]
+        table.seat(sessions)
         await asyncio.wait_for(table.wait_finished(), 30)
     finally:
         loop.set_exception_handler(None)

@@ -19,6 +19,8 @@ from rookery.engine import (
     CallCard,
     CardsBuried,
     FirstLead,
+    Forfeit,
+    ForfeitKind,
     Game,
     GameOver,
     HandDealt,
@@ -27,6 +29,7 @@ from rookery.engine import (
     Partnership,
     Phase,
     Ruleset,
+    SeatAssignment,
     Suit,
     Termination,
     bid_action,
@@ -38,11 +41,9 @@ from rookery.engine import (
 from rookery.engine import PLAY as ENGINE_PLAY
 from rookery.engine import TRUMP as ENGINE_TRUMP
 from rookery.v1 import actions_pb2, cards_pb2, results_pb2, ruleset_pb2, table_pb2
+from rookery.wire import convert
 from rookery.wire import convert as convert_module
 from rookery.wire.convert import (
-    Forfeit,
-    ForfeitKind,
-    SeatAssignment,
     action_from_proto,
     action_to_proto,
     card_from_proto,
@@ -555,3 +556,10 @@ def test_remembered_actions_stay_checked_and_bounded() -> None:
     assert padded.ByteSize() > 10_000
     assert action_from_proto(padded) is ENGINE_PLAY[3]
     assert all(len(key) <= 128 for key in convert_module._ACTIONS_READ)
+
+
+def test_the_table_facts_moved_to_the_engine_keep_their_old_names_in_convert() -> None:
+    # Compatibility: code written before the move still finds the same classes.
+    assert convert.Forfeit is Forfeit
+    assert convert.ForfeitKind is ForfeitKind
+    assert convert.SeatAssignment is SeatAssignment

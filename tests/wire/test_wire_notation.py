@@ -15,9 +15,18 @@ from functools import cache
 
 import pytest
 from rookery.client.bots import POLICIES
-from rookery.engine import PASS, PRESETS, AllPass, Game, Phase, PlayCard, cards_of
+from rookery.engine import (
+    PASS,
+    PRESETS,
+    AllPass,
+    Forfeit,
+    ForfeitKind,
+    Game,
+    Phase,
+    PlayCard,
+    cards_of,
+)
 from rookery.v1 import actions_pb2, cards_pb2, notes_pb2, replay_pb2, table_pb2
-from rookery.wire.convert import Forfeit, ForfeitKind
 from rookery.wire.notation import NotationError, format_game, iter_games, parse_game
 from rookery.wire.replay import ActionOutcome, ReplayBuilder, verify_replay
 

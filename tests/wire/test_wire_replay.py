@@ -14,6 +14,8 @@ from google.protobuf.message import Message
 from rookery.engine import (
     PASS,
     PRESETS,
+    Forfeit,
+    ForfeitKind,
     Game,
     HandSeeds,
     IllegalActionError,
@@ -26,7 +28,7 @@ from rookery.engine import (
 )
 from rookery.engine import TRUMP as ENGINE_TRUMP
 from rookery.v1 import actions_pb2, notes_pb2, replay_pb2, results_pb2, ruleset_pb2, table_pb2
-from rookery.wire.convert import Forfeit, ForfeitKind, card_to_proto, deal_to_proto
+from rookery.wire.convert import card_to_proto, deal_to_proto
 from rookery.wire.errors import ReplayFileError
 from rookery.wire.replay import (
     ActionOutcome,

@@ -54,18 +54,20 @@ from rookery.arena.errors import ConfigError
 from rookery.arena.sandbox import SandboxLimits, SandboxMode
 from rookery.arena.sprt import SprtParams
 from rookery.engine import HandSeeds, Ruleset, RulesetError
+from rookery.server import LatePolicy, TimeControl
 
 __all__ = [
+    "LATE_POLICY_NAMES",
+    "TOURNAMENT_TIME_CONTROL",
     "BotSpec",
     "ClockKind",
     "Format",
-    "LatePolicyName",
-    "TimeControlSpec",
     "TournamentConfig",
     "changed_fields",
     "config_from_dict",
     "default_concurrency",
     "duplicate_hand_seeds",
+    "late_policy_name",
     "load_config",
     "parse_bot_flag",
     "random_seed",
@@ -102,15 +104,6 @@ class Format(Enum):
     """The first bot (new) against the second (old) until the SPRT decides or the cap."""
 
 
-class LatePolicyName(Enum):
-    """What the table does with a late bot (the server's ``LatePolicy``)."""
-
-    AUTO_PLAY = "auto-play"
-    """A fallback legal action is played for it and a strike counted."""
-    FORFEIT = "forfeit"
-    """Its side loses at once."""
-
-
 class ClockKind(Enum):
     """What a launched bot's think time is measured in."""
 
@@ -120,15 +113,22 @@ class ClockKind(Enum):
     """CPU time its processes used since its previous reply (needs ``process_per_game``)."""
 
 
-@dataclass(frozen=True)
-class TimeControlSpec:
-    """The clock of every table of the tournament."""
+TOURNAMENT_TIME_CONTROL = TimeControl(action_ms=2000, grace_ms=5000)
+"""The clock of a tournament's tables when its ``[time_control]`` does not say: the server's
+:class:`~rookery.server.TimeControl` with 2000 ms per action and 5000 ms to resume. A tournament
+or table started over ArenaService starts from the server's configured clock instead (5000 and
+10000 ms unless configured)."""
 
-    action_ms: int = 2000
-    bank_ms: int = 0
-    late_policy: LatePolicyName = LatePolicyName.AUTO_PLAY
-    strike_limit: int = 3
-    grace_ms: int = 5000
+LATE_POLICY_NAMES: dict[str, LatePolicy] = {
+    "auto-play": LatePolicy.AUTO_PLAY,
+    "forfeit": LatePolicy.FORFEIT,
+}
+"""``time_control.late_policy`` in a tournament file, by its name there."""
+
+
+def late_policy_name(policy: LatePolicy) -> str:
+    """A late policy by its tournament-file name (``auto-play``, ``forfeit``)."""
+    return next(name for name, value in LATE_POLICY_NAMES.items() if value is policy)
 
 
 @dataclass(frozen=True)
@@ -181,7 +181,7 @@ class TournamentConfig:
     concurrency: int = field(default_factory=default_concurrency)
     seed: int = field(default_factory=random_seed)
     """The schedule's base seed; unset, a fresh random one (recorded with the run)."""
-    time_control: TimeControlSpec = field(default_factory=TimeControlSpec)
+    time_control: TimeControl = TOURNAMENT_TIME_CONTROL
     sprt: SprtParams = field(default_factory=SprtParams)
     elo_k: float = 16.0
     bootstrap: int = 200
@@ -220,7 +220,7 @@ class TournamentConfig:
             "time_control": {
                 "action_ms": self.time_control.action_ms,
                 "bank_ms": self.time_control.bank_ms,
-                "late_policy": self.time_control.late_policy.value,
+                "late_policy": late_policy_name(self.time_control.late_policy),
                 "strike_limit": self.time_control.strike_limit,
                 "grace_ms": self.time_control.grace_ms,
             },
@@ -528,7 +528,7 @@ def _sandbox_values(source: str, data: Mapping[str, Any]) -> dict[str, Any]:
     return values
 
 
-def _time_control(source: str, table: Any) -> TimeControlSpec:
+def _time_control(source: str, table: Any) -> TimeControl:
     _expect(source, "time_control", table, dict, "a table")
     allowed = {"action_ms", "bank_ms", "late_policy", "strike_limit", "grace_ms"}
     _check_keys(source, "time_control", table, allowed)
@@ -541,14 +541,13 @@ def _time_control(source: str, table: Any) -> TimeControlSpec:
             values[key] = value
     if "late_policy" in table:
         raw = table["late_policy"]
-        try:
-            values["late_policy"] = LatePolicyName(raw)
-        except ValueError:
-            choices = ", ".join(p.value for p in LatePolicyName)
+        if not isinstance(raw, str) or raw not in LATE_POLICY_NAMES:
+            choices = ", ".join(LATE_POLICY_NAMES)
             raise ConfigError(
                 source, "time_control.late_policy", f"must be one of {choices}, got {raw!r}"
-            ) from None
-    return TimeControlSpec(**values)
+            )
+        values["late_policy"] = LATE_POLICY_NAMES[raw]
+    return dataclasses.replace(TOURNAMENT_TIME_CONTROL, **values)
 
 
 def _sprt(source: str, table: Any) -> SprtParams:

@@ -2,6 +2,15 @@
 
 from __future__ import annotations
 
+__all__ = [
+    "ArenaError",
+    "BotLaunchError",
+    "ConfigError",
+    "SandboxUnavailableError",
+    "ScheduleError",
+    "StorageError",
+]
+
 
 class ArenaError(Exception):
     """Base class of every error the arena raises on purpose."""

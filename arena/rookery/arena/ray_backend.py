@@ -4,9 +4,9 @@ The driver (``rookery arena run --backend ray``) keeps the run directory, the SQ
 ratings and the SPRT exactly as the local backend does. It cuts the games still to play into
 chunks of whole duplicate groups and submits each chunk as a Ray task. A task runs what the
 local backend runs, on its worker: an embedded server on loopback, the launched bots, the
-chunk's games (a :class:`~rookery.arena.runner.TournamentRunner` restricted to those schedule
-positions, into a scratch directory), and returns the rows, the replay files' bytes, the bots'
-incidents and versions. The driver records each game once, by schedule index: a task that Ray
+chunk's games (``runner.play_chunk``: a runner restricted to those schedule positions, into a
+scratch directory), and returns the rows, the replay files' bytes, the bots' incidents and
+versions. The driver records each game once, by schedule index: a task that Ray
 runs again after its worker died cannot double a game, and a game never returned is played
 again.
 
@@ -17,34 +17,27 @@ Ray run starts.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import importlib
 import math
 import os
 import sys
-import tempfile
 import threading
-from collections.abc import Awaitable, Callable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import structlog
+from rookery.arena.backend import ChunkPlayer, ChunkResult, RunDriver
 from rookery.arena.config import TournamentConfig
 from rookery.arena.errors import ArenaError, BotLaunchError, ConfigError
 from rookery.arena.schedule import ScheduledGame
-from rookery.arena.storage import GameRow, RunStore
-
-if TYPE_CHECKING:
-    from rookery.arena.runner import TournamentRunner
 
 __all__ = [
-    "ChunkResult",
+    "LOOPBACK_ONLY",
     "RayConnectStoppedError",
     "RayTaskFailedError",
     "RayUnavailableError",
     "chunk_games",
-    "play_chunk",
     "play_on_ray",
 ]
 
@@ -65,21 +58,6 @@ class RayConnectStoppedError(RayUnavailableError):
 
 class RayTaskFailedError(ArenaError):
     """A Ray task failed for good: an error on its worker, or its retries used up."""
-
-
-@dataclass(frozen=True)
-class ChunkResult:
-    """What a task returns: every game it finished, with its replay file's bytes."""
-
-    rows: tuple[GameRow, ...]
-    #: Replay file bytes (gzip JSON lines) by schedule index.
-    replays: dict[int, bytes]
-    #: (bot, kind, detail) of each crash or restart of a launched bot on the worker.
-    incidents: tuple[tuple[str, str, str], ...]
-    #: The version each bot announced.
-    versions: dict[str, str]
-    #: The worker's host name, for the log.
-    node: str
 
 
 def chunk_games(
@@ -103,47 +81,6 @@ def chunk_games(
         chunk.append(game)
     if chunk:
         yield tuple(chunk)
-
-
-def play_chunk(
-    config: TournamentConfig,
-    tournament_id: str,
-    indices: Sequence[int],
-    join_timeout_s: float,
-    connect_timeout_s: float,
-    game_timeout_s: float,
-    cpus: float = 1.0,
-) -> ChunkResult:
-    """Play the games at ``indices`` here (a Ray task's body; plain Python, no Ray needed).
-
-    An embedded server on loopback and the launched bots live for the chunk (Python SDK bots
-    spread over the task's ``cpus``); the games go to a scratch run directory whose rows and
-    replay bytes are returned.
-    """
-    from rookery.arena.runner import RunOptions, TournamentRunner
-
-    concurrency = max(1, min(config.concurrency, len(indices)))
-    local = dataclasses.replace(config, concurrency=concurrency)
-    options = RunOptions(
-        connect_timeout_s=connect_timeout_s,
-        join_timeout_s=join_timeout_s,
-        game_timeout_s=game_timeout_s,
-        bot_cores=max(1, math.ceil(cpus)),
-    )
-    with tempfile.TemporaryDirectory(prefix="rookery-ray-") as scratch:
-        run_dir = Path(scratch)
-        runner = TournamentRunner(
-            local, run_dir, options=options, tournament_id=tournament_id, only_indices=indices
-        )
-        asyncio.run(runner.run())
-        with RunStore(run_dir) as store:
-            rows = tuple(store.games(tournament_id))
-            replays = {row.index: (run_dir / row.replay_path).read_bytes() for row in rows}
-            incidents = tuple(
-                (bot, kind, detail) for bot, kind, detail, _ in store.incidents(tournament_id)
-            )
-            versions = {b.name: b.version for b in store.bots(tournament_id) if b.version}
-    return ChunkResult(rows, replays, incidents, versions, os.uname().nodename)
 
 
 #: Ray reads this variable at import: "0" keeps a local Ray's servers on loopback.
@@ -276,7 +213,7 @@ def _check_config(config: TournamentConfig) -> None:
         )
 
 
-def _games_per_task(runner: TournamentRunner, workers: int) -> int:
+def _games_per_task(runner: RunDriver, workers: int) -> int:
     chosen = runner.options.ray_games_per_task
     if chosen > 0:
         return chosen
@@ -285,8 +222,9 @@ def _games_per_task(runner: TournamentRunner, workers: int) -> int:
     return max(1, min(DEFAULT_GAMES_PER_TASK, math.ceil(remaining / max(1, workers))))
 
 
-async def play_on_ray(runner: TournamentRunner) -> None:
-    """Play the runner's pending games as Ray tasks and record them through the runner."""
+async def play_on_ray(runner: RunDriver, play_chunk: ChunkPlayer) -> None:
+    """Play the runner's pending games as Ray tasks (each ``play_chunk`` on a worker) and record
+    them through the runner."""
     _check_config(runner.config)
     options = runner.options
     ray = _import_ray(options.ray_address)
@@ -348,7 +286,7 @@ async def play_on_ray(runner: TournamentRunner) -> None:
 
 
 async def _record_chunk(
-    runner: TournamentRunner,
+    runner: RunDriver,
     ray: Any,
     future: asyncio.Future[Any],
     chunk: tuple[ScheduledGame, ...],

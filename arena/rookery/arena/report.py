@@ -30,6 +30,7 @@ __all__ = [
     "report_dict",
     "sprt_line",
     "standings_table",
+    "summary_for",
     "write_report",
 ]
 

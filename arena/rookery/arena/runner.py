@@ -19,17 +19,17 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import structlog
+from rookery.arena.backend import ChunkResult
 from rookery.arena.commands import working_folder
 from rookery.arena.config import (
     BotSpec,
     ClockKind,
     Format,
-    LatePolicyName,
     TournamentConfig,
     changed_fields,
 )
@@ -43,6 +43,7 @@ from rookery.arena.launcher import (
 )
 from rookery.arena.move_incidents import replay_move_incidents
 from rookery.arena.ratings import GameScore, OnlineElo, ranks_from_result
+from rookery.arena.ray_backend import play_on_ray
 from rookery.arena.results import game_score
 from rookery.arena.sandbox import (
     IncidentKind,
@@ -62,19 +63,25 @@ from rookery.arena.storage import (
     write_atomically,
 )
 from rookery.server import (
-    LatePolicy,
     RookeryServer,
     ServerConfig,
     Table,
     TableOutcome,
     TableSpec,
     TableStatus,
-    TimeControl,
 )
 from rookery.v1 import results_pb2
+from rookery.wire.convert import termination_name
 from rookery.wire.replay import decode_replay, encode_replay
 
-__all__ = ["LiveState", "RunOptions", "RunResult", "TournamentRunner", "seats_per_table"]
+__all__ = [
+    "LiveState",
+    "RunOptions",
+    "RunResult",
+    "TournamentRunner",
+    "play_chunk",
+    "seats_per_table",
+]
 
 log = structlog.get_logger("rookery.arena")
 
@@ -195,10 +202,6 @@ def _bot_stats(outcome: TableOutcome) -> dict[str, BotGameStats]:
 _SANDBOX_KINDS = frozenset(kind.value for kind in IncidentKind)
 
 
-def _termination_name(value: int) -> str:
-    return results_pb2.TerminationReason.Name(value).removeprefix("TERMINATION_REASON_")  # type: ignore[arg-type]
-
-
 class TournamentRunner:
     """Plays one tournament into a run directory (resuming what is already recorded)."""
 
@@ -260,19 +263,6 @@ class TournamentRunner:
     def is_sprt(self) -> bool:
         """Whether this tournament is an SPRT match."""
         return self.config.format is Format.SPRT
-
-    def _time_control(self) -> TimeControl:
-        tc = self.config.time_control
-        policy = (
-            LatePolicy.FORFEIT if tc.late_policy is LatePolicyName.FORFEIT else LatePolicy.AUTO_PLAY
-        )
-        return TimeControl(
-            action_ms=tc.action_ms,
-            bank_ms=tc.bank_ms,
-            late_policy=policy,
-            strike_limit=tc.strike_limit,
-            grace_ms=tc.grace_ms,
-        )
 
     @property
     def process_per_game(self) -> bool:
@@ -364,9 +354,7 @@ class TournamentRunner:
                 store.finish(self.tournament_id)
                 return self._result(started, resumed, cancelled=False)
             if self.options.backend == "ray":
-                from rookery.arena.ray_backend import play_on_ray
-
-                await play_on_ray(self)
+                await play_on_ray(self, play_chunk)
                 return self._finish(store, started, resumed)
             owns_server = self.server is None
             self.sandbox = self._make_sandbox()
@@ -380,7 +368,7 @@ class TournamentRunner:
                             auth=self.options.auth,
                             db=self.options.registry,
                             log_level="warning",
-                            time_control=self._time_control(),
+                            time_control=self.config.time_control,
                             join_timeout_s=self.options.join_timeout_s,
                         )
                     )
@@ -707,7 +695,7 @@ class TournamentRunner:
             ruleset=self.config.ruleset,
             seat_bots=game.seat_bots,
             seed=game.seed,
-            time_control=self._time_control(),
+            time_control=self.config.time_control,
             tournament_id=self.tournament_id,
             table_id=table_id,
             join_timeout_s=self.options.join_timeout_s,
@@ -785,7 +773,7 @@ class TournamentRunner:
         result = outcome.result
         scores = tuple(int(s) for s in result.scores)
         winners = tuple(int(w) for w in result.winners)
-        termination = "ABORTED" if void else _termination_name(outcome.termination)
+        termination = "ABORTED" if void else termination_name(outcome.termination)
         for seat in outcome.seat_stats:
             if seat.bot_version:
                 store.set_bot_version(self.tournament_id, seat.bot_name, seat.bot_version)
@@ -932,3 +920,43 @@ def _check_folder_is_open(bot: str, folder: Path) -> None:
             f"under a user id of its own and could not read it; run `chmod o+rx {folder}` "
             '(and o+r on its files), or sandbox = "off" for a bot you trust'
         )
+
+
+def play_chunk(
+    config: TournamentConfig,
+    tournament_id: str,
+    indices: Sequence[int],
+    join_timeout_s: float,
+    connect_timeout_s: float,
+    game_timeout_s: float,
+    cpus: float = 1.0,
+) -> ChunkResult:
+    """Play the games at ``indices`` here (a Ray task's body, a ``backend.ChunkPlayer``; plain
+    Python, no Ray needed).
+
+    An embedded server on loopback and the launched bots live for the chunk (Python SDK bots
+    spread over the task's ``cpus``); the games go to a scratch run directory whose rows and
+    replay bytes are returned.
+    """
+    concurrency = max(1, min(config.concurrency, len(indices)))
+    local = dataclasses.replace(config, concurrency=concurrency)
+    options = RunOptions(
+        connect_timeout_s=connect_timeout_s,
+        join_timeout_s=join_timeout_s,
+        game_timeout_s=game_timeout_s,
+        bot_cores=max(1, math.ceil(cpus)),
+    )
+    with tempfile.TemporaryDirectory(prefix="rookery-ray-") as scratch:
+        run_dir = Path(scratch)
+        runner = TournamentRunner(
+            local, run_dir, options=options, tournament_id=tournament_id, only_indices=indices
+        )
+        asyncio.run(runner.run())
+        with RunStore(run_dir) as store:
+            rows = tuple(store.games(tournament_id))
+            replays = {row.index: (run_dir / row.replay_path).read_bytes() for row in rows}
+            incidents = tuple(
+                (bot, kind, detail) for bot, kind, detail, _ in store.incidents(tournament_id)
+            )
+            versions = {b.name: b.version for b in store.bots(tournament_id) if b.version}
+    return ChunkResult(rows, replays, incidents, versions, os.uname().nodename)

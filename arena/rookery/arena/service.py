@@ -28,8 +28,6 @@ from google.protobuf import json_format
 from rookery.arena.config import (
     BotSpec,
     Format,
-    LatePolicyName,
-    TimeControlSpec,
     TournamentConfig,
     default_concurrency,
     duplicate_hand_seeds,
@@ -41,7 +39,7 @@ from rookery.arena.runner import RunOptions, TournamentRunner
 from rookery.arena.sprt import SprtDecision, SprtParams
 from rookery.arena.storage import DATABASE_NAME, GameRow, RunStore
 from rookery.engine import Ruleset
-from rookery.server import LatePolicy, RookeryServer, TournamentBackend, UnknownTournamentError
+from rookery.server import RookeryServer, TournamentBackend, UnknownTournamentError
 from rookery.v1 import arena_service_pb2 as api
 from rookery.v1 import results_pb2, ruleset_pb2, table_pb2
 from rookery.wire import convert
@@ -111,17 +109,6 @@ def config_from_spec(
         ruleset = duplicate_hand_seeds(ruleset, spec.duplicate)
     base = TimeControl.from_proto(server_time_control or table_pb2.TimeControl())
     clock = base.merged_with(spec.time_control)
-    time_control = TimeControlSpec(
-        action_ms=clock.action_ms,
-        bank_ms=clock.bank_ms,
-        late_policy=(
-            LatePolicyName.FORFEIT
-            if clock.late_policy is LatePolicy.FORFEIT
-            else LatePolicyName.AUTO_PLAY
-        ),
-        strike_limit=clock.strike_limit,
-        grace_ms=clock.grace_ms,
-    )
     sprt = SprtParams()
     if spec.HasField("sprt"):
         try:
@@ -145,7 +132,7 @@ def config_from_spec(
             duplicate=spec.duplicate,
             concurrency=spec.concurrency or default_concurrency(),
             seed=spec.seed,
-            time_control=time_control,
+            time_control=clock,
             sprt=sprt,
             source="spec",
         )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import shlex
 import signal
 import sys
@@ -191,7 +192,6 @@ def _build_config(args: argparse.Namespace) -> Any:
         BotSpec,
         ClockKind,
         Format,
-        TimeControlSpec,
         TournamentConfig,
         duplicate_hand_seeds,
         load_config,
@@ -258,10 +258,14 @@ def _build_config(args: argparse.Namespace) -> Any:
         except ValueError as error:
             raise ConfigError("command line", "--elo0/--elo1/--alpha/--beta", str(error)) from None
     if args.action_ms is not None:
-        tc = config.time_control
-        changes["time_control"] = TimeControlSpec(
-            args.action_ms, tc.bank_ms, tc.late_policy, tc.strike_limit, tc.grace_ms
-        )
+        from rookery.server import TableSpecError
+
+        try:
+            changes["time_control"] = dataclasses.replace(
+                config.time_control, action_ms=args.action_ms
+            )
+        except TableSpecError as error:
+            raise ConfigError("command line", "--action-ms", str(error)) from None
     if args.sandbox is not None:
         changes["sandbox"] = SandboxMode(args.sandbox)
     if args.clock is not None:

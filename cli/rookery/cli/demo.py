@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import shlex
 import sys
@@ -12,35 +11,15 @@ from pathlib import Path
 
 __all__ = ["demo_bots", "register"]
 
-#: (name, candidate "module:Class" paths) of the reference bots, strongest last.
-_REFERENCE_BOTS = (
-    ("random", ("rookery.client.bots:RandomBot", "rookery.client.bots.random_bot:RandomBot")),
-    (
-        "heuristic",
-        ("rookery.client.bots:HeuristicBot", "rookery.client.bots.heuristic:HeuristicBot"),
-    ),
-    ("pimc", ("rookery.client.bots:PimcBot", "rookery.client.bots.pimc:PimcBot")),
-)
-
-
-def _exists(path: str) -> bool:
-    module_name, _, attribute = path.partition(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError:
-        return False
-    return hasattr(module, attribute)
+#: The reference bots of the demo, strongest last (``rookery.client.bots.BOTS`` names them).
+_REFERENCE_BOTS = ("random", "heuristic", "pimc")
 
 
 def demo_bots() -> list[tuple[str, str]]:
-    """(name, ``module:Class``) of each reference bot this installation has."""
-    found = []
-    for name, candidates in _REFERENCE_BOTS:
-        for path in candidates:
-            if _exists(path):
-                found.append((name, path))
-                break
-    return found
+    """(name, ``module:Class``) of each reference bot of the demo, strongest last."""
+    from rookery.client.bots import bot_reference
+
+    return [(name, bot_reference(name)) for name in _REFERENCE_BOTS]
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -64,21 +43,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def _demo(args: argparse.Namespace) -> int:
     from rookery.arena.config import (
         BotSpec,
-        TimeControlSpec,
         TournamentConfig,
         duplicate_hand_seeds,
     )
     from rookery.arena.runner import RunOptions
     from rookery.cli.arena import run_tournament
     from rookery.engine import Ruleset
+    from rookery.server import TimeControl
 
     bots = demo_bots()
-    if len(bots) < 2:
-        print(
-            "rookery demo: the reference bots are not installed (rookery.client.bots)",
-            file=sys.stderr,
-        )
-        return 3
     python = shlex.quote(sys.executable)
     specs = tuple(
         BotSpec(name, f"{python} -m rookery.cli.main bot run {path} --version demo")
@@ -94,7 +67,7 @@ def _demo(args: argparse.Namespace) -> int:
         games=args.games,
         concurrency=concurrency,
         seed=args.seed,
-        time_control=TimeControlSpec(action_ms=2000, grace_ms=2000),
+        time_control=TimeControl(action_ms=2000, grace_ms=2000),
         bootstrap=200,
     )
     started = time.monotonic()

@@ -10,6 +10,8 @@ from pathlib import Path
 
 from rookery.engine import PRESETS, Ruleset
 
+__all__ = ["register"]
+
 _EXAMPLES = """\
 examples:
   rookery envs train --steps 2000 --out policy.npz     # REINFORCE vs random, then evaluated

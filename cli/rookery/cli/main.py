@@ -18,6 +18,8 @@ from collections.abc import Sequence
 
 from rookery.engine import build_info
 
+__all__ = ["EXIT_READER_GONE", "build_parser", "command_modules", "main", "version"]
+
 #: The exit code when stdout's reader went away (``rookery rules | head -1``): 128 + SIGPIPE, as
 #: a shell reports a command that the signal stopped.
 EXIT_READER_GONE = 128 + 13

@@ -13,6 +13,8 @@ from rookery.wire.errors import WireError
 from rookery.wire.notation import TextGame, format_game, read_replays
 from rookery.wire.replay import replay_text, verify_replay
 
+__all__ = ["register"]
+
 _EXAMPLES = """\
 examples:
   rookery replay verify replays/*.jsonl.gz

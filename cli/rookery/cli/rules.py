@@ -8,6 +8,8 @@ import sys
 
 from rookery.engine import PRESETS, Partnership, Ruleset
 
+__all__ = ["describe", "register"]
+
 _EXAMPLES = """\
 examples:
   rookery rules                 # every preset, one line each

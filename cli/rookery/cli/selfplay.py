@@ -9,6 +9,8 @@ from pathlib import Path
 from rookery.engine import PRESETS
 from rookery.wire.selfplay import run_selfplay
 
+__all__ = ["register"]
+
 _EXAMPLES = """\
 examples:
   rookery selfplay --preset standard --games 100 --seed 1 --out replays/

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib
 import os
 import signal
 import sys
 import textwrap
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
+
+if TYPE_CHECKING:
+    from rookery.server import ServerConfig
 
 __all__ = ["register"]
 
@@ -121,23 +123,16 @@ def _run(args: argparse.Namespace) -> int:
         return 1
 
 
-def _tournament_backend(server: Any) -> Any:
-    """The arena's tournament backend, if the arena provides one (``rookery.arena.service``)."""
-    try:
-        module = importlib.import_module("rookery.arena.service")
-    except ImportError:
-        return None
-    factory = getattr(module, "create_tournament_backend", None)
-    return factory(server) if factory is not None else None
-
-
-async def _serve(config: Any, port_file: str | None, web_address: str, web_runs: list[str]) -> int:
+async def _serve(
+    config: ServerConfig, port_file: str | None, web_address: str, web_runs: list[str]
+) -> int:
+    from rookery.arena.service import create_tournament_backend
     from rookery.server import RookeryServer, configure_logging, tune_gc
 
     configure_logging(config.log_level, json=config.log_json)
     tune_gc()
     server = RookeryServer(config)
-    server.tournaments = _tournament_backend(server)
+    server.tournaments = create_tournament_backend(server)
     await server.start()
     web = None
     if web_address and web_address != "off":

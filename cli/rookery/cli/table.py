@@ -133,7 +133,8 @@ def _refused(error: Any, server: str) -> int:
 
 def _follow(stub: Any, table_id: str, metadata: Any, timeout: float) -> int:
     import grpc
-    from rookery.v1 import arena_service_pb2, results_pb2, table_pb2
+    from rookery.v1 import arena_service_pb2, table_pb2
+    from rookery.wire.convert import termination_name
 
     deadline = time.monotonic() + timeout
     announced = table_pb2.TABLE_STATUS_UNSPECIFIED
@@ -153,8 +154,7 @@ def _follow(stub: Any, table_id: str, metadata: Any, timeout: float) -> int:
                 print("playing", flush=True)
         if table.status == table_pb2.TABLE_STATUS_FINISHED:
             result = table.result
-            reason = results_pb2.TerminationReason.Name(result.reason)
-            reason = reason.removeprefix("TERMINATION_REASON_").lower()
+            reason = termination_name(result.reason).lower()
             scores = ", ".join(f"side {i} {s}" for i, s in enumerate(result.scores))
             winners = ", ".join(f"side {w}" for w in result.winners) or "nobody"
             print(

@@ -108,6 +108,7 @@ from ._rulebook import (
 )
 from ._ruleset import PRESETS, AllPass, BothOver, FirstLead, HandSeeds, Partnership, Ruleset
 from ._sampling import sample_deal, sample_deals
+from ._seats import Forfeit, ForfeitKind, SeatAssignment
 from ._text import format_replay_text
 
 __all__ = [
@@ -144,6 +145,8 @@ __all__ = [
     "Event",
     "EventBase",
     "FirstLead",
+    "Forfeit",
+    "ForfeitKind",
     "Game",
     "GameOver",
     "GameOverError",
@@ -171,6 +174,7 @@ __all__ = [
     "ReplayMismatchError",
     "Ruleset",
     "RulesetError",
+    "SeatAssignment",
     "Suit",
     "Termination",
     "Trick",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from ._actions import (
     PASS,
@@ -62,9 +62,6 @@ from ._rulebook import (
     score_hand,
 )
 from ._ruleset import AllPass, BothOver, FirstLead, HandSeeds, Partnership, Ruleset
-
-if TYPE_CHECKING:
-    from ._record import GameRecord
 
 __all__ = ["Game"]
 
@@ -358,19 +355,14 @@ class Game:
             events.append(_EVENT_KINDS[kind](index + 1, *fields))
 
     @property
-    def record(self) -> GameRecord:
-        """The game's record: ruleset, seed, actions, and the results reached so far."""
-        from ._record import GameRecord
+    def forfeited(self) -> tuple[int, str] | None:
+        """``(seat, reason)`` once a seat forfeited the game (``forfeit``), else ``None``."""
+        return self._forfeit
 
-        return GameRecord(
-            ruleset=self._rules,
-            seed=self._seed,
-            actions=tuple(self.actions),
-            forfeit=self._forfeit,
-            aborted=self._aborted,
-            hand_scores=tuple(result.scores_after for result in self._hand_results),
-            result=self._result,
-        )
+    @property
+    def is_aborted(self) -> bool:
+        """Whether the game was aborted (``abort``)."""
+        return self._aborted
 
     @classmethod
     def from_deal(

@@ -17,6 +17,7 @@ from pathlib import Path
 from ._actions import PASS, Action, Bid
 from ._game import Game
 from ._legal import LegalActions
+from ._record import GameRecord
 from ._ruleset import PRESETS, Ruleset
 from ._text import format_replay_text
 
@@ -65,7 +66,7 @@ def lowest_bid_or_sample(legal: LegalActions, rng: random.Random) -> Action:
 
 def golden_text(name: str) -> str:
     """The golden transcript of preset ``name``."""
-    return format_replay_text(golden_game(PRESETS[name], GOLDEN_SEEDS[name]).record)
+    return format_replay_text(GameRecord.from_game(golden_game(PRESETS[name], GOLDEN_SEEDS[name])))
 
 
 def write_golden(directory: Path) -> list[Path]:

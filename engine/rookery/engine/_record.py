@@ -34,6 +34,24 @@ class GameRecord:
     hand_scores: tuple[tuple[int, ...], ...] | None = None
     result: GameResult | None = None
 
+    @classmethod
+    def from_game(cls, game: Game) -> GameRecord:
+        """The record of ``game`` so far: ruleset, seed, actions, and the results reached.
+
+        >>> from rookery.engine import Game, Ruleset
+        >>> GameRecord.from_game(Game(Ruleset.preset("standard"), 7)).actions
+        ()
+        """
+        return cls(
+            ruleset=game.ruleset,
+            seed=game.seed,
+            actions=tuple(game.actions),
+            forfeit=game.forfeited,
+            aborted=game.is_aborted,
+            hand_scores=tuple(result.scores_after for result in game.hand_results),
+            result=game.result,
+        )
+
     def replay(self, *, events: bool = True) -> Game:
         """Re-simulate the game; ``ReplayMismatchError`` on an illegal action or wrong result."""
         try:

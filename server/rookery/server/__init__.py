@@ -23,6 +23,7 @@ from ._errors import (
 from ._gc import tune_gc
 from ._league import LeagueBackend, SubmissionsClosedError
 from ._logging import configure_logging
+from ._ports import SeatChannel, SeatedTable
 from ._registry import BotRecord, BotRegistry, validate_bot_name
 from ._server import SERVER_VERSION, RookeryServer
 from ._session import Session
@@ -41,7 +42,9 @@ __all__ = [
     "LatePolicy",
     "LeagueBackend",
     "RookeryServer",
+    "SeatChannel",
     "SeatStats",
+    "SeatedTable",
     "ServerConfig",
     "ServerError",
     "ServerStoppingError",

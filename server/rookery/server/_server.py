@@ -27,8 +27,8 @@ from rookery.v1 import (
     spectator_service_pb2,
     spectator_service_pb2_grpc,
 )
+from rookery.wire import convert
 from rookery.wire.replay import read_replay, write_replay
-from rookery.wire.version import rookery_version
 
 from ._auth import AdminInterceptor, BotsOnlyOnUnixSocket
 from ._bot_seeds import new_bot_seed_key
@@ -44,16 +44,16 @@ from ._league import LeagueBackend
 from ._limits import open_file_limit, raise_open_file_limit
 from ._metrics import Metrics, MetricsHttpServer, MetricsInterceptor
 from ._registry import BotRegistry, validate_bot_name
+from ._services import ArenaServicer, BotServicer, SpectatorServicer, add_bot_service
 from ._session import Session
 from ._table import Table, TableHooks, TableOutcome, TableSpec, TableStatus
 from ._tournament import TournamentBackend
+from ._version import SERVER_VERSION
 
 __all__ = ["SERVER_VERSION", "RookeryServer"]
 
 log = structlog.get_logger("rookery.server")
 
-SERVER_VERSION = rookery_version()
-"""The version the server reports in Welcome and replays."""
 
 _SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 _OUT_OF_FILES = (errno.EMFILE, errno.ENFILE)
@@ -181,8 +181,6 @@ class RookeryServer:
 
     async def start(self) -> None:
         """Binds the port, starts serving, health SERVING; the metrics endpoint if configured."""
-        from ._services import ArenaServicer, BotServicer, SpectatorServicer, add_bot_service
-
         c = self.config
         before, after = raise_open_file_limit()
         if after != before:
@@ -341,7 +339,7 @@ class RookeryServer:
         self.metrics.active_tables.inc()
         self._pending.append(table)
         table.start()
-        self._seat_pending()
+        self.seat_waiting()
         log.info("table created", table=table_id, bots=list(spec.seat_bots))
         return table
 
@@ -424,10 +422,8 @@ class RookeryServer:
     def _table_finished(self, table: Table) -> None:
         self.metrics.active_tables.dec()
         if table.outcome is not None:
-            name = table.outcome.result_proto.reason
-            from rookery.v1 import results_pb2
-
-            self.metrics.games_finished.labels(results_pb2.TerminationReason.Name(name)).inc()
+            reason = convert.termination_name(table.outcome.result_proto.reason, proto=True)
+            self.metrics.games_finished.labels(reason).inc()
         if table in self._pending:
             self._pending.remove(table)
         finished = [t for t in self.tables.values() if t.is_finished]
@@ -500,7 +496,7 @@ class RookeryServer:
 
     # Seating ------------------------------------------------------------------------------------
 
-    def _seat_pending(self) -> None:
+    def seat_waiting(self) -> None:
         """Seats every waiting table for which each seat can get a distinct, free session."""
         if not self._pending:
             return
@@ -638,7 +634,7 @@ class RookeryServer:
             queue_size=c.send_queue_size,
             rate=c.action_rate,
             burst=c.action_burst,
-            on_capacity=self._seat_pending,
+            on_capacity=self.seat_waiting,
             on_rejection=self._hooks.rejection,
             wants_events=not hello.observations_only,
             batching=hello.batching,

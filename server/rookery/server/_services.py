@@ -1,11 +1,11 @@
-"""The gRPC servicers: thin adapters between the wire and :class:`RookeryServer`."""
+"""The gRPC servicers: thin adapters between the wire and the server hub (`ServerHub`)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import grpc
 import structlog
@@ -36,15 +36,14 @@ from ._errors import (
     UnknownBotError,
     UnknownTableError,
 )
+from ._hub import ServerHub
 from ._league import LeagueBackend, SubmissionsClosedError
 from ._limits import hello_problem, peer_host
 from ._outbox import Outbox
 from ._registry import BotRecord, validate_bot_name
 from ._session import CloseStream, Session
 from ._table import TableSpec, TableStatus, Watcher
-
-if TYPE_CHECKING:
-    from ._server import RookeryServer
+from ._version import SERVER_VERSION
 
 __all__ = ["ArenaServicer", "BotServicer", "SpectatorServicer"]
 
@@ -150,7 +149,7 @@ def add_bot_service(servicer: BotServicer, server: grpc.aio.Server) -> None:
 class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
     """BotService.Connect: Hello and authentication, then the session's messages both ways."""
 
-    def __init__(self, server: RookeryServer) -> None:
+    def __init__(self, server: ServerHub) -> None:
         self._server = server
 
     async def Connect(
@@ -284,7 +283,7 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
             log.info(
                 "session resumed", bot=session.bot, session=session.id, tables=len(session.tables)
             )
-            server._seat_pending()
+            server.seat_waiting()
             return session, generation, queue
         peer = peer_host(context)
         refusal = server.admission_problem(hello.name, peer)
@@ -304,12 +303,10 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
             client=session.client,
             max_tables=session.max_tables,
         )
-        server._seat_pending()
+        server.seat_waiting()
         return session, generation, queue
 
     def _welcome(self, session: Session, *, resumed: bool) -> bot_service_pb2.Welcome:
-        from ._server import SERVER_VERSION
-
         config = self._server.config
         return bot_service_pb2.Welcome(
             session_id=session.id,
@@ -394,7 +391,7 @@ def _bot_info(record: BotRecord, connected: bool) -> arena_service_pb2.BotInfo:
 class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
     """ArenaService: bots and tokens, ad-hoc tables, replays; tournaments via the backend."""
 
-    def __init__(self, server: RookeryServer) -> None:
+    def __init__(self, server: ServerHub) -> None:
         self._server = server
 
     async def AddBot(
@@ -649,7 +646,7 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
 class SpectatorServicer(spectator_service_pb2_grpc.SpectatorServiceServicer):
     """SpectatorService: public views of the tables only."""
 
-    def __init__(self, server: RookeryServer) -> None:
+    def __init__(self, server: ServerHub) -> None:
         self._server = server
 
     async def ListLiveTables(

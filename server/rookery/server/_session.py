@@ -14,7 +14,6 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import grpc
 import structlog
@@ -22,10 +21,8 @@ from rookery.v1 import bot_service_pb2
 
 from ._limits import RejectionLog
 from ._outbox import Outbox
+from ._ports import SeatedTable
 from ._rate import TokenBucket
-
-if TYPE_CHECKING:
-    from ._table import Table
 
 __all__ = ["CloseStream", "Session"]
 
@@ -94,9 +91,9 @@ class Session:
         self.connected_at = time.time()
         self.last_heard = time.monotonic()
         self.detached_at = 0.0
-        self.tables: dict[str, tuple[Table, int]] = {}
+        self.tables: dict[str, tuple[SeatedTable, int]] = {}
         self._finished: OrderedDict[str, None] = OrderedDict()
-        self._unreported: dict[str, tuple[Table, int, _ConnectResponse]] = {}
+        self._unreported: dict[str, tuple[SeatedTable, int, _ConnectResponse]] = {}
         self._queue: Outbox[_Outgoing | CloseStream] | None = None
         self._generation = 0
         self._queue_size = queue_size
@@ -197,7 +194,7 @@ class Session:
 
     # Tables -------------------------------------------------------------------------------------
 
-    def join(self, table: Table, seat: int) -> None:
+    def join(self, table: SeatedTable, seat: int) -> None:
         """The server seated the session at ``table``."""
         self.tables[table.id] = (table, seat)
 
@@ -246,7 +243,7 @@ class Session:
         for table, seat in list(self.tables.values()):
             table.resend_request(seat)
 
-    def seats(self) -> list[tuple[Table, int]]:
+    def seats(self) -> list[tuple[SeatedTable, int]]:
         """The tables and seats the session holds."""
         return list(self.tables.values())
 

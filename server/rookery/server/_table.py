@@ -11,11 +11,11 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import Enum
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import structlog
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -25,6 +25,8 @@ from rookery.engine import (
     Bury,
     CallCard,
     EventBase,
+    Forfeit,
+    ForfeitKind,
     Game,
     GameOverError,
     GameResult,
@@ -36,6 +38,7 @@ from rookery.engine import (
     Phase,
     PlayCard,
     Ruleset,
+    SeatAssignment,
     Termination,
     card_rank,
     cards_of,
@@ -57,10 +60,8 @@ from rookery.wire.replay import ActionOutcome, ReplayBuilder
 from ._bot_seeds import bot_seed
 from ._encoding import RequestEncoder, event_bytes, table_event_prefix
 from ._errors import TableSpecError
+from ._ports import SeatChannel
 from ._time_control import LatePolicy, TimeControl
-
-if TYPE_CHECKING:
-    from ._session import Session
 
 __all__ = [
     "SeatStats",
@@ -309,7 +310,7 @@ class _Seat:
         self.index = index
         self.bot = bot
         self.version = ""
-        self.session: Session | None = None
+        self.session: SeatChannel | None = None
         self.bank_ms = bank_ms
         self.strikes = 0
         self.gone = False
@@ -438,7 +439,7 @@ class Table:
         self._next_request_id = 0
         self._sent_seq = 0
         self._abort_detail = ""
-        self._forfeit: convert.Forfeit | None = None
+        self._forfeit: Forfeit | None = None
         self._detail = ""
         self._replay = ReplayBuilder()
         self._ruleset_proto = convert.ruleset_to_proto(spec.ruleset)
@@ -474,14 +475,14 @@ class Table:
         """The bot named for each seat."""
         return self.spec.seat_bots
 
-    def seat_of(self, session: Session) -> int | None:
+    def seat_of(self, session: SeatChannel) -> int | None:
         """The seat ``session`` holds at this table, if any."""
         for seat in self._seats:
             if seat.session is session:
                 return seat.index
         return None
 
-    def seat(self, sessions: list[Session]) -> None:
+    def seat(self, sessions: Sequence[SeatChannel]) -> None:
         """Seats one session per seat (the server chose them) and lets the game begin."""
         for seat, session in zip(self._seats, sessions, strict=True):
             seat.session = session
@@ -838,7 +839,7 @@ class Table:
             self._hooks.timeout()
         away = gone or not seat.is_connected
         if tc.late_policy is LatePolicy.FORFEIT:
-            kind = convert.ForfeitKind.DISCONNECT if away else convert.ForfeitKind.TIMEOUT
+            kind = ForfeitKind.DISCONNECT if away else ForfeitKind.TIMEOUT
             why = "did not resume within the grace period" if gone else "missed its deadline"
             if away and not gone:
                 why += " while disconnected"
@@ -846,7 +847,7 @@ class Table:
             return
         seat.strikes += 1
         if tc.strike_limit and seat.strikes > tc.strike_limit:
-            kind = convert.ForfeitKind.DISCONNECT if away else convert.ForfeitKind.STRIKES
+            kind = ForfeitKind.DISCONNECT if away else ForfeitKind.STRIKES
             self._forfeit_seat(
                 seat,
                 kind,
@@ -863,8 +864,8 @@ class Table:
             "auto-played", seat=seat.index, bot=seat.bot, action=str(action), strikes=seat.strikes
         )
 
-    def _forfeit_seat(self, seat: _Seat, kind: convert.ForfeitKind, detail: str) -> None:
-        self._forfeit = convert.Forfeit(seat.index, kind, detail)
+    def _forfeit_seat(self, seat: _Seat, kind: ForfeitKind, detail: str) -> None:
+        self._forfeit = Forfeit(seat.index, kind, detail)
         self._detail = detail
         self._log.info("forfeit", seat=seat.index, bot=seat.bot, reason=kind.value, detail=detail)
         self.game.forfeit(seat.index, kind.value)
@@ -1073,9 +1074,7 @@ class Table:
             self.ruleset,
             self.seed,
             seats=[
-                convert.SeatAssignment(
-                    seat.index, self.ruleset.side_of(seat.index), seat.bot, seat.version
-                )
+                SeatAssignment(seat.index, self.ruleset.side_of(seat.index), seat.bot, seat.version)
                 for seat in self._seats
             ],
             start_time=start,
@@ -1126,7 +1125,7 @@ class Table:
         assert result is not None
         forfeit = self._forfeit if result.reason is Termination.FORFEIT else None
         if result.reason is Termination.FORFEIT and forfeit is None:
-            forfeit = convert.Forfeit(-1, convert.ForfeitKind.TIMEOUT, "forfeit")
+            forfeit = Forfeit(-1, ForfeitKind.TIMEOUT, "forfeit")
         detail = self._game_detail()
         result_proto = convert.game_result_to_proto(result, forfeit=forfeit, detail=detail)
         was_playing = self.status is TableStatus.PLAYING
@@ -1164,7 +1163,7 @@ class Table:
             watcher.put(None)
         self._log.info(
             "table finished",
-            reason=results_pb2.TerminationReason.Name(result_proto.reason),
+            reason=convert.termination_name(result_proto.reason, proto=True),
             winners=list(result.winners),
             scores=list(result.scores),
             detail=detail,

@@ -19,7 +19,7 @@ from typing import Any
 from urllib.parse import parse_qs, unquote
 
 import structlog
-from rookery.server import TableNotFinishedError, UnknownTableError
+from rookery.server import RookeryServer, TableNotFinishedError, UnknownTableError
 from rookery.v1 import replay_pb2
 from rookery.wire.replay import encode_replay, read_replay
 
@@ -66,7 +66,7 @@ class WebServer:
         self,
         address: str = "127.0.0.1:8080",
         *,
-        server: Any = None,
+        server: RookeryServer | None = None,
         runs: Sequence[str | Path] = (),
         poll_interval_s: float = 0.1,
         max_streams: int = 64,
@@ -324,6 +324,7 @@ class WebServer:
             # The cache answers only what a fresh read would: the same withholding first.
             try:
                 if from_server:
+                    assert self.server is not None  # only a server's replays are from_server
                     try:
                         self.server.check_replay_public(game_id, header.tournament_id, header.seed)
                     except TableNotFinishedError as error:

@@ -24,6 +24,7 @@ from typing import Any
 import grpc
 import structlog
 from rookery.engine import PRESETS, Ruleset, RulesetError, parse_action
+from rookery.server import RookeryServer
 from rookery.v1 import bot_service_pb2, bot_service_pb2_grpc
 from rookery.wire import convert
 
@@ -153,7 +154,7 @@ class HumanSeat:
 class HumanSeats:
     """Every human seat of a game server: opening one, finding one, closing them all."""
 
-    def __init__(self, server: Any) -> None:
+    def __init__(self, server: RookeryServer) -> None:
         self.server = server
         self.seats: dict[str, HumanSeat] = {}
 

@@ -38,7 +38,7 @@ from rookery.engine import (
     deal_for_hand,
 )
 from rookery.v1 import replay_pb2, results_pb2, table_pb2
-from rookery.wire.convert import action_from_proto, ruleset_from_proto
+from rookery.wire.convert import action_from_proto, ruleset_from_proto, termination_name
 from rookery.wire.replay import replay_to_record
 
 from ._moves import annotate_moves
@@ -64,12 +64,6 @@ JSON = dict[str, Any]
 def cards_json(mask: int) -> list[str]:
     """A card set as text forms, in card order (``["B5", "R14", "ROOK"]``)."""
     return [card_name(card) for card in cards_of(mask)]
-
-
-def termination_name(value: int) -> str:
-    """A proto ``TerminationReason`` value by its short name (``TARGET_REACHED``)."""
-    reason = results_pb2.TerminationReason.ValueType(value)
-    return results_pb2.TerminationReason.Name(reason).removeprefix("TERMINATION_REASON_")
 
 
 def ruleset_json(ruleset: Ruleset) -> JSON:

@@ -28,6 +28,7 @@ from typing import Any
 from urllib.parse import parse_qs, unquote
 
 import structlog
+from rookery.server import RookeryServer
 
 from ._human import HumanSeat, HumanSeatError, HumanSeats, SeatRequest
 from ._pages import _asset, _script_json
@@ -54,7 +55,7 @@ class _Refused(Exception):
 class PlayRoutes:
     """The human seat's routes on the dashboard's HTTP server (``handles``, then ``serve``)."""
 
-    def __init__(self, server: Any) -> None:
+    def __init__(self, server: RookeryServer) -> None:
         self.seats = HumanSeats(server)
 
     @staticmethod

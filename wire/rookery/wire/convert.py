@@ -22,7 +22,6 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from enum import Enum
 from typing import Any, TypeAlias, TypeVar
 
@@ -43,6 +42,8 @@ from rookery.engine import (
     Deal,
     Event,
     FirstLead,
+    Forfeit,
+    ForfeitKind,
     GameOver,
     GameResult,
     HandDealt,
@@ -62,6 +63,7 @@ from rookery.engine import (
     PlayCard,
     Ruleset,
     RulesetError,
+    SeatAssignment,
     Suit,
     Termination,
     Trick,
@@ -90,11 +92,15 @@ from . import protobytes
 from .errors import MalformedMessageError
 
 __all__ = [
+    # Compatibility only: these three are defined in (and exported by) ``rookery.engine``, where
+    # new code imports them; they stay here by name for code written before they moved.
     "Forfeit",
     "ForfeitKind",
     "SeatAssignment",
     "action_from_proto",
     "action_to_proto",
+    "card_field_elements",
+    "card_field_encoder",
     "card_from_proto",
     "card_to_proto",
     "cards_to_proto",
@@ -120,6 +126,7 @@ __all__ = [
     "suit_from_proto",
     "suit_to_proto",
     "termination_from_proto",
+    "termination_name",
     "termination_to_proto",
     "trick_from_proto",
     "trick_to_proto",
@@ -813,26 +820,6 @@ def hand_result_from_proto(
     )
 
 
-class ForfeitKind(Enum):
-    """Why a seat forfeited; the engine only knows *that* it did, the proto says why."""
-
-    TIMEOUT = "timeout"
-    """Missed its deadline under the FORFEIT late policy."""
-    DISCONNECT = "disconnect"
-    """Disconnected and did not resume within the grace period."""
-    STRIKES = "strikes"
-    """Exceeded the strike limit of the AUTO_PLAY late policy."""
-
-
-@dataclass(frozen=True)
-class Forfeit:
-    """A forfeit as the server records it: which seat, why, and a human-readable detail."""
-
-    seat: int
-    kind: ForfeitKind
-    detail: str = ""
-
-
 _FORFEIT_REASONS: dict[ForfeitKind, _Reason] = {
     ForfeitKind.TIMEOUT: results_pb2.TERMINATION_REASON_FORFEIT_TIMEOUT,
     ForfeitKind.DISCONNECT: results_pb2.TERMINATION_REASON_FORFEIT_DISCONNECT,
@@ -868,6 +855,23 @@ def termination_from_proto(value: int, field: str = "reason") -> Termination:
             )
         raise MalformedMessageError(field, f"unknown TerminationReason value {value}")
     return reason
+
+
+_TERMINATION_PREFIX = "TERMINATION_REASON_"
+
+
+def termination_name(value: int, *, proto: bool = False) -> str:
+    """A proto ``TerminationReason`` as text: its short name (``TARGET_REACHED``,
+    ``FORFEIT_TIMEOUT``), or with ``proto`` its full enum name (``TERMINATION_REASON_…``, as in
+    metrics labels and logs). A number this build does not know is shown as the number.
+
+    >>> termination_name(results_pb2.TERMINATION_REASON_FORFEIT_STRIKES)
+    'FORFEIT_STRIKES'
+    """
+    member = results_pb2.TerminationReason.DESCRIPTOR.values_by_number.get(value)
+    if member is None:
+        return str(value)
+    return member.name if proto else member.name.removeprefix(_TERMINATION_PREFIX)
 
 
 def game_result_to_proto(
@@ -914,29 +918,6 @@ def forfeit_from_proto(message: results_pb2.GameResult, field: str = "result") -
 
 
 # Seats ------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class SeatAssignment:
-    """Who sits at one seat: the seat, its side, and the bot's name and version."""
-
-    seat: int
-    side: int
-    bot_name: str
-    bot_version: str = ""
-
-    @classmethod
-    def for_ruleset(
-        cls, ruleset: Ruleset, bots: Sequence[str | tuple[str, str]]
-    ) -> tuple[SeatAssignment, ...]:
-        """One assignment per seat, in seat order: ``bots[s]`` is a name or ``(name, version)``."""
-        if len(bots) != ruleset.players:
-            raise ValueError(f"{ruleset.players} seats need as many bots, got {len(bots)}")
-        seats = []
-        for seat, bot in enumerate(bots):
-            name, version = (bot, "") if isinstance(bot, str) else bot
-            seats.append(cls(seat, ruleset.side_of(seat), name, version))
-        return tuple(seats)
 
 
 def seat_info_to_proto(seat: SeatAssignment) -> table_pb2.SeatInfo:

@@ -35,10 +35,12 @@ from rookery.engine import (
     Action,
     Deal,
     EngineError,
+    Forfeit,
     Game,
     GameRecord,
     HandResult,
     Ruleset,
+    SeatAssignment,
     card_name,
     format_cards,
     format_replay_text,
@@ -47,8 +49,6 @@ from rookery.v1 import actions_pb2, cards_pb2, notes_pb2, replay_pb2, results_pb
 
 from . import notes, protobytes
 from .convert import (
-    Forfeit,
-    SeatAssignment,
     action_from_proto,
     action_to_proto,
     card_from_proto,
@@ -60,6 +60,7 @@ from .convert import (
     ruleset_from_proto,
     ruleset_to_proto,
     seat_info_to_proto,
+    termination_name,
 )
 from .errors import MalformedMessageError, ReplayFileError
 
@@ -994,8 +995,7 @@ def replay_text(replay: replay_pb2.Replay) -> str:
     result = replay.result
     forfeit = forfeit_from_proto(result)
     if forfeit is not None or result.detail:
-        reason = _enum_name(results_pb2.TerminationReason.DESCRIPTOR, result.reason)
-        ending = reason.removeprefix("TERMINATION_REASON_").lower().replace("_", " ")
+        ending = termination_name(result.reason).lower().replace("_", " ")
         if forfeit is not None:
             ending += f" by seat {forfeit.seat}"
         if result.detail:

@@ -19,8 +19,9 @@ from pathlib import Path
 
 from rookery.engine import Action, LegalActions, Ruleset
 from rookery.engine.testing import lowest_bid_or_sample
-from rookery.v1 import replay_pb2, results_pb2
+from rookery.v1 import replay_pb2
 
+from .convert import termination_name
 from .replay import ActionOutcome, ReplayBuilder, write_replay
 from .version import rookery_version
 
@@ -122,15 +123,10 @@ def run_selfplay(
             summary.wins.update(replay.result.winners)
         else:
             summary.draws += 1
-        reason = _reason_name(replay.result.reason)
+        reason = termination_name(replay.result.reason).lower()
         summary.reasons[reason] += 1
         summary.files.append(path)
         if on_game is not None:
             on_game(index, path)
     summary.seconds = time.perf_counter() - began
     return summary
-
-
-def _reason_name(value: int) -> str:
-    full = results_pb2.TerminationReason.Name(value)  # type: ignore[arg-type]
-    return full.removeprefix("TERMINATION_REASON_").lower()

@@ -1,0 +1,80 @@
+"""The two contracts between a session and a table, so that neither module imports the other.
+
+A table talks to the session of each of its seats through :class:`SeatChannel`; a session talks
+to the tables it is seated at through :class:`SeatedTable`. ``Session`` and ``Table`` satisfy
+them structurally, and a test can put its own channel at a seat without a real stream.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from rookery.v1 import bot_service_pb2
+
+from ._time_control import TimeControl
+
+__all__ = ["SeatChannel", "SeatedTable"]
+
+
+class SeatedTable(Protocol):
+    """What a session (and the server, through a session's seats) needs from a table."""
+
+    time_control: TimeControl
+
+    @property
+    def id(self) -> str:
+        """The table's id."""
+        ...
+
+    def submit(self, seat_index: int, reply: bot_service_pb2.ActionReply) -> tuple[int, str] | None:
+        """Checks and applies a reply; ``None`` when accepted, else (reason, message)."""
+        ...
+
+    def resume_messages(
+        self, seat_index: int, last_seq: int
+    ) -> list[bot_service_pb2.ConnectResponse]:
+        """The snapshot for a seat whose session resumed after ``last_seq``."""
+        ...
+
+    def resend_request(self, seat_index: int) -> None:
+        """Sends the seat's open request again, if it has one."""
+        ...
+
+    def seat_disconnected(self, seat_index: int) -> None:
+        """The seat's session lost its stream: its grace period starts."""
+        ...
+
+
+class SeatChannel(Protocol):
+    """What a table needs from the session at one of its seats."""
+
+    @property
+    def version(self) -> str:
+        """The bot's version, as its Hello gave it."""
+        ...
+
+    @property
+    def is_attached(self) -> bool:
+        """Whether a stream carries the session now."""
+        ...
+
+    @property
+    def wants_events(self) -> bool:
+        """False when the bot asked for observations only (no TableEvent messages)."""
+        ...
+
+    def join(self, table: SeatedTable, seat: int) -> None:
+        """The session is seated at ``table``."""
+        ...
+
+    def leave(self, table_id: str) -> None:
+        """The session no longer holds its seat at ``table_id``."""
+        ...
+
+    def send(self, message: bot_service_pb2.ConnectResponse | bytes) -> None:
+        """Queues a message (or one already encoded) for the bot."""
+        ...
+
+    def table_finished(self, table_id: str, message: bot_service_pb2.ConnectResponse) -> None:
+        """The game at ``table_id`` ended with ``message``."""
+        ...
