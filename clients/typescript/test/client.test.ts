@@ -228,7 +228,7 @@ test("handles a batch in order and answers its requests together in one ReplyBat
 
 test("pack puts consecutive replies in one ReplyBatch, and only with batching", () => {
   const reply = (requestId: number): ConnectRequest => ({
-    message: { $case: "actionReply", value: { tableId: "t1", requestId, action: undefined } },
+    message: { $case: "actionReply", value: { tableId: "t1", requestId, action: undefined, note: undefined, fallback: undefined } },
   });
   const ping: ConnectRequest = { message: { $case: "ping", value: { nonce: 1 } } };
   const pending = [reply(1), reply(2), ping, reply(3)];
