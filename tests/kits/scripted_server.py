@@ -248,6 +248,11 @@ class ScriptedServer(bot_service_pb2_grpc.BotServiceServicer):
         if not player.done():
             player.cancel()
 
+    async def wait_scripts(self, timeout_s: float = 10.0) -> None:
+        """Wait (at most ``timeout_s``) for every script that started to end."""
+        if self._players:
+            await asyncio.wait(self._players, timeout=timeout_s)
+
     def assert_done(self) -> None:
         """Every script ran to its end, without a failure (the first failure is raised)."""
         if self.failures:
