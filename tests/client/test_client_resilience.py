@@ -133,4 +133,4 @@ async def test_sigterm_stops_a_bot_cleanly(server: RookeryServer, bots: Any) -> 
     await server.wait_for_bot("north", sessions=2, timeout=20.0)
 
     assert await process.stop() == 0
-    assert "stopped after 0 games" in process.log()
+    assert "[rookery] done: games=0 actions=0 " in process.log()

@@ -72,7 +72,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=os.environ.get("ROOKERY_BOT_NAME"),
         help="the bot's registered name (env ROOKERY_BOT_NAME; default: the class name)",
     )
-    run.add_argument("--version", dest="bot_version", default="", help="the bot's version")
+    run.add_argument(
+        "--version",
+        dest="bot_version",
+        default=os.environ.get("ROOKERY_BOT_VERSION", ""),
+        help="the bot's version, sent in its Hello (env ROOKERY_BOT_VERSION)",
+    )
     run.add_argument(
         "--sessions",
         type=_positive,
@@ -162,10 +167,12 @@ def _run(args: argparse.Namespace) -> int:
     except SessionRefusedError as error:
         print(f"rookery bot run: {error}", file=sys.stderr)
         return 5
+    # The kit contract's summary line (docs/dev/kit-contract.md), the same in every kit.
     print(
-        f"rookery bot run: {name} stopped after {stats.games} games, {stats.actions} actions "
-        f"({stats.fallbacks} fallbacks, {stats.rejections} rejections, "
-        f"{stats.reconnects} reconnects)",
+        f"[rookery] done: games={stats.games} actions={stats.actions} "
+        f"fallbacks={stats.fallbacks} rejections={stats.rejections} "
+        f"reconnects={stats.reconnects} resumes={stats.resumes} "
+        f"batches_received={stats.batches_received} batches_sent={stats.batches_sent}",
         file=sys.stderr,
     )
     return 0

@@ -20,13 +20,13 @@ const char* const kUsage =
     "  --token TOKEN          the bot's token in token mode (env ROOKERY_TOKEN)\n"
     "  --name NAME            the bot's registered name (env ROOKERY_BOT_NAME)\n"
     "  --version VERSION      the bot's version (env ROOKERY_BOT_VERSION; default none)\n"
-    "  --max-tables N         tables to play at once (default 8)\n"
+    "  --max-tables N         tables to play at once (env ROOKERY_MAX_TABLES; default 1)\n"
     "  --games N              exit after N finished games (default 0: until stopped)\n"
     "  --connect-timeout S    seconds to wait for the server at start (default 10)\n"
     "  --verbose              log every action\n"
     "  --no-batching          send and receive every message alone (default: batching)\n"
     "exit codes: 0 done; 1 unexpected error; 2 bad arguments; 3 token rejected;\n"
-    "4 server unreachable; 5 session refused by the server";
+    "4 server unreachable; 5 session refused by the server (docs/dev/kit-contract.md)";
 
 namespace {
 
@@ -61,6 +61,11 @@ Config ParseConfig(int argc, char** argv, const std::string& default_name) {
   c.token = Env("ROOKERY_TOKEN", "");
   c.name = Env("ROOKERY_BOT_NAME", default_name);
   c.version = Env("ROOKERY_BOT_VERSION", "");
+  try {
+    c.max_tables = std::max(1, std::stoi(Env("ROOKERY_MAX_TABLES", "1")));
+  } catch (const std::exception&) {
+    c.max_tables = 1;
+  }
   for (int i = 1; i < argc; ++i) {
     std::string flag = argv[i];
     std::optional<std::string> value;
@@ -386,17 +391,14 @@ class Runner {
     it->second.bot->OnEvent(table_event.event());
   }
 
-  void Reply(const std::string& table_id, uint64_t request_id, const v1::Action& action,
-             std::vector<v1::ConnectRequest>& out) {
+  void Reply(v1::ActionReply reply, std::vector<v1::ConnectRequest>& out) {
     if (config_.verbose) {
-      Log("table " + table_id + " request " + std::to_string(request_id) + ": " + ActionText(action));
+      Log("table " + reply.table_id() + " request " + std::to_string(reply.request_id()) + ": " +
+          ActionText(reply.action()));
     }
     stats_.actions++;
     v1::ConnectRequest request;
-    auto* reply = request.mutable_action_reply();
-    reply->set_table_id(table_id);
-    reply->set_request_id(request_id);
-    *reply->mutable_action() = action;
+    *request.mutable_action_reply() = std::move(reply);
     out.push_back(std::move(request));
   }
 
@@ -438,23 +440,39 @@ class Runner {
         }
         auto& table = tables_[table_id];
         std::optional<v1::Action> chosen;
+        std::string failure;
         try {
           chosen = table.bot->Act(request);
-        } catch (const std::exception& e) {
-          Log("table " + table_id + ": the bot threw " + e.what() + "; sending the first legal action");
-        }
-        std::optional<v1::Action> action = chosen;
-        if (!chosen || !IsLegal(*chosen, request.legal_actions())) {
-          stats_.fallbacks++;
-          if (chosen) {
-            Log("table " + table_id + ": the bot chose the illegal action \"" + ActionText(*chosen) +
-                "\"; sending the first legal action");
+          if (!IsLegal(*chosen, request.legal_actions())) {
+            failure = "Act returned the illegal action \"" + ActionText(*chosen) + "\"";
           }
+        } catch (const std::exception& e) {
+          failure = std::string("Act threw ") + e.what();
+        } catch (...) {
+          failure = "Act threw an exception";
+        }
+        v1::ActionReply reply;
+        reply.set_table_id(table_id);
+        reply.set_request_id(request.request_id());
+        std::optional<v1::Action> action = chosen;
+        if (!failure.empty()) {
+          stats_.fallbacks++;
+          Log("table " + table_id + ": " + failure + "; sending the first legal action");
           if (auto first = FirstLegal(request.legal_actions())) action = first;
+          *reply.mutable_fallback() = FallbackMark(failure);
+        } else {
+          try {
+            if (auto note = table.bot->TakeNote()) *reply.mutable_note() = NoteToProto(*note);
+          } catch (const std::exception& e) {
+            Log("table " + table_id + ": the bot's note was not sent: " + e.what());
+          }
         }
         table.open = request;
         table.retried = false;
-        if (action) Reply(table_id, request.request_id(), *action, out);
+        if (action) {
+          *reply.mutable_action() = *action;
+          Reply(std::move(reply), out);
+        }
         break;
       }
       case v1::ConnectResponse::kActionRejected: {
@@ -469,7 +487,13 @@ class Runner {
             it->second.open->request_id() == rejected.request_id() && !it->second.retried) {
           it->second.retried = true;
           if (auto first = FirstLegal(it->second.open->legal_actions())) {
-            Reply(rejected.table_id(), rejected.request_id(), *first, out);
+            stats_.fallbacks++;
+            v1::ActionReply reply;
+            reply.set_table_id(rejected.table_id());
+            reply.set_request_id(rejected.request_id());
+            *reply.mutable_action() = *first;
+            *reply.mutable_fallback() = FallbackMark("the server rejected the bot's action: " + rejected.message());
+            Reply(std::move(reply), out);
           }
         }
         break;

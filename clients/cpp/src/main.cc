@@ -1,5 +1,6 @@
 // The sample bot: rookery-cpp-bot --server HOST:PORT --name NAME. Put your own logic in a Bot
 // subclass (see sample_bot.h) and hand its factory to rookery::Run.
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 
@@ -14,8 +15,10 @@ int main(int argc, char** argv) {
       return 0;
     }
     // One bot per table: the factory is called for every table the server seats this bot at.
-    rookery::Stats stats = rookery::Run(config, [](const rookery::v1::TableJoined&) {
-      return std::make_unique<rookery::SampleBot>();
+    const char* fault = std::getenv("ROOKERY_SAMPLE_FAULT");
+    std::string sample_fault = fault ? fault : "";
+    rookery::Stats stats = rookery::Run(config, [&sample_fault](const rookery::v1::TableJoined&) {
+      return std::make_unique<rookery::SampleBot>(sample_fault);
     });
     std::cerr << "[rookery] done: " << stats.ToString() << std::endl;
     return 0;

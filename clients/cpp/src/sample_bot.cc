@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 
@@ -11,7 +12,15 @@
 namespace rookery {
 
 v1::Action SampleBot::Act(const v1::ActionRequest& request) {
+  held_ = request.observation().hand_size();
+  if (fault_ == "raise") throw std::runtime_error("the sample bot fails on purpose (ROOKERY_SAMPLE_FAULT=raise)");
+  if (fault_ == "illegal") return BidAction(1);
   return Choose(request.observation(), request.legal_actions());
+}
+
+std::optional<Note> SampleBot::TakeNote() {
+  std::string name = fault_ == "bad-note" ? "not a name!" : "hand_cards";
+  return Note{"sample: cheapest winning card", {{name, static_cast<double>(held_)}}};
 }
 
 v1::Action Choose(const v1::Observation& obs, const v1::LegalActions& legal) {

@@ -11,7 +11,6 @@ import (
 	"log"
 	"os"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -90,6 +89,7 @@ type Options struct {
 	BackoffInitial time.Duration // first reconnection delay; 200ms
 	BackoffMax     time.Duration // largest delay; 5s
 	MaxAttempts    int           // failed attempts in a row before giving up; 30 (negative: forever)
+	ConnectTimeout time.Duration // how long to wait for the server at start; 10s
 	Strict         bool          // send the bot's action even when it is illegal (default: replace it)
 	NoBatching     bool          // send and receive every message alone (default: offer batching)
 	Logger         *log.Logger   // default: stderr, prefixed with the bot's name
@@ -114,7 +114,7 @@ type TableResult struct {
 type Stats struct {
 	TablesJoined, TablesFinished       int
 	ActionsSent, Rejections, Fallbacks int
-	Reconnects                         int
+	Reconnects, Resumes                int // streams opened again after a drop; of them, resumed
 	BatchesReceived, BatchesSent       int // ConnectResponse.batch read, ConnectRequest.batch sent
 	Results                            []TableResult
 }
@@ -187,6 +187,9 @@ func NewClient(factory BotFactory, opts Options) (*Client, error) {
 	if opts.MaxAttempts == 0 {
 		opts.MaxAttempts = 30
 	}
+	if opts.ConnectTimeout <= 0 {
+		opts.ConnectTimeout = 10 * time.Second
+	}
 	logger := opts.Logger
 	if logger == nil {
 		logger = log.New(os.Stderr, "["+opts.Name+"] ", log.Lmsgprefix)
@@ -215,7 +218,7 @@ func (c *Client) Stop() {
 
 func fatal(code codes.Code) bool {
 	switch code {
-	case codes.Unauthenticated, codes.PermissionDenied, codes.InvalidArgument, codes.Unimplemented:
+	case codes.Unauthenticated, codes.PermissionDenied, codes.InvalidArgument, codes.Unimplemented, codes.ResourceExhausted:
 		return true
 	}
 	return false
@@ -247,6 +250,7 @@ func (c *Client) Run(ctx context.Context) (Stats, error) {
 	api := pb.NewBotServiceClient(conn)
 
 	attempt := 0
+	started, everWelcomed := time.Now(), false
 	for {
 		welcomed, err := c.session(ctx, api)
 		if ctx.Err() != nil {
@@ -254,6 +258,7 @@ func (c *Client) Run(ctx context.Context) (Stats, error) {
 		}
 		if welcomed {
 			attempt = 0
+			everWelcomed = true
 		}
 		code := status.Code(err)
 		if err != nil && fatal(code) {
@@ -268,6 +273,10 @@ func (c *Client) Run(ctx context.Context) (Stats, error) {
 		if err != nil {
 			why = fmt.Sprintf("%s: %s", code, status.Convert(err).Message())
 		}
+		if !everWelcomed && time.Since(started) >= c.opts.ConnectTimeout {
+			return c.Stats(), &FatalError{codes.Unavailable, fmt.Sprintf("the server at %s was unreachable for %.1fs: %s (is `rookery serve` running there?)",
+				c.opts.Server, time.Since(started).Seconds(), why)}
+		}
 		if c.opts.MaxAttempts > 0 && attempt > c.opts.MaxAttempts {
 			return c.Stats(), &FatalError{code, fmt.Sprintf("cannot reach %s after %d attempts: %s", c.opts.Server, c.opts.MaxAttempts, why)}
 		}
@@ -281,9 +290,11 @@ func (c *Client) Run(ctx context.Context) (Stats, error) {
 			return c.Stats(), nil
 		case <-time.After(delay):
 		}
-		c.mu.Lock()
-		c.stats.Reconnects++
-		c.mu.Unlock()
+		if everWelcomed {
+			c.mu.Lock()
+			c.stats.Reconnects++
+			c.mu.Unlock()
+		}
 	}
 }
 
@@ -543,6 +554,7 @@ func (c *Client) dispatch(msg *pb.ConnectResponse) {
 		c.welcome = w
 		verb := "connected"
 		if w.GetResumed() {
+			c.stats.Resumes++
 			verb = "resumed"
 		}
 		c.log.Printf("%s: session %s on %s", verb, w.GetSessionId(), c.opts.Server)
@@ -631,28 +643,38 @@ func (c *Client) answer(t *table, req *pb.ActionRequest) {
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
 	action, err := c.act(ctx, t, req)
+	var mark *pb.Fallback
 	fallback := func(why string) {
 		c.log.Printf("table %s: %s; playing a legal fallback", t.info.TableID, why)
 		c.mu.Lock()
 		c.stats.Fallbacks++
 		c.mu.Unlock()
 		action = FirstLegal(legal)
+		mark = FallbackMark(why)
 	}
 	if err != nil {
-		fallback(fmt.Sprintf("the bot failed: %v", err))
+		fallback(fmt.Sprintf("act failed: %v", err))
 	} else if action == nil {
-		fallback("the bot returned no action")
+		fallback("act returned no action")
 	} else if !c.opts.Strict {
 		if err := CheckLegal(action, legal); err != nil {
-			fallback(fmt.Sprintf("the bot chose %s: %v", ActionString(action), err))
+			fallback(fmt.Sprintf("act returned the illegal action %s: %v", ActionString(action), err))
 		}
 	}
 	if action == nil {
 		c.log.Printf("table %s: no legal action in request %d", t.info.TableID, req.GetRequestId())
 		return
 	}
+	var note *pb.BotNote
+	if noter, ok := t.bot.(Noter); ok && mark == nil {
+		if n := c.note(noter); n != nil {
+			if note, err = n.Proto(); err != nil {
+				c.log.Printf("table %s: the bot's note was not sent: %v", t.info.TableID, err)
+			}
+		}
+	}
 	if err := c.send(&pb.ConnectRequest{Message: &pb.ConnectRequest_ActionReply{ActionReply: &pb.ActionReply{
-		TableId: req.GetTableId(), RequestId: req.GetRequestId(), Action: action,
+		TableId: req.GetTableId(), RequestId: req.GetRequestId(), Action: action, Note: note, Fallback: mark,
 	}}}); err != nil {
 		c.log.Printf("table %s: reply to request %d not sent: %v", t.info.TableID, req.GetRequestId(), err)
 		return
@@ -662,20 +684,30 @@ func (c *Client) answer(t *table, req *pb.ActionRequest) {
 	c.mu.Unlock()
 }
 
+// note asks the bot for its note, a panic counting as none.
+func (c *Client) note(noter Noter) (n *Note) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.log.Printf("the bot's Note panicked: %v", r)
+			n = nil
+		}
+	}()
+	return noter.Note()
+}
+
 // act calls the bot, turning a panic into an error so that one bad table cannot kill the process.
 func (c *Client) act(ctx context.Context, t *table, req *pb.ActionRequest) (action *pb.Action, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("panic: %v", r)
+			err = fmt.Errorf("panicked: %v", r)
 		}
 	}()
 	return t.bot.Act(ctx, req, &t.info)
 }
 
-// Summary is a one-line account of stats, for logs.
+// Summary is the counts of the kit contract's summary line (docs/dev/kit-contract.md):
+// "games=G actions=A fallbacks=F rejections=R reconnects=C resumes=S …".
 func (s Stats) Summary() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d tables, %d actions, %d rejected, %d fallbacks, %d reconnects, %d batches received, %d sent",
-		s.TablesFinished, s.ActionsSent, s.Rejections, s.Fallbacks, s.Reconnects, s.BatchesReceived, s.BatchesSent)
-	return b.String()
+	return fmt.Sprintf("games=%d actions=%d fallbacks=%d rejections=%d reconnects=%d resumes=%d batches_received=%d batches_sent=%d",
+		s.TablesFinished, s.ActionsSent, s.Fallbacks, s.Rejections, s.Reconnects, s.Resumes, s.BatchesReceived, s.BatchesSent)
 }

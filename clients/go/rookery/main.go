@@ -12,6 +12,9 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
+
+	"google.golang.org/grpc/codes"
 )
 
 // BotVersion is the version Main sends in its Hello (recorded in replays and results) when
@@ -34,15 +37,19 @@ func RunMain(factory BotFactory, args []string) int {
 	name := fs.String("name", "", "the bot's name (env ROOKERY_BOT_NAME)")
 	token := fs.String("token", "", "the bot's token in token mode (env ROOKERY_TOKEN)")
 	version := fs.String("version", "", "the bot's version, sent in Hello (env ROOKERY_BOT_VERSION, default BotVersion: none)")
-	maxTables := fs.Int("max-tables", envInt("ROOKERY_MAX_TABLES", 1), "tables to play at once per session (env ROOKERY_MAX_TABLES)")
+	maxTables := fs.Int("max-tables", envInt("ROOKERY_MAX_TABLES", 1), "tables to play at once per session (env ROOKERY_MAX_TABLES, default 1)")
 	sessions := fs.Int("sessions", envInt("ROOKERY_SESSIONS", 1), "sessions to open, e.g. 2 to sit at two seats of one table (env ROOKERY_SESSIONS)")
 	maxGames := fs.Int("games", 0, "exit after this many finished tables per session (0: run until stopped)")
 	useTLS := fs.Bool("tls", false, "connect with TLS")
 	batching := fs.Bool("batching", true, "offer batching: several messages per gRPC message both ways (-batching=false: every message alone)")
+	noBatching := fs.Bool("no-batching", false, "send and receive every message alone (the same as -batching=false)")
+	connectTimeout := fs.Float64("connect-timeout", 10, "seconds to wait for the server at start")
 	quiet := fs.Bool("quiet", false, "log errors only")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: %s [flags]\n\nConnects to a Rookery server and plays every table it is seated at.\n\nflags:\n", os.Args[0])
 		fs.PrintDefaults()
+		fmt.Fprintln(fs.Output(), "\nexit codes: 0 done; 1 unexpected error; 2 bad arguments; 3 token rejected;\n"+
+			"4 server unreachable; 5 session refused by the server (docs/dev/kit-contract.md)")
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -50,8 +57,8 @@ func RunMain(factory BotFactory, args []string) int {
 		}
 		return 2
 	}
-	if *sessions < 1 || *maxTables < 1 || *maxGames < 0 {
-		fmt.Fprintln(os.Stderr, "rookery-bot: -sessions and -max-tables must be at least 1, -max-games at least 0")
+	if *sessions < 1 || *maxTables < 1 || *maxGames < 0 || *connectTimeout <= 0 {
+		fmt.Fprintln(os.Stderr, "rookery-bot: -sessions and -max-tables must be at least 1, -games at least 0, -connect-timeout more than 0")
 		return 2
 	}
 	if *version == "" {
@@ -75,7 +82,8 @@ func RunMain(factory BotFactory, args []string) int {
 		}
 		logger := log.New(&filterWriter{quiet: *quiet}, prefix+"] ", log.Lmsgprefix)
 		c, err := NewClient(factory, Options{Server: *server, Name: *name, Token: *token, Version: *version,
-			MaxTables: int32(*maxTables), MaxGames: *maxGames, TLS: *useTLS, NoBatching: !*batching, Logger: logger})
+			MaxTables: int32(*maxTables), MaxGames: *maxGames, TLS: *useTLS, NoBatching: !*batching || *noBatching, Logger: logger,
+			ConnectTimeout: time.Duration(*connectTimeout * float64(time.Second))})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "rookery-bot:", err)
 			return 2
@@ -101,18 +109,37 @@ func RunMain(factory BotFactory, args []string) int {
 			total.Rejections += s.Rejections
 			total.Fallbacks += s.Fallbacks
 			total.Reconnects += s.Reconnects
+			total.Resumes += s.Resumes
 			total.BatchesReceived += s.BatchesReceived
 			total.BatchesSent += s.BatchesSent
 			mu.Unlock()
 		}()
 	}
 	wg.Wait()
-	fmt.Fprintf(os.Stderr, "[%s] done: %s\n", clients[0].opts.Name, total.Summary())
 	if err := errors.Join(errs...); err != nil {
 		fmt.Fprintln(os.Stderr, "rookery-bot:", err)
+		return ExitCode(err)
+	}
+	// The kit contract's summary line (docs/dev/kit-contract.md), the same in every kit.
+	fmt.Fprintf(os.Stderr, "[rookery] done: %s\n", total.Summary())
+	return 0
+}
+
+// ExitCode is the kit contract's exit code for an error of Run: 3 token rejected, 4 server
+// unreachable, 5 session refused, 1 anything else.
+func ExitCode(err error) int {
+	var fatal *FatalError
+	if !errors.As(err, &fatal) {
 		return 1
 	}
-	return 0
+	switch fatal.Code {
+	case codes.Unauthenticated:
+		return 3
+	case codes.InvalidArgument, codes.ResourceExhausted, codes.PermissionDenied, codes.Unimplemented:
+		return 5
+	default:
+		return 4
+	}
 }
 
 // envInt reads a whole number from the environment, or returns fallback.

@@ -15,6 +15,7 @@ package samplebot
 import (
 	"context"
 	"errors"
+	"os"
 	"slices"
 
 	pb "rookery/kit/gen/rookery/v1"
@@ -184,13 +185,36 @@ func ChooseAction(req *pb.ActionRequest) (*pb.Action, error) {
 	return nil, errors.New("no legal action offered")
 }
 
-// Bot is the sample bot. It is stateless, so one per table costs nothing.
-type Bot struct{}
+// Bot is the sample bot. It acts on each request's observation alone and notes how many cards it
+// held. Fault (from ROOKERY_SAMPLE_FAULT) makes it fail on purpose, to show what the kit does then
+// (docs/dev/kit-contract.md): "raise" panics in Act, "illegal" returns an illegal bid, "bad-note"
+// attaches a note the kit must refuse.
+type Bot struct {
+	Fault string
+	held  int
+}
 
-// New returns a sample bot; use it as a rookery.BotFactory: func(*rookery.TableInfo) rookery.Bot { return samplebot.New() }.
-func New() *Bot { return &Bot{} }
+// New returns a sample bot with the failure ROOKERY_SAMPLE_FAULT names, if any; use it as a
+// rookery.BotFactory: func(*rookery.TableInfo) rookery.Bot { return samplebot.New() }.
+func New() *Bot { return &Bot{Fault: os.Getenv("ROOKERY_SAMPLE_FAULT")} }
 
 // Act implements rookery.Bot.
-func (*Bot) Act(_ context.Context, req *pb.ActionRequest, _ *rookery.TableInfo) (*pb.Action, error) {
+func (b *Bot) Act(_ context.Context, req *pb.ActionRequest, _ *rookery.TableInfo) (*pb.Action, error) {
+	b.held = len(req.GetObservation().GetHand())
+	switch b.Fault {
+	case "raise":
+		panic("the sample bot fails on purpose (ROOKERY_SAMPLE_FAULT=raise)")
+	case "illegal":
+		return rookery.Bid(1), nil
+	}
 	return ChooseAction(req)
+}
+
+// Note implements rookery.Noter: the note on the action Act just returned.
+func (b *Bot) Note() *rookery.Note {
+	name := "hand_cards"
+	if b.Fault == "bad-note" {
+		name = "not a name!"
+	}
+	return &rookery.Note{Text: "sample: cheapest winning card", Values: map[string]float64{name: float64(b.held)}}
 }

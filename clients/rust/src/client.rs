@@ -14,6 +14,8 @@ use tokio_stream::wrappers::ReceiverStream;
 use tonic::transport::Endpoint;
 use tonic::Code;
 
+use crate::note::{fallback, Note};
+
 /// A bot: one instance per table, made by the factory handed to [`run`]. Only `act` is required.
 pub trait Bot {
     /// The bot was seated at a table (also after a resume, for a table it did not know).
@@ -21,7 +23,14 @@ pub trait Bot {
     /// An event at the table, in order, without duplicates.
     fn on_event(&mut self, _event: &Event) {}
     /// The bot must act: choose one of `request.legal_actions`. The observation is complete.
+    /// A panic here, or an action that is not legal, makes the kit send a legal fallback marked
+    /// with `ActionReply.fallback` instead (docs/dev/kit-contract.md).
     fn act(&mut self, request: &ActionRequest) -> Action;
+    /// The note on the action `act` just returned, if any: called right after each `act`. A note
+    /// outside the bounds of `BotNote` is dropped with a logged error; the action still goes.
+    fn note(&mut self) -> Option<Note> {
+        None
+    }
     /// The table's game ended.
     fn on_finished(&mut self, _finished: &TableFinished) {}
 }
@@ -37,7 +46,7 @@ pub struct Config {
     pub name: String,
     /// The bot's own version (`--version`, env `ROOKERY_BOT_VERSION`; none by default).
     pub version: String,
-    /// Tables at once (`--max-tables`).
+    /// Tables at once (`--max-tables`, env `ROOKERY_MAX_TABLES`; default 1).
     pub max_tables: i32,
     /// Exit after this many finished games; 0 plays until stopped (`--games`).
     pub games: u32,
@@ -58,13 +67,14 @@ options (flags override the environment):
   --token TOKEN          the bot's token in token mode (env ROOKERY_TOKEN)
   --name NAME            the bot's registered name (env ROOKERY_BOT_NAME)
   --version VERSION      the bot's version (env ROOKERY_BOT_VERSION; default none)
-  --max-tables N         tables to play at once (default 8)
+  --max-tables N         tables to play at once (env ROOKERY_MAX_TABLES; default 1)
   --games N              exit after N finished games (default 0: until stopped)
   --connect-timeout S    seconds to wait for the server at start (default 10)
   --verbose              log every action
   --no-batching          send and receive every message alone (batching is on by default)
 exit codes: 0 done; 1 unexpected error; 2 bad arguments; 3 token rejected;
-4 server unreachable; 5 session refused by the server";
+4 server unreachable; 5 session refused by the server
+(the kit contract: docs/dev/kit-contract.md in the Rookery repository)";
 
 impl Config {
     /// Reads the flags in `args` (without the program name) over the environment.
@@ -75,7 +85,7 @@ impl Config {
             token: env("ROOKERY_TOKEN").unwrap_or_default(),
             name: env("ROOKERY_BOT_NAME").unwrap_or_else(|| default_name.into()),
             version: env("ROOKERY_BOT_VERSION").unwrap_or_default(),
-            max_tables: 8,
+            max_tables: env("ROOKERY_MAX_TABLES").and_then(|v| v.parse::<i32>().ok()).unwrap_or(1).max(1),
             games: 0,
             connect_timeout: Duration::from_secs(10),
             reconnect_timeout: Duration::from_secs(60),
@@ -175,7 +185,8 @@ pub struct Stats {
     pub games: u32,
     /// Replies sent.
     pub actions: u32,
-    /// Replies where the bot's choice was not legal and the first legal action was sent instead.
+    /// Replies the kit made itself because the bot's code failed (panicked, chose an illegal
+    /// action, or was rejected as illegal), each marked with `ActionReply.fallback`.
     pub fallbacks: u32,
     /// ActionRejected messages received.
     pub rejections: u32,
@@ -428,19 +439,13 @@ where
         table.bot.on_event(event);
     }
 
-    fn reply(&mut self, table_id: &str, request_id: u64, action: Action, out: &mut Vec<ConnectRequest>) {
+    fn send_reply(&mut self, reply: ActionReply, out: &mut Vec<ConnectRequest>) {
         if self.config.verbose {
-            log(format_args!("table {table_id} request {request_id}: {}", action_text(&action)));
+            let text = reply.action.as_ref().map(action_text).unwrap_or_default();
+            log(format_args!("table {} request {}: {text}", reply.table_id, reply.request_id));
         }
         self.stats.actions += 1;
-        out.push(ConnectRequest {
-            message: Some(connect_request::Message::ActionReply(ActionReply {
-                table_id: table_id.to_string(),
-                request_id,
-                action: Some(action),
-                ..Default::default()
-            })),
-        });
+        out.push(ConnectRequest { message: Some(connect_request::Message::ActionReply(reply)) });
     }
 
     /// Handles one server message; queues replies in `out`; true when `--games` is reached.
@@ -471,21 +476,43 @@ where
                 }
                 let legal = request.legal_actions.clone().unwrap_or_default();
                 let table = self.tables.get_mut(&table_id).expect("table exists");
-                let chosen = table.bot.act(&request);
-                let action = if is_legal(&chosen, &legal) {
-                    chosen
-                } else {
-                    self.stats.fallbacks += 1;
-                    log(format_args!(
-                        "table {table_id}: the bot chose the illegal action {:?}; sending the first legal action",
-                        action_text(&chosen)
-                    ));
-                    first_legal(&legal).unwrap_or(chosen)
+                let bot = &mut table.bot;
+                let chosen = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| bot.act(&request)));
+                let (action, mark, note) = match chosen {
+                    Ok(chosen) if is_legal(&chosen, &legal) => {
+                        let note = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| bot.note())).ok().flatten();
+                        (chosen, None, note)
+                    }
+                    Ok(chosen) => {
+                        let reason = format!("act returned the illegal action {:?}", action_text(&chosen));
+                        log(format_args!("table {table_id}: {reason}; sending the first legal action"));
+                        (first_legal(&legal).unwrap_or(chosen), Some(fallback(&reason)), None)
+                    }
+                    Err(panic) => {
+                        let what = panic
+                            .downcast_ref::<&str>()
+                            .map(|s| s.to_string())
+                            .or_else(|| panic.downcast_ref::<String>().cloned())
+                            .unwrap_or_else(|| "a panic".into());
+                        let reason = format!("act panicked: {what}");
+                        log(format_args!("table {table_id}: {reason}; sending the first legal action"));
+                        (first_legal(&legal).unwrap_or_else(crate::actions::pass), Some(fallback(&reason)), None)
+                    }
                 };
+                let note = note.and_then(|note| match note.to_proto() {
+                    Ok(proto) => Some(proto),
+                    Err(e) => {
+                        log(format_args!("table {table_id}: the bot's note was not sent: {e}"));
+                        None
+                    }
+                });
+                if mark.is_some() {
+                    self.stats.fallbacks += 1;
+                }
                 let request_id = request.request_id;
                 table.open = Some(request);
                 table.retried = false;
-                self.reply(&table_id, request_id, action, out);
+                self.send_reply(ActionReply { table_id: table_id.clone(), request_id, action: Some(action), note, fallback: mark }, out);
             }
             Some(M::ActionRejected(rejected)) => {
                 self.stats.rejections += 1;
@@ -497,13 +524,22 @@ where
                     rejected.message
                 ));
                 let retry = matches!(rejected.reason(), RejectionReason::IllegalAction | RejectionReason::MalformedAction);
-                let fallback = self.tables.get_mut(&rejected.table_id).and_then(|t| {
+                let retry_with = self.tables.get_mut(&rejected.table_id).and_then(|t| {
                     let open = t.open.as_ref().filter(|o| o.request_id == rejected.request_id && retry && !t.retried)?;
                     t.retried = true;
                     first_legal(open.legal_actions.as_ref()?)
                 });
-                if let Some(action) = fallback {
-                    self.reply(&rejected.table_id, rejected.request_id, action, out);
+                if let Some(action) = retry_with {
+                    self.stats.fallbacks += 1;
+                    let reason = format!("the server rejected the bot's action: {}", rejected.message);
+                    let reply = ActionReply {
+                        table_id: rejected.table_id.clone(),
+                        request_id: rejected.request_id,
+                        action: Some(action),
+                        note: None,
+                        fallback: Some(fallback(&reason)),
+                    };
+                    self.send_reply(reply, out);
                 }
             }
             Some(M::TableFinished(finished)) => {
@@ -614,12 +650,7 @@ mod tests {
     }
 
     fn action_reply(table_id: &str, request_id: u64) -> ActionReply {
-        ActionReply {
-            table_id: table_id.into(),
-            request_id,
-            action: Some(crate::actions::pass()),
-            ..Default::default()
-        }
+        ActionReply { table_id: table_id.into(), request_id, action: Some(crate::actions::pass()), ..Default::default() }
     }
 
     fn reply(table_id: &str, request_id: u64) -> ConnectRequest {
@@ -668,7 +699,7 @@ mod tests {
             let config = Config::from_args(args.iter().map(|a| a.to_string()), "kit").unwrap();
             let runner = Runner {
                 config,
-                factory: |_: &TableJoined| Box::new(crate::sample::SampleBot) as Box<dyn Bot>,
+                factory: |_: &TableJoined| Box::new(crate::sample::SampleBot::default()) as Box<dyn Bot>,
                 tables: HashMap::new(),
                 session: None,
                 stats: Stats::default(),

@@ -1,6 +1,6 @@
 //! Rookery starter kit for Rust: the generated protocol types (`pb`), card helpers (`cards`),
-//! action builders and legality checks (`actions`), the session runner (`client`) and the sample
-//! bot's strategy (`sample`).
+//! action builders and legality checks (`actions`), the session runner (`client`), bot notes
+//! (`note`) and the sample bot's strategy (`sample`).
 //!
 //! Write a bot by implementing [`client::Bot`] and handing a factory to [`client::run`]; see
 //! `src/main.rs` and `README.md`.
@@ -14,4 +14,5 @@ pub mod pb {
 pub mod actions;
 pub mod cards;
 pub mod client;
+pub mod note;
 pub mod sample;

@@ -18,7 +18,7 @@ async fn main() -> ExitCode {
         }
     };
     // One bot per table: the factory is called for every table the server seats this bot at.
-    match client::run(config, |_table| Box::new(SampleBot) as Box<dyn Bot>).await {
+    match client::run(config, |_table| Box::new(SampleBot::from_env()) as Box<dyn Bot>).await {
         Ok(stats) => {
             eprintln!("[rookery] done: {stats}");
             ExitCode::SUCCESS

@@ -15,21 +15,47 @@ use crate::cards::{
     trick_winner,
 };
 use crate::client::Bot;
+use crate::note::Note;
 use crate::pb::{Action, ActionRequest, Card, LegalActions, Observation, Phase, Suit};
 use std::collections::HashSet;
 
 /// Points in hand at which the sample bot opens at the minimum bid.
 pub const OPENING_POINTS: i32 = 30;
 
-/// The sample bot: stateless, it acts on each request's observation alone.
+/// The sample bot: it acts on each request's observation alone, and notes how many cards it held.
+///
+/// `ROOKERY_SAMPLE_FAULT` makes it fail on purpose, to show what the kit does then (see
+/// docs/dev/kit-contract.md): `raise` panics in `act`, `illegal` returns an illegal bid, `bad-note`
+/// attaches a note the kit must refuse.
 #[derive(Debug, Default)]
-pub struct SampleBot;
+pub struct SampleBot {
+    /// The deliberate failure, if any (from `ROOKERY_SAMPLE_FAULT`).
+    pub fault: Option<String>,
+    held: usize,
+}
+
+impl SampleBot {
+    /// The sample bot, with the failure `ROOKERY_SAMPLE_FAULT` names, if any.
+    pub fn from_env() -> SampleBot {
+        SampleBot { fault: std::env::var("ROOKERY_SAMPLE_FAULT").ok().filter(|f| !f.is_empty()), held: 0 }
+    }
+}
 
 impl Bot for SampleBot {
     fn act(&mut self, request: &ActionRequest) -> Action {
         let obs = request.observation.clone().unwrap_or_default();
         let legal = request.legal_actions.clone().unwrap_or_default();
-        choose(&obs, &legal)
+        self.held = obs.hand.len();
+        match self.fault.as_deref() {
+            Some("raise") => panic!("the sample bot fails on purpose (ROOKERY_SAMPLE_FAULT=raise)"),
+            Some("illegal") => actions::bid(1),
+            _ => choose(&obs, &legal),
+        }
+    }
+
+    fn note(&mut self) -> Option<Note> {
+        let name = if self.fault.as_deref() == Some("bad-note") { "not a name!" } else { "hand_cards" };
+        Some(Note::new("sample: cheapest winning card").value(name, self.held as f64))
     }
 }
 

@@ -20,6 +20,8 @@ import { GameResult, TerminationReason } from "./gen/rookery/v1/results";
 import { Ruleset } from "./gen/rookery/v1/ruleset";
 import { SeatInfo, TimeControl } from "./gen/rookery/v1/table";
 import { actionToString, firstLegal, illegalReason } from "./actions";
+import { BotNote, Fallback } from "./gen/rookery/v1/notes";
+import { Reply, fallbackMark, isReply, noteError, noteToProto } from "./note";
 
 export const CLIENT_NAME = "rookery-typescript/0.1.0";
 export const DEFAULT_SERVER = "127.0.0.1:50051";
@@ -42,10 +44,12 @@ export interface TableInfo {
 
 /**
  * Your bot. One object is made per table (see BotFactory), so it may keep per-table state.
- * Only `act` is required; it must return one of the request's legal actions.
+ * Only `act` is required; it must return one of the request's legal actions, or `{ action, note }`
+ * to attach a note (see Note). When it throws or returns an illegal action, the kit sends a legal
+ * fallback marked with ActionReply.fallback instead (docs/dev/kit-contract.md).
  */
 export interface Bot {
-  act(request: ActionRequest, table: TableInfo): Action | Promise<Action>;
+  act(request: ActionRequest, table: TableInfo): Action | Reply | Promise<Action | Reply>;
   onJoined?(table: TableInfo): void;
   onEvent?(event: Event, table: TableInfo): void;
   onSnapshot?(snapshot: TableSnapshot, table: TableInfo): void;
@@ -76,6 +80,8 @@ export interface ClientOptions {
   maxAttempts?: number;
   /** Send the bot's action even when it is not legal (default: replace it by a legal fallback). */
   strict?: boolean;
+  /** How long to wait for the server at start before giving up (exit 4); default 10000. */
+  connectTimeoutMs?: number;
   /**
    * Offer batching (Hello.batching; default true): the server may pack several messages into
    * one, and replies ready together go as one ReplyBatch. False: every message travels alone.
@@ -103,6 +109,8 @@ export interface ClientStats {
   rejections: number;
   fallbacks: number;
   reconnects: number;
+  /** Reconnections the server accepted as resumes. */
+  resumes: number;
   /** ConnectResponse.batch messages received. */
   batchesReceived: number;
   /** ConnectRequest.batch messages sent. */
@@ -122,6 +130,7 @@ const FATAL_CODES = new Set<number>([
   status.PERMISSION_DENIED,
   status.INVALID_ARGUMENT,
   status.UNIMPLEMENTED,
+  status.RESOURCE_EXHAUSTED,
 ]);
 
 function sleep(ms: number): Promise<void> {
@@ -150,6 +159,7 @@ export class RookeryClient {
     rejections: 0,
     fallbacks: 0,
     reconnects: 0,
+    resumes: 0,
     batchesReceived: 0,
     batchesSent: 0,
     results: [],
@@ -187,6 +197,7 @@ export class RookeryClient {
       backoffMaxMs: options.backoffMaxMs ?? 5000,
       maxAttempts: options.maxAttempts ?? 30,
       strict: options.strict ?? false,
+      connectTimeoutMs: options.connectTimeoutMs ?? 10000,
       batching: options.batching ?? true,
       log: options.log ?? ((line: string) => process.stderr.write(`[${this.name}] ${line}\n`)),
     };
@@ -200,12 +211,15 @@ export class RookeryClient {
       "grpc.max_receive_message_length": 16 * 1024 * 1024,
     });
     let attempt = 0;
+    const started = Date.now();
+    let everWelcomed = false;
     try {
       while (!this.closed) {
         this.welcomed = false;
         const err = await this.session();
         if (this.closed) break;
         if (this.welcomed) attempt = 0; // that stream got in: count attempts afresh
+        everWelcomed ||= this.welcomed;
         if (err !== undefined && FATAL_CODES.has(err.code)) {
           throw new RookeryError(`the server refused the session: ${status[err.code]}: ${err.details}`, err.code);
         }
@@ -214,9 +228,17 @@ export class RookeryClient {
           this.forgetSession();
         }
         attempt++;
+        if (!everWelcomed && Date.now() - started >= this.opts.connectTimeoutMs) {
+          throw new RookeryError(
+            `the server at ${this.server} was unreachable for ${((Date.now() - started) / 1000).toFixed(1)}s: ` +
+              `${err ? err.details || err.message : "stream ended"} (is \`rookery serve\` running there?)`,
+            status.UNAVAILABLE,
+          );
+        }
         if (this.opts.maxAttempts > 0 && attempt > this.opts.maxAttempts) {
           throw new RookeryError(
             `cannot reach ${this.server} after ${this.opts.maxAttempts} attempts: ${err ? err.details || err.message : "stream ended"}`,
+            status.UNAVAILABLE,
           );
         }
         const delay = Math.min(this.opts.backoffMaxMs, this.opts.backoffInitialMs * 2 ** (attempt - 1));
@@ -375,6 +397,7 @@ export class RookeryClient {
         const resumed = m.value.resumed;
         this.welcome = m.value;
         this.welcomed = true;
+        if (resumed) this.stats.resumes++;
         if (!resumed) this.tables.clear();
         this.opts.log(`${resumed ? "resumed" : "connected"}: session ${m.value.sessionId} on ${this.server}`);
         return;
@@ -463,23 +486,41 @@ export class RookeryClient {
   private async answer(t: TableState, req: ActionRequest): Promise<void> {
     const legal: LegalActions | undefined = req.legalActions;
     let action: Action;
+    let note: BotNote | undefined;
+    let fallback: Fallback | undefined;
+    const substitute = (why: string, detail: string) => {
+      this.opts.log(`table ${t.info.tableId}: ${detail}; playing a legal fallback`);
+      this.stats.fallbacks++;
+      fallback = fallbackMark(why);
+      return firstLegal(legal!);
+    };
     try {
-      action = await t.bot.act(req, t.info);
+      const answered = await t.bot.act(req, t.info);
+      if (isReply(answered)) {
+        action = answered.action;
+        if (answered.note !== undefined) {
+          const error = noteError(answered.note);
+          if (error === null) note = noteToProto(answered.note);
+          else this.opts.log(`table ${t.info.tableId}: the bot's note was not sent: ${error}`);
+        }
+      } else {
+        action = answered;
+      }
     } catch (e) {
       if (legal === undefined) throw e;
-      this.opts.log(`table ${t.info.tableId}: the bot failed (${e instanceof Error ? e.stack : String(e)}); playing a legal fallback`);
-      this.stats.fallbacks++;
-      action = firstLegal(legal);
+      const what = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+      action = substitute(`act threw ${what}`, `the bot failed (${e instanceof Error ? e.stack : String(e)})`);
     }
-    if (legal !== undefined && !this.opts.strict) {
+    if (legal !== undefined && !this.opts.strict && fallback === undefined) {
       const why = illegalReason(action, legal);
       if (why !== null) {
-        this.opts.log(`table ${t.info.tableId}: the bot chose an illegal action (${actionToString(action)}: ${why}); playing a legal fallback`);
-        this.stats.fallbacks++;
-        action = firstLegal(legal);
+        const what = `act returned the illegal action ${actionToString(action)}: ${why}`;
+        action = substitute(what, what);
+        note = undefined;
       }
     }
-    this.send({ message: { $case: "actionReply", value: { tableId: req.tableId, requestId: req.requestId, action, note: undefined, fallback: undefined } } });
+    const reply: ActionReply = { tableId: req.tableId, requestId: req.requestId, action, note, fallback };
+    this.send({ message: { $case: "actionReply", value: reply } });
     this.stats.actionsSent++;
   }
 }

@@ -4,6 +4,7 @@
 export * from "./actions";
 export * from "./cards";
 export * from "./client";
+export * from "./note";
 export * from "./sampleBot";
 export { runMain } from "./main";
 export type { MainDefaults } from "./main";

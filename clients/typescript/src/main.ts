@@ -2,6 +2,7 @@
 // The sample bot's command line: `node dist/src/main.js --name NAME [--server HOST:PORT] …`.
 
 import { parseArgs } from "node:util";
+import { status } from "@grpc/grpc-js";
 import { BotFactory, ClientStats, DEFAULT_SERVER, RookeryClient, RookeryError } from "./client";
 import { SampleBot } from "./sampleBot";
 
@@ -19,10 +20,14 @@ options:
   --sessions N         sessions to open, e.g. 2 to sit at two seats of one table
                        (env ROOKERY_SESSIONS, default 1)
   --games N            exit after N finished tables per session (default 0: run until stopped)
+  --connect-timeout S  seconds to wait for the server at start (default 10)
   --tls                connect with TLS
   --quiet              log errors only
   --no-batching        send and receive every message alone (batching is on by default)
-  -h, --help           this help`;
+  -h, --help           this help
+
+exit codes: 0 done; 1 unexpected error; 2 bad arguments; 3 token rejected;
+4 server unreachable; 5 session refused by the server (docs/dev/kit-contract.md)`;
 
 function positiveInt(name: string, text: string | undefined, fallback: number): number {
   if (text === undefined) return fallback;
@@ -56,6 +61,7 @@ export async function runMain(
         version: { type: "string" },
         "max-tables": { type: "string" },
         games: { type: "string" },
+        "connect-timeout": { type: "string" },
         sessions: { type: "string" },
         tls: { type: "boolean" },
         quiet: { type: "boolean" },
@@ -72,11 +78,21 @@ export async function runMain(
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
+  let parsed;
+  try {
+    parsed = {
+      sessions: Math.max(1, positiveInt("sessions", values.sessions ?? process.env.ROOKERY_SESSIONS, 1)),
+      maxTables: Math.max(1, positiveInt("max-tables", values["max-tables"] ?? process.env.ROOKERY_MAX_TABLES, 1)),
+      games: positiveInt("games", values.games, 0),
+      connectTimeoutS: positiveInt("connect-timeout", values["connect-timeout"], 10),
+    };
+  } catch (e) {
+    process.stderr.write(`rookery-sample-bot: ${e instanceof Error ? e.message : String(e)}\n${USAGE}\n`);
+    return 2;
+  }
   try {
     const quiet = values.quiet ?? false;
-    const sessions = Math.max(1, positiveInt("sessions", values.sessions ?? process.env.ROOKERY_SESSIONS, 1));
-    const maxTables = Math.max(1, positiveInt("max-tables", values["max-tables"] ?? process.env.ROOKERY_MAX_TABLES, 1));
-    const games = positiveInt("games", values.games, 0);
+    const { sessions, maxTables, games } = parsed;
     const clients: RookeryClient[] = [];
     for (let i = 0; i < sessions; i++) {
       const client = new RookeryClient(factory, {
@@ -86,6 +102,7 @@ export async function runMain(
         version: values.version || process.env.ROOKERY_BOT_VERSION || defaults.version,
         maxTables,
         maxGames: games,
+        connectTimeoutMs: Math.max(1, parsed.connectTimeoutS) * 1000,
         tls: values.tls,
         batching: !(values["no-batching"] ?? false),
         log: (line) => {
@@ -101,16 +118,27 @@ export async function runMain(
     process.once("SIGINT", stop);
     const all: ClientStats[] = await Promise.all(clients.map((c) => c.run()));
     const sum = (f: (s: ClientStats) => number) => all.reduce((n, s) => n + f(s), 0);
+    // The kit contract's summary line (docs/dev/kit-contract.md), the same in every kit.
     process.stderr.write(
-      `[${clients[0].name}] done: ${sum((s) => s.tablesFinished)} tables, ${sum((s) => s.actionsSent)} actions, ` +
-        `${sum((s) => s.rejections)} rejected, ${sum((s) => s.fallbacks)} fallbacks, ${sum((s) => s.reconnects)} reconnects, ` +
-        `${sum((s) => s.batchesReceived)} batches received, ${sum((s) => s.batchesSent)} sent\n`,
+      `[rookery] done: games=${sum((s) => s.tablesFinished)} actions=${sum((s) => s.actionsSent)} ` +
+        `fallbacks=${sum((s) => s.fallbacks)} rejections=${sum((s) => s.rejections)} ` +
+        `reconnects=${sum((s) => s.reconnects)} resumes=${sum((s) => s.resumes)} ` +
+        `batches_received=${sum((s) => s.batchesReceived)} batches_sent=${sum((s) => s.batchesSent)}\n`,
     );
     return 0;
   } catch (e) {
     process.stderr.write(`rookery-sample-bot: ${e instanceof Error ? e.message : String(e)}\n`);
-    return 1;
+    return exitCode(e);
   }
+}
+
+/** The kit contract's exit code for an error of a run: 3 token rejected, 4 server unreachable,
+ * 5 session refused, 1 anything else. */
+export function exitCode(e: unknown): number {
+  if (!(e instanceof RookeryError) || e.code === undefined) return 1;
+  if (e.code === status.UNAUTHENTICATED) return 3;
+  if ([status.INVALID_ARGUMENT, status.RESOURCE_EXHAUSTED, status.PERMISSION_DENIED, status.UNIMPLEMENTED].includes(e.code)) return 5;
+  return 4;
 }
 
 if (require.main === module) {

@@ -24,6 +24,7 @@ import {
   winningIndex,
 } from "./cards";
 import { Bot } from "./client";
+import { Reply } from "./note";
 
 /** The bid limit of a hand: 10 + counted points + 5 × longest suit length. */
 export function bidLimit(hand: readonly Card[]): number {
@@ -120,8 +121,19 @@ export function chooseAction(request: ActionRequest): Action {
 }
 
 /** The sample bot: stateless, so one instance per table costs nothing. */
+/**
+ * The sample bot: it acts on each request's observation alone and notes how many cards it held.
+ * `fault` (by default ROOKERY_SAMPLE_FAULT) makes it fail on purpose, to show what the kit does
+ * then (docs/dev/kit-contract.md): "raise" throws in act, "illegal" returns an illegal bid,
+ * "bad-note" attaches a note the kit must refuse.
+ */
 export class SampleBot implements Bot {
-  act(request: ActionRequest): Action {
-    return chooseAction(request);
+  constructor(readonly fault: string = process.env.ROOKERY_SAMPLE_FAULT ?? "") {}
+
+  act(request: ActionRequest): Reply {
+    if (this.fault === "raise") throw new Error("the sample bot fails on purpose (ROOKERY_SAMPLE_FAULT=raise)");
+    const action = this.fault === "illegal" ? bid(1) : chooseAction(request);
+    const name = this.fault === "bad-note" ? "not a name!" : "hand_cards";
+    return { action, note: { text: "sample: cheapest winning card", values: { [name]: request.observation?.hand.length ?? 0 } } };
   }
 }

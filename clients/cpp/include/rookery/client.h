@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "rookery/note.h"
 #include "rookery/v1/bot_service.grpc.pb.h"
 #include "rookery/v1/bot_service.pb.h"
 
@@ -25,8 +26,13 @@ class Bot {
   virtual void OnJoined(const v1::TableJoined& /*table*/) {}
   // An event at the table, in order, without duplicates.
   virtual void OnEvent(const v1::Event& /*event*/) {}
-  // The bot must act: choose one of request.legal_actions().
+  // The bot must act: choose one of request.legal_actions(). An exception here, or an action that
+  // is not legal, makes the runner send a legal fallback marked with ActionReply.fallback instead
+  // (docs/dev/kit-contract.md).
   virtual v1::Action Act(const v1::ActionRequest& request) = 0;
+  // The note on the action Act just returned, if any: called right after each Act. A note outside
+  // the bounds of BotNote is dropped with a logged error; the action still goes.
+  virtual std::optional<Note> TakeNote() { return std::nullopt; }
   // The table's game ended.
   virtual void OnFinished(const v1::TableFinished& /*finished*/) {}
 };
@@ -39,7 +45,7 @@ struct Config {
   std::string token;
   std::string name;
   std::string version;  // the bot's own; none by default
-  int max_tables = 8;
+  int max_tables = 1;  // ROOKERY_MAX_TABLES, else 1
   int games = 0;  // exit after this many finished games; 0: until stopped
   std::chrono::milliseconds connect_timeout{10000};
   std::chrono::milliseconds reconnect_timeout{60000};
@@ -72,7 +78,7 @@ Config ParseConfig(int argc, char** argv, const std::string& default_name);
 struct Stats {
   int games = 0;       // tables whose game finished
   int actions = 0;     // replies sent
-  int fallbacks = 0;   // replies where the bot's choice was illegal and the first legal was sent
+  int fallbacks = 0;   // replies the runner made because the bot's code failed (marked fallback)
   int rejections = 0;  // ActionRejected messages received
   int reconnects = 0;  // streams re-opened after a drop
   int resumes = 0;     // reconnections the server accepted as resumes

@@ -12,6 +12,8 @@
 #pragma once
 
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "rookery/client.h"
@@ -21,9 +23,19 @@ namespace rookery {
 // Points in hand at which the sample bot opens at the minimum bid.
 constexpr int kOpeningPoints = 30;
 
+// The sample bot: it acts on each request's observation alone and notes how many cards it held.
+// `fault` makes it fail on purpose, to show what the runner does then (docs/dev/kit-contract.md):
+// "raise" throws in Act, "illegal" returns an illegal bid, "bad-note" attaches a note the runner
+// must refuse; main.cc takes it from ROOKERY_SAMPLE_FAULT.
 class SampleBot : public Bot {
  public:
+  explicit SampleBot(std::string fault = "") : fault_(std::move(fault)) {}
   v1::Action Act(const v1::ActionRequest& request) override;
+  std::optional<Note> TakeNote() override;
+
+ private:
+  std::string fault_;
+  int held_ = 0;
 };
 
 // The sample strategy's action for an observation and its legal actions.

@@ -17,8 +17,20 @@ public interface Bot {
   /** An event at the table, in order, without duplicates. */
   default void onEvent(Event event) {}
 
-  /** The bot must act: choose one of {@code request.getLegalActions()}. */
+  /**
+   * The bot must act: choose one of {@code request.getLegalActions()}. An exception here, or an
+   * action that is not legal, makes the runner send a legal fallback marked with {@code
+   * ActionReply.fallback} instead (docs/dev/kit-contract.md).
+   */
   Action act(ActionRequest request);
+
+  /**
+   * The note on the action {@link #act} just returned, or null: called right after each act. A
+   * note outside the bounds of BotNote is dropped with a logged error; the action still goes.
+   */
+  default Note note() {
+    return null;
+  }
 
   /** The table's game ended. */
   default void onFinished(TableFinished finished) {}

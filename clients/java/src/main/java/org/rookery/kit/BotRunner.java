@@ -329,19 +329,18 @@ public final class BotRunner {
     table.bot.onEvent(event);
   }
 
-  private void reply(String tableId, long requestId, Action action, List<ConnectRequest> out) {
+  private void reply(ActionReply reply, List<ConnectRequest> out) {
     if (config.verbose) {
-      log("table " + tableId + " request " + requestId + ": " + ActionsUtil.text(action));
+      log(
+          "table "
+              + reply.getTableId()
+              + " request "
+              + reply.getRequestId()
+              + ": "
+              + ActionsUtil.text(reply.getAction()));
     }
     stats.actions++;
-    out.add(
-        ConnectRequest.newBuilder()
-            .setActionReply(
-                ActionReply.newBuilder()
-                    .setTableId(tableId)
-                    .setRequestId(requestId)
-                    .setAction(action))
-            .build());
+    out.add(ConnectRequest.newBuilder().setActionReply(reply).build());
   }
 
   /**
@@ -436,30 +435,40 @@ public final class BotRunner {
           TableState table = tables.get(tableId);
           LegalActions legal = request.getLegalActions();
           Action chosen;
+          String failure = null;
           try {
             chosen = table.bot.act(request);
+            if (chosen == null) {
+              failure = "act returned no action";
+            } else if (!ActionsUtil.isLegal(chosen, legal)) {
+              failure = "act returned the illegal action \"" + ActionsUtil.text(chosen) + "\"";
+            }
           } catch (RuntimeException e) {
-            log("table " + tableId + ": the bot raised " + e + "; sending the first legal action");
+            failure = "act threw " + e;
             chosen = null;
           }
-          Action action = chosen;
-          if (chosen == null || !ActionsUtil.isLegal(chosen, legal)) {
+          ActionReply.Builder reply =
+              ActionReply.newBuilder().setTableId(tableId).setRequestId(request.getRequestId());
+          if (failure != null) {
             stats.fallbacks++;
-            if (chosen != null) {
-              log(
-                  "table "
-                      + tableId
-                      + ": the bot chose the illegal action \""
-                      + ActionsUtil.text(chosen)
-                      + "\"; sending the first legal action");
-            }
+            log("table " + tableId + ": " + failure + "; sending the first legal action");
             Action first = ActionsUtil.firstLegal(legal);
-            action = first != null ? first : chosen;
+            chosen = first != null ? first : chosen;
+            reply.setFallback(Note.fallback(failure));
+          } else {
+            try {
+              Note note = table.bot.note();
+              if (note != null) {
+                reply.setNote(note.toProto());
+              }
+            } catch (RuntimeException e) {
+              log("table " + tableId + ": the bot's note was not sent: " + e.getMessage());
+            }
           }
           table.open = request;
           table.retried = false;
-          if (action != null) {
-            reply(tableId, request.getRequestId(), action, out);
+          if (chosen != null) {
+            reply(reply.setAction(chosen).build(), out);
           }
           break;
         }
@@ -486,7 +495,17 @@ public final class BotRunner {
             table.retried = true;
             Action first = ActionsUtil.firstLegal(table.open.getLegalActions());
             if (first != null) {
-              reply(rejected.getTableId(), rejected.getRequestId(), first, out);
+              stats.fallbacks++;
+              reply(
+                  ActionReply.newBuilder()
+                      .setTableId(rejected.getTableId())
+                      .setRequestId(rejected.getRequestId())
+                      .setAction(first)
+                      .setFallback(
+                          Note.fallback(
+                              "the server rejected the bot's action: " + rejected.getMessage()))
+                      .build(),
+                  out);
             }
           }
           break;

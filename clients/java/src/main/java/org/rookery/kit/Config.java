@@ -13,19 +13,19 @@ public final class Config {
           "  --token TOKEN          the bot's token in token mode (env ROOKERY_TOKEN)",
           "  --name NAME            the bot's registered name (env ROOKERY_BOT_NAME)",
           "  --version VERSION      the bot's version (env ROOKERY_BOT_VERSION; default none)",
-          "  --max-tables N         tables to play at once (default 8)",
+          "  --max-tables N         tables to play at once (env ROOKERY_MAX_TABLES; default 1)",
           "  --games N              exit after N finished games (default 0: until stopped)",
           "  --connect-timeout S    seconds to wait for the server at start (default 10)",
           "  --verbose              log every action",
           "  --no-batching          send and receive every message alone (default: batching)",
           "exit codes: 0 done; 1 unexpected error; 2 bad arguments; 3 token rejected;",
-          "4 server unreachable; 5 session refused by the server");
+          "4 server unreachable; 5 session refused by the server (docs/dev/kit-contract.md)");
 
   public String server = "127.0.0.1:50051";
   public String token = "";
   public String name;
   public String version = "";
-  public int maxTables = 8;
+  public int maxTables = 1;
   public int games = 0;
   public Duration connectTimeout = Duration.ofSeconds(10);
   public Duration reconnectTimeout = Duration.ofSeconds(60);
@@ -46,6 +46,11 @@ public final class Config {
     c.token = nonEmpty(env.get("ROOKERY_TOKEN"), "");
     c.name = nonEmpty(env.get("ROOKERY_BOT_NAME"), defaultName);
     c.version = nonEmpty(env.get("ROOKERY_BOT_VERSION"), "");
+    try {
+      c.maxTables = Math.max(1, Integer.parseInt(nonEmpty(env.get("ROOKERY_MAX_TABLES"), "1")));
+    } catch (NumberFormatException e) {
+      c.maxTables = 1;
+    }
     for (int i = 0; i < args.length; i++) {
       String flag = args[i];
       String value = null;

@@ -22,7 +22,7 @@ public final class Main {
       return;
     }
     // One bot per table: the factory is called for every table the server seats this bot at.
-    BotRunner runner = new BotRunner(config, table -> new SampleBot());
+    BotRunner runner = new BotRunner(config, table -> new SampleBot(System.getenv("ROOKERY_SAMPLE_FAULT")));
     try {
       BotRunner.Stats stats = runner.run();
       System.err.println("[rookery] done: " + stats);

@@ -34,9 +34,40 @@ public final class SampleBot implements Bot {
   /** Points in hand at which the sample bot opens at the minimum bid. */
   public static final int OPENING_POINTS = 30;
 
+  /**
+   * A deliberate failure, to show what the kit does then (docs/dev/kit-contract.md): "raise"
+   * throws in act, "illegal" returns an illegal bid, "bad-note" attaches a note the kit must
+   * refuse; "" for none. The runner's sample takes it from ROOKERY_SAMPLE_FAULT.
+   */
+  private final String fault;
+
+  private int held;
+
+  public SampleBot() {
+    this("");
+  }
+
+  public SampleBot(String fault) {
+    this.fault = fault == null ? "" : fault;
+  }
+
   @Override
   public Action act(ActionRequest request) {
+    held = request.getObservation().getHandCount();
+    if (fault.equals("raise")) {
+      throw new IllegalStateException("the sample bot fails on purpose (ROOKERY_SAMPLE_FAULT=raise)");
+    }
+    if (fault.equals("illegal")) {
+      return ActionsUtil.bid(1);
+    }
     return choose(request.getObservation(), request.getLegalActions());
+  }
+
+  /** The note on each action: how many cards the bot held. */
+  @Override
+  public Note note() {
+    String name = fault.equals("bad-note") ? "not a name!" : "hand_cards";
+    return Note.of("sample: cheapest winning card").with(name, held);
   }
 
   /** The sample strategy's action for an observation and its legal actions. */
