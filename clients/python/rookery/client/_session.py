@@ -685,7 +685,7 @@ class Session:
             )
             shown = chosen if isinstance(chosen, str) else str(chosen)
             await self._send_fallback(
-                state, open_request, f"the hook returned {shown!r}, not a legal action"
+                state, open_request, f"the hook returned an illegal action, {shown!r}"
             )
             return
         await self._reply(state, open_request, action)
