@@ -52,7 +52,14 @@ from ._events import (
     TrumpNamed,
 )
 from ._legal import LegalActions, _BiddingActions, _PlayActions
-from ._observation import NO_TRICK, Observation, Trick, new_observation, new_trick
+from ._observation import (
+    NO_TRICK,
+    Observation,
+    Trick,
+    _positional_builder,
+    new_observation,
+    new_trick,
+)
 from ._results import GameResult, HandResult, Termination
 from ._ruleset import AllPass, BothOver, FirstLead, HandSeeds, Partnership, Ruleset
 
@@ -100,6 +107,8 @@ _GAME_OVER: Final = Phase.GAME_OVER
 # up in this module's globals at each use. The hot path of ``apply`` uses these.
 _PLAY_CARD: Final = PlayCard
 _PLAYS: Final = PLAY
+# HandResult(...), built faster (by each field's slot, not a frozen dataclass's __setattr__).
+_new_hand_result: Final = _positional_builder(HandResult)
 
 
 # The event log: one plain tuple ``(kind, hand_number, *fields)`` per event, ``kind`` an index
@@ -136,6 +145,16 @@ _LOG_CARD_PLAYED: Final = 10
 _LOG_TRICK_WON: Final = 11
 _LOG_HAND_SCORED: Final = 12
 _LOG_GAME_OVER: Final = 13
+# The most frequent entry, a card played, is one int instead: ``card | seat << 6 | hand << 9``
+# (no container, so nothing for the garbage collector to track). _played() reads it back.
+_PLAYED_SEAT_SHIFT: Final = 6
+_PLAYED_HAND_SHIFT: Final = 9
+
+
+def _played(entry: int) -> tuple[int, int, int]:
+    """The ``(hand_number, seat, card)`` of a card-played entry of the event log."""
+    return (entry >> _PLAYED_HAND_SHIFT, entry >> _PLAYED_SEAT_SHIFT & 7, entry & 63)
+
 
 _ACTION_OF_EVENT: Final[dict[int, Callable[[tuple[Any, ...]], Action]]] = {
     _LOG_BID_MADE: lambda entry: bid_action(entry[3]),
@@ -143,7 +162,6 @@ _ACTION_OF_EVENT: Final[dict[int, Callable[[tuple[Any, ...]], Action]]] = {
     _LOG_TRUMP_NAMED: lambda entry: TRUMP[entry[3]],
     _LOG_CARDS_BURIED: lambda entry: Bury(entry[3]),
     _LOG_CARD_CALLED: lambda entry: CallCard(entry[3]),
-    _LOG_CARD_PLAYED: lambda entry: PLAY[entry[3]],
 }
 """How the logged event of each kind of action gives the action back."""
 
@@ -275,7 +293,7 @@ class Game:
         # The completed tricks as observations show them: (the list they came from, its length,
         # the tuple of Trick), rebuilt only when a trick completes or a hand begins.
         self._tricks_seen: tuple[object, int, tuple[Trick, ...]] = (None, 0, ())
-        self._log: list[tuple[Any, ...]] = []
+        self._log: list[tuple[Any, ...] | int] = []
         self._events: list[Event] = []
         self._actions: list[tuple[int, Action]] = []
         self._scores = [0] * ruleset.num_sides
@@ -361,8 +379,12 @@ class Game:
         if not self._events_on:
             return list(self._actions)
         # With events on, each action is logged once, as the event it causes.
-        actions = []
+        actions: list[tuple[int, Action]] = []
         for entry in self._log:
+            if isinstance(entry, int):
+                _, seat, card = _played(entry)
+                actions.append((seat, PLAY[card]))
+                continue
             to_action = _ACTION_OF_EVENT.get(entry[0])
             if to_action is not None:
                 actions.append((entry[2], to_action(entry)))
@@ -387,7 +409,11 @@ class Game:
     def _materialize(self) -> None:
         log, events = self._log, self._events
         for index in range(len(events), len(log)):
-            kind, *fields = log[index]
+            entry = log[index]
+            if isinstance(entry, int):
+                events.append(CardPlayed(index + 1, *_played(entry)))
+                continue
+            kind, *fields = entry
             events.append(_EVENT_KINDS[kind](index + 1, *fields))
 
     @property
@@ -657,7 +683,9 @@ class Game:
         trick.append(card)
         self._trick_points += _CARD_POINTS[card]
         if self._events_on:
-            self._log.append((_LOG_CARD_PLAYED, self._hand_number, seat, card))
+            self._log.append(
+                card | seat << _PLAYED_SEAT_SHIFT | self._hand_number << _PLAYED_HAND_SHIFT
+            )
         else:
             self._actions.append((seat, _PLAYS[card]))
         if card == self._called:
@@ -955,7 +983,7 @@ class Game:
             delta = bidding_result if side in bidding_sides else value
             deltas.append(delta)
             scores[side] += delta
-        result = HandResult(
+        result = _new_hand_result(
             hand_number=self._hand_number,
             dealer=self._dealer,
             bidder=self._bidder,
@@ -992,7 +1020,7 @@ class Game:
             candidates = over
             if rules.both_over is BothOver.BIDDER_WINS:
                 candidates = [side for side in over if side in bidding_sides] or over
-            best = max(scores[side] for side in candidates)
+            best = max([scores[side] for side in candidates])
             top = [side for side in candidates if scores[side] == best]
             if len(top) == 1:
                 self._finish(tuple(top), Termination.TARGET_REACHED)

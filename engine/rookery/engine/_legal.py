@@ -35,6 +35,8 @@ _PLAY: Final = Phase.PLAY
 # Compiled, a Final name is a C static, not a lookup of the actions module's global at each use.
 _PLAY_CARD: Final = PlayCard
 _PLAYS: Final = PLAY
+# Compiled, ``mask.bit_count()`` looks the method up at each call; this function is a C static.
+_bit_count: Final = int.bit_count
 
 
 def legal_play_mask(hand: int, lead_card: int, trump: int, rook_free_play: bool) -> int:
@@ -346,7 +348,7 @@ class _PlayActions(LegalActions):
         self._count = 0
 
     def __len__(self) -> int:
-        return self._mask.bit_count()
+        return _bit_count(self._mask)
 
     def __getitem__(self, index: int | slice) -> Any:
         if type(index) is int and index >= 0:
@@ -364,7 +366,7 @@ class _PlayActions(LegalActions):
         mask = self._mask
         if not mask:
             raise IndexError("no legal action to sample")
-        skip = int(rng.random() * mask.bit_count())
+        skip = int(rng.random() * _bit_count(mask))
         while skip:
             mask &= mask - 1
             skip -= 1
