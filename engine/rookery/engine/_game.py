@@ -107,6 +107,14 @@ _GAME_OVER: Final = Phase.GAME_OVER
 # up in this module's globals at each use. The hot path of ``apply`` uses these.
 _PLAY_CARD: Final = PlayCard
 _PLAYS: Final = PLAY
+# Enum members read through their class cost a Python-level attribute hook each (Python 3.11).
+_DEALER_FORCED: Final = AllPass.DEALER_FORCED
+_BIDDER_WINS: Final = BothOver.BIDDER_WINS
+_LEFT_OF_BIDDER: Final = FirstLead.LEFT_OF_BIDDER
+_PLAYED_SEEDS: Final = HandSeeds.PLAYED
+_CALLED: Final = Partnership.CALLED
+# Compiled, ``mask.bit_count()`` looks the method up at each call; this function is a C static.
+_bit_count: Final = int.bit_count
 # HandResult(...), built faster (by each field's slot, not a frozen dataclass's __setattr__).
 _new_hand_result: Final = _positional_builder(HandResult)
 
@@ -615,7 +623,11 @@ class Game:
             return _PlayActions(seat, hand)
         rules = self._rules
         if phase is _BIDDING:
-            return _BiddingActions(self._current, rules.bids_above(self._high_bid))
+            # The ruleset's own cache of bids_above (a pure method: a Python call from here).
+            bids = rules._bid_cache.get(self._high_bid)
+            if bids is None:
+                bids = rules.bids_above(self._high_bid)
+            return _BiddingActions(self._current, bids)
         if phase is _NAME_TRUMP:
             return LegalActions(phase, self._current)
         if phase is _BURY:
@@ -798,7 +810,7 @@ class Game:
 
     def _next_bidder(self) -> None:
         players = self._players
-        remaining = players - self._passed.bit_count()
+        remaining = players - _bit_count(self._passed)
         if remaining == 1 and self._high_bidder >= 0:
             # The high bidder never passes (they act again only once outbid), so they are the one.
             self._win_auction(self._high_bidder, self._high_bid, forced=False)
@@ -815,7 +827,7 @@ class Game:
         void hand is recorded with ``redeal=True`` and counts toward ``max_hands``);
         DEALER_FORCED makes the dealer the bidder at ``min_bid``."""
         rules = self._rules
-        if rules.all_pass is AllPass.DEALER_FORCED:
+        if rules.all_pass is _DEALER_FORCED:
             self._win_auction(self._dealer, rules.min_bid, forced=True)
             return
         result = HandResult(
@@ -914,7 +926,7 @@ class Game:
             self._after_exchange()
 
     def _after_exchange(self) -> None:
-        if self._rules.partnership is Partnership.CALLED:
+        if self._rules.partnership is _CALLED:
             self._phase = _CALL
         else:
             self._start_play()
@@ -944,7 +956,7 @@ class Game:
     def _start_play(self) -> None:
         """The first trick: the bidder leads, or the seat left of the bidder (whoever passed)."""
         bidder = self._bidder
-        if self._rules.first_lead is FirstLead.LEFT_OF_BIDDER:
+        if self._rules.first_lead is _LEFT_OF_BIDDER:
             self._current = (bidder + 1) % self._rules.players
         else:
             self._current = bidder
@@ -1018,7 +1030,7 @@ class Game:
         over = [side for side in range(rules.num_sides) if scores[side] >= rules.target]
         if over:
             candidates = over
-            if rules.both_over is BothOver.BIDDER_WINS:
+            if rules.both_over is _BIDDER_WINS:
                 candidates = [side for side in over if side in bidding_sides] or over
             best = max([scores[side] for side in candidates])
             top = [side for side in candidates if scores[side] == best]
@@ -1040,7 +1052,7 @@ class Game:
         if rotate:
             self._dealer = (self._dealer + 1) % self._rules.players
         self._hand_number += 1
-        if self._rules.hand_seeds is HandSeeds.PLAYED:
+        if self._rules.hand_seeds is _PLAYED_SEEDS:
             played = 0
             redeals = 0
             for result in self._hand_results:
@@ -1121,7 +1133,7 @@ class Game:
             bid=self._bid,
             trump=self.trump,
             buried=self._buried if is_bidder else 0,
-            buried_count=self._buried.bit_count(),
+            buried_count=_bit_count(self._buried),
             called_card=self._called,
             partner=partner,
             current_trick=current,
