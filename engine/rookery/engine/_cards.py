@@ -86,6 +86,10 @@ _CARD_NAMES: Final[tuple[str, ...]] = tuple(f"{'BRYG'[c // 14]}{c % 14 + 1}" for
 _NAME_TO_CARD: dict[str, int] = {name: card for card, name in enumerate(_CARD_NAMES)}
 
 
+# Compiled, ``mask.bit_count()`` looks the method up at each call; this function is a C static.
+_bit_count: Final = int.bit_count
+
+
 def _rank_points(rank: int) -> int:
     return 5 if rank == 5 else 10 if rank in (10, 14) else 0
 
@@ -93,8 +97,8 @@ def _rank_points(rank: int) -> int:
 CARD_POINTS: Final[tuple[int, ...]] = tuple(_rank_points(c % 14 + 1) for c in range(56)) + (20, 20)
 """``CARD_POINTS[card]``: 5 for a 5, 10 for a 10 or a 14, 20 for a Rook card, else 0."""
 
-_FIVES_MASK = sum(1 << c for c in range(56) if _CARD_RANK[c] == 5)
-_TENS_MASK = sum(1 << c for c in range(56) if _CARD_RANK[c] in (10, 14))
+_FIVES_MASK: Final = sum(1 << c for c in range(56) if _CARD_RANK[c] == 5)
+_TENS_MASK: Final = sum(1 << c for c in range(56) if _CARD_RANK[c] in (10, 14))
 
 
 def card_suit(card: int) -> Suit | None:
@@ -153,9 +157,9 @@ def card_points(card: int) -> int:
 def mask_points(mask: int) -> int:
     """The points of every card in ``mask``, by bit counting."""
     return (
-        5 * (mask & _FIVES_MASK).bit_count()
-        + 10 * (mask & _TENS_MASK).bit_count()
-        + 20 * (mask & ROOK_MASK).bit_count()
+        5 * _bit_count(mask & _FIVES_MASK)
+        + 10 * _bit_count(mask & _TENS_MASK)
+        + 20 * _bit_count(mask & ROOK_MASK)
     )
 
 

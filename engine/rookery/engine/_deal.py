@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import hashlib
-import sys
-from array import array
+import struct
 from dataclasses import dataclass
+from typing import Final
 
 from ._cards import NUM_CARDS, format_cards
 from ._ruleset import Ruleset
@@ -48,20 +48,59 @@ def deal_for_hand(ruleset: Ruleset, game_seed: int, hand_number: int, *, redeals
     duplicate tables with the same seed see the same cards on the same seats whoever sits there,
     and any language with SHAKE-256 can reproduce it.
     """
-    cards = ruleset.deck_cards
+    count = len(ruleset.deck_cards)
     hand_seed = f"{game_seed}:{hand_number}:r{redeals}" if redeals else f"{game_seed}:{hand_number}"
-    keys = array("Q", hashlib.shake_256(hand_seed.encode()).digest(8 * len(cards)))
-    if sys.byteorder != "little":
-        keys.byteswap()
-    key_of = keys.tolist().__getitem__
-    order = sorted(range(len(cards)), key=key_of)  # positions in the ascending deck
-    bit = _position_bits(ruleset.deck_mask).__getitem__
+    digest = hashlib.shake_256(hand_seed.encode()).digest(8 * count)
+    order = _shuffle_order(digest, count)
+    bits = _position_bits(ruleset.deck_mask)
     size = ruleset.hand_size
-    dealt = size * ruleset.players
-    hands = tuple([sum(map(bit, order[start : start + size])) for start in range(0, dealt, size)])
-    nest = sum(map(bit, order[dealt : dealt + ruleset.nest_size]))
-    dead = sum(map(bit, order[dealt + ruleset.nest_size :]))
-    return Deal(hands, nest, dead)
+    hands: list[int] = []
+    position = 0
+    for _ in range(ruleset.players):
+        hand = 0
+        for _ in range(size):
+            hand |= bits[order[position]]
+            position += 1
+        hands.append(hand)
+    nest = 0
+    for _ in range(ruleset.nest_size):
+        nest |= bits[order[position]]
+        position += 1
+    dead = 0
+    while position < count:
+        dead |= bits[order[position]]
+        position += 1
+    return Deal(tuple(hands), nest, dead)
+
+
+# The shuffle's sort, fast: each card's sort key is its key's top three bytes above its position
+# (_POSITION_WIDTH bits), a small int that CPython's sort compares natively. Two keys that share
+# their top bytes (about one deal in ten thousand) leave the order undecided there: the exact sort
+# by (whole key, position) decides it then.
+_POSITION_WIDTH: Final = 6  # a deck has at most 58 cards
+_POSITION_MASK: Final = (1 << _POSITION_WIDTH) - 1
+
+
+def _shuffle_order(digest: bytes, count: int) -> list[int]:
+    """The deck's positions sorted by ``(key, position)``, ``key`` the little-endian 64-bit
+    word of ``digest`` at each position (the shuffle of ``deal_for_hand``)."""
+    fast: list[int] = []
+    for i in range(count):
+        top = 8 * i + 7  # the key's most significant byte, then the two below it
+        fast.append(
+            (digest[top] << 16 | digest[top - 1] << 8 | digest[top - 2]) << _POSITION_WIDTH | i
+        )
+    fast.sort()
+    for i in range(1, count):
+        if fast[i] >> _POSITION_WIDTH == fast[i - 1] >> _POSITION_WIDTH:
+            return _exact_order(digest, count)
+    return [entry & _POSITION_MASK for entry in fast]
+
+
+def _exact_order(digest: bytes, count: int) -> list[int]:
+    """``_shuffle_order`` by the whole keys (the definition; used when the fast keys tie)."""
+    keys: tuple[int, ...] = struct.unpack(f"<{count}Q", digest)
+    return sorted(range(count), key=keys.__getitem__)
 
 
 def _position_bits(deck_mask: int) -> tuple[int, ...]:

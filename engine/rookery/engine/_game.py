@@ -51,7 +51,14 @@ from ._events import (
     TrumpNamed,
 )
 from ._legal import LegalActions, _BiddingActions, _PlayActions
-from ._observation import NO_TRICK, Observation, Trick, new_observation, new_trick
+from ._observation import (
+    NO_TRICK,
+    Observation,
+    Trick,
+    _positional_builder,
+    new_observation,
+    new_trick,
+)
 from ._results import GameResult, HandResult, Termination
 from ._rulebook import (
     FOLLOW_MASKS,
@@ -87,6 +94,16 @@ _GAME_OVER: Final = Phase.GAME_OVER
 # up in this module's globals at each use. The hot path of ``apply`` uses these.
 _PLAY_CARD: Final = PlayCard
 _PLAYS: Final = PLAY
+# Enum members read through their class cost a Python-level attribute hook each (Python 3.11).
+_DEALER_FORCED: Final = AllPass.DEALER_FORCED
+_BIDDER_WINS: Final = BothOver.BIDDER_WINS
+_LEFT_OF_BIDDER: Final = FirstLead.LEFT_OF_BIDDER
+_PLAYED_SEEDS: Final = HandSeeds.PLAYED
+_CALLED: Final = Partnership.CALLED
+# Compiled, ``mask.bit_count()`` looks the method up at each call; this function is a C static.
+_bit_count: Final = int.bit_count
+# HandResult(...), built faster (by each field's slot, not a frozen dataclass's __setattr__).
+_new_hand_result: Final = _positional_builder(HandResult)
 
 
 # The event log: one plain tuple ``(kind, hand_number, *fields)`` per event, ``kind`` an index
@@ -123,6 +140,16 @@ _LOG_CARD_PLAYED: Final = 10
 _LOG_TRICK_WON: Final = 11
 _LOG_HAND_SCORED: Final = 12
 _LOG_GAME_OVER: Final = 13
+# The most frequent entry, a card played, is one int instead: ``card | seat << 6 | hand << 9``
+# (no container, so nothing for the garbage collector to track). _played() reads it back.
+_PLAYED_SEAT_SHIFT: Final = 6
+_PLAYED_HAND_SHIFT: Final = 9
+
+
+def _played(entry: int) -> tuple[int, int, int]:
+    """The ``(hand_number, seat, card)`` of a card-played entry of the event log."""
+    return (entry >> _PLAYED_HAND_SHIFT, entry >> _PLAYED_SEAT_SHIFT & 7, entry & 63)
+
 
 _ACTION_OF_EVENT: Final[dict[int, Callable[[tuple[Any, ...]], Action]]] = {
     _LOG_BID_MADE: lambda entry: bid_action(entry[3]),
@@ -130,7 +157,6 @@ _ACTION_OF_EVENT: Final[dict[int, Callable[[tuple[Any, ...]], Action]]] = {
     _LOG_TRUMP_NAMED: lambda entry: TRUMP[entry[3]],
     _LOG_CARDS_BURIED: lambda entry: Bury(entry[3]),
     _LOG_CARD_CALLED: lambda entry: CallCard(entry[3]),
-    _LOG_CARD_PLAYED: lambda entry: PLAY[entry[3]],
 }
 """How the logged event of each kind of action gives the action back."""
 
@@ -239,7 +265,7 @@ class Game:
         # The completed tricks as observations show them: (the list they came from, its length,
         # the tuple of Trick), rebuilt only when a trick completes or a hand begins.
         self._tricks_seen: tuple[object, int, tuple[Trick, ...]] = (None, 0, ())
-        self._log: list[tuple[Any, ...]] = []
+        self._log: list[tuple[Any, ...] | int] = []
         self._events: list[Event] = []
         self._actions: list[tuple[int, Action]] = []
         self._scores = [0] * ruleset.num_sides
@@ -325,8 +351,12 @@ class Game:
         if not self._events_on:
             return list(self._actions)
         # With events on, each action is logged once, as the event it causes.
-        actions = []
+        actions: list[tuple[int, Action]] = []
         for entry in self._log:
+            if isinstance(entry, int):
+                _, seat, card = _played(entry)
+                actions.append((seat, PLAY[card]))
+                continue
             to_action = _ACTION_OF_EVENT.get(entry[0])
             if to_action is not None:
                 actions.append((entry[2], to_action(entry)))
@@ -351,7 +381,11 @@ class Game:
     def _materialize(self) -> None:
         log, events = self._log, self._events
         for index in range(len(events), len(log)):
-            kind, *fields = log[index]
+            entry = log[index]
+            if isinstance(entry, int):
+                events.append(CardPlayed(index + 1, *_played(entry)))
+                continue
+            kind, *fields = entry
             events.append(_EVENT_KINDS[kind](index + 1, *fields))
 
     @property
@@ -546,7 +580,11 @@ class Game:
             return _PlayActions(seat, hand)
         rules = self._rules
         if phase is _BIDDING:
-            return _BiddingActions(self._current, rules.bids_above(self._high_bid))
+            # The ruleset's own cache of bids_above (a pure method: a Python call from here).
+            bids = rules._bid_cache.get(self._high_bid)
+            if bids is None:
+                bids = rules.bids_above(self._high_bid)
+            return _BiddingActions(self._current, bids)
         if phase is _NAME_TRUMP:
             return LegalActions(phase, self._current)
         if phase is _BURY:
@@ -614,7 +652,9 @@ class Game:
         trick.append(card)
         self._trick_points += _CARD_POINTS[card]
         if self._events_on:
-            self._log.append((_LOG_CARD_PLAYED, self._hand_number, seat, card))
+            self._log.append(
+                card | seat << _PLAYED_SEAT_SHIFT | self._hand_number << _PLAYED_HAND_SHIFT
+            )
         else:
             self._actions.append((seat, _PLAYS[card]))
         if card == self._called:
@@ -727,7 +767,7 @@ class Game:
 
     def _next_bidder(self) -> None:
         players = self._players
-        remaining = players - self._passed.bit_count()
+        remaining = players - _bit_count(self._passed)
         if remaining == 1 and self._high_bidder >= 0:
             # The high bidder never passes (they act again only once outbid), so they are the one.
             self._win_auction(self._high_bidder, self._high_bid, forced=False)
@@ -744,7 +784,7 @@ class Game:
         void hand is recorded with ``redeal=True`` and counts toward ``max_hands``);
         DEALER_FORCED makes the dealer the bidder at ``min_bid``."""
         rules = self._rules
-        if rules.all_pass is AllPass.DEALER_FORCED:
+        if rules.all_pass is _DEALER_FORCED:
             self._win_auction(self._dealer, rules.min_bid, forced=True)
             return
         result = redeal_result(
@@ -832,7 +872,7 @@ class Game:
             self._after_exchange()
 
     def _after_exchange(self) -> None:
-        if self._rules.partnership is Partnership.CALLED:
+        if self._rules.partnership is _CALLED:
             self._phase = _CALL
         else:
             self._start_play()
@@ -862,7 +902,7 @@ class Game:
     def _start_play(self) -> None:
         """The first trick: the bidder leads, or the seat left of the bidder (whoever passed)."""
         bidder = self._bidder
-        if self._rules.first_lead is FirstLead.LEFT_OF_BIDDER:
+        if self._rules.first_lead is _LEFT_OF_BIDDER:
             self._current = (bidder + 1) % self._rules.players
         else:
             self._current = bidder
@@ -885,7 +925,7 @@ class Game:
         scores = self._scores
         for side, delta in enumerate(score.score_deltas):
             scores[side] += delta
-        result = HandResult(
+        result = _new_hand_result(
             hand_number=self._hand_number,
             dealer=self._dealer,
             bidder=self._bidder,
@@ -920,9 +960,9 @@ class Game:
         over = [side for side in range(rules.num_sides) if scores[side] >= rules.target]
         if over:
             candidates = over
-            if rules.both_over is BothOver.BIDDER_WINS:
+            if rules.both_over is _BIDDER_WINS:
                 candidates = [side for side in over if side in bidding_sides] or over
-            best = max(scores[side] for side in candidates)
+            best = max([scores[side] for side in candidates])
             top = [side for side in candidates if scores[side] == best]
             if len(top) == 1:
                 self._finish(tuple(top), Termination.TARGET_REACHED)
@@ -942,7 +982,7 @@ class Game:
         if rotate:
             self._dealer = (self._dealer + 1) % self._rules.players
         self._hand_number += 1
-        if self._rules.hand_seeds is HandSeeds.PLAYED:
+        if self._rules.hand_seeds is _PLAYED_SEEDS:
             played = 0
             redeals = 0
             for result in self._hand_results:
@@ -1023,7 +1063,7 @@ class Game:
             bid=self._bid,
             trump=self.trump,
             buried=self._buried if is_bidder else 0,
-            buried_count=self._buried.bit_count(),
+            buried_count=_bit_count(self._buried),
             called_card=self._called,
             partner=partner,
             current_trick=current,

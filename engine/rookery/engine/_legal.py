@@ -36,6 +36,8 @@ _PLAY: Final = Phase.PLAY
 # Compiled, a Final name is a C static, not a lookup of the actions module's global at each use.
 _PLAY_CARD: Final = PlayCard
 _PLAYS: Final = PLAY
+# Compiled, ``mask.bit_count()`` looks the method up at each call; this function is a C static.
+_bit_count: Final = int.bit_count
 
 
 def _nth_bit(mask: int, index: int) -> int:
@@ -327,7 +329,7 @@ class _PlayActions(LegalActions):
         self._count = 0
 
     def __len__(self) -> int:
-        return self._mask.bit_count()
+        return _bit_count(self._mask)
 
     def __getitem__(self, index: int | slice) -> Any:
         if type(index) is int and index >= 0:
@@ -345,7 +347,7 @@ class _PlayActions(LegalActions):
         mask = self._mask
         if not mask:
             raise IndexError("no legal action to sample")
-        skip = int(rng.random() * mask.bit_count())
+        skip = int(rng.random() * _bit_count(mask))
         while skip:
             mask &= mask - 1
             skip -= 1
