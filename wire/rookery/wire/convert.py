@@ -639,9 +639,18 @@ def observation_to_proto(observation: Observation) -> actions_pb2.Observation:
 
 
 def observation_from_proto(
-    message: actions_pb2.Observation, field: str = "observation"
+    message: actions_pb2.Observation,
+    field: str = "observation",
+    *,
+    known_tricks: tuple[Trick, ...] = (),
 ) -> Observation:
-    """The engine ``Observation`` of a proto ``Observation`` (for bots that want engine values)."""
+    """The engine ``Observation`` of a proto ``Observation`` (for bots that want engine values).
+
+    ``known_tricks``: the hand's completed tricks as read from an earlier observation of the same
+    hand at the same table (a hand's completed tricks only grow): taken as the message's first
+    ones while the message has at least as many and the last of them agrees (leader, winner,
+    points), so that a request decodes only the tricks completed since the last one.
+    """
     if not message.HasField("ruleset"):
         raise MalformedMessageError(f"{field}.ruleset", "is not set")
     ruleset = ruleset_from_proto(message.ruleset, f"{field}.ruleset")
@@ -677,13 +686,31 @@ def observation_from_proto(
         ),
         partner=message.partner,
         current_trick=current_trick,
-        completed_tricks=tuple(
-            trick_from_proto(trick, f"{field}.completed_tricks[{index}]")
-            for index, trick in enumerate(message.completed_tricks)
+        completed_tricks=_completed_tricks_from_proto(
+            message.completed_tricks, field, known_tricks
         ),
         points_captured=tuple(message.points_captured),
         scores=tuple(message.scores),
         sides=tuple(message.sides),
+    )
+
+
+def _completed_tricks_from_proto(
+    tricks: Any, field: str, known: tuple[Trick, ...]
+) -> tuple[Trick, ...]:
+    count = len(known)
+    if count and len(tricks) >= count:
+        last, proto = known[-1], tricks[count - 1]
+        if (proto.leader, proto.winner, proto.points) == (last.leader, last.winner, last.points):
+            if len(tricks) == count:
+                return known
+            return known + tuple(
+                trick_from_proto(tricks[index], f"{field}.completed_tricks[{index}]")
+                for index in range(count, len(tricks))
+            )
+    return tuple(
+        trick_from_proto(trick, f"{field}.completed_tricks[{index}]")
+        for index, trick in enumerate(tricks)
     )
 
 
