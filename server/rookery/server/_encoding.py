@@ -143,18 +143,6 @@ def _trick(trick: Trick) -> bytes:
     )
 
 
-def _partner_revealed(observation: Observation) -> bool:
-    """Whether the called card has been played (as ``convert.observation_to_proto`` derives it)."""
-    called = observation.called_card
-    if called < 0:
-        return False
-    for trick in (*observation.completed_tricks, observation.current_trick):
-        for _, card in trick.cards:
-            if card == called:
-                return True
-    return False
-
-
 def _legal(legal: LegalActions) -> bytes:
     """A ``LegalActions`` message's bytes (as ``convert.legal_actions_to_proto``)."""
     phase = legal.phase
@@ -265,7 +253,7 @@ class RequestEncoder:
             parts.append(_CALLED[o.called_card])
         parts += (
             _OBS_PARTNER[o.partner],
-            _OBS_PARTNER_REVEALED[_partner_revealed(o)],
+            _OBS_PARTNER_REVEALED[convert.is_partner_revealed(o)],
             _field(_CURRENT_TRICK, _trick(o.current_trick)),
             self._completed_tricks(o),
             self._tail_bytes(o.points_captured, o.scores, o.sides),

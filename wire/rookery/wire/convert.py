@@ -106,6 +106,7 @@ __all__ = [
     "game_result_to_proto",
     "hand_result_from_proto",
     "hand_result_to_proto",
+    "is_partner_revealed",
     "legal_actions_from_proto",
     "legal_actions_to_proto",
     "mask_from_proto",
@@ -146,6 +147,8 @@ _CARD_BY_KEY: dict[tuple[int, int, int], int] = {key: card for card, key in enum
 _CARD_PROTOS: tuple[cards_pb2.Card, ...] = tuple(
     cards_pb2.Card(suit=_Suit(suit), rank=rank, rook=rook) for suit, rank, rook in _CARD_KEYS
 )
+_CARD_BYTES = tuple(card.SerializeToString() for card in _CARD_PROTOS)
+"""Each card's ``Card`` message encoded, by engine index."""
 _SUIT_NAMES = {value.number: value.name for value in cards_pb2.Suit.DESCRIPTOR.values}
 
 
@@ -192,52 +195,14 @@ def _fill_cards(target: RepeatedCompositeFieldContainer[cards_pb2.Card], mask: i
 
 def card_field_elements(message: Any, name: str) -> tuple[bytes, ...]:
     """Each card, encoded as one element of the repeated (or single) card field ``name`` of the
-    message class ``message``: its tag, length and ``Card``, by engine index."""
-    number = protobytes.field_number(message, name)
-    return tuple(
-        protobytes.field(number, _CARD_PROTOS[card].SerializeToString())
-        for card in range(NUM_CARDS)
-    )
+    message class ``message``, by engine index (see ``protobytes.card_field_elements``)."""
+    return protobytes.card_field_elements(message, name, _CARD_BYTES)
 
 
 def card_field_encoder(message: Any, name: str) -> Callable[[int], bytes]:
     """The encoder of the repeated card field ``name`` of the message class ``message``: a card
-    mask's cards, ascending, as that field's elements (what ``SerializeToString`` writes for
-    them), for the hot paths that assemble messages from bytes.
-
-    The mask is read in 8 slices of 8 cards, each slice's 256 subsets encoded in advance, and
-    the slices' lookups written out (a loop over them costs twice as much).
-    """
-    cards = card_field_elements(message, name)
-    s0, s1, s2, s3, s4, s5, s6, s7 = (
-        tuple(
-            b"".join(
-                [
-                    cards[start + bit]
-                    for bit in range(8)
-                    if subset >> bit & 1 and start + bit < NUM_CARDS
-                ]
-            )
-            for subset in range(256)
-        )
-        for start in range(0, 64, 8)
-    )
-
-    def encode(mask: int, join: Callable[[Iterable[bytes]], bytes] = b"".join) -> bytes:
-        return join(
-            (
-                s0[mask & 0xFF],
-                s1[mask >> 8 & 0xFF],
-                s2[mask >> 16 & 0xFF],
-                s3[mask >> 24 & 0xFF],
-                s4[mask >> 32 & 0xFF],
-                s5[mask >> 40 & 0xFF],
-                s6[mask >> 48 & 0xFF],
-                s7[mask >> 56 & 0xFF],
-            )
-        )
-
-    return encode
+    mask's cards as that field's elements (see ``protobytes.card_field_encoder``)."""
+    return protobytes.card_field_encoder(message, name, _CARD_BYTES)
 
 
 def mask_from_proto(cards: Iterable[cards_pb2.Card], field: str = "cards") -> int:
@@ -587,12 +552,16 @@ def _checked_trick_from_proto(message: actions_pb2.Trick, field: str) -> Trick:
     return Trick(message.leader, tuple(cards), message.winner, message.points)
 
 
-def _is_partner_revealed(observation: Observation) -> bool:
+def is_partner_revealed(observation: Observation) -> bool:
+    """Whether the called card has been played (the proto ``Observation.partner_revealed``)."""
     called = observation.called_card
     if called < 0:
         return False
-    tricks = (*observation.completed_tricks, observation.current_trick)
-    return any(card == called for trick in tricks for _, card in trick.cards)
+    for trick in (*observation.completed_tricks, observation.current_trick):
+        for _, card in trick.cards:
+            if card == called:
+                return True
+    return False
 
 
 def observation_to_proto(observation: Observation) -> actions_pb2.Observation:
@@ -613,7 +582,7 @@ def observation_to_proto(observation: Observation) -> actions_pb2.Observation:
         trump=suit_to_proto(observation.trump),
         buried_count=observation.buried_count,
         partner=observation.partner,
-        partner_revealed=_is_partner_revealed(observation),
+        partner_revealed=is_partner_revealed(observation),
         points_captured=observation.points_captured,
         scores=observation.scores,
         sides=observation.sides,
