@@ -81,7 +81,7 @@ async def _arena() -> tuple[float, float, float, float, int]:
         cpu_s = time.process_time() - cpu
         actions = tally.accepted - actions
         reply_ms = (tally.latency_sum - latency) / max(1, actions) * 1000
-        at_once = runner.games_at_once
+        at_once = getattr(runner, "games_at_once", 0)  # (an older runner has none)
         games = runner.live.played_now - games
         runner.request_stop()
         await asyncio.wait_for(run, 60.0)

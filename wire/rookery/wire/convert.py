@@ -604,14 +604,14 @@ def observation_from_proto(
     message: actions_pb2.Observation,
     field: str = "observation",
     *,
-    known_tricks: tuple[Trick, ...] = (),
+    earlier: Observation | None = None,
 ) -> Observation:
     """The engine ``Observation`` of a proto ``Observation`` (for bots that want engine values).
 
-    ``known_tricks``: the hand's completed tricks as read from an earlier observation of the same
-    hand at the same table (a hand's completed tricks only grow): taken as the message's first
-    ones while the message has at least as many and the last of them agrees (leader, winner,
-    points), so that a request decodes only the tricks completed since the last one.
+    ``earlier``: the observation read last for the same seat at the same table. Within a hand
+    the auction and the completed tricks only grow, so while ``earlier`` is of the same hand its
+    auction entries and tricks are taken as the message's first ones (when the message has at
+    least as many and the last of them agrees) and only the new ones are decoded.
     """
     if not message.HasField("ruleset"):
         raise MalformedMessageError(f"{field}.ruleset", "is not set")
@@ -626,6 +626,10 @@ def observation_from_proto(
         if message.HasField("current_trick")
         else _NO_TRICK
     )
+    known_auction: tuple[tuple[int, int], ...] = ()
+    known_tricks: tuple[Trick, ...] = ()
+    if earlier is not None and earlier.hand_number == message.hand_number:
+        known_auction, known_tricks = earlier.auction, earlier.completed_tricks
     return Observation(
         ruleset=ruleset,
         seat=message.seat,
@@ -635,7 +639,7 @@ def observation_from_proto(
         current_player=message.current_player,
         hand=mask_from_proto(message.hand, f"{field}.hand"),
         nest=mask_from_proto(message.nest, f"{field}.nest"),
-        auction=tuple((entry.seat, entry.amount) for entry in message.auction),
+        auction=_auction_from_proto(message.auction, known_auction),
         high_bid=message.high_bid,
         high_bidder=message.high_bidder,
         bidder=message.bidder,
@@ -655,6 +659,19 @@ def observation_from_proto(
         scores=tuple(message.scores),
         sides=tuple(message.sides),
     )
+
+
+def _auction_from_proto(
+    entries: Any, known: tuple[tuple[int, int], ...]
+) -> tuple[tuple[int, int], ...]:
+    count = len(known)
+    if count and len(entries) >= count:
+        last = entries[count - 1]
+        if (last.seat, last.amount) == known[-1]:
+            if len(entries) == count:
+                return known
+            return known + tuple((entry.seat, entry.amount) for entry in entries[count:])
+    return tuple((entry.seat, entry.amount) for entry in entries)
 
 
 def _completed_tricks_from_proto(

@@ -13,7 +13,7 @@ from typing import Any
 
 import grpc
 import structlog
-from rookery.engine import Action, LegalActions, Observation, Phase, Trick, parse_action
+from rookery.engine import Action, LegalActions, Observation, Phase, parse_action
 from rookery.v1 import bot_service_pb2 as pb
 from rookery.v1 import bot_service_pb2_grpc
 from rookery.wire import convert
@@ -130,10 +130,9 @@ class _TableState:
     last_seq: int = 0
     request: _OpenRequest | None = None
     log: Any = None
-    hand_number: int = -1
-    tricks: tuple[Trick, ...] = ()
-    """The completed tricks of hand ``hand_number`` as last read (a request decodes only the
-    tricks completed since)."""
+    seen: Observation | None = None
+    """The observation of the last request read (the next one decodes only the auction entries
+    and tricks of its hand that are new since)."""
 
 
 def _hooks_of(bot: Bot) -> dict[Phase, Callable[[Observation], Any]]:
@@ -619,18 +618,13 @@ class Session:
             self._log.warning("request for an unknown table", table_id=request.table_id)
             return
         deadline = time.monotonic() + request.deadline_ms / 1000
-        proto = request.observation
         try:
-            observation = convert.observation_from_proto(
-                proto,
-                known_tricks=state.tricks if proto.hand_number == state.hand_number else (),
-            )
+            observation = convert.observation_from_proto(request.observation, earlier=state.seen)
             legal = convert.legal_actions_from_proto(request.legal_actions)
         except WireError:
             state.log.exception("unreadable action request; the server's clock will run out")
             return
-        state.hand_number = observation.hand_number
-        state.tricks = observation.completed_tricks
+        state.seen = observation
         open_request = _OpenRequest(request.request_id, observation, legal)
         state.request = open_request
         bot = state.bot
