@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
-from conftest import SHORT, BotFactory, ConfigFactory
-from rookery.arena.config import BotSpec, TimeControlSpec
+from rookery.arena.config import BotSpec, TimeControlSpec, TournamentConfig
 from rookery.arena.runner import MAX_SCALED_CONCURRENCY, RunOptions, TournamentRunner
+from rookery.engine import Ruleset
+
+BotFactory = Callable[..., BotSpec]
+ConfigFactory = Callable[..., TournamentConfig]
+ONE_HAND = Ruleset.preset("standard").replace(target=100, max_hands=1)
 
 
 def _limit(config: object, tmp_path: Path, **options: object) -> int:
@@ -41,7 +46,7 @@ async def test_fast_bots_get_more_games_at_once_and_every_game_is_recorded(
 ) -> None:
     config = make_config(
         (make_sdk_bot("a", "RandomBot"), make_sdk_bot("b", "RandomBot")),
-        ruleset=SHORT.replace(max_hands=1),
+        ruleset=ONE_HAND,
         games=8,
         concurrency=1,
         time_control=TimeControlSpec(action_ms=60_000),
