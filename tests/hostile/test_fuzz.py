@@ -209,9 +209,10 @@ class _Seat:
 
     def table_finished(self, table_id: str, message: pb.ConnectResponse) -> None: ...
 
-    def send(self, message: pb.ConnectResponse | bytes) -> None:
-        if isinstance(message, bytes):  # the table sends most messages encoded once
-            message = pb.ConnectResponse.FromString(message)
+    def send_encoded(self, message: bytes) -> None:  # the table sends most messages encoded
+        self.send(pb.ConnectResponse.FromString(message))
+
+    def send(self, message: pb.ConnectResponse) -> None:
         if message.WhichOneof("message") == "action_request":
             self.requests.append(message.action_request)
 

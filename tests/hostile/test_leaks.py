@@ -477,9 +477,10 @@ def test_the_checker_catches_a_card_shown_to_the_wrong_seat() -> None:
 
             def table_finished(self, table_id: str, message: pb.ConnectResponse) -> None: ...
 
-            def send(self, message: pb.ConnectResponse | bytes) -> None:
-                if isinstance(message, bytes):  # the table sends most messages encoded once
-                    message = pb.ConnectResponse.FromString(message)
+            def send_encoded(self, message: bytes) -> None:  # most messages come encoded
+                self.send(pb.ConnectResponse.FromString(message))
+
+            def send(self, message: pb.ConnectResponse) -> None:
                 if self.seat == 0:
                     sent.append(message)
                 if message.WhichOneof("message") == "action_request":

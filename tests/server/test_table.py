@@ -34,9 +34,10 @@ class FakeSession:
     def table_finished(self, table_id: str, message: pb.ConnectResponse) -> None:
         self.messages.append(message)
 
-    def send(self, message: pb.ConnectResponse | bytes) -> None:
-        if isinstance(message, bytes):  # the table sends most messages encoded once
-            message = pb.ConnectResponse.FromString(message)
+    def send_encoded(self, message: bytes) -> None:  # the table sends most messages encoded
+        self.send(pb.ConnectResponse.FromString(message))
+
+    def send(self, message: pb.ConnectResponse) -> None:
         self.messages.append(message)
         if message.WhichOneof("message") == "action_request":
             request = message.action_request

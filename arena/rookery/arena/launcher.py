@@ -47,7 +47,14 @@ from rookery.arena.commands import (
 from rookery.arena.config import BotSpec
 from rookery.arena.sandbox import IncidentKind, SandboxRuntime
 
-__all__ = ["BotLauncher", "GameLaunch", "LaunchPlan", "failure_cause", "plan_launch"]
+__all__ = [
+    "BotLauncher",
+    "GameLaunch",
+    "LaunchPlan",
+    "failure_cause",
+    "is_python_sdk_command",
+    "plan_launch",
+]
 
 log = structlog.get_logger("rookery.arena")
 
@@ -86,6 +93,12 @@ class LaunchPlan:
 
 def _is_python_sdk(argv: list[str]) -> bool:
     return any(argv[i] == "bot" and argv[i + 1] == "run" for i in range(len(argv) - 1))
+
+
+def is_python_sdk_command(argv: list[str] | tuple[str, ...]) -> bool:
+    """Whether a bot's command runs a Python SDK bot (``rookery bot run``), whose sessions the
+    arena sizes (``--max-tables``)."""
+    return _is_python_sdk(resolve_argv(list(argv)))
 
 
 def plan_launch(bot: BotSpec, concurrency: int, seats_per_table: int, cores: int = 0) -> LaunchPlan:

@@ -39,6 +39,7 @@ from rookery.arena.launcher import (
     EXIT_NOT_FOUND,
     BotLauncher,
     GameLaunch,
+    is_python_sdk_command,
     plan_launch,
 )
 from rookery.arena.move_incidents import replay_move_incidents
@@ -85,6 +86,16 @@ __all__ = [
 
 log = structlog.get_logger("rookery.arena")
 
+MAX_SCALED_CONCURRENCY = 64
+"""The most games at once that scaling reaches (``RunOptions.concurrency_scale``)."""
+SCALE_INTERVAL_S = 0.5
+"""How often the games at once are reconsidered."""
+SCALE_LATENCY_SHARE = 0.02
+"""The share of the action time under which the bots' mean reply time counts as fast (and under
+``RunOptions.fast_reply_s``)."""
+SCALE_MIN_ACTIONS = 20
+"""Actions an interval needs before it decides anything."""
+
 
 @dataclass(frozen=True)
 class RunOptions:
@@ -121,6 +132,14 @@ class RunOptions:
     ray_cpus_per_task: float = 1.0
     #: Seconds to wait for ``ray_address`` to answer before giving up with an error.
     ray_connect_timeout_s: float = 60.0
+    #: Up to this many times the config's ``concurrency`` games at once (at most
+    #: ``MAX_SCALED_CONCURRENCY``) while the bots answer fast, see ``_scale_concurrency``; 1 keeps
+    #: the concurrency fixed. Only where every bot is a launched Python SDK bot that keeps its
+    #: processes (their sessions take any number of tables); elsewhere the concurrency is fixed.
+    concurrency_scale: int = 16
+    #: The bots' mean reply time under which more games at once cost them nothing (at most a
+    #: fiftieth of the action time is used, whichever is less).
+    fast_reply_s: float = 0.05
 
 
 def seats_per_table(schedule: Schedule, bot: str) -> int:
@@ -248,6 +267,8 @@ class TournamentRunner:
         #: Launched bots that have been seated at a table at least once (process_per_game).
         self._joined: set[str] = set()
         self._socket_dir: Path | None = None
+        #: Games played at once now (see ``RunOptions.concurrency_scale``).
+        self.games_at_once = 0
 
     # ------------------------------------------------------------------------- control
 
@@ -269,6 +290,19 @@ class TournamentRunner:
         """Whether launched bots get fresh processes for every game (default: when sandboxed)."""
         chosen = self.config.process_per_game
         return chosen if chosen is not None else self.sandbox is not None
+
+    @property
+    def concurrency_limit(self) -> int:
+        """The most games at once: the config's concurrency, scaled up where it may be."""
+        base = self.config.concurrency
+        scale = self.options.concurrency_scale
+        scalable = (
+            scale > 1
+            and not self.process_per_game
+            and not self.config.pin_cpus
+            and all(not bot.remote and is_python_sdk_command(bot.argv) for bot in self.config.bots)
+        )
+        return max(base, min(base * scale, MAX_SCALED_CONCURRENCY)) if scalable else base
 
     def _make_sandbox(self) -> SandboxRuntime | None:
         """The sandbox the config asks for, if this machine can make it (``on``: or refuse)."""
@@ -473,7 +507,7 @@ class TournamentRunner:
                     server.bots.remove(bot.name)
                 _, token = server.bots.add(bot.name)
             seats = seats_per_table(self.schedule, bot.name)
-            plan = plan_launch(bot, self.config.concurrency, seats, self.options.bot_cores)
+            plan = plan_launch(bot, self.concurrency_limit, seats, self.options.bot_cores)
             workdir = working_folder(bot.workdir)
             folder = Path(bot.folder) if bot.folder else bot_folder(bot.argv, workdir)
             if self.sandbox is not None and folder is not None:
@@ -586,8 +620,14 @@ class TournamentRunner:
             asyncio.create_task(self._worker(pending, slot))
             for slot in range(self.config.concurrency)
         ]
+        self.games_at_once = len(workers)
         stopper: asyncio.Future[object] = asyncio.ensure_future(self._stop.wait())
-        everything: asyncio.Future[object] = asyncio.ensure_future(asyncio.gather(*workers))
+        everything: asyncio.Future[object] = asyncio.ensure_future(self._all_done(workers))
+        scaler = (
+            asyncio.ensure_future(self._scale_concurrency(workers, pending))
+            if self.concurrency_limit > len(workers)
+            else None
+        )
         try:
             done, _ = await asyncio.wait({stopper, everything}, return_when=asyncio.FIRST_COMPLETED)
             if stopper in done:
@@ -600,11 +640,57 @@ class TournamentRunner:
             elif everything in done:
                 everything.result()  # a worker's BotLaunchError stops the run with its message
         finally:
+            if scaler is not None:
+                scaler.cancel()
+                await asyncio.gather(scaler, return_exceptions=True)
             stopper.cancel()
             for worker in workers:
                 worker.cancel()
             everything.cancel()
             await asyncio.gather(*workers, stopper, everything, return_exceptions=True)
+
+    @staticmethod
+    async def _all_done(workers: list[asyncio.Task[None]]) -> None:
+        """Until every worker is done, workers added on the way included; the first error."""
+        while True:
+            count = len(workers)
+            await asyncio.gather(*workers)
+            if len(workers) == count:
+                return
+
+    async def _scale_concurrency(
+        self, workers: list[asyncio.Task[None]], pending: Iterator[ScheduledGame]
+    ) -> None:
+        """Doubles the games at once, up to ``concurrency_limit``, while the bots answer fast.
+
+        Fast: over the last ``SCALE_INTERVAL_S``, the server's accepted actions took on average
+        under ``SCALE_LATENCY_SHARE`` of the action time (and under ``fast_reply_s``), so more
+        tables at once cost the bots nothing of their budget; a bot that thinks (a search bot
+        uses its time) keeps the configured concurrency. The games played and their results do
+        not depend on how many run at once (each is dealt from its own seed).
+        """
+        assert self.server is not None
+        tally = self.server.metrics.actions
+        limit = self.concurrency_limit
+        share = self.config.time_control.action_ms / 1000 * SCALE_LATENCY_SHARE
+        fast_s = min(self.options.fast_reply_s, share)
+        accepted, latency = tally.accepted, tally.latency_sum
+        while len(workers) < limit:
+            await asyncio.sleep(SCALE_INTERVAL_S)
+            count, total = tally.accepted - accepted, tally.latency_sum - latency
+            if count < SCALE_MIN_ACTIONS:
+                continue  # too few to tell yet
+            accepted, latency = tally.accepted, tally.latency_sum
+            if total / count >= fast_s or not self.should_dispatch():
+                continue
+            added = min(len(workers), limit - len(workers))
+            workers += [
+                asyncio.create_task(self._worker(pending, len(workers) + i)) for i in range(added)
+            ]
+            self.games_at_once = len(workers)
+            log.debug(
+                "more games at once", games_at_once=len(workers), mean_latency_s=total / count
+            )
 
     async def _worker(self, pending: Iterator[ScheduledGame], slot: int = 0) -> None:
         while self.should_dispatch():

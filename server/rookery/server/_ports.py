@@ -71,8 +71,12 @@ class SeatChannel(Protocol):
         """The session no longer holds its seat at ``table_id``."""
         ...
 
-    def send(self, message: bot_service_pb2.ConnectResponse | bytes) -> None:
-        """Queues a message (or one already encoded) for the bot."""
+    def send(self, message: bot_service_pb2.ConnectResponse) -> None:
+        """Queues a message for the bot (encoded here)."""
+        ...
+
+    def send_encoded(self, message: bytes) -> None:
+        """Queues a ConnectResponse already encoded (the hot path's bytes) for the bot."""
         ...
 
     def table_finished(self, table_id: str, message: bot_service_pb2.ConnectResponse) -> None:

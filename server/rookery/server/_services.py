@@ -91,21 +91,21 @@ def _batch_problem(session: Session, replies: int) -> str:
 
 
 def _take_batch(
-    first: _ConnectResponse | bytes,
-    queue: Outbox[_ConnectResponse | bytes | CloseStream],
+    first: bytes,
+    queue: Outbox[bytes | CloseStream],
 ) -> tuple[bytes, int, CloseStream | None]:
     """``first`` and whatever else is queued now, as one ConnectResponse (a batch when more than
     one): (the encoded message, how many messages it carries, a CloseStream marker met on the way,
     to act on after sending)."""
-    parts = [serialize_response(first)]
+    parts = [first]
     size, closing = len(parts[0]), None
     while len(parts) < _BATCH_MESSAGES and size < _BATCH_BYTES and not queue.empty():
         message = queue.get_nowait()
-        if type(message) is CloseStream:
+        if isinstance(message, CloseStream):
             closing = message
             break
-        parts.append(serialize_response(message))  # type: ignore[arg-type]
-        size += len(parts[-1])
+        parts.append(message)
+        size += len(message)
     return (batch_bytes(parts) if len(parts) > 1 else parts[0]), len(parts), closing
 
 
@@ -190,11 +190,11 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
             batching = False
             while True:
                 message = await queue.get()
-                if type(message) is not CloseStream and batching:
+                if type(message) is bytes and batching:
                     for _ in range(_GATHER_TICKS):  # let the other woken tables queue theirs
                         await asyncio.sleep(0)
                     # Whatever else is queued now goes along in the same message.
-                    message, count, closing = _take_batch(message, queue)  # type: ignore[arg-type]
+                    message, count, closing = _take_batch(message, queue)
                     if count > 1:
                         session.batches_sent += 1
                     yield message  # type: ignore[misc]
@@ -215,7 +215,7 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
 
     async def _open(
         self, hello: bot_service_pb2.Hello, context: Any
-    ) -> tuple[Session, int, Outbox[_ConnectResponse | bytes | CloseStream]]:
+    ) -> tuple[Session, int, Outbox[bytes | CloseStream]]:
         """Authenticates a Hello and opens (or resumes) its session, Welcome queued first."""
         server = self._server
         config = server.config

@@ -29,8 +29,6 @@ __all__ = ["CloseStream", "Session"]
 log = structlog.get_logger("rookery.server.session")
 
 _ConnectResponse = bot_service_pb2.ConnectResponse
-_Outgoing = _ConnectResponse | bytes
-"""A message to the bot: a ConnectResponse, or one already encoded (see ``_encoding``)."""
 _Reason = bot_service_pb2.RejectionReason
 _FINISHED_REMEMBERED = 256
 _TABLE_ID_SHOWN = 128
@@ -94,7 +92,7 @@ class Session:
         self.tables: dict[str, tuple[SeatedTable, int]] = {}
         self._finished: OrderedDict[str, None] = OrderedDict()
         self._unreported: dict[str, tuple[SeatedTable, int, _ConnectResponse]] = {}
-        self._queue: Outbox[_Outgoing | CloseStream] | None = None
+        self._queue: Outbox[bytes | CloseStream] | None = None
         self._generation = 0
         self._queue_size = queue_size
         self._cut: Callable[[], None] | None = None
@@ -120,7 +118,7 @@ class Session:
 
     def attach(
         self, cut: Callable[[], None] | None = None
-    ) -> tuple[int, Outbox[_Outgoing | CloseStream]]:
+    ) -> tuple[int, Outbox[bytes | CloseStream]]:
         """Gives the session a new stream, closing any previous one: (generation, queue).
 
         ``cut`` ends the new stream at once (cancels its RPC): used when the bot stops reading,
@@ -150,9 +148,14 @@ class Session:
         self.detached_at = time.monotonic()
         return True
 
-    def send(self, message: _Outgoing) -> None:
-        """Queues a message (or its encoded bytes) for the stream; a full queue disconnects the
-        session (it is stuck)."""
+    def send(self, message: _ConnectResponse) -> None:
+        """Queues a message for the stream, encoded (see :meth:`send_encoded`)."""
+        if self._queue is not None and not self._stuck:
+            self.send_encoded(message.SerializeToString())
+
+    def send_encoded(self, message: bytes) -> None:
+        """Queues an encoded ConnectResponse for the stream (the hot path's, see
+        ``_encoding``); a full queue disconnects the session (it is stuck)."""
         queue = self._queue
         if queue is None or self._stuck:
             return
@@ -184,7 +187,7 @@ class Session:
             self._put_close(self._queue, CloseStream(code, details))
 
     @staticmethod
-    def _put_close(queue: Outbox[_Outgoing | CloseStream], marker: CloseStream) -> None:
+    def _put_close(queue: Outbox[bytes | CloseStream], marker: CloseStream) -> None:
         while True:
             try:
                 queue.put_nowait(marker)

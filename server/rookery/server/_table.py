@@ -627,7 +627,7 @@ class Table:
         if request.deadline is not None:
             left_ms = max(0, int((request.deadline - asyncio.get_running_loop().time()) * 1000))
             action_ms = min(tc.action_ms, left_ms)
-            seat.session.send(
+            seat.session.send_encoded(
                 self._encoder.action_request(
                     table_id=self.id,
                     request_id=request.id,
@@ -653,7 +653,7 @@ class Table:
                 last_seq=self._sent_seq,
             )
         self._start_clock(request, seat)
-        seat.session.send(request.message)
+        seat.session.send_encoded(request.message)
 
     def _start_clock(self, request: _Request, seat: _Seat) -> None:
         """Starts the request's clock: the seat's action time plus its bank."""
@@ -967,9 +967,9 @@ class Table:
                 session = seat.session
                 assert session is not None
                 if shared is not None:
-                    session.send(shared)
+                    session.send_encoded(shared)
                 else:
-                    session.send(event_bytes(prefix, self._event_proto(event, seat.index)))
+                    session.send_encoded(event_bytes(prefix, self._event_proto(event, seat.index)))
             if self.watchers:
                 message = spectator_service_pb2.WatchTableResponse(event=public)
                 for watcher in list(self.watchers):

@@ -131,6 +131,9 @@ class _TableState:
     last_seq: int = 0
     request: _OpenRequest | None = None
     log: Any = None
+    seen: Observation | None = None
+    """The observation of the last request read (the next one decodes only the auction entries
+    and tricks of its hand that are new since)."""
 
 
 def _hooks_of(bot: Bot) -> dict[Phase, Callable[[Observation], Any]]:
@@ -472,16 +475,22 @@ class Session:
             if message is grpc.aio.EOF:
                 await self._raise_status(call)
                 return
-            if message.WhichOneof("message") == "batch":
+            kind = message.WhichOneof("message")
+            if kind == "batch":
                 self._stats.batches_received += 1
                 for inner in message.batch.messages:
-                    await self._dispatch(inner)
+                    kind = inner.WhichOneof("message")
+                    if kind == "event":  # most messages: no coroutine unless the hook is async
+                        pending = self._event(inner.event)
+                        if pending is not None:
+                            await pending
+                    else:
+                        await self._dispatch(inner, kind)
             else:
-                await self._dispatch(message)
+                await self._dispatch(message, kind)
 
-    async def _dispatch(self, message: pb.ConnectResponse) -> None:
-        """Hands one message from the server to its handler."""
-        kind = message.WhichOneof("message")
+    async def _dispatch(self, message: pb.ConnectResponse, kind: str | None) -> None:
+        """Hands one message from the server (of oneof ``kind``) to its handler."""
         if kind == "action_request":
             await self._on_request(message.action_request)
         elif kind == "event":
@@ -527,21 +536,40 @@ class Session:
         return state
 
     async def _on_event(self, message: Any) -> None:
+        pending = self._event(message)
+        if pending is not None:
+            await pending
+
+    def _event(self, message: Any) -> Awaitable[None] | None:
+        """Hands a TableEvent to its table's bot; an async ``on_event``'s awaitable, to await.
+
+        The hot path: events outnumber requests several times, so no coroutine and no context
+        binding here.
+        """
         state = self._tables.get(message.table_id)
         if state is None:
-            return
+            return None
         event = message.event
-        if event.seq <= state.last_seq:
-            return
-        state.last_seq = event.seq
+        seq = event.seq
+        if seq <= state.last_seq:
+            return None
+        state.last_seq = seq
         if state.wants_events:
-            # The hot path: events outnumber requests several times, so no context binding here.
             try:
                 result = state.bot.on_event(event)
-                if result is not None:
-                    await result
             except Exception:
-                state.log.exception("on_event raised", seq=event.seq)
+                state.log.exception("on_event raised", seq=seq)
+                return None
+            if result is not None:
+                return self._finish_event(state, seq, result)
+        return None
+
+    @staticmethod
+    async def _finish_event(state: _TableState, seq: int, result: Awaitable[Any]) -> None:
+        try:
+            await result
+        except Exception:
+            state.log.exception("on_event raised", seq=seq)
 
     async def _on_finished(self, finished: pb.TableFinished) -> None:
         state = self._tables.pop(finished.table_id, None)
@@ -592,11 +620,12 @@ class Session:
             return
         deadline = time.monotonic() + request.deadline_ms / 1000
         try:
-            observation = convert.observation_from_proto(request.observation)
+            observation = convert.observation_from_proto(request.observation, earlier=state.seen)
             legal = convert.legal_actions_from_proto(request.legal_actions)
         except WireError:
             state.log.exception("unreadable action request; the server's clock will run out")
             return
+        state.seen = observation
         open_request = _OpenRequest(request.request_id, observation, legal)
         state.request = open_request
         bot = state.bot

@@ -1,0 +1,109 @@
+"""Arena benchmark: a round-robin of fast launched bots beside the server benchmark's SDK bots.
+
+Run alone with ``.venv/bin/python bench/arena_bench.py``; prints ``name value unit`` lines.
+
+(a) The baseline, measured first in this same run: ``server_bench.py``'s SDK layout without
+    events (64 tables kept going on a server in this process, the SDK runner with a fast bot in a
+    child process; the launched bots below do not read events either): its actions/s and the
+    server's CPU per action.
+(b) The arena: a round-robin of four copies of the same fast bot (``fast_bot.py``, launched by
+    the arena as real processes, ``rookery bot run``), full games of the ``standard`` preset at
+    the arena's default concurrency, played by a ``TournamentRunner`` in this process (its
+    embedded server, recording every replay and result to a run directory), for ``ARENA_S``
+    seconds after the bots are up: actions/s, games/s, and the arena process's CPU per action;
+    then the ratios to (a).
+Bounded: about 40 s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import shlex
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from rookery.arena.config import BotSpec, TournamentConfig
+from rookery.arena.runner import RunOptions, TournamentRunner
+from rookery.engine import Ruleset
+from rookery.server import TimeControl, configure_logging, tune_gc
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+server_bench: Any = importlib.import_module("server_bench")  # the benchmark next to this one
+
+BOTS = 4
+"""Copies of the fast bot in the round-robin (every game seats four of them)."""
+GAMES = 100_000
+"""Games scheduled: more than the run plays (it is stopped after ``ARENA_S``)."""
+WARMUP_S = 3.0
+"""Seconds of play before measuring."""
+ARENA_S = 10.0
+"""Seconds measured."""
+
+
+def _config() -> TournamentConfig:
+    command = f"{shlex.quote(sys.executable)} -m rookery.cli.main bot run"
+    bot = shlex.quote(f"{HERE / 'fast_bot.py'}:FastBot")
+    return TournamentConfig(
+        name="arena-bench",
+        ruleset=Ruleset.preset("standard"),
+        bots=tuple(BotSpec(f"fast{i}", f"{command} {bot}") for i in range(BOTS)),
+        games=GAMES,
+        seed=5,
+        time_control=TimeControl(action_ms=60_000),
+        bootstrap=0,
+        process_per_game=False,  # launched once (a sandboxed run's default starts them per game)
+    )
+
+
+async def _arena() -> tuple[float, float, float, float, int]:
+    """Over ``ARENA_S``: actions/s, games/s, the arena process's CPU µs per action, the bots'
+    mean reply time (ms) and the games played at once at the end."""
+    with tempfile.TemporaryDirectory(prefix="rookery-arena-bench-") as run_dir:
+        runner = TournamentRunner(_config(), run_dir, options=RunOptions())
+        run = asyncio.create_task(runner.run())
+        while runner.live.played_now < 1:  # the bots are up and playing
+            if run.done():
+                run.result()
+                raise SystemExit("the arena run ended before its first game")
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(WARMUP_S)
+        assert runner.server is not None
+        tally = runner.server.metrics.actions
+        actions, games, latency = tally.accepted, runner.live.played_now, tally.latency_sum
+        cpu, started = time.process_time(), time.perf_counter()
+        await asyncio.sleep(ARENA_S)
+        elapsed = time.perf_counter() - started
+        cpu_s = time.process_time() - cpu
+        actions = tally.accepted - actions
+        reply_ms = (tally.latency_sum - latency) / max(1, actions) * 1000
+        at_once = getattr(runner, "games_at_once", 0)  # (an older runner has none)
+        games = runner.live.played_now - games
+        runner.request_stop()
+        await asyncio.wait_for(run, 60.0)
+    return actions / elapsed, games / elapsed, cpu_s / max(1, actions) * 1e6, reply_ms, at_once
+
+
+async def orchestrate() -> int:
+    configure_logging("error", json=False, stream=sys.stderr)
+    tune_gc()
+    baseline = await server_bench.run_rookery(server_bench.MODES["sdk_observations_only"])
+    rate, games, cpu_us, reply_ms, at_once = await _arena()
+    server_bench.emit("arena_baseline_server_actions_per_s", baseline.rate, "actions/s")
+    server_bench.emit("arena_baseline_server_cpu_per_action", baseline.server_cpu_us, "us")
+    server_bench.emit("arena_actions_per_s", rate, "actions/s")
+    server_bench.emit("arena_games_per_s", games, "games/s")
+    server_bench.emit("arena_cpu_per_action", cpu_us, "us")
+    server_bench.emit("arena_games_at_once", at_once, "games")
+    server_bench.emit("arena_reply_time_mean", reply_ms, "ms")
+    server_bench.emit("arena_vs_server_throughput", rate / baseline.rate, "x")
+    server_bench.emit("arena_vs_server_cpu_per_action", cpu_us / baseline.server_cpu_us, "x")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(asyncio.run(orchestrate()))

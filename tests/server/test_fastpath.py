@@ -1,0 +1,181 @@
+"""Every hand-made fast path against the reference, on random inputs.
+
+The bytes assembled by hand (``server._encoding`` for the bot stream, ``wire.protobytes`` and
+the card, deal and replay-action encoders of ``wire``) against protobuf's own
+``SerializeToString`` of the message ``convert`` builds; the SDK's incremental decoding against
+decoding everything; the one memo against its contract. Random games of every preset, random
+multi-byte ids, sequence numbers and clocks, long and non-ASCII table ids.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rookery.engine import PRESETS, Game
+from rookery.server._encoding import (
+    RequestEncoder,
+    batch_bytes,
+    event_bytes,
+    table_event_prefix,
+)
+from rookery.v1 import actions_pb2, bot_service_pb2, replay_pb2
+from rookery.wire import convert, protobytes
+from rookery.wire.memo import BoundedMemo
+from rookery.wire.replay import ActionOutcome, _encoded_actions
+
+pb = bot_service_pb2
+UINT64 = st.integers(0, 2**64 - 1)
+INT32 = st.integers(-(2**31), 2**31 - 1)
+TABLE_IDS = st.text(min_size=0, max_size=300)
+FAST = settings(max_examples=12, deadline=None)
+
+
+def _played(preset: str, seed: int, steps: int) -> Game:
+    """A game of ``preset`` after ``steps`` random legal moves (fewer if it ends)."""
+    game, rng = Game(PRESETS[preset], seed), random.Random(seed)
+    for _ in range(steps):
+        if game.is_over:
+            break
+        legal = game.legal_actions()
+        game.apply(legal[rng.randrange(min(len(legal), 30))])
+    return game
+
+
+GAMES = st.builds(
+    _played, st.sampled_from(sorted(PRESETS)), st.integers(0, 10**6), st.integers(0, 400)
+)
+
+
+@FAST
+@given(GAMES, TABLE_IDS, UINT64, UINT64, INT32, INT32)
+def test_an_action_request_is_protobufs_for_any_game_ids_and_clocks(
+    game: Game, table_id: str, request_id: int, last_seq: int, deadline_ms: int, bank_ms: int
+) -> None:
+    encoder = RequestEncoder(game.ruleset)
+    for seat in range(game.ruleset.players):
+        observation, legal = game.observation_for(seat), game.legal_actions()
+        expected = pb.ConnectResponse(
+            action_request=pb.ActionRequest(
+                table_id=table_id,
+                request_id=request_id,
+                seat=seat,
+                observation=convert.observation_to_proto(observation),
+                legal_actions=convert.legal_actions_to_proto(legal),
+                deadline_ms=deadline_ms,
+                bank_ms=bank_ms,
+                last_seq=last_seq,
+            )
+        )
+        got = encoder.action_request(
+            table_id=table_id,
+            request_id=request_id,
+            seat=seat,
+            observation=observation,
+            legal=legal,
+            deadline_ms=deadline_ms,
+            bank_ms=bank_ms,
+            last_seq=last_seq,
+        )
+        assert got == expected.SerializeToString()
+
+
+@FAST
+@given(GAMES, TABLE_IDS)
+def test_events_and_batches_are_protobufs(game: Game, table_id: str) -> None:
+    prefix = table_event_prefix(table_id)
+    encoded, expected = [], pb.ResponseBatch()
+    for event in game.events_since(0)[-40:]:
+        for seat in (None, *range(game.ruleset.players)):
+            proto = convert.event_to_proto(event, game.ruleset, seat)
+            message = pb.ConnectResponse(event=pb.TableEvent(table_id=table_id, event=proto))
+            assert event_bytes(prefix, proto) == message.SerializeToString()
+            encoded.append(event_bytes(prefix, proto))
+            expected.messages.append(message)
+    if encoded:
+        assert batch_bytes(encoded) == pb.ConnectResponse(batch=expected).SerializeToString()
+
+
+@FAST
+@given(GAMES, st.lists(st.tuples(st.integers(0, 5), INT32, st.sampled_from(ActionOutcome),
+                                 st.text(max_size=200)), max_size=30))  # fmt: skip
+def test_deals_and_replay_actions_are_protobufs(
+    game: Game, recorded: list[tuple[int, int, ActionOutcome, str]]
+) -> None:
+    assert convert.deal_bytes(game.deal) == convert.deal_to_proto(game.deal).SerializeToString()
+    actions = [*game.legal_actions()][: len(recorded)]
+    entries = [
+        (seat, action, think, outcome, reason, b"")
+        for (seat, think, outcome, reason), action in zip(recorded, actions, strict=False)
+    ]
+    expected = replay_pb2.ReplayHand(
+        actions=[
+            replay_pb2.ReplayAction(
+                seat=seat,
+                action=convert.action_to_proto(action),
+                think_ms=think,
+                outcome=outcome.value,
+                rejection_reason=reason,
+            )
+            for seat, action, think, outcome, reason, _ in entries
+        ]
+    )
+    assert _encoded_actions(entries) == expected.SerializeToString()
+
+
+@FAST
+@given(st.lists(INT32, max_size=40), INT32, UINT64)
+def test_the_byte_primitives_are_protobufs(values: list[int], scalar: int, big: int) -> None:
+    observation = actions_pb2.Observation
+    number = protobytes.field_number(observation, "scores")
+    packed = protobytes.packed_field(number, tuple(values))
+    assert packed == observation(scores=values).SerializeToString()
+    table = protobytes.ScalarField(observation, "bidder")
+    assert table[scalar] == observation(bidder=scalar).SerializeToString()
+    request = pb.ActionRequest
+    assert protobytes.uint_field(2, big) == request(request_id=big).SerializeToString()
+
+
+@FAST
+@given(GAMES, st.integers(0, 400))
+def test_decoding_only_what_is_new_since_an_earlier_observation_gives_the_full_decoding(
+    game: Game, more: int
+) -> None:
+    seat = game.current_player or 0
+    earlier = convert.observation_from_proto(
+        convert.observation_to_proto(game.observation_for(seat))
+    )
+    rng = random.Random(more)
+    for _ in range(more % 40):  # a later observation of the same game
+        if game.is_over:
+            break
+        legal = game.legal_actions()
+        game.apply(legal[rng.randrange(min(len(legal), 30))])
+    after = convert.observation_to_proto(game.observation_for(seat))
+    assert convert.observation_from_proto(after, earlier=earlier) == (
+        convert.observation_from_proto(after)
+    )
+
+
+def test_a_memo_is_bounded_and_remembers_no_failure() -> None:
+    calls: list[int] = []
+
+    def compute(key: int) -> int:
+        calls.append(key)
+        if key < 0:
+            raise ValueError(key)
+        return key * 2
+
+    memo: BoundedMemo[int, int] = BoundedMemo(3, compute)
+    assert [memo[k] for k in (1, 2, 1, 3)] == [2, 4, 2, 6]
+    assert calls == [1, 2, 3]  # 1 computed once
+    assert memo[4] == 8 and len(memo) == 1  # full: every entry dropped, then the new one
+    for key in range(100):
+        memo[key]
+        assert len(memo) <= 3
+    with contextlib.suppress(ValueError):
+        memo[-1]
+    assert -1 not in memo
+    assert memo.remember(7, 0) == 0 and memo[7] == 0
