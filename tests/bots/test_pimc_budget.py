@@ -56,9 +56,11 @@ def test_pimc_keeps_its_time_budget() -> None:
     assert len(decisions) > 20
     # The deadline is checked between playouts: the work never runs more than one past it. CPU
     # time, because the wall clock also counts whatever the machine gave to other processes.
-    # The bids and the exchange have twice the budget of a card.
-    assert max(cpu for _, _, cpu, card in decisions if card) <= budget + 0.01
-    assert max(cpu for _, _, cpu, _ in decisions) <= 2 * budget + 0.01
+    # The bids and the exchange have twice the budget of a card. The slack (20 ms) is one playout
+    # and the decision's own set-up, on a core shared with another test process (CPU time grows
+    # too when a neighbour evicts this process's caches).
+    assert max(cpu for _, _, cpu, card in decisions if card) <= budget + 0.02
+    assert max(cpu for _, _, cpu, _ in decisions) <= 2 * budget + 0.02
     assert statistics.median(samples for samples, _, _, _ in decisions) > 1
 
 

@@ -39,4 +39,4 @@ async def test_the_example_bot_plays_a_whole_game(
     for stats in outcome.seat_stats:
         assert (stats.auto_plays, stats.illegal_replies) == (0, 0)
     assert await process.wait() == 0, process.log()
-    assert "(0 fallbacks, 0 rejections" in process.log()
+    assert " fallbacks=0 rejections=0 " in process.log()  # the kit contract's summary line

@@ -85,8 +85,9 @@ def _listener(connections: list[str]) -> tuple[socket.socket, threading.Thread]:
     return server, thread
 
 
-def _sandbox_uids() -> list[int]:
-    """Processes on the host still running under a sandbox's user id."""
+def _sandbox_uids(marker: str) -> list[int]:
+    """Processes on the host still running under a sandbox's user id whose command line holds
+    ``marker`` (this battery's own: other suites' sandboxed bots may run at the same time)."""
     from rookery.arena import sandbox
 
     found = []
@@ -94,9 +95,11 @@ def _sandbox_uids() -> list[int]:
         if entry.isdigit():
             try:
                 uid = os.stat(f"/proc/{entry}").st_uid
+                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
             except OSError:
                 continue
-            if sandbox._UID_BASE <= uid < sandbox._UID_BASE + sandbox._UID_SPAN:
+            own = sandbox._UID_BASE <= uid < sandbox._UID_BASE + sandbox._UID_SPAN
+            if own and marker.encode() in cmdline:
                 found.append(int(entry))
     return found
 
@@ -243,7 +246,7 @@ def test_nothing_can_be_written_outside_the_scratch_folder(battery: Battery) -> 
 def test_a_background_process_does_not_outlive_its_game(battery: Battery) -> None:
     assert "daemon: left behind" in battery.log("daemon")
     assert "leftover_processes" in battery.kinds("daemon")
-    assert _sandbox_uids() == []
+    assert _sandbox_uids(str(battery.run_dir.parent / "daemon-survived")) == []
 
 
 def test_a_gigabyte_on_stderr_is_cut_early(battery: Battery) -> None:

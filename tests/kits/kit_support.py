@@ -306,12 +306,19 @@ class ArenaRun:
 
 
 def run_arena(
-    directory: Path, name: str, bots: dict[str, str], *, seed: int, timeout_s: float
+    directory: Path,
+    name: str,
+    bots: dict[str, str],
+    *,
+    seed: int,
+    timeout_s: float,
+    options: tuple[str, ...] = (),
 ) -> ArenaRun:
     """A round-robin of ``bots`` (name: command), two games a pairing, two at a time, on the
-    ``standard`` preset, with its results in ``directory/run``."""
+    ``standard`` preset (and ``options`` of ``arena run``), with its results in
+    ``directory/run``."""
     out = directory / "run"
-    argv = [str(ROOKERY), "arena", "run", "--name", name, "--preset", "standard"]
+    argv = [str(ROOKERY), "arena", "run", "--name", name, "--preset", "standard", *options]
     argv += ["--games", "2", "--concurrency", "2", "--seed", str(seed), "--out", str(out)]
     for bot, command in bots.items():
         argv += ["--bot", f"{bot}={command}"]

@@ -37,13 +37,6 @@ from rookery.wire.convert import ruleset_to_proto
 HERE = Path(__file__).parent
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Every browser test on one xdist worker: one Chromium and one session tournament."""
-    for item in items:
-        if item.path.is_relative_to(HERE):
-            item.add_marker(pytest.mark.xdist_group("web"))
-
-
 PYTHON = shlex.quote(sys.executable)
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -74,10 +67,12 @@ def artifacts() -> Path:
 _STOP_PLAYWRIGHT: list[Callable[[], None]] = []
 
 
+@pytest.hookimpl(trylast=True)  # after the test's own fixtures (a page) are torn down
 def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
     """Stop Playwright after the last browser test of this process: its sync API leaves its event
     loop marked running in this thread, which would refuse every asyncio test after it (under
-    xdist, a worker runs other folders' tests after the web group)."""
+    xdist, a worker runs other folders' tests after the web group, which tests/conftest.py keeps
+    in one piece)."""
     if nextitem is None or not nextitem.path.is_relative_to(HERE):
         while _STOP_PLAYWRIGHT:
             _STOP_PLAYWRIGHT.pop()()

@@ -76,8 +76,8 @@ def test_a_note_is_shown_only_once_its_hand_is_scored(page: Page, tournament: To
     game_id, hand, move, text = _noted_move(tournament)
     assert text.startswith(NOTE_MARK)
     page.goto(f"{tournament.web.url}/replays/{game_id}#hand={hand}&move={move}")
-    page.wait_for_selector("#move-info")
-    assert page.inner_text("#move-info").startswith(f"move {move} of hand {hand}")
+    page.wait_for_selector("#move-where")
+    assert page.inner_text("#move-where").startswith(f"move {move} of hand {hand}")
     assert page.locator("#move-note-hidden").count() == 1
     assert NOTE_MARK not in page.inner_text("body")
     scored = _scored_step(_view(tournament, game_id), hand)
@@ -96,13 +96,15 @@ def test_a_fallback_is_shown_at_its_move(page: Page, tournament: Tournament) -> 
     page.goto(f"{url}#hand={fallback.hand}&move={fallback.move}")
     page.wait_for_selector("#move-incident")
     assert page.get_attribute("#move-incident", "data-kind") == "fallback"
-    assert page.inner_text("#move-info").startswith(f"move {fallback.move} of hand {fallback.hand}")
+    assert page.inner_text("#move-where").startswith(
+        f"move {fallback.move} of hand {fallback.hand}"
+    )
     view = _view(tournament, fallback.game_id)
     steps = next(h for h in view["hands"] if h["number"] == fallback.hand)["steps"]
     own = next(e["move"]["index"] for e in steps if "move" in e and e["move"]["incident"] is None)
     page.goto(f"{url}#hand={fallback.hand}&move={own}")  # a move that was the bot's own reply
     page.wait_for_function(
-        f"document.querySelector('#move-info').textContent.startsWith('move {own} ')"
+        f"document.querySelector('#move-where').textContent.startsWith('move {own} ')"
     )
     assert page.get_attribute("#move-incident", "data-kind") == ""
     scored = _scored_step(view, fallback.hand)
@@ -161,7 +163,7 @@ def test_the_leaderboard_links_each_fallback_to_its_move(
     page: Page, tournament: Tournament
 ) -> None:
     standing = next(s for s in tournament.data.summary.standings if s.name == "first")
-    page.goto(f"{tournament.web.url}/tournaments/webtest")
+    page.goto(f"{tournament.web.url}/tournaments/{tournament.key}")
     row = page.locator("#leaderboard tr[data-bot='first']")
     row.wait_for()
     cell = row.locator("td").last
@@ -174,7 +176,7 @@ def test_the_leaderboard_links_each_fallback_to_its_move(
     link.click()
     page.wait_for_selector("#move-incident")
     assert page.get_attribute("#move-incident", "data-kind") == "fallback"
-    info = page.inner_text("#move-info")
+    info = page.inner_text("#move-where")
     assert info.startswith(f"move {words[5]} of hand {words[3]}") and "(first)" in info
 
 

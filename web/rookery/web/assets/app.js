@@ -898,7 +898,7 @@
     }
     var step = hand.steps[index], move = step && step.move;
     if (!move) { append(panel, el("span", { class: "muted", text: "not a move" })); return panel; }
-    append(panel, el("div", { id: "move-info" }, "move " + move.index + " of hand " + hand.number + " \u00b7 " + seatLabel(view, move.seat) + " \u00b7 think " + move.think_ms + " ms"));
+    append(panel, el("div", { id: "move-where" }, "move " + move.index + " of hand " + hand.number + " \u00b7 " + seatLabel(view, move.seat) + " \u00b7 think " + move.think_ms + " ms"));
     var incident = move.incident;
     append(panel, el("div", { id: "move-incident", class: incident ? "incident " + incident.kind : "muted", "data-kind": incident ? incident.kind : "", text: incident ? incidentLine(incident, false) : "the bot's own reply" }));
     if (move.note) {
