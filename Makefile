@@ -108,7 +108,8 @@ buf-breaking: $(NODE_STAMP) ## compare the contract with the previous commit's
 
 # Every test with the compiled engine where it is built, then the engine's own on the pure build.
 pytest: setup setup-ray
-	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadgroup -m "not alone" $(PYTEST_ARGS)
+	$(BIN)/pytest -m alone $(PYTEST_ARGS)
 	ROOKERY_PURE_ENGINE=1 $(BIN)/pytest tests/engine $(PYTEST_ARGS)
 
 bench: setup setup-ray $(OPENSPIEL_STAMP) ## performance figures (engine, server, arena)

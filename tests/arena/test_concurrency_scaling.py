@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from rookery.arena.config import BotSpec, TournamentConfig
 from rookery.arena.runner import MAX_SCALED_CONCURRENCY, RunOptions, TournamentRunner
 from rookery.engine import Ruleset
@@ -42,6 +43,7 @@ def test_the_concurrency_stays_fixed_for_other_bots_and_per_game_processes(
     assert _limit(per_game, tmp_path) == per_game.concurrency
 
 
+@pytest.mark.alone  # the scaling reads how fast replies come: no neighbour on the cores
 async def test_fast_bots_get_more_games_at_once_and_every_game_is_recorded(
     make_sdk_bot: BotFactory, make_config: ConfigFactory, tmp_path: Path
 ) -> None:

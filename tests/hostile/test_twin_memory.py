@@ -50,6 +50,8 @@ from rookery.v1 import (
 from test_tournament_secrets import chance, places
 
 HERE = Path(__file__).parent
+#: The control needs its first games recorded before their twins ask: no neighbour on the cores.
+pytestmark = pytest.mark.alone
 ONE_HAND = Ruleset.preset("standard").replace(max_hands=1)
 #: Two duplicate pairs: 4 games, the attacker's side has two seats, so 8 views of 44 hidden cards.
 GAMES = 4
