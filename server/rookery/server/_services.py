@@ -52,11 +52,52 @@ log = structlog.get_logger("rookery.server.bots")
 _ConnectResponse = bot_service_pb2.ConnectResponse
 _Code = grpc.StatusCode
 _T = TypeVar("_T")
+_B = TypeVar("_B")
 
 
 async def _abort(context: Any, code: grpc.StatusCode, details: str) -> NoReturn:
     await context.abort(code, details)
     raise AssertionError("unreachable: context.abort raises")
+
+
+#: What a backend's errors answer, the first that matches; the client sees the error's message.
+_ErrorCodes = tuple[tuple[type[Exception], grpc.StatusCode], ...]
+_TOURNAMENT_ERRORS: _ErrorCodes = (
+    (LookupError, _Code.NOT_FOUND),
+    (ValueError, _Code.INVALID_ARGUMENT),
+)
+#: The league's errors (as :class:`LeagueBackend` documents them).
+_LEAGUE_ERRORS: _ErrorCodes = (
+    (PermissionError, _Code.PERMISSION_DENIED),
+    (FileExistsError, _Code.ALREADY_EXISTS),
+    (LookupError, _Code.NOT_FOUND),
+    (SubmissionsClosedError, _Code.FAILED_PRECONDITION),
+    (ValueError, _Code.INVALID_ARGUMENT),
+)
+_NO_TOURNAMENTS = (
+    "tournaments need the arena: this server was started without a tournament "
+    "backend (rookery serve without the arena); ad-hoc tables work (CreateTable)"
+)
+_NO_LEAGUE = "this server runs no league: start one with `rookery league serve`"
+
+
+async def _delegate(
+    context: Any,
+    backend: _B | None,
+    missing: str,
+    call: Callable[[_B], Awaitable[_T]],
+    errors: _ErrorCodes = _TOURNAMENT_ERRORS,
+) -> _T:
+    """``call(backend)``, its errors aborted with their status codes; UNIMPLEMENTED without one."""
+    if backend is None:
+        await _abort(context, _Code.UNIMPLEMENTED, missing)
+    try:
+        return await call(backend)
+    except tuple(kind for kind, _ in errors) as error:
+        code = next(code for kind, code in errors if isinstance(error, kind))
+        # A KeyError's str() is the repr of its key: the message without the quotes.
+        details = str(error).strip("'\"") if isinstance(error, LookupError) else str(error)
+        await _abort(context, code, details)
 
 
 _cutting: set[asyncio.Task[None]] = set()
@@ -509,20 +550,7 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
     # Tournaments: delegated to the backend ----------------------------------------------------
 
     async def _tournaments(self, context: Any, call: Callable[[Any], Awaitable[_T]]) -> _T:
-        backend = self._server.tournaments
-        if backend is None:
-            await _abort(
-                context,
-                _Code.UNIMPLEMENTED,
-                "tournaments need the arena: this server was started without a tournament "
-                "backend (rookery serve without the arena); ad-hoc tables work (CreateTable)",
-            )
-        try:
-            return await call(backend)
-        except LookupError as error:
-            await _abort(context, _Code.NOT_FOUND, str(error).strip("'\""))
-        except ValueError as error:
-            await _abort(context, _Code.INVALID_ARGUMENT, str(error))
+        return await _delegate(context, self._server.tournaments, _NO_TOURNAMENTS, call)
 
     async def CreateTournament(
         self, request: arena_service_pb2.CreateTournamentRequest, context: Any
@@ -561,25 +589,7 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
     # League: delegated to the league backend ---------------------------------------------------
 
     async def _league(self, context: Any, call: Callable[[LeagueBackend], Awaitable[_T]]) -> _T:
-        backend = self._server.league
-        if backend is None:
-            await _abort(
-                context,
-                _Code.UNIMPLEMENTED,
-                "this server runs no league: start one with `rookery league serve`",
-            )
-        try:
-            return await call(backend)
-        except PermissionError as error:
-            await _abort(context, _Code.PERMISSION_DENIED, str(error))
-        except FileExistsError as error:
-            await _abort(context, _Code.ALREADY_EXISTS, str(error))
-        except LookupError as error:
-            await _abort(context, _Code.NOT_FOUND, str(error).strip("'\""))
-        except SubmissionsClosedError as error:
-            await _abort(context, _Code.FAILED_PRECONDITION, str(error))
-        except ValueError as error:
-            await _abort(context, _Code.INVALID_ARGUMENT, str(error))
+        return await _delegate(context, self._server.league, _NO_LEAGUE, call, _LEAGUE_ERRORS)
 
     @staticmethod
     def _token(context: Any) -> str | None:
