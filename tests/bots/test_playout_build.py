@@ -7,16 +7,12 @@ with mypyc where a C compiler exists (``clients/python/compile_playouts.py``);
 
 from __future__ import annotations
 
-import importlib.machinery
 import importlib.util
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import rookery.client.bots
 from rookery.client.bots import playout_build
+from rookery.engine.testing import assert_builds_alike
 
 ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location(
@@ -70,32 +66,11 @@ for name in ("standard", "called-partner", "cutthroat"):
 """
 
 
-def _play(pure: bool) -> list[dict[str, object]]:
-    env = {key: value for key, value in os.environ.items() if key != "ROOKERY_PURE_ENGINE"}
-    if pure:
-        env["ROOKERY_PURE_ENGINE"] = "1"
-    done = subprocess.run(
-        [sys.executable, "-c", _PLAY],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=240,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    return [json.loads(line) for line in done.stdout.splitlines()]
-
-
 def test_the_builds_play_out_and_choose_alike() -> None:
-    pure, compiled = _play(pure=True), _play(pure=False)
-    assert pure[0]["kind"] == "pure" and str(pure[0]["module"]).endswith("_simulate.py")
-    if BUILDABLE:  # `make setup` builds the compiled playouts wherever it can
-        assert compiled[0]["kind"] == "compiled", "run `make setup` to build the playouts"
-        module = str(compiled[0]["module"])
-        assert module.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)), module
-    assert len(pure) == len(compiled) == 7
-    for ours, theirs in zip(pure[1:], compiled[1:], strict=True):
-        assert ours == theirs, f"the builds differ on {ours['game']}"
+    lines = assert_builds_alike(
+        _PLAY, source="_simulate.py", buildable=BUILDABLE, build="the playouts"
+    )
+    assert lines == 7
 
 
 def test_playout_build_says_which_build_runs() -> None:

@@ -19,6 +19,7 @@ import pytest
 import rookery.engine
 from rookery.engine import _build, build_info
 from rookery.engine._build import PURE_ENV, select_build
+from rookery.engine.testing import assert_builds_alike
 
 PACKAGE = Path(rookery.engine.__file__).resolve().parent
 # Whether `make setup` can build the compiled engine here (a C compiler, Python's headers, mypyc).
@@ -31,7 +32,7 @@ import dataclasses, json, random, sys
 from rookery.engine import (
     PRESETS, Game, GameRecord, build_info, format_replay_text, random_playout)
 import rookery.engine._game as game_module
-print(json.dumps({"kind": build_info().kind, "game_module": game_module.__file__}))
+print(json.dumps({"kind": build_info().kind, "module": game_module.__file__}))
 for name in sorted(PRESETS):
     ruleset = dataclasses.replace(PRESETS[name], max_hands=6)  # games of at most six hands
     for seed in (1, 2, 3):
@@ -58,33 +59,11 @@ for name in sorted(PRESETS):
 """
 
 
-def _play(pure: bool) -> list[dict[str, object]]:
-    env = dict(os.environ)
-    env.pop(PURE_ENV, None)
-    if pure:
-        env[PURE_ENV] = "1"
-    done = subprocess.run(
-        [sys.executable, "-c", _PLAY],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=240,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    return [json.loads(line) for line in done.stdout.splitlines()]
-
-
 def test_the_builds_play_byte_identical_games_replays_and_observations() -> None:
-    pure, compiled = _play(pure=True), _play(pure=False)
-    assert pure[0]["kind"] == "pure" and str(pure[0]["game_module"]).endswith("_game.py")
-    if BUILDABLE:  # `make setup` builds the compiled engine wherever it can
-        assert compiled[0]["kind"] == "compiled", "run `make setup` to build the compiled engine"
-        suffix = str(compiled[0]["game_module"])
-        assert suffix.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)), suffix
-    assert len(pure) == len(compiled) > 10
-    for ours, theirs in zip(pure[1:], compiled[1:], strict=True):
-        assert ours == theirs, f"the builds differ on {ours['game']}"
+    lines = assert_builds_alike(
+        _PLAY, source="_game.py", buildable=BUILDABLE, build="the compiled engine"
+    )
+    assert lines > 10
 
 
 def test_build_info_says_which_build_runs() -> None:

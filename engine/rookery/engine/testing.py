@@ -12,7 +12,15 @@ Like ``structlog.testing``, a public module for tests, not imported by ``rookery
 
 from __future__ import annotations
 
+import importlib.machinery
+import json
+import os
+import subprocess
+import sys
+from typing import Any
+
 from ._actions import parse_action
+from ._build import PURE_ENV
 from ._cards import format_cards, parse_cards
 from ._deal import Deal
 from ._game import Game
@@ -23,6 +31,7 @@ from ._ruleset import Ruleset
 __all__ = [
     "act",
     "all_observations",
+    "assert_builds_alike",
     "fill_deal",
     "lowest_bid_or_sample",
     "make_deal",
@@ -113,3 +122,49 @@ def seat_zero_bids(
         steps = [steps[0], burying] if ruleset.trump_first else [burying, steps[0]]
     act(game, *steps)
     return game
+
+
+def _run_in_build(script: str, *, pure: bool, timeout: float = 240.0) -> list[dict[str, Any]]:
+    """The JSON lines that Python source ``script`` prints in a fresh interpreter: on the pure
+    modules (``ROOKERY_PURE_ENGINE=1``) or on the build ``make setup`` left (a process chooses
+    its build once, at import)."""
+    env = {key: value for key, value in os.environ.items() if key != PURE_ENV}
+    if pure:
+        env[PURE_ENV] = "1"
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise AssertionError(done.stderr)
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def assert_builds_alike(script: str, *, source: str, buildable: bool, build: str) -> int:
+    """Run ``script`` on the pure build and on the compiled one; require the same lines of both.
+
+    The script's first line names its build and a module of it, ``{"kind": ..., "module":
+    ...}``: the pure run must import ``source`` from its ``.py`` file, and where the compiled
+    ``build`` could be made here (``buildable``) the other must run it, an extension module;
+    every further line must be the same in both (each names its ``"game"``). Returns how many
+    lines each printed.
+    """
+    pure, compiled = _run_in_build(script, pure=True), _run_in_build(script, pure=False)
+    if not (pure[0]["kind"] == "pure" and str(pure[0]["module"]).endswith(source)):
+        raise AssertionError(f"the pure run imported {pure[0]}")
+    if buildable:  # `make setup` builds it wherever it can
+        if compiled[0]["kind"] != "compiled":
+            raise AssertionError(f"run `make setup` to build {build}")
+        module = str(compiled[0]["module"])
+        if not module.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)):
+            raise AssertionError(module)
+    if len(pure) != len(compiled):
+        raise AssertionError(f"{len(pure)} lines on the pure build, {len(compiled)} compiled")
+    for ours, theirs in zip(pure[1:], compiled[1:], strict=True):
+        if ours != theirs:
+            raise AssertionError(f"the builds differ on {ours['game']}")
+    return len(pure)
