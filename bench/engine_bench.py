@@ -10,7 +10,8 @@ build: the pure modules (``ROOKERY_PURE_ENGINE=1``), the compiled ones (mypyc, b
 OpenSpiel's C++ ``spades`` through pyspiel for reference (``bench/openspiel_spades.py``, in the
 side venv ``make bench`` sets up; its play alone, without its deal). The runs are interleaved —
 pure, compiled, spades, then again — so that the machine's load weighs on all alike; rates are
-per CPU second of the process, medians of ``--runs``; the ratios are of those medians:
+per CPU second of the process, medians of ``--runs``; the ratios are of those medians
+(``bench/build_runs.py``, shared with ``bench/playout_bench.py``):
 
     engine.random_playout[pure] hands/s=... actions/s=...
     engine.random_playout[compiled] hands/s=... actions/s=... (x.xx× pure)
@@ -21,17 +22,15 @@ per CPU second of the process, medians of ``--runs``; the ratios are of those me
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import os
 import random
-import statistics
-import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
+
+from build_runs import Result, add_compiled, export, interleaved, median, versus, worker
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The engine folder a worker imports (``--baseline`` points its workers at an exported one).
@@ -75,18 +74,6 @@ def one_run(preset: str, hands_wanted: int, seed: int) -> dict[str, object]:
     }
 
 
-def _worker(command: list[str], env: dict[str, str]) -> dict[str, object]:
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
-    if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} failed:\n{done.stderr}")
-    result: dict[str, object] = json.loads(done.stdout.splitlines()[-1])
-    return result
-
-
-def _median(results: list[dict[str, object]], key: str) -> float:
-    return statistics.median(float(str(result[key])) for result in results)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--preset", default="standard")
@@ -109,51 +96,40 @@ def main(argv: list[str] | None = None) -> int:
     builds: dict[str, dict[str, str]] = {"pure": dict(plain, **{PURE_ENV: "1"})}
     exported = tempfile.TemporaryDirectory(prefix="rookery-baseline-")
     if args.baseline:
-        archive = subprocess.run(
-            ["git", "-C", str(ROOT), "archive", args.baseline, "engine"],
-            capture_output=True,
-            check=True,
-        ).stdout
-        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-            tar.extractall(exported.name, filter="data")
-        engine = str(Path(exported.name) / "engine")
+        engine = str(export(ROOT, args.baseline, "engine", exported.name))
         builds = {f"pure@{args.baseline}": dict(plain, **{ENGINE_ENV: engine}), **builds}
-    probe = _worker([*me, "--hands", "1"], plain)
-    if probe["build"] == "compiled":
-        builds["compiled"] = plain
-    else:
-        print("engine: the compiled build is not in use here (make setup builds it)")
+    missing = "engine: the compiled build is not in use here (make setup builds it)"
+    add_compiled(builds, [*me, "--hands", "1"], plain, missing)
     spades = OPENSPIEL_PYTHON.exists() and args.preset == "standard"
     if not spades and args.preset == "standard":
         print(f"openspiel: {OPENSPIEL_PYTHON} is missing (make bench sets it up)")
 
-    results: dict[str, list[dict[str, object]]] = {name: [] for name in builds}
-    spades_results: list[dict[str, object]] = []
-    for run in range(args.runs):
-        for name, env in builds.items():
-            results[name].append(_worker([*me, "--seed", str(run)], env))
+    spades_results: list[Result] = []
+
+    def spades_run(run: int) -> None:  # in the same turn as the builds' runs
         if spades:
             script = str(ROOT / "bench" / "openspiel_spades.py")
             command = [str(OPENSPIEL_PYTHON), script, "--hands", str(args.hands)]
-            spades_results.append(_worker([*command, "--seed", str(run)], plain))
+            spades_results.append(worker([*command, "--seed", str(run)], plain))
 
+    results = interleaved(builds, me, args.runs, after_each=spades_run)
     label = "engine.random_playout" + ("" if args.preset == "standard" else f"-{args.preset}")
     base = next(iter(results))  # the baseline when given, else the pure build
-    pure_rate = _median(results[base], "hands_per_s")
+    pure_rate = median(results[base], "hands_per_s")
     for name, runs in results.items():
-        rate, actions = _median(runs, "hands_per_s"), _median(runs, "actions_per_s")
-        versus = f" ({rate / pure_rate:.2f}× {base})" if name != base else ""
-        print(f"{label}[{name}] hands/s={rate:.0f} actions/s={actions:.0f}{versus}")
+        rate, actions = median(runs, "hands_per_s"), median(runs, "actions_per_s")
+        against = versus(rate, pure_rate, name, base)
+        print(f"{label}[{name}] hands/s={rate:.0f} actions/s={actions:.0f}{against}")
     if spades_results:
-        play_only = _median(spades_results, "play_only_hands_per_s")
-        whole = _median(spades_results, "hands_per_s")
+        play_only = median(spades_results, "play_only_hands_per_s")
+        whole = median(spades_results, "hands_per_s")
         version = spades_results[0]["version"]
         print(
             f"openspiel.spades[play only] hands/s={play_only:.0f} "
             f"(pyspiel {version}; with its deal: {whole:.0f})"
         )
         best = "compiled" if "compiled" in results else "pure"
-        ours = _median(results[best], "hands_per_s")
+        ours = median(results[best], "hands_per_s")
         print(f"engine.{best}_vs_spades_play_only ratio={ours / play_only:.2f}")
     exported.cleanup()
     return 0

@@ -8,7 +8,7 @@ Each run is a fresh process of one build — the pure modules (``ROOKERY_PURE_EN
 compiled ones (the engine and the playout model, built by ``make setup``), and with
 ``--baseline REF`` the bots of git REF (exported to a temporary folder) on today's engine —
 interleaved so that the machine's load weighs on all alike; rates are per CPU second, medians
-of ``--runs``, the ratios of those medians:
+of ``--runs``, the ratios of those medians (``bench/build_runs.py``, shared with the engine's):
 
     bots.playouts[pure] playouts/s=...
     bots.playouts[compiled] playouts/s=... (x.xx× pure)
@@ -17,18 +17,16 @@ of ``--runs``, the ratios of those medians:
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import os
 import random
-import statistics
-import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from build_runs import add_compiled, export, interleaved, median, versus
 
 if TYPE_CHECKING:
     from rookery.engine import Observation
@@ -85,14 +83,6 @@ def one_run(positions: int, deals: int, seed: int) -> dict[str, object]:
     return {"build": build, "playouts_per_s": playouts / elapsed, "playouts": playouts}
 
 
-def _worker(command: list[str], env: dict[str, str]) -> dict[str, object]:
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
-    if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} failed:\n{done.stderr}")
-    result: dict[str, object] = json.loads(done.stdout.splitlines()[-1])
-    return result
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--positions", type=int, default=40, help="positions per run")
@@ -116,33 +106,19 @@ def main(argv: list[str] | None = None) -> int:
     builds: dict[str, dict[str, str]] = {}
     exported = tempfile.TemporaryDirectory(prefix="rookery-baseline-")
     if args.baseline:
-        archive = subprocess.run(
-            ["git", "-C", str(ROOT), "archive", args.baseline, "clients/python/rookery"],
-            capture_output=True,
-            check=True,
-        ).stdout
-        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-            tar.extractall(exported.name, filter="data")
-        folder = str(Path(exported.name) / "clients" / "python")
-        builds[f"{args.baseline}"] = dict(plain, **{BOTS_ENV: folder})
+        folder = export(ROOT, args.baseline, "clients/python/rookery", exported.name).parent
+        builds[f"{args.baseline}"] = dict(plain, **{BOTS_ENV: str(folder)})
     builds["pure"] = dict(plain, **{PURE_ENV: "1"})
-    probe = _worker([*me, "--positions", "1", "--deals", "1"], plain)
-    if probe["build"] == "compiled":
-        builds["compiled"] = plain
-    else:
-        print("bots: the compiled playout model is not in use here (make setup builds it)")
+    probe = [*me, "--positions", "1", "--deals", "1"]
+    missing = "bots: the compiled playout model is not in use here (make setup builds it)"
+    add_compiled(builds, probe, plain, missing)
 
-    results: dict[str, list[float]] = {name: [] for name in builds}
-    for run in range(args.runs):
-        for name, env in builds.items():
-            result = _worker([*me, "--seed", str(run)], env)
-            results[name].append(float(str(result["playouts_per_s"])))
+    results = interleaved(builds, me, args.runs)
     base = next(iter(results))  # the baseline when given, else the pure build
-    base_rate = statistics.median(results[base])
-    for name, rates in results.items():
-        rate = statistics.median(rates)
-        versus = f" ({rate / base_rate:.2f}× {base})" if name != base else ""
-        print(f"bots.playouts[{name}] playouts/s={rate:.0f}{versus}")
+    base_rate = median(results[base], "playouts_per_s")
+    for name, runs in results.items():
+        rate = median(runs, "playouts_per_s")
+        print(f"bots.playouts[{name}] playouts/s={rate:.0f}{versus(rate, base_rate, name, base)}")
     exported.cleanup()
     return 0
 
