@@ -241,6 +241,24 @@ _VERSION_COLUMNS = (
 )
 
 
+def _game_record(row: Sequence[Any]) -> GameRecord:
+    """A game from its row of ``_GAME_COLUMNS`` (the JSON lists decoded)."""
+    return GameRecord(
+        row[0],
+        tuple(json.loads(row[1])),
+        tuple(tuple(side) for side in json.loads(row[2])),
+        tuple(json.loads(row[3])),
+        tuple(json.loads(row[4])),
+        *row[5:12],
+    )
+
+
+_GAME_COLUMNS = (
+    "game_id, seats, sides, ranks, scores, termination, detail, hands, duration_s, replay_path, "
+    "replay_sha256, forfeit"
+)
+
+
 class LeagueStore:
     """The league's SQLite file (one connection, serialised by a lock: worker threads use it)."""
 
@@ -517,27 +535,11 @@ class LeagueStore:
         if rows:
             ids = [r[0] for r in rows]
             for g in self._all(
-                "SELECT pair_id, game_id, seats, sides, ranks, scores, termination, detail, "
-                "hands, duration_s, replay_path, replay_sha256, forfeit FROM games "
+                f"SELECT pair_id, {_GAME_COLUMNS} FROM games "
                 "WHERE pair_id BETWEEN ? AND ? ORDER BY game_id",
                 (min(ids), max(ids)),
             ):
-                games.setdefault(g[0], []).append(
-                    GameRecord(
-                        g[1],
-                        tuple(json.loads(g[2])),
-                        tuple(tuple(side) for side in json.loads(g[3])),
-                        tuple(json.loads(g[4])),
-                        tuple(json.loads(g[5])),
-                        g[6],
-                        g[7],
-                        g[8],
-                        g[9],
-                        g[10],
-                        g[11],
-                        g[12],
-                    )
-                )
+                games.setdefault(g[0], []).append(_game_record(g[1:]))
         return [
             PairRecord(
                 r[0],
@@ -568,27 +570,12 @@ class LeagueStore:
     def game(self, game_id: str) -> GameRecord | None:
         """One recorded game, or None."""
         rows = self._all(
-            "SELECT game_id, seats, sides, ranks, scores, termination, detail, hands, duration_s, "
-            "replay_path, replay_sha256, forfeit FROM games WHERE game_id = ?",
+            f"SELECT {_GAME_COLUMNS} FROM games WHERE game_id = ?",
             (game_id,),
         )
         if not rows:
             return None
-        g = rows[0]
-        return GameRecord(
-            g[0],
-            tuple(json.loads(g[1])),
-            tuple(tuple(s) for s in json.loads(g[2])),
-            tuple(json.loads(g[3])),
-            tuple(json.loads(g[4])),
-            g[5],
-            g[6],
-            g[7],
-            g[8],
-            g[9],
-            g[10],
-            g[11],
-        )
+        return _game_record(rows[0])
 
     # Ratings ------------------------------------------------------------------------------------
 
