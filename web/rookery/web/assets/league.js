@@ -140,6 +140,18 @@
     return el("section", { cls: "panel", id: "final" }, children);
   }
 
+  // What both pages end with: the rating chart of the versions ids (under title) and its
+  // legend, the recent games and the incidents.
+  function historyGamesIncidents(title, data, ids) {
+    app.appendChild(el("h2", { text: title }));
+    app.appendChild(chart(data.history, ids));
+    app.appendChild(legend(ids));
+    app.appendChild(el("h2", { text: "Recent games" }));
+    app.appendChild(recentTable(data.recent));
+    app.appendChild(el("h2", { text: "Incidents" }));
+    app.appendChild(incidentList(data.incidents));
+  }
+
   function boardPage(data) {
     app.textContent = "";
     var s = data.season;
@@ -151,14 +163,7 @@
     app.appendChild(boardTable(data.board, "board"));
     app.appendChild(el("h2", { text: "Every active version" }));
     app.appendChild(boardTable(data.all, "all-versions"));
-    var ids = data.all.map(function (l) { return l.version_id; });
-    app.appendChild(el("h2", { text: "Rating history" }));
-    app.appendChild(chart(data.history, ids));
-    app.appendChild(legend(ids));
-    app.appendChild(el("h2", { text: "Recent games" }));
-    app.appendChild(recentTable(data.recent));
-    app.appendChild(el("h2", { text: "Incidents" }));
-    app.appendChild(incidentList(data.incidents));
+    historyGamesIncidents("Rating history", data, data.all.map(function (l) { return l.version_id; }));
   }
 
   function botPage(data) {
@@ -177,14 +182,7 @@
     });
     app.appendChild(el("h2", { text: "Versions" }));
     app.appendChild(el("div", { cls: "scroll" }, [el("table", { cls: "data", id: "versions" }, [el("thead", {}, [head]), el("tbody", {}, rows)])]));
-    var ids = data.versions.map(function (v) { return v.version_id; });
-    app.appendChild(el("h2", { text: "Rating chart" }));
-    app.appendChild(chart(data.history, ids));
-    app.appendChild(legend(ids));
-    app.appendChild(el("h2", { text: "Recent games" }));
-    app.appendChild(recentTable(data.recent));
-    app.appendChild(el("h2", { text: "Incidents" }));
-    app.appendChild(incidentList(data.incidents));
+    historyGamesIncidents("Rating chart", data, data.versions.map(function (v) { return v.version_id; }));
   }
 
   function showError(error) {
