@@ -150,9 +150,10 @@ class NativeBuild:
             json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8"
         )
 
-    def main(self, description: str, argv: list[str] | None = None) -> int:
-        """The build's command line: build (after removing the last build), or ``--clean``."""
-        parser = argparse.ArgumentParser(description=description)
+    def main(self, doc: str | None, argv: list[str] | None = None) -> int:
+        """The build's command line (``doc``: the script's docstring, its first line the
+        description): build (after removing the last build), or ``--clean``."""
+        parser = argparse.ArgumentParser(description=(doc or "").partition("\n")[0])
         parser.add_argument("--clean", action="store_true", help="remove the compiled build")
         args = parser.parse_args(argv)
         self.clean()

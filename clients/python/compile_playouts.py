@@ -46,10 +46,5 @@ source_digest, built_files = BUILD.source_digest, BUILD.built_files
 clean, build = BUILD.clean, BUILD.build
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Build the compiled playout model (``--clean``: remove it)."""
-    return BUILD.main((__doc__ or "").splitlines()[0], argv)
-
-
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(BUILD.main(__doc__))
