@@ -8,6 +8,7 @@ all alike; a figure is the median of the runs, and a ratio is of those medians.
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
 import statistics
@@ -18,6 +19,21 @@ from pathlib import Path
 
 #: What a worker prints as its last line, decoded.
 Result = dict[str, object]
+
+
+def parser(doc: str | None, baseline: str) -> argparse.ArgumentParser:
+    """The options every build benchmark takes (``doc``: its docstring, the first line the
+    description; ``baseline``: what ``--baseline REF`` runs of git REF), and its worker's."""
+    parser = argparse.ArgumentParser(description=(doc or "").partition("\n")[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument(
+        "--baseline",
+        metavar="REF",
+        help=f"also run {baseline} of git REF (e.g. main), exported to a temporary folder",
+    )
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
+    return parser
 
 
 def worker(command: list[str], env: Mapping[str, str]) -> Result:

@@ -21,7 +21,6 @@ per CPU second of the process, medians of ``--runs``; the ratios are of those me
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
@@ -30,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from build_runs import Result, add_compiled, export, interleaved, median, versus, worker
+from build_runs import Result, add_compiled, export, interleaved, median, parser, versus, worker
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The engine folder a worker imports (``--baseline`` points its workers at an exported one).
@@ -75,18 +74,10 @@ def one_run(preset: str, hands_wanted: int, seed: int) -> dict[str, object]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--preset", default="standard")
-    parser.add_argument("--hands", type=int, default=3000, help="hands per run")
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument(
-        "--baseline",
-        metavar="REF",
-        help="also run the pure engine of git REF (e.g. main), exported to a temporary folder",
-    )
-    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
+    options = parser(__doc__, baseline="the pure engine")
+    options.add_argument("--preset", default="standard")
+    options.add_argument("--hands", type=int, default=3000, help="hands per run")
+    args = options.parse_args(argv)
     if args.worker:
         print(json.dumps(one_run(args.preset, args.hands, args.seed)))
         return 0

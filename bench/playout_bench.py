@@ -16,7 +16,6 @@ of ``--runs``, the ratios of those medians (``bench/build_runs.py``, shared with
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
@@ -26,7 +25,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from build_runs import add_compiled, export, interleaved, median, versus
+from build_runs import add_compiled, export, interleaved, median, parser, versus
 
 if TYPE_CHECKING:
     from rookery.engine import Observation
@@ -84,18 +83,10 @@ def one_run(positions: int, deals: int, seed: int) -> dict[str, object]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--positions", type=int, default=40, help="positions per run")
-    parser.add_argument("--deals", type=int, default=4, help="sampled deals per position")
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument(
-        "--baseline",
-        metavar="REF",
-        help="also run the bots of git REF (e.g. main), exported to a temporary folder",
-    )
-    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
+    options = parser(__doc__, baseline="the bots")
+    options.add_argument("--positions", type=int, default=40, help="positions per run")
+    options.add_argument("--deals", type=int, default=4, help="sampled deals per position")
+    args = options.parse_args(argv)
     if args.worker:
         print(json.dumps(one_run(args.positions, args.deals, args.seed)))
         return 0
