@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import compile_engine  # engine/compile_engine.py: how `make setup` builds it
@@ -101,46 +102,42 @@ def _fake_package(root: Path, digest: str) -> Path:
     return package
 
 
-def test_a_stale_build_warns_and_imports_the_pure_sources(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    package = _fake_package(tmp_path, digest="0" * 64)  # not the digest of _mod.py
-    monkeypatch.delenv(PURE_ENV, raising=False)
+@pytest.fixture
+def import_root(tmp_path: Path) -> Iterator[Path]:
+    """``tmp_path`` first on the import path; afterwards the finders, the modules imported from
+    it and the real package's choice of build are as they were."""
     sys.path.insert(0, str(tmp_path))
     finders, selected = list(sys.meta_path), _build._selected
-    try:
-        with pytest.warns(RuntimeWarning, match=r"stale: _mod\.py changed since the build"):
-            info = select_build("rookery_fake_engine", package)
-        assert info.kind == "pure" and "stale" in info.reason
-        assert importlib.import_module("rookery_fake_engine._mod").WHICH == "pure source"
-    finally:
-        sys.meta_path[:] = finders
-        sys.path.remove(str(tmp_path))
-        for name in [m for m in sys.modules if m.startswith("rookery_fake_engine")]:
-            del sys.modules[name]
-        _build._selected = selected  # the real package's choice again
+    yield tmp_path
+    sys.meta_path[:] = finders
+    sys.path.remove(str(tmp_path))
+    for name in [m for m in sys.modules if m.startswith("rookery_fake_engine")]:
+        del sys.modules[name]
+    _build._selected = selected  # the real package's choice again
+
+
+def test_a_stale_build_warns_and_imports_the_pure_sources(
+    import_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package = _fake_package(import_root, digest="0" * 64)  # not the digest of _mod.py
+    monkeypatch.delenv(PURE_ENV, raising=False)
+    with pytest.warns(RuntimeWarning, match=r"stale: _mod\.py changed since the build"):
+        info = select_build("rookery_fake_engine", package)
+    assert info.kind == "pure" and "stale" in info.reason
+    assert importlib.import_module("rookery_fake_engine._mod").WHICH == "pure source"
 
 
 def test_the_pure_switch_imports_the_sources_even_where_a_build_exists(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    import_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import hashlib
 
     source_digest = hashlib.sha256(b"WHICH = 'pure source'\n").hexdigest()
-    package = _fake_package(tmp_path, digest=source_digest)
+    package = _fake_package(import_root, digest=source_digest)
     monkeypatch.setenv(PURE_ENV, "1")
-    sys.path.insert(0, str(tmp_path))
-    finders, selected = list(sys.meta_path), _build._selected
-    try:
-        info = select_build("rookery_fake_engine", package)
-        assert (info.kind, info.reason) == ("pure", f"{PURE_ENV}=1")
-        assert importlib.import_module("rookery_fake_engine._mod").WHICH == "pure source"
-    finally:
-        sys.meta_path[:] = finders
-        sys.path.remove(str(tmp_path))
-        for name in [m for m in sys.modules if m.startswith("rookery_fake_engine")]:
-            del sys.modules[name]
-        _build._selected = selected  # the real package's choice again
+    info = select_build("rookery_fake_engine", package)
+    assert (info.kind, info.reason) == ("pure", f"{PURE_ENV}=1")
+    assert importlib.import_module("rookery_fake_engine._mod").WHICH == "pure source"
 
 
 @pytest.mark.parametrize("events", [True, False], ids=["events", "no-events"])
