@@ -86,7 +86,7 @@ async def _delegate(
     backend: _B | None,
     missing: str,
     call: Callable[[_B], Awaitable[_T]],
-    errors: _ErrorCodes = _TOURNAMENT_ERRORS,
+    errors: _ErrorCodes,
 ) -> _T:
     """``call(backend)``, its errors aborted with their status codes; UNIMPLEMENTED without one."""
     if backend is None:
@@ -550,7 +550,8 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
     # Tournaments: delegated to the backend ----------------------------------------------------
 
     async def _tournaments(self, context: Any, call: Callable[[Any], Awaitable[_T]]) -> _T:
-        return await _delegate(context, self._server.tournaments, _NO_TOURNAMENTS, call)
+        tournaments = self._server.tournaments
+        return await _delegate(context, tournaments, _NO_TOURNAMENTS, call, _TOURNAMENT_ERRORS)
 
     async def CreateTournament(
         self, request: arena_service_pb2.CreateTournamentRequest, context: Any
