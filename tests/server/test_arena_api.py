@@ -19,6 +19,7 @@ from rookery.server.testing import RawBot, bot_names, running_server
 from rookery.v1 import (
     arena_service_pb2,
     arena_service_pb2_grpc,
+    league_pb2,
     results_pb2,
     table_pb2,
 )
@@ -144,6 +145,19 @@ async def test_tournament_calls_without_the_arena_are_unimplemented_and_say_why(
         await stub.ListTournaments(api.ListTournamentsRequest())
     assert error.value.code() == grpc.StatusCode.UNIMPLEMENTED
     assert "without a tournament backend" in (error.value.details() or "")
+
+
+async def test_league_calls_without_a_league_are_unimplemented_and_say_how_to_start_one(
+    stub: arena_service_pb2_grpc.ArenaServiceStub,
+) -> None:
+    for call in (
+        stub.GetLeagueBoard(league_pb2.GetLeagueBoardRequest()),
+        stub.SubmitVersion(league_pb2.SubmitVersionRequest(bot_name="alpha")),
+    ):
+        with pytest.raises(grpc.aio.AioRpcError) as error:
+            await call
+        assert error.value.code() == grpc.StatusCode.UNIMPLEMENTED
+        assert "start one with `rookery league serve`" in (error.value.details() or "")
 
 
 class FakeTournaments:
