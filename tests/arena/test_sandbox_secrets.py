@@ -59,7 +59,7 @@ class ProcScanner:
 
     keys: list[str]
     seen: dict[tuple[int, bytes], Seen] = field(default_factory=dict)
-    #: What ``grep`` run as another user found: (files holding a key, files naming the sandbox).
+    #: What ``grep`` run as another user found: (files holding a key, files naming the bot).
     other_user: list[tuple[list[str], list[str]]] = field(default_factory=list)
     rounds: int = 0
     _stop: threading.Event = field(default_factory=threading.Event)
@@ -80,19 +80,14 @@ class ProcScanner:
             if known is None or not known.environ:
                 environ = _read(f"/proc/{entry}/environ")
                 self.seen[key] = Seen(int(entry), uid, cmdline, environ)
-            if (
-                os.geteuid() == 0
-                and self.keys
-                and len(self.other_user) < 3
-                and b"_sandbox_exec.py" in cmdline
-            ):
+            if os.geteuid() == 0 and self.keys and len(self.other_user) < 3 and _is_bot(cmdline):
                 self._scan_as_other_user(self.keys[-1])
 
     def _scan_as_other_user(self, key: str) -> None:
         # The key on stdin: on grep's own command line it would be found there.
         script = (
             "grep -l -a -F -f - /proc/[0-9]*/cmdline /proc/[0-9]*/environ 2>/dev/null; "
-            "echo --; grep -l -a -F -e _sandbox_exec.py /proc/[0-9]*/cmdline 2>/dev/null; true"
+            "echo --; grep -l -a -F -e sdk_bots.py /proc/[0-9]*/cmdline 2>/dev/null; true"
         )
         done = subprocess.run(
             ["/bin/sh", "-c", script],
@@ -139,11 +134,13 @@ def _is_bot(cmdline: bytes) -> bool:
     return b"bot\x00run\x00" in cmdline and b"_sandbox_exec.py" not in cmdline
 
 
+@pytest.mark.parametrize("mode", [SandboxMode.ON, SandboxMode.OFF], ids=["sandboxed", "unconfined"])
 def test_no_local_process_but_the_bot_shows_its_launch_key(
-    tmp_path: Path, issued_keys: list[str]
+    tmp_path: Path, issued_keys: list[str], mode: SandboxMode
 ) -> None:
-    support = probe(cgroups=False)
-    assert support.available, support.describe()
+    if mode is SandboxMode.ON:
+        support = probe(cgroups=False)
+        assert support.available, support.describe()
     bot = f"{shlex.quote(sys.executable)} -m rookery.cli.main bot run"
     bots = tuple(
         BotSpec(name, f"{bot} {shlex.quote(str(HERE / 'sdk_bots.py'))}:{cls}")
@@ -158,7 +155,8 @@ def test_no_local_process_but_the_bot_shows_its_launch_key(
         concurrency=1,
         time_control=TimeControl(action_ms=2000, strike_limit=3, grace_ms=500),
         bootstrap=0,
-        sandbox=SandboxMode.ON,
+        sandbox=mode,
+        process_per_game=True,  # a launch key per game, sandboxed or not
     )
     scanner = ProcScanner(issued_keys)
     thread = threading.Thread(target=scanner.run, daemon=True)
@@ -181,10 +179,10 @@ def test_no_local_process_but_the_bot_shows_its_launch_key(
             for s in seen
             if key.encode() in s.cmdline or (key.encode() in s.environ and not _is_bot(s.cmdline))
         ]
-    if os.geteuid() == 0:  # the sandbox's processes visible to another user, the keys not
+    if os.geteuid() == 0:  # the bots' processes visible to another user, their keys not
         assert scanner.other_user, "the other user's scan never ran"
-        for found, sandbox in scanner.other_user:
-            assert sandbox, "the other user saw no sandbox process"
+        for found, bots_listed in scanner.other_user:
+            assert bots_listed, "the other user saw no bot process"
             leaks += [(int(p.split("/")[2]), f"{p} as uid {OTHER_USER}", b"") for p in found]
     assert leaks == [], f"the launch key is readable elsewhere: {leaks}"
 
