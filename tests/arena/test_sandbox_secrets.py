@@ -109,7 +109,7 @@ class ProcScanner:
         while not self._stop.is_set() and time.monotonic() < deadline:
             self._scan()
             self.rounds += 1
-            self._stop.wait(0.005)
+            self._stop.wait(0.02)
 
     def stop(self) -> None:
         self._stop.set()
