@@ -1,12 +1,19 @@
 """The two small programs around a sandboxed bot: ``guard`` outside bubblewrap, ``init`` inside.
 
-Run as a script (``python -I -S _sandbox_exec.py guard|init JSON``, standard library only), never
+Run as a script (``python -I -S _sandbox_exec.py guard|init FD``, standard library only), never
 imported by the arena. ``guard`` runs as the arena's user in a fresh process: it joins the bot's
 cgroup, sets the resource limits and the CPU affinity, asks to die with the arena and execs
 ``bwrap``. ``init`` is the sandbox's first command: it drops to the bot's own user id (as root),
 listens on the loopback address the bot was told (inside the sandbox's private network namespace)
 and forwards every connection to the server's Unix socket mounted into the sandbox, starts the
 bot's command as its child and exits with it, which ends every process of the sandbox.
+
+Their settings hold the bot's environment, its launch key among them, so they never travel on a
+command line (``/proc/<pid>/cmdline`` is readable by every local user): each program reads its
+settings as JSON from the inherited descriptor ``FD`` (an anonymous memory file) and closes it.
+The arena writes the guard's; the guard writes init's into a descriptor of its own, which bwrap
+passes on. Before the bot's command starts, init closes every descriptor but the standard
+streams and makes itself undumpable, so the bot finds only its own environment.
 """
 
 from __future__ import annotations
@@ -42,8 +49,59 @@ def _die_with_parent() -> None:
         raise SystemExit(0)
 
 
+#: What each program's settings must hold.
+_REQUIRED = {"guard": ("bwrap", "init"), "init": ("listen", "unix", "argv", "env")}
+_PR_SET_DUMPABLE = 4
+
+
+def read_settings(role: str, fd_text: str) -> dict[str, Any]:
+    """The settings of ``role`` (``guard`` or ``init``) from descriptor ``fd_text``, which is
+    closed; a clear ``SystemExit`` when they are missing, unreadable or incomplete."""
+    if not fd_text.isdigit():
+        raise SystemExit(_USAGE)
+    fd = int(fd_text)
+    chunks: list[bytes] = []
+    try:
+        while chunk := os.read(fd, 65536):
+            chunks.append(chunk)
+    except OSError as error:
+        raise SystemExit(
+            f"rookery sandbox: cannot read the {role} settings from descriptor {fd}: "
+            f"{error.strerror}"
+        ) from None
+    finally:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    where = f"rookery sandbox: the {role} settings on descriptor {fd}"
+    data = b"".join(chunks)
+    if not data.strip():
+        raise SystemExit(f"{where} are empty")
+    try:
+        settings = json.loads(data)
+    except ValueError as error:
+        raise SystemExit(f"{where} are not valid JSON: {error}") from None
+    if not isinstance(settings, dict):
+        raise SystemExit(f"{where} are not a JSON object")
+    missing = [name for name in _REQUIRED[role] if name not in settings]
+    if missing:
+        raise SystemExit(f"{where} lack {', '.join(map(repr, missing))}")
+    return settings
+
+
+def _settings_fd(settings: dict[str, Any]) -> int:
+    """An inheritable descriptor holding ``settings`` (a memfd: on no path, no command line)."""
+    fd = os.memfd_create("rookery-init-settings", 0)
+    view = memoryview(json.dumps(settings).encode())
+    while view:
+        view = view[os.write(fd, view) :]
+    os.lseek(fd, 0, os.SEEK_SET)
+    os.set_inheritable(fd, True)
+    return fd
+
+
 def guard(settings: dict[str, Any]) -> None:
-    """Outside the sandbox: cgroup, rlimits, affinity, parent-death signal, then exec bwrap."""
+    """Outside the sandbox: cgroup, rlimits, affinity, parent-death signal, then exec bwrap
+    (which passes init's settings on, on a descriptor of their own)."""
     cgroup = settings.get("cgroup", "")
     if cgroup:
         with open(os.path.join(cgroup, "cgroup.procs"), "w", encoding="ascii") as handle:
@@ -54,11 +112,25 @@ def guard(settings: dict[str, Any]) -> None:
     if cpus:
         os.sched_setaffinity(0, cpus)
     _die_with_parent()
-    argv = settings["bwrap"]
+    try:
+        init_fd = _settings_fd(settings["init"])
+    except OSError as error:
+        raise SystemExit(
+            f"rookery sandbox: cannot pass the init settings on: {error.strerror}"
+        ) from None
+    argv = [*settings["bwrap"], str(init_fd)]
     try:
         os.execv(argv[0], argv)
     except OSError as error:
         raise SystemExit(f"rookery sandbox: cannot start {argv[0]}: {error.strerror}") from None
+
+
+def _undumpable() -> None:
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(_PR_SET_DUMPABLE, 0)
+    except OSError:
+        pass
 
 
 def _pump(source: socket.socket, sink: socket.socket) -> None:
@@ -101,6 +173,7 @@ def init(settings: dict[str, Any]) -> None:
         os.setgroups([])
         os.setresgid(uid, uid, uid)
         os.setresuid(uid, uid, uid)  # every capability goes with the last root id
+    _undumpable()  # the bot, of the same user id, cannot read init's memory or descriptors
     host, _, port = settings["listen"].rpartition(":")
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -115,6 +188,9 @@ def init(settings: dict[str, Any]) -> None:
         raise SystemExit(f"rookery sandbox: cannot start the bot: {error.strerror}") from None
     if pid == 0:
         listener.close()
+        # Only the standard streams reach the bot (whatever bwrap or the arena left open).
+        limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        os.closerange(3, 65536 if limit == resource.RLIM_INFINITY else max(3, limit))
         try:
             os.execvpe(argv[0], argv, settings["env"])
         except OSError as error:
@@ -132,11 +208,14 @@ def init(settings: dict[str, Any]) -> None:
     os._exit(code if code >= 0 else 128 - code)
 
 
+_USAGE = "usage: _sandbox_exec.py guard|init SETTINGS-FD"
+
+
 def main(args: list[str]) -> None:
-    """``guard JSON`` or ``init JSON``."""
+    """``guard FD`` or ``init FD``: the settings as JSON on the inherited descriptor ``FD``."""
     if len(args) != 2 or args[0] not in ("guard", "init"):
-        raise SystemExit("usage: _sandbox_exec.py guard|init SETTINGS-JSON")
-    settings = json.loads(args[1])
+        raise SystemExit(_USAGE)
+    settings = read_settings(args[0], args[1])
     (guard if args[0] == "guard" else init)(settings)
 
 

@@ -13,7 +13,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rookery.arena.sandbox import _OWN_TASKS, IncidentKind, ProcessMeter, SandboxRuntime
+from rookery.arena.sandbox import (
+    _OWN_TASKS,
+    IncidentKind,
+    ProcessMeter,
+    SandboxRuntime,
+    settings_descriptor,
+)
 
 __all__ = ["BotProcess", "LogPump", "start_bot_process"]
 
@@ -263,21 +269,26 @@ async def start_bot_process(
     command = runtime.command(
         label, argv, env, server_target, folder=folder, slot=slot, writable=writable
     )
+    # The guard's settings hold the bot's environment and launch key: on a descriptor, never
+    # on its command line (which every local user can read).
+    settings_fd = settings_descriptor(command.settings)
     read_fd, write_fd = os.pipe()
     try:
         process = await asyncio.create_subprocess_exec(
-            *command.argv,
+            *command.argv_reading(settings_fd),
             stdin=asyncio.subprocess.DEVNULL,
             stdout=write_fd,
             stderr=write_fd,
             env={},
             start_new_session=True,
+            pass_fds=(settings_fd,),
         )
     except OSError:
         os.close(read_fd)
         raise
     finally:
         os.close(write_fd)
+        os.close(settings_fd)
     bot = BotProcess(
         process,
         ProcessMeter(process.pid, command.cgroup),

@@ -4,6 +4,9 @@ Each sandboxed bot process runs, through :mod:`rookery.arena._sandbox_exec`, as:
 
     guard (cgroup, rlimits, affinity) -> bwrap (namespaces, mounts) -> init (uid, forwarder) -> bot
 
+with the settings of guard and init on inherited descriptors, never on a command line (which
+every local user can read): they hold the bot's environment and launch key.
+
 - **files**: the system folders (``/usr``, ``/etc``, ``/bin`` …), the arena's own Python and the
   bot's folder read-only; ``/tmp`` (also ``HOME``) a private tmpfs of ``scratch_mb``, gone with
   the process; nothing else of the host (no home, no run directory, no other bot);
@@ -418,11 +421,38 @@ class ProcessMeter:
 
 @dataclass(frozen=True)
 class SandboxedCommand:
-    """How to start one sandboxed process, and where to meter it once started."""
+    """How to start one sandboxed process, and where to meter it once started.
+
+    ``argv`` holds no secret: the guard's settings (and in them init's, with the bot's
+    environment and launch key) are ``settings``, which reach the guard through an inherited
+    descriptor (:func:`settings_descriptor`) whose number ends its command line
+    (:meth:`argv_reading`). Command lines are readable by every local user.
+    """
 
     argv: tuple[str, ...]
     cgroup: Path | None
     uid: int | None
+    settings: bytes = b""
+
+    def argv_reading(self, fd: int) -> tuple[str, ...]:
+        """The guard's command line when its settings are on descriptor ``fd``."""
+        return (*self.argv, str(fd))
+
+
+def settings_descriptor(data: bytes) -> int:
+    """A descriptor to read ``data`` from, at its start: an anonymous memory file (memfd),
+    never on a path anyone could open, gone with its last descriptor. Not inheritable: pass it
+    on with ``pass_fds``."""
+    fd = os.memfd_create("rookery-sandbox-settings", os.MFD_CLOEXEC)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.lseek(fd, 0, os.SEEK_SET)
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
 
 
 def _interpreter_paths() -> list[Path]:
@@ -467,7 +497,11 @@ def bot_folder(argv: Sequence[str], workdir: str | None = None) -> Path | None:
         if word.startswith("-"):
             continue
         candidate = base / Path(word.rpartition(":")[0] if ":" in word else word)
-        if ("/" in word or candidate.suffix) and candidate.is_file():
+        try:
+            is_file = ("/" in word or bool(candidate.suffix)) and candidate.is_file()
+        except OSError:  # a word too long to be a file name (a ``-c`` program)
+            is_file = False
+        if is_file:
             return candidate.resolve().parent
     program = argv[0]
     if "/" not in program:
@@ -602,8 +636,8 @@ class SandboxRuntime:
         ]
         if self.support.as_root:
             bwrap += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
-        else:
-            bwrap += ["--unshare-user"]
+        else:  # no capability even for a user id 0 inside (an arena run as root, unconfined)
+            bwrap += ["--unshare-user", "--cap-drop", "ALL"]
         bwrap += self._mounts(folder, writable)
         bwrap += ["--chdir", "/"]
         host, _, port = server_target.rpartition(":")
@@ -617,7 +651,8 @@ class SandboxRuntime:
             "env": dict(env),
             "cwd": str(folder) if folder is not None else "/tmp",
         }
-        bwrap += ["--", sys.executable, "-I", "-S", str(_EXEC_SCRIPT), "init", json.dumps(init)]
+        # The guard appends the descriptor it passes init's settings on (never their text).
+        bwrap += ["--", sys.executable, "-I", "-S", str(_EXEC_SCRIPT), "init"]
         group = self._new_cgroup(label)
         cpus = list(self.cpu_sets[slot % len(self.cpu_sets)]) if self.cpu_sets else []
         guard = {
@@ -625,9 +660,10 @@ class SandboxRuntime:
             "rlimits": self._rlimits(),
             "cpus": cpus,
             "bwrap": bwrap,
+            "init": init,
         }
-        argv_out = (sys.executable, "-I", "-S", str(_EXEC_SCRIPT), "guard", json.dumps(guard))
-        return SandboxedCommand(argv_out, group, uid)
+        argv_out = (sys.executable, "-I", "-S", str(_EXEC_SCRIPT), "guard")
+        return SandboxedCommand(argv_out, group, uid, json.dumps(guard).encode())
 
     def environment(self, rookery: Mapping[str, str], extra: Mapping[str, str]) -> dict[str, str]:
         """A bot's whole environment: the sandbox's fixed values, ``ROOKERY_*`` and its own."""
