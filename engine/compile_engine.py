@@ -8,7 +8,8 @@ they are now and falls back to the pure modules otherwise (``rookery.engine.buil
 
 The same source stays the one definition of the rules: mypyc compiles the typed Python as it is.
 Without a C compiler (or without mypyc) the build prints why and exits 0: the pure engine is the
-fallback, never an error.
+fallback, never an error. A build of the very same inputs made before (another clone, a worktree)
+is copied from the build cache instead of compiled again (``native_cache.py``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ import shutil
 import sys
 import sysconfig
 from pathlib import Path
+
+import native_cache  # beside this script: the build cache shared with compile_playouts.py
 
 HERE = Path(__file__).resolve().parent
 PACKAGE = HERE / "rookery" / "engine"
@@ -130,7 +133,12 @@ def main(argv: list[str] | None = None) -> int:
     if reason is not None:
         print(f"compiled engine not built ({reason}): the pure engine is in use")
         return 0
+    key = native_cache.cache_key("engine", Path(__file__), [PACKAGE])
+    if native_cache.restore(key, PACKAGE, MANIFEST):
+        print(f"compiled engine reused from the build cache: {len(COMPILED)} modules")
+        return 0
     build()
+    native_cache.store(key, built_files())
     print(f"compiled engine built: {len(COMPILED)} modules of rookery.engine")
     return 0
 

@@ -8,7 +8,8 @@ digests: ``rookery.client.bots`` imports them only if they were built from the s
 are now (``rookery.engine.choose_build``), else the pure modules, and
 ``rookery.client.bots.playout_build()`` says which. ``ROOKERY_PURE_ENGINE=1`` forces the pure
 ones. Without a C compiler (or mypyc) it prints why and exits 0: the pure modules are the
-fallback, never an error, and both play every card alike.
+fallback, never an error, and both play every card alike. A build of the very same inputs made
+before is copied from the build cache (``engine/native_cache.py``) instead of compiled again.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
+sys.path.insert(0, str(ROOT / "engine"))
+import native_cache  # noqa: E402  (engine/native_cache.py: the build cache of both builds)
+
 PACKAGE = HERE / "rookery" / "client" / "bots"
 #: The modules compiled: the playout model (the heuristic card play on masks, the simulated
 #: hand, the endgame solver), run for every card of every playout. The policies around them
@@ -132,7 +136,12 @@ def main(argv: list[str] | None = None) -> int:
     if reason is not None:
         print(f"compiled playouts not built ({reason}): the pure playout model is in use")
         return 0
+    key = native_cache.cache_key("playouts", Path(__file__), [ROOT / p for p in MYPY_PATH])
+    if native_cache.restore(key, PACKAGE, MANIFEST):
+        print(f"compiled playouts reused from the build cache: {len(COMPILED)} modules")
+        return 0
     build()
+    native_cache.store(key, built_files())
     print(f"compiled playouts built: {len(COMPILED)} modules of rookery.client.bots")
     return 0
 
