@@ -64,12 +64,12 @@ $(RAY_STAMP): $(SETUP_STAMP)
 	@touch $@
 
 # Without a C compiler the script says so and the pure engine is used (it is then retried each time).
-$(NATIVE_STAMP): $(NATIVE_SOURCES) engine/compile_engine.py engine/native_build.py $(SETUP_STAMP)
+$(NATIVE_STAMP): $(NATIVE_SOURCES) engine/compile_engine.py engine/native_build.py engine/native_cache.py $(SETUP_STAMP)
 	$(PY) engine/compile_engine.py
 
 # Likewise the playout model (after the engine and the stubs, which its modules import), by the
 # same build helper (engine/native_build.py).
-$(PLAYOUT_STAMP): $(PLAYOUT_SOURCES) clients/python/compile_playouts.py engine/native_build.py $(SETUP_STAMP) $(PROTO_STAMP)
+$(PLAYOUT_STAMP): $(PLAYOUT_SOURCES) clients/python/compile_playouts.py engine/native_build.py engine/native_cache.py $(SETUP_STAMP) $(PROTO_STAMP)
 	$(PY) clients/python/compile_playouts.py
 
 $(NODE_STAMP): package.json package-lock.json

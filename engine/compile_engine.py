@@ -9,7 +9,8 @@ they are now and falls back to the pure modules otherwise (``rookery.engine.buil
 The same source stays the one definition of the rules: mypyc compiles the typed Python as it is.
 Without a C compiler (or without mypyc) the build prints why and exits 0: the pure engine is the
 fallback, never an error. How a build runs is ``engine/native_build.py``, shared with the
-playout model's build.
+playout model's build; a build of the very same inputs made before (another clone, a worktree)
+is copied from the build cache (``engine/native_cache.py``) instead of compiled again.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ COMPILED = (
 BUILD = NativeBuild(
     HERE, "rookery.engine", COMPILED, HERE.parent / "build" / "engine-native",
     title="compiled engine", fallback="the pure engine",
+    script=Path(__file__).resolve(),
 )  # fmt: skip
 PACKAGE, GROUP, MANIFEST, BUILD_DIR = BUILD.package, BUILD.group, BUILD.manifest, BUILD.build_dir
 source_digest, built_files = BUILD.source_digest, BUILD.built_files

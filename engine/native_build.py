@@ -6,8 +6,10 @@ bots' playout model, which imports this file from here) each describe their buil
 sources with ``_native.json``, their source digests, written last by a finished build; the
 package checks it at import (``rookery.engine.choose_build``) and falls back to the pure modules
 otherwise. Without a C compiler (or without mypyc) the build prints why and exits 0: the pure
-modules are the fallback, never an error. Only the standard library is imported up front, so
-``--clean`` runs on any Python.
+modules are the fallback, never an error. A build of the very same inputs made before (another
+clone, a worktree, after ``make clean``) is copied from the build cache (``native_cache.py``)
+instead of compiled again. Only the standard library is imported up front, so ``--clean`` runs on
+any Python.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ import sys
 import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
+
+import native_cache  # beside this file: the build cache of both builds
 
 #: The suffixes of the files a build leaves beside the sources.
 _EXTENSION_SUFFIXES = (".so", ".pyd")
@@ -60,6 +64,8 @@ class NativeBuild:
     title: str
     #: What is used without it, in the messages (``the pure engine``).
     fallback: str
+    #: The script that describes this build (part of the build cache's key).
+    script: Path
     #: With folders here, mypyc runs under the project's mypy settings with this search path
     #: (absolute paths); without, under whatever configuration mypy finds from ``root``.
     mypy_path: tuple[Path, ...] = ()
@@ -164,6 +170,17 @@ class NativeBuild:
         if reason is not None:
             print(f"{self.title} not built ({reason}): {self.fallback} is in use")
             return 0
+        key = self.cache_key()
+        if native_cache.restore(key, self.package, self.manifest):
+            print(f"{self.title} reused from the build cache: {len(self.modules)} modules")
+            return 0
         self.build()
+        native_cache.store(key, self.built_files())
         print(f"{self.title} built: {len(self.modules)} modules of {self.package_name}")
         return 0
+
+    def cache_key(self) -> str:
+        """The build cache's key of this build: its scripts and every source mypy reads."""
+        kind = self.package_name.rpartition(".")[2]
+        roots = self.mypy_path or (self.package,)
+        return native_cache.cache_key(kind, (self.script, Path(__file__)), roots)

@@ -39,6 +39,7 @@ MYPY_PATH = ("engine", "wire", "gen/python", "clients/python")
 BUILD = NativeBuild(
     HERE, "rookery.client.bots", COMPILED, ROOT / "build" / "playouts-native",
     title="compiled playouts", fallback="the pure playout model",
+    script=Path(__file__).resolve(),
     mypy_path=tuple(ROOT / path for path in MYPY_PATH),
 )  # fmt: skip
 PACKAGE, GROUP, MANIFEST, BUILD_DIR = BUILD.package, BUILD.group, BUILD.manifest, BUILD.build_dir

@@ -1,9 +1,11 @@
 """The wheel and the sdist of a fresh clone are complete: installed outside the tree, they run.
 
-The tree is copied as a fresh clone would be (the files git tracks or would track, no ``gen/``),
-both artifacts are built once, and each is installed into its own new venv in a temporary
-folder (pip takes the dependencies from its cache or the index). The sdist is installed as pip
-installs one: it builds a wheel from the sdist, which generates the stubs again.
+The tree is copied as a fresh clone would be (the files git tracks or would track, no ``gen/``)
+and both artifacts are built once. The sdist is turned into a wheel as pip installs one
+(``pip wheel``: an isolated build from the sdist, which generates the stubs again); that wheel
+holds the very files of the wheel built from the tree, byte for byte, so one installed wheel
+stands for both: it is installed into a new venv in a temporary folder (pip takes the
+dependencies from its cache or the index), and run there.
 """
 
 from __future__ import annotations
@@ -47,34 +49,29 @@ def artifacts(root: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str,
     _run([sys.executable, "-m", "build", "--sdist", "--wheel", "-o", str(dist), str(clone)], base)
     (wheel,) = dist.glob("*.whl")
     (sdist,) = dist.glob("*.tar.gz")
-    return {"wheel": wheel, "sdist": sdist}
+    from_sdist = base / "from-sdist"
+    pip_wheel = [sys.executable, "-m", "pip", "wheel", "--quiet", "--disable-pip-version-check"]
+    _run([*pip_wheel, "--no-deps", "-w", str(from_sdist), str(sdist)], base)
+    (sdist_wheel,) = from_sdist.glob("*.whl")
+    return {"wheel": wheel, "sdist": sdist, "sdist-wheel": sdist_wheel}
 
 
 @pytest.fixture(scope="module")
-def installed(
-    artifacts: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
-) -> dict[str, Path]:
-    """The ``bin`` folder of a fresh venv with the wheel, and of one with the sdist."""
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    folders, installs = {}, {}
-    for kind, artifact in artifacts.items():
-        home = tmp_path_factory.mktemp(f"venv-{kind}")
-        venv = home / "venv"
-        _run([sys.executable, "-m", "venv", str(venv)], home)
-        pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet"]
-        installs[kind] = subprocess.Popen(
-            [*pip, "--disable-pip-version-check", str(artifact)],
-            cwd=home,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            env=env,
-        )
-        folders[kind] = venv / "bin"
-    for kind, process in installs.items():
-        output, _ = process.communicate(timeout=_INSTALL_TIMEOUT)
-        assert process.returncode == 0, f"pip install of the {kind} failed:\n{output}"
-    return folders
+def installed(artifacts: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The ``bin`` folder of a fresh venv with the wheel."""
+    home = tmp_path_factory.mktemp("venv-wheel")
+    venv = home / "venv"
+    _run([sys.executable, "-m", "venv", str(venv)], home)
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet"]
+    _run([*pip, "--disable-pip-version-check", str(artifacts["wheel"])], home)
+    return venv / "bin"
+
+
+def _members(wheel: Path) -> dict[str, bytes]:
+    import zipfile
+
+    with zipfile.ZipFile(wheel) as archive:
+        return {name: archive.read(name) for name in archive.namelist()}
 
 
 def test_the_distribution_name_is_the_one_the_metadata_reads(root: Path) -> None:
@@ -97,26 +94,29 @@ def test_each_artifact_holds_the_generated_stubs(artifacts: dict[str, Path]) -> 
     assert "hatch_build.py" in names
 
 
-@pytest.mark.parametrize("kind", ["wheel", "sdist"])
-def test_the_installed_rookery_prints_its_help(
-    kind: str, installed: dict[str, Path], tmp_path: Path, root: Path
-) -> None:
-    out = _run([str(installed[kind] / "rookery"), "--help"], tmp_path, timeout=60)
+def test_the_sdist_builds_the_wheel_of_the_tree_byte_for_byte(artifacts: dict[str, Path]) -> None:
+    """What pip installs from the sdist is what it installs from the wheel: the same files."""
+    from_tree, from_sdist = _members(artifacts["wheel"]), _members(artifacts["sdist-wheel"])
+    assert artifacts["sdist-wheel"].name == artifacts["wheel"].name
+    assert sorted(from_sdist) == sorted(from_tree)
+    assert [name for name in from_tree if from_sdist[name] != from_tree[name]] == []
+    assert "rookery/v1/bot_service_pb2.py" in from_sdist  # the stubs generated again
+
+
+def test_the_installed_rookery_prints_its_help(installed: Path, tmp_path: Path, root: Path) -> None:
+    out = _run([str(installed / "rookery"), "--help"], tmp_path, timeout=60)
     assert "arena" in out and "serve" in out
-    version = _run([str(installed[kind] / "rookery"), "--version"], tmp_path, timeout=60)
+    version = _run([str(installed / "rookery"), "--version"], tmp_path, timeout=60)
     # A wheel carries the pure engine (the compiled build is made by `make setup` in a clone).
     assert version.split()[:2] == ["rookery", _project(root)["version"]]
     assert "(engine: pure" in version, version
 
 
-@pytest.mark.parametrize("kind", ["wheel", "sdist"])
-def test_the_installed_rookery_plays_a_short_demo(
-    kind: str, installed: dict[str, Path], tmp_path: Path
-) -> None:
+def test_the_installed_rookery_plays_a_short_demo(installed: Path, tmp_path: Path) -> None:
     out = tmp_path / "demo"
     printed = _run(
         [
-            str(installed[kind] / "rookery"),
+            str(installed / "rookery"),
             "demo",
             "--games",
             "2",
@@ -132,11 +132,11 @@ def test_the_installed_rookery_plays_a_short_demo(
     assert len(list((out / "replays").glob("*.jsonl.gz"))) == 6
     where = _run(
         [
-            str(installed[kind] / "python"),
+            str(installed / "python"),
             "-c",
             "import rookery.v1.bot_service_pb2 as m; print(m.__file__)",
         ],
         tmp_path,
         timeout=60,
     )
-    assert where.startswith(str(installed[kind].parent)), where
+    assert where.startswith(str(installed.parent)), where

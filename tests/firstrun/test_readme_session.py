@@ -9,6 +9,14 @@ the two cannot drift apart.
 
 The server listens where the README says (127.0.0.1:50051, dashboard :8080): the test waits for
 those ports to be free first.
+
+`make setup` runs in full in the clone, as on any fresh clone: the venv, pip's install of every
+pinned dependency, npm, the stubs. Its mypyc builds come from the build cache
+(``engine/native_cache.py``) when this checkout's own `make setup` compiled the same sources: the
+key digests every source mypy reads, so the clone gets them only if it holds the very same files
+(a source left out of git is another key, and the clone compiles). Compiling them is checked where
+it is not a copy: by the checkout's own `make setup` (on CI, a fresh clone), and their behaviour by
+``tests/engine/test_engine_build.py`` and ``tests/bots/test_playout_build.py``.
 """
 
 from __future__ import annotations
@@ -91,6 +99,8 @@ Checker = Callable[[str, "subprocess.CompletedProcess[str]"], None]
 def _check_setup(clone: Path) -> Checker:
     def check(line: str, done: subprocess.CompletedProcess[str]) -> None:
         assert (clone / ".venv" / "bin" / "rookery").exists()
+        # The engine's build step ran: built, copied from the build cache, or why it cannot be.
+        assert "compiled engine" in done.stdout, done.stdout
         assert sorted(
             p.name for p in (clone / "gen" / "python" / "rookery" / "v1").glob("*_pb2.py")
         )
@@ -135,7 +145,7 @@ def _check_verify(clone: Path) -> Checker:
     return check
 
 
-# `make setup` in a fresh clone makes the venv, the stubs and the compiled engine.
+# `make setup` in a fresh clone makes the venv, the stubs and the compiled engine (see above).
 @pytest.mark.timeout(1200)
 def test_the_readme_first_session_works_as_printed(root: Path, tmp_path: Path) -> None:
     lines = readme_session(root / "README.md")

@@ -208,6 +208,11 @@ def _serve(args: argparse.Namespace) -> int:
     configure_logging("warning", json=True)
 
     async def run() -> int:
+        # Before anything is announced: a SIGTERM right after the port file must stop it cleanly.
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, stop.set)
         try:
             running = await LeagueServer.start(args.league, config, options)
         except (LeagueError, OSError) as error:
@@ -228,10 +233,6 @@ def _serve(args: argparse.Namespace) -> int:
             + (f", pages at {web.url}/league" if web is not None else ""),
             file=sys.stderr,
         )
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(signum, stop.set)
         await stop.wait()
         if web is not None:
             await web.stop()

@@ -71,6 +71,11 @@ async def _serve(args: argparse.Namespace) -> int:
     from rookery.web import WebServer
 
     configure_logging("warning", json=False, stream=sys.stderr)
+    # Before the address is printed: a SIGTERM right after that line must stop it cleanly.
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
     server = RookeryServer(
         ServerConfig(address=args.address, log_level="warning", replay_dir=args.replay_dir or "")
     )
@@ -82,10 +87,6 @@ async def _serve(args: argparse.Namespace) -> int:
         print(f"rookery play: {url}  (Ctrl-C to stop)", flush=True)
         if not args.no_browser:
             webbrowser.open(url)
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(signum, stop.set)
         await stop.wait()
     finally:
         await web.stop()

@@ -131,6 +131,12 @@ async def _serve(
 
     configure_logging(config.log_level, json=config.log_json)
     tune_gc()
+    # Before anything is started or announced: a SIGTERM that follows the port file (or the
+    # "server started" line) at once must find the handler, not kill the process mid-start.
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
     server = RookeryServer(config)
     server.tournaments = create_tournament_backend(server)
     await server.start()
@@ -151,10 +157,6 @@ async def _serve(
         tmp = path.with_name(path.name + ".tmp")
         tmp.write_text(f"{server.port}\n")
         os.replace(tmp, path)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, stop.set)
     await stop.wait()
     if web is not None:
         await web.stop()
