@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rookery.engine import PRESETS, Game
@@ -23,6 +24,7 @@ from rookery.server._encoding import (
 )
 from rookery.v1 import actions_pb2, bot_service_pb2, replay_pb2
 from rookery.wire import convert, protobytes
+from rookery.wire.errors import MalformedMessageError
 from rookery.wire.memo import BoundedMemo
 from rookery.wire.replay import ActionOutcome, _encoded_actions
 
@@ -67,6 +69,7 @@ def test_an_action_request_is_protobufs_for_any_game_ids_and_clocks(
                 deadline_ms=deadline_ms,
                 bank_ms=bank_ms,
                 last_seq=last_seq,
+                card_masks=convert.card_masks_to_proto(observation, legal),
             )
         )
         got = encoder.action_request(
@@ -136,6 +139,48 @@ def test_the_byte_primitives_are_protobufs(values: list[int], scalar: int, big: 
     assert table[scalar] == observation(bidder=scalar).SerializeToString()
     request = pb.ActionRequest
     assert protobytes.uint_field(2, big) == request(request_id=big).SerializeToString()
+    masks = actions_pb2.CardMasks
+    assert protobytes.fixed64_field(6, big) == masks(playable_cards=big).SerializeToString()
+
+
+@FAST
+@given(GAMES)
+def test_reading_the_card_masks_gives_what_reading_the_card_fields_gives(game: Game) -> None:
+    legal = game.legal_actions() if not game.is_over else None
+    for seat in range(game.ruleset.players):
+        observation = game.observation_for(seat)
+        message = convert.observation_to_proto(observation)
+        if legal is None:  # the game is over: the observation's own sets
+            masks = actions_pb2.CardMasks(
+                hand=observation.hand, nest=observation.nest, buried=observation.buried
+            )
+            assert convert.observation_from_proto(message, masks=masks) == (
+                convert.observation_from_proto(message)
+            )
+            continue
+        masks = pb.ActionRequest.FromString(
+            pb.ActionRequest(card_masks=convert.card_masks_to_proto(observation, legal))
+            .SerializeToString()
+        ).card_masks
+        assert convert.observation_from_proto(message, masks=masks) == (
+            convert.observation_from_proto(message)
+        )
+        proto_legal = convert.legal_actions_to_proto(legal)
+        assert convert.legal_actions_from_proto(proto_legal, masks=masks) == legal
+
+
+def test_a_card_mask_with_a_bit_that_is_no_card_is_malformed() -> None:
+    game = _played("standard", 1, 3)
+    observation = game.observation_for(game.current_player or 0)
+    masks = convert.card_masks_to_proto(observation, game.legal_actions())
+    masks.hand |= 1 << 58
+    with pytest.raises(MalformedMessageError, match=r"card_masks\.hand.*bit 58"):
+        convert.observation_from_proto(convert.observation_to_proto(observation), masks=masks)
+    masks.hand, masks.playable_cards = observation.hand, 1 << 63
+    with pytest.raises(MalformedMessageError, match=r"card_masks\.playable_cards.*bit 63"):
+        convert.legal_actions_from_proto(
+            convert.legal_actions_to_proto(game.legal_actions()), masks=masks
+        )
 
 
 @FAST

@@ -29,6 +29,7 @@ from rookery.wire.memo import BoundedMemo
 from rookery.wire.protobytes import ScalarField as _Scalar
 from rookery.wire.protobytes import field as _field
 from rookery.wire.protobytes import field_number as _number
+from rookery.wire.protobytes import fixed64_field as _fixed64
 from rookery.wire.protobytes import packed_field as _packed
 from rookery.wire.protobytes import uint_field as _uint
 from rookery.wire.protobytes import varint as _varint
@@ -103,6 +104,13 @@ _REQUEST_SEAT = _Scalar(_ActionRequest, "seat")
 _REQUEST_DEADLINE_MS = _Scalar(_ActionRequest, "deadline_ms")
 _REQUEST_BANK_MS = _Scalar(_ActionRequest, "bank_ms")
 _REQUEST_LAST_SEQ = _number(_ActionRequest, "last_seq")
+_REQUEST_CARD_MASKS = _number(_ActionRequest, "card_masks")
+_MASKS_HAND = _number(actions_pb2.CardMasks, "hand")
+_MASKS_NEST = _number(actions_pb2.CardMasks, "nest")
+_MASKS_BURIED = _number(actions_pb2.CardMasks, "buried")
+_MASKS_BURY_FROM = _number(actions_pb2.CardMasks, "bury_candidates")
+_MASKS_CALL_FROM = _number(actions_pb2.CardMasks, "callable_cards")
+_MASKS_PLAYABLE = _number(actions_pb2.CardMasks, "playable_cards")
 _PHASES = {phase: int(convert.phase_to_proto(phase)) for phase in Phase}
 _SUITS: dict[Suit | None, int] = {suit: int(convert.suit_to_proto(suit)) for suit in Suit}
 _SUITS[None] = int(convert.suit_to_proto(None))
@@ -163,6 +171,20 @@ def _legal(legal: LegalActions) -> bytes:
     if legal.play:
         parts.append(_PLAYABLE(legal.play))
     return b"".join(parts)
+
+
+def _card_masks(observation: Observation, legal: LegalActions) -> bytes:
+    """A ``CardMasks`` message's bytes (as ``convert.card_masks_to_proto``)."""
+    return b"".join(
+        (
+            _fixed64(_MASKS_HAND, observation.hand),
+            _fixed64(_MASKS_NEST, observation.nest),
+            _fixed64(_MASKS_BURIED, observation.buried),
+            _fixed64(_MASKS_BURY_FROM, legal.bury_from),
+            _fixed64(_MASKS_CALL_FROM, legal.call_from),
+            _fixed64(_MASKS_PLAYABLE, legal.play),
+        )
+    )
 
 
 _PLAY = Phase.PLAY
@@ -318,6 +340,7 @@ class RequestEncoder:
                 _REQUEST_DEADLINE_MS[deadline_ms],
                 _REQUEST_BANK_MS[bank_ms],
                 _uint(_REQUEST_LAST_SEQ, last_seq),
+                _field(_REQUEST_CARD_MASKS, _card_masks(observation, legal)),
             ]
         )
         return b"".join((_ACTION_REQUEST_TAG, _varint(len(body)), body))

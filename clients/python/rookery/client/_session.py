@@ -619,9 +619,14 @@ class Session:
             self._log.warning("request for an unknown table", table_id=request.table_id)
             return
         deadline = time.monotonic() + request.deadline_ms / 1000
+        # The card sets as integers when the server sends them (one read instead of a message
+        # per card); a server without ``card_masks`` leaves the repeated card fields to read.
+        masks = request.card_masks if request.HasField("card_masks") else None
         try:
-            observation = convert.observation_from_proto(request.observation, earlier=state.seen)
-            legal = convert.legal_actions_from_proto(request.legal_actions)
+            observation = convert.observation_from_proto(
+                request.observation, earlier=state.seen, masks=masks
+            )
+            legal = convert.legal_actions_from_proto(request.legal_actions, masks=masks)
         except WireError:
             state.log.exception("unreadable action request; the server's clock will run out")
             return
