@@ -20,6 +20,7 @@ from rookery.server._encoding import (
     RequestEncoder,
     batch_bytes,
     event_bytes,
+    public_event_bytes,
     table_event_prefix,
 )
 from rookery.v1 import actions_pb2, bot_service_pb2, replay_pb2
@@ -95,6 +96,13 @@ def test_events_and_batches_are_protobufs(game: Game, table_id: str) -> None:
             proto = convert.event_to_proto(event, game.ruleset, seat)
             message = pb.ConnectResponse(event=pb.TableEvent(table_id=table_id, event=proto))
             assert event_bytes(prefix, proto) == message.SerializeToString()
+            if seat is None:  # the frequent public events from bytes: the same, or None
+                fast = public_event_bytes(prefix, event)
+                assert fast is None or fast == message.SerializeToString()
+                assert (fast is None) == (
+                    proto.WhichOneof("kind")
+                    not in ("card_played", "trick_won", "bid_made", "passed")
+                )
             encoded.append(event_bytes(prefix, proto))
             expected.messages.append(message)
     if encoded:

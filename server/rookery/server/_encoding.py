@@ -16,14 +16,19 @@ from __future__ import annotations
 from google.protobuf.message import Message
 from rookery.engine import (
     NUM_CARDS,
+    BidMade,
+    CardPlayed,
+    EventBase,
     LegalActions,
     Observation,
+    Passed,
     Phase,
     Ruleset,
     Suit,
     Trick,
+    TrickWon,
 )
-from rookery.v1 import actions_pb2, bot_service_pb2
+from rookery.v1 import actions_pb2, bot_service_pb2, events_pb2
 from rookery.wire import convert
 from rookery.wire.memo import BoundedMemo
 from rookery.wire.protobytes import ScalarField as _Scalar
@@ -38,6 +43,7 @@ __all__ = [
     "RequestEncoder",
     "batch_bytes",
     "event_bytes",
+    "public_event_bytes",
     "serialize_response",
     "table_event_prefix",
 ]
@@ -359,6 +365,65 @@ def table_event_prefix(table_id: str) -> bytes:
 def event_bytes(prefix: bytes, event: Message) -> bytes:
     """A ``ConnectResponse`` carrying a ``TableEvent``, as bytes (``prefix``: the table's id)."""
     return _field(_EVENT, prefix + _field(_TABLE_EVENT_EVENT, event.SerializeToString()))
+
+
+_Event = events_pb2.Event
+_EVENT_SEQ = _number(_Event, "seq")
+_EVENT_HAND_NUMBER = _Scalar(_Event, "hand_number")
+
+
+def _kind_bytes(kind: str, message: Message) -> bytes:
+    """One ``Event.kind`` field (its tag, length and message)."""
+    return _field(_number(_Event, kind), message.SerializeToString())
+
+
+_CARD_PLAYED: tuple[tuple[bytes, ...], ...] = tuple(
+    tuple(
+        _kind_bytes(
+            "card_played",
+            events_pb2.CardPlayed(seat=seat, card=convert.card_to_proto(card)),
+        )
+        for card in range(NUM_CARDS)
+    )
+    for seat in range(8)  # a ruleset seats at most 6
+)
+"""``_CARD_PLAYED[seat][card]``: the ``Event.card_played`` field of that play."""
+_TRICK_WON: BoundedMemo[tuple[int, int, int], bytes] = BoundedMemo(
+    65536,
+    lambda key: _kind_bytes(
+        "trick_won", events_pb2.TrickWon(seat=key[0], points=key[1], trick_index=key[2])
+    ),
+)
+"""The ``Event.trick_won`` field, by (seat, points, trick index)."""
+_BID_MADE: BoundedMemo[tuple[int, int], bytes] = BoundedMemo(
+    65536,
+    lambda key: _kind_bytes("bid_made", events_pb2.BidMade(seat=key[0], amount=key[1])),
+)
+"""The ``Event.bid_made`` field, by (seat, amount)."""
+_PASSED: BoundedMemo[int, bytes] = BoundedMemo(
+    64, lambda seat: _kind_bytes("passed", events_pb2.Passed(seat=seat))
+)
+"""The ``Event.passed`` field, by seat."""
+
+
+def public_event_bytes(prefix: bytes, event: EventBase) -> bytes | None:
+    """The most frequent events (a card played, a trick won, a bid, a pass: public, the same for
+    every seat), as ``event_bytes`` gives them from ``convert.event_to_proto(event, ruleset,
+    None)``, from bytes encoded once; ``None`` for any other event (encode its proto)."""
+    if isinstance(event, CardPlayed):
+        body = _CARD_PLAYED[event.seat][event.card]
+    elif isinstance(event, TrickWon):
+        body = _TRICK_WON[event.seat, event.points, event.trick_index]
+    elif isinstance(event, BidMade):
+        body = _BID_MADE[event.seat, event.amount]
+    elif isinstance(event, Passed):
+        body = _PASSED[event.seat]
+    else:
+        return None
+    encoded = b"".join(
+        (_uint(_EVENT_SEQ, event.seq), _EVENT_HAND_NUMBER[event.hand_number], body)
+    )
+    return _field(_EVENT, prefix + _field(_TABLE_EVENT_EVENT, encoded))
 
 
 def batch_bytes(messages: list[bytes]) -> bytes:

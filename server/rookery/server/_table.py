@@ -58,7 +58,7 @@ from rookery.wire.errors import MalformedMessageError
 from rookery.wire.replay import ActionOutcome, ReplayBuilder
 
 from ._bot_seeds import bot_seed
-from ._encoding import RequestEncoder, event_bytes, table_event_prefix
+from ._encoding import RequestEncoder, event_bytes, public_event_bytes, table_event_prefix
 from ._errors import TableSpecError
 from ._ports import SeatChannel
 from ._time_control import LatePolicy, TimeControl
@@ -956,11 +956,16 @@ class Table:
             return
         events = game.events_since(self._sent_seq)
         prefix = self._event_prefix
+        watchers = self.watchers
         for event in events:
-            public = self._event_proto(event, None)
-            private = type(event).view is not EventBase.view
-            # Each view encoded once: the public bytes are shared by every receiver.
-            shared = None if private or not receivers else event_bytes(prefix, public)
+            # Each view encoded once: the public bytes are shared by every receiver (the most
+            # frequent events from bytes encoded once, without a proto).
+            shared = public_event_bytes(prefix, event) if receivers else None
+            public = self._event_proto(event, None) if watchers else None
+            if shared is None and receivers and type(event).view is EventBase.view:
+                if public is None:
+                    public = self._event_proto(event, None)
+                shared = event_bytes(prefix, public)
             for seat in receivers:
                 if event.seq <= seat.skip_until:
                     continue
@@ -970,9 +975,9 @@ class Table:
                     session.send_encoded(shared)
                 else:
                     session.send_encoded(event_bytes(prefix, self._event_proto(event, seat.index)))
-            if self.watchers:
+            if watchers:
                 message = spectator_service_pb2.WatchTableResponse(event=public)
-                for watcher in list(self.watchers):
+                for watcher in list(watchers):
                     if event.seq > watcher.skip_until:
                         watcher.put(message)
             self._sent_seq = event.seq
