@@ -1,9 +1,10 @@
 """Every hand-made fast path against the reference, on random inputs.
 
-The bytes assembled by hand (``server._encoding`` for the bot stream, ``wire.protobytes`` and
-the card, deal and replay-action encoders of ``wire``) against protobuf's own
-``SerializeToString`` of the message ``convert`` builds; the SDK's incremental decoding against
-decoding everything; the one memo against its contract. Random games of every preset, random
+The bytes assembled by hand (``server._encoding`` for the bot stream, ``client._encoding`` for
+the SDK's replies, ``wire.protobytes`` and the card, deal and replay-action encoders of ``wire``)
+against protobuf's own ``SerializeToString`` of the message ``convert`` builds; the SDK's
+incremental decoding, and its reading of the card masks, against decoding everything; the one
+memo against its contract. Random games of every preset, random
 multi-byte ids, sequence numbers and clocks, long and non-ASCII table ids.
 """
 
@@ -15,6 +16,7 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rookery.client import _encoding as client_encoding
 from rookery.engine import PRESETS, Game
 from rookery.server._encoding import (
     RequestEncoder,
@@ -23,7 +25,7 @@ from rookery.server._encoding import (
     public_event_bytes,
     table_event_prefix,
 )
-from rookery.v1 import actions_pb2, bot_service_pb2, replay_pb2
+from rookery.v1 import actions_pb2, bot_service_pb2, notes_pb2, replay_pb2
 from rookery.wire import convert, protobytes
 from rookery.wire.errors import MalformedMessageError
 from rookery.wire.memo import BoundedMemo
@@ -110,6 +112,40 @@ def test_events_and_batches_are_protobufs(game: Game, table_id: str) -> None:
 
 
 @FAST
+@given(GAMES, TABLE_IDS, st.lists(UINT64, min_size=1, max_size=5), st.booleans())
+def test_the_sdks_replies_are_protobufs(
+    game: Game, table_id: str, request_ids: list[int], marked: bool
+) -> None:
+    if game.is_over:
+        return
+    actions = [*game.legal_actions()][: len(request_ids)]
+    note = notes_pb2.BotNote(text="é 400", values={"samples": 400.0}) if marked else None
+    reason = "act raised ValueError: no card" if marked else None
+    encoded, expected = [], []
+    for request_id, action in zip(request_ids, actions, strict=False):
+        reply = pb.ActionReply(
+            table_id=table_id, request_id=request_id, action=convert.action_to_proto(action)
+        )
+        if marked:
+            reply.note.CopyFrom(note)
+            reply.fallback.reason = reason or ""
+        got = client_encoding.reply_bytes(
+            client_encoding.table_id_field(table_id),
+            request_id,
+            action,
+            note=note,
+            fallback_reason=reason,
+        )
+        assert got == reply.SerializeToString()
+        encoded.append(got)
+        expected.append(reply)
+    alone = pb.ConnectRequest(action_reply=expected[0]).SerializeToString()
+    assert client_encoding.request_bytes(encoded[:1]) == alone
+    batch = pb.ConnectRequest(batch=pb.ReplyBatch(replies=expected)).SerializeToString()
+    assert len(encoded) == 1 or client_encoding.request_bytes(encoded) == batch
+
+
+@FAST
 @given(GAMES, st.lists(st.tuples(st.integers(0, 5), INT32, st.sampled_from(ActionOutcome),
                                  st.text(max_size=200)), max_size=30))  # fmt: skip
 def test_deals_and_replay_actions_are_protobufs(
@@ -167,8 +203,9 @@ def test_reading_the_card_masks_gives_what_reading_the_card_fields_gives(game: G
             )
             continue
         masks = pb.ActionRequest.FromString(
-            pb.ActionRequest(card_masks=convert.card_masks_to_proto(observation, legal))
-            .SerializeToString()
+            pb.ActionRequest(
+                card_masks=convert.card_masks_to_proto(observation, legal)
+            ).SerializeToString()
         ).card_masks
         assert convert.observation_from_proto(message, masks=masks) == (
             convert.observation_from_proto(message)

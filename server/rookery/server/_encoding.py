@@ -420,9 +420,7 @@ def public_event_bytes(prefix: bytes, event: EventBase) -> bytes | None:
         body = _PASSED[event.seat]
     else:
         return None
-    encoded = b"".join(
-        (_uint(_EVENT_SEQ, event.seq), _EVENT_HAND_NUMBER[event.hand_number], body)
-    )
+    encoded = b"".join((_uint(_EVENT_SEQ, event.seq), _EVENT_HAND_NUMBER[event.hand_number], body))
     return _field(_EVENT, prefix + _field(_TABLE_EVENT_EVENT, encoded))
 
 

@@ -15,13 +15,13 @@ import grpc
 import structlog
 from rookery.engine import Action, LegalActions, Observation, Phase, parse_action
 from rookery.v1 import bot_service_pb2 as pb
-from rookery.v1 import bot_service_pb2_grpc
 from rookery.wire import convert
 from rookery.wire.errors import WireError
 from rookery.wire.notes import FALLBACK_REASON_MAX_BYTES, clip_utf8
 from rookery.wire.version import rookery_version
 
 from ._bot import PHASE_HOOKS, Bot, Seat, Table
+from ._encoding import reply_bytes, request_bytes, serialize_request, table_id_field
 from ._errors import (
     ClientError,
     NoAnswer,
@@ -49,6 +49,7 @@ _FATAL_CODES = frozenset(
 )
 #: How long to wait for the Welcome after sending the Hello.
 _WELCOME_TIMEOUT_S = 10.0
+_CONNECT = "/" + pb.DESCRIPTOR.services_by_name["BotService"].full_name + "/Connect"
 
 
 def _deadline_margin(seconds: float) -> float:
@@ -131,6 +132,8 @@ class _TableState:
     last_seq: int = 0
     request: _OpenRequest | None = None
     log: Any = None
+    table_field: bytes = b""
+    """The table's encoded ``ActionReply.table_id`` (each reply starts with it)."""
     seen: Observation | None = None
     """The observation of the last request read (the next one decodes only the auction entries
     and tricks of its hand that are new since)."""
@@ -199,7 +202,8 @@ class Session:
         self._resume_secret = ""
         self._call: Any = None
         self._batching = False
-        self._outgoing: list[pb.ConnectRequest] = []
+        self._outgoing: list[pb.ConnectRequest | bytes] = []
+        """What the writer sends next: messages, and replies encoded (``bytes``)."""
         self._outgoing_ready = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
         self._log = log.bind(bot=options.name, session=index)
@@ -341,8 +345,12 @@ class Session:
 
     async def _connect_and_serve(self, welcomed: asyncio.Event) -> None:
         async with self._channel() as channel:
-            stub = bot_service_pb2_grpc.BotServiceStub(channel)
-            call = stub.Connect()
+            # BotServiceStub's Connect, with replies sent as the bytes they were encoded into.
+            call = channel.stream_stream(
+                _CONNECT,
+                request_serializer=serialize_request,
+                response_deserializer=pb.ConnectResponse.FromString,
+            )()
             try:
                 await self._serve(call, welcomed)
             finally:
@@ -419,8 +427,9 @@ class Session:
                 nonce += 1
                 await self._write(pb.ConnectRequest(ping=pb.Ping(nonce=nonce)))
 
-    async def _write(self, request: pb.ConnectRequest) -> bool:
-        """Queue a message for the current stream's writer; False when there is no stream."""
+    async def _write(self, request: pb.ConnectRequest | bytes) -> bool:
+        """Queue a message (or an encoded reply) for the current stream's writer; False when
+        there is no stream."""
         if self._call is None:
             return False
         self._outgoing.append(request)
@@ -438,8 +447,6 @@ class Session:
                 try:
                     for message in self._packed(pending):
                         await call.write(message)
-                        if message.WhichOneof("message") == "batch":
-                            self._stats.batches_sent += 1
                 except (
                     grpc.aio.AioRpcError,
                     asyncio.InvalidStateError,
@@ -449,23 +456,31 @@ class Session:
                     return
                 self._last_write = time.monotonic()
 
-    def _packed(self, pending: list[pb.ConnectRequest]) -> list[pb.ConnectRequest]:
-        """The messages to write for ``pending``: runs of replies packed into batches."""
-        if not self._batching or len(pending) == 1:
-            return pending
-        packed: list[pb.ConnectRequest] = []
-        replies: list[pb.ActionReply] = []
+    def _packed(self, pending: list[pb.ConnectRequest | bytes]) -> list[pb.ConnectRequest | bytes]:
+        """The messages to write for ``pending``: each encoded reply as a ``ConnectRequest``,
+        runs of them packed into batches when the server agreed to batching."""
+        packed: list[pb.ConnectRequest | bytes] = []
+        replies: list[bytes] = []
         for message in pending:
-            if message.WhichOneof("message") == "action_reply":
-                replies.append(message.action_reply)
+            if type(message) is bytes:
+                if not self._batching:
+                    packed.append(request_bytes([message]))
+                else:
+                    replies.append(message)
                 continue
             if replies:
-                packed.append(_reply_message(replies))
+                packed.append(self._replies(replies))
                 replies = []
             packed.append(message)
         if replies:
-            packed.append(_reply_message(replies))
+            packed.append(self._replies(replies))
         return packed
+
+    def _replies(self, replies: list[bytes]) -> bytes:
+        """Encoded replies as one ``ConnectRequest`` (a batch when several)."""
+        if len(replies) > 1:
+            self._stats.batches_sent += 1
+        return request_bytes(replies)
 
     # Messages from the server ----------------------------------------------------------------
 
@@ -529,6 +544,7 @@ class Session:
             hooks=_hooks_of(bot),
             wants_events=type(bot).on_event is not Bot.on_event,
             log=table_log,
+            table_field=table_id_field(table.table_id),
         )
         self._tables[table.table_id] = state
         table_log.info("joined table", ruleset=table.ruleset.name, game_number=table.game_number)
@@ -750,17 +766,16 @@ class Session:
         fallback: str | None = None,
     ) -> None:
         open_request.sent = action
-        reply = pb.ActionReply(
-            table_id=state.table.table_id,
-            request_id=open_request.request_id,
-            action=convert.action_to_proto(action),
+        reply = reply_bytes(
+            state.table_field,
+            open_request.request_id,
+            action,
+            note=state.bot.pending_note,
+            fallback_reason=(
+                None if fallback is None else clip_utf8(fallback, FALLBACK_REASON_MAX_BYTES)
+            ),
         )
-        note = state.bot.pending_note
-        if note is not None:
-            reply.note.CopyFrom(note)
-        if fallback is not None:
-            reply.fallback.reason = clip_utf8(fallback, FALLBACK_REASON_MAX_BYTES)
-        if await self._write(pb.ConnectRequest(action_reply=reply)):
+        if await self._write(reply):
             self._stats.actions += 1
 
     async def _on_rejected(self, rejected: pb.ActionRejected) -> None:
@@ -790,13 +805,6 @@ class Session:
             await self._send_fallback(
                 state, open_request, f"the server rejected the reply: {rejected.message}"
             )
-
-
-def _reply_message(replies: list[pb.ActionReply]) -> pb.ConnectRequest:
-    """One reply alone, or several as a ``ReplyBatch``."""
-    if len(replies) == 1:
-        return pb.ConnectRequest(action_reply=replies[0])
-    return pb.ConnectRequest(batch=pb.ReplyBatch(replies=replies))
 
 
 def _raised(hook: Any, error: BaseException) -> str:
