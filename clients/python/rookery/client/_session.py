@@ -13,7 +13,19 @@ from typing import Any
 
 import grpc
 import structlog
-from rookery.engine import Action, LegalActions, Observation, Phase, parse_action
+from rookery.engine import (
+    Action,
+    Bid,
+    Bury,
+    CallCard,
+    LegalActions,
+    NameTrump,
+    Observation,
+    Pass,
+    Phase,
+    PlayCard,
+    parse_action,
+)
 from rookery.v1 import bot_service_pb2 as pb
 from rookery.wire import convert
 from rookery.wire.errors import WireError
@@ -49,6 +61,8 @@ _FATAL_CODES = frozenset(
 )
 #: How long to wait for the Welcome after sending the Hello.
 _WELCOME_TIMEOUT_S = 10.0
+_ANSWERS = frozenset({str, Pass, Bid, NameTrump, Bury, CallCard, PlayCard})
+"""What a sync hook returns (checked before the slower ``inspect.isawaitable``)."""
 _CONNECT = "/" + pb.DESCRIPTOR.services_by_name["BotService"].full_name + "/Connect"
 
 
@@ -425,9 +439,9 @@ class Session:
             await asyncio.sleep(max(0.05, self._last_write + interval - time.monotonic()))
             if time.monotonic() - self._last_write >= interval:
                 nonce += 1
-                await self._write(pb.ConnectRequest(ping=pb.Ping(nonce=nonce)))
+                self._write(pb.ConnectRequest(ping=pb.Ping(nonce=nonce)))
 
-    async def _write(self, request: pb.ConnectRequest | bytes) -> bool:
+    def _write(self, request: pb.ConnectRequest | bytes) -> bool:
         """Queue a message (or an encoded reply) for the current stream's writer; False when
         there is no stream."""
         if self._call is None:
@@ -499,6 +513,8 @@ class Session:
                         pending = self._event(inner.event)
                         if pending is not None:
                             await pending
+                    elif kind == "action_request":
+                        await self._on_request(inner.action_request)
                     else:
                         await self._dispatch(inner, kind)
             else:
@@ -670,7 +686,7 @@ class Session:
             return
         finally:
             structlog.contextvars.reset_contextvars(**tokens)
-        if inspect.isawaitable(chosen):
+        if type(chosen) not in _ANSWERS and inspect.isawaitable(chosen):
             task = asyncio.create_task(self._finish_async(state, open_request, chosen, deadline))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
@@ -775,7 +791,7 @@ class Session:
                 None if fallback is None else clip_utf8(fallback, FALLBACK_REASON_MAX_BYTES)
             ),
         )
-        if await self._write(reply):
+        if self._write(reply):
             self._stats.actions += 1
 
     async def _on_rejected(self, rejected: pb.ActionRejected) -> None:
