@@ -126,9 +126,10 @@ def test_the_sdks_replies_are_protobufs(
         reply = pb.ActionReply(
             table_id=table_id, request_id=request_id, action=convert.action_to_proto(action)
         )
-        if marked:
+        if note is not None:
             reply.note.CopyFrom(note)
-            reply.fallback.reason = reason or ""
+        if reason is not None:
+            reply.fallback.reason = reason
         got = client_encoding.reply_bytes(
             client_encoding.table_id_field(table_id),
             request_id,
