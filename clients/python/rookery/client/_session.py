@@ -98,6 +98,10 @@ class RunOptions:
     batching: bool = True
     """Offer batching (``Hello.batching``): several messages per gRPC message both ways when a
     session has several at once. Off, every message travels alone."""
+    defer_events: bool = True
+    """Let the server hold a table's events until the seat's next request or the game's end
+    (``Hello.defer_events``): the same events in the same order, fewer messages. Off, each event
+    comes as it happens."""
 
 
 @dataclass
@@ -325,6 +329,7 @@ class Session:
             client=options.client,
             observations_only=not _wants_events(self._factory),
             batching=options.batching,
+            defer_events=options.defer_events,
         )
         if self._session_id:
             hello.resume.session_id = self._session_id
