@@ -393,6 +393,90 @@ async def test_a_rejected_reply_is_retried_with_the_fallback() -> None:
     assert (stats.rejections, stats.fallbacks) == (1, 1)
 
 
+# Card masks: the SDK reads a request's card sets from its bit masks ---------------------------
+
+
+def _at_play(seed: int) -> Game:
+    """A standard game at its first play (the auction opened at the minimum, then passes)."""
+    game = Game(Ruleset.preset("standard"), seed=seed)
+    while True:
+        seat = game.current_player
+        assert seat is not None
+        observation, legal = game.observation_for(seat), game.legal_actions()
+        if observation.phase is Phase.PLAY:
+            return game
+        opening = observation.phase is Phase.BIDDING and not observation.high_bid and legal.bids
+        game.apply(Bid(legal.bids[0]) if opening else legal[0])
+
+
+class MasksOnly(bot_service_pb2_grpc.BotServiceServicer):
+    """Asks once, at the first play, with the card sets only in ``card_masks`` (the repeated
+    card fields left empty), and records the reply."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.replies: list[pb.ActionReply] = []
+        self.done = asyncio.Event()
+
+    async def Connect(
+        self, request_iterator: Any, context: Any
+    ) -> AsyncIterator[pb.ConnectResponse]:
+        await request_iterator.__anext__()
+        yield pb.ConnectResponse(welcome=pb.Welcome(session_id="s-1", resume_secret="x"))
+        game = self.game
+        seat = game.current_player
+        assert seat is not None
+        joined = pb.TableJoined(table_id="t-1", seat=seat)
+        joined.ruleset.CopyFrom(convert.ruleset_to_proto(game.ruleset))
+        yield pb.ConnectResponse(table_joined=joined)
+        observation, legal = game.observation_for(seat), game.legal_actions()
+        request = pb.ActionRequest(
+            table_id="t-1",
+            request_id=1,
+            seat=seat,
+            observation=convert.observation_to_proto(observation),
+            legal_actions=convert.legal_actions_to_proto(legal),
+            deadline_ms=5000,
+            card_masks=convert.card_masks_to_proto(observation, legal),
+        )
+        del request.observation.hand[:], request.legal_actions.playable_cards[:]
+        yield pb.ConnectResponse(action_request=request)
+        self.replies.append((await request_iterator.__anext__()).action_reply)
+        self.done.set()
+        await asyncio.sleep(30)
+
+
+async def test_the_sdk_reads_the_hand_and_the_playable_cards_from_the_card_masks() -> None:
+    game = _at_play(5)
+    seat = game.current_player
+    assert seat is not None
+    seen: list[tuple[int, list[str]]] = []
+
+    class Recording(LastLegal):
+        def act(self, observation: Observation) -> Action:
+            seen.append((observation.hand, [str(a) for a in observation.legal_actions()]))
+            return super().act(observation)
+
+    scripted = MasksOnly(game)
+    grpc_server = grpc.aio.server()
+    bot_service_pb2_grpc.add_BotServiceServicer_to_server(scripted, grpc_server)
+    port = grpc_server.add_insecure_port("127.0.0.1:0")
+    await grpc_server.start()
+    stop = asyncio.Event()
+    run = asyncio.create_task(arun_bot(Recording, f"127.0.0.1:{port}", name="b", stop=stop))
+    try:
+        await asyncio.wait_for(scripted.done.wait(), 10.0)
+    finally:
+        stop.set()
+        stats = await asyncio.wait_for(run, 10.0)
+        await grpc_server.stop(0)
+
+    legal = game.legal_actions()
+    assert seen == [(game.observation_for(seat).hand, [str(action) for action in legal])]
+    assert convert.action_from_proto(scripted.replies[0].action) == legal[len(legal) - 1]
+    assert not scripted.replies[0].HasField("fallback") and stats.fallbacks == 0
+
+
 # Loading bots -----------------------------------------------------------------------------------
 
 

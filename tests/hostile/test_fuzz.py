@@ -201,6 +201,7 @@ class _Seat:
     def __init__(self, name: str) -> None:
         self.bot, self.version, self.is_attached = name, "", True
         self.wants_events = True
+        self.defers_events = False
         self.requests: list[pb.ActionRequest] = []
 
     def join(self, table: Table, seat: int) -> None: ...

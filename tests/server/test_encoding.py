@@ -24,6 +24,9 @@ def expected_request(game: Game, seat: int, request_id: int) -> bytes:
     asked.deadline_ms = 2000
     asked.bank_ms = 500
     asked.last_seq = 17
+    asked.card_masks.CopyFrom(
+        convert.card_masks_to_proto(game.observation_for(seat), game.legal_actions())
+    )
     return message.SerializeToString()
 
 

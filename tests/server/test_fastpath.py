@@ -1,9 +1,10 @@
 """Every hand-made fast path against the reference, on random inputs.
 
-The bytes assembled by hand (``server._encoding`` for the bot stream, ``wire.protobytes`` and
-the card, deal and replay-action encoders of ``wire``) against protobuf's own
-``SerializeToString`` of the message ``convert`` builds; the SDK's incremental decoding against
-decoding everything; the one memo against its contract. Random games of every preset, random
+The bytes assembled by hand (``server._encoding`` for the bot stream, ``client._encoding`` for
+the SDK's replies, ``wire.protobytes`` and the card, deal and replay-action encoders of ``wire``)
+against protobuf's own ``SerializeToString`` of the message ``convert`` builds; the SDK's
+incremental decoding, and its reading of the card masks, against decoding everything; the one
+memo against its contract. Random games of every preset, random
 multi-byte ids, sequence numbers and clocks, long and non-ASCII table ids.
 """
 
@@ -12,17 +13,21 @@ from __future__ import annotations
 import contextlib
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rookery.client import _encoding as client_encoding
 from rookery.engine import PRESETS, Game
 from rookery.server._encoding import (
     RequestEncoder,
     batch_bytes,
     event_bytes,
+    public_event_bytes,
     table_event_prefix,
 )
-from rookery.v1 import actions_pb2, bot_service_pb2, replay_pb2
+from rookery.v1 import actions_pb2, bot_service_pb2, notes_pb2, replay_pb2
 from rookery.wire import convert, protobytes
+from rookery.wire.errors import MalformedMessageError
 from rookery.wire.memo import BoundedMemo
 from rookery.wire.replay import ActionOutcome, _encoded_actions
 
@@ -67,6 +72,7 @@ def test_an_action_request_is_protobufs_for_any_game_ids_and_clocks(
                 deadline_ms=deadline_ms,
                 bank_ms=bank_ms,
                 last_seq=last_seq,
+                card_masks=convert.card_masks_to_proto(observation, legal),
             )
         )
         got = encoder.action_request(
@@ -92,10 +98,52 @@ def test_events_and_batches_are_protobufs(game: Game, table_id: str) -> None:
             proto = convert.event_to_proto(event, game.ruleset, seat)
             message = pb.ConnectResponse(event=pb.TableEvent(table_id=table_id, event=proto))
             assert event_bytes(prefix, proto) == message.SerializeToString()
+            if seat is None:  # the frequent public events from bytes: the same, or None
+                fast = public_event_bytes(prefix, event)
+                assert fast is None or fast == message.SerializeToString()
+                assert (fast is None) == (
+                    proto.WhichOneof("kind")
+                    not in ("card_played", "trick_won", "bid_made", "passed")
+                )
             encoded.append(event_bytes(prefix, proto))
             expected.messages.append(message)
     if encoded:
         assert batch_bytes(encoded) == pb.ConnectResponse(batch=expected).SerializeToString()
+
+
+@FAST
+@given(GAMES, TABLE_IDS, st.lists(UINT64, min_size=1, max_size=5), st.booleans())
+def test_the_sdks_replies_are_protobufs(
+    game: Game, table_id: str, request_ids: list[int], marked: bool
+) -> None:
+    if game.is_over:
+        return
+    actions = [*game.legal_actions()][: len(request_ids)]
+    note = notes_pb2.BotNote(text="é 400", values={"samples": 400.0}) if marked else None
+    reason = "act raised ValueError: no card" if marked else None
+    encoded, expected = [], []
+    for request_id, action in zip(request_ids, actions, strict=False):
+        reply = pb.ActionReply(
+            table_id=table_id, request_id=request_id, action=convert.action_to_proto(action)
+        )
+        if note is not None:
+            reply.note.CopyFrom(note)
+        if reason is not None:
+            reply.fallback.reason = reason
+        got = client_encoding.reply_bytes(
+            client_encoding.table_id_field(table_id),
+            request_id,
+            action,
+            note=note,
+            fallback_reason=reason,
+        )
+        assert got == reply.SerializeToString()
+        encoded.append(got)
+        expected.append(reply)
+    alone = pb.ConnectRequest(action_reply=expected[0]).SerializeToString()
+    assert client_encoding.request_bytes(encoded[:1]) == alone
+    batch = pb.ConnectRequest(batch=pb.ReplyBatch(replies=expected)).SerializeToString()
+    assert len(encoded) == 1 or client_encoding.request_bytes(encoded) == batch
 
 
 @FAST
@@ -136,6 +184,49 @@ def test_the_byte_primitives_are_protobufs(values: list[int], scalar: int, big: 
     assert table[scalar] == observation(bidder=scalar).SerializeToString()
     request = pb.ActionRequest
     assert protobytes.uint_field(2, big) == request(request_id=big).SerializeToString()
+    masks = actions_pb2.CardMasks
+    assert protobytes.fixed64_field(6, big) == masks(playable_cards=big).SerializeToString()
+
+
+@FAST
+@given(GAMES)
+def test_reading_the_card_masks_gives_what_reading_the_card_fields_gives(game: Game) -> None:
+    legal = game.legal_actions() if not game.is_over else None
+    for seat in range(game.ruleset.players):
+        observation = game.observation_for(seat)
+        message = convert.observation_to_proto(observation)
+        if legal is None:  # the game is over: the observation's own sets
+            masks = actions_pb2.CardMasks(
+                hand=observation.hand, nest=observation.nest, buried=observation.buried
+            )
+            assert convert.observation_from_proto(message, masks=masks) == (
+                convert.observation_from_proto(message)
+            )
+            continue
+        masks = pb.ActionRequest.FromString(
+            pb.ActionRequest(
+                card_masks=convert.card_masks_to_proto(observation, legal)
+            ).SerializeToString()
+        ).card_masks
+        assert convert.observation_from_proto(message, masks=masks) == (
+            convert.observation_from_proto(message)
+        )
+        proto_legal = convert.legal_actions_to_proto(legal)
+        assert convert.legal_actions_from_proto(proto_legal, masks=masks) == legal
+
+
+def test_a_card_mask_with_a_bit_that_is_no_card_is_malformed() -> None:
+    game = _played("standard", 1, 3)
+    observation = game.observation_for(game.current_player or 0)
+    masks = convert.card_masks_to_proto(observation, game.legal_actions())
+    masks.hand |= 1 << 58
+    with pytest.raises(MalformedMessageError, match=r"card_masks\.hand.*bit 58"):
+        convert.observation_from_proto(convert.observation_to_proto(observation), masks=masks)
+    masks.hand, masks.playable_cards = observation.hand, 1 << 63
+    with pytest.raises(MalformedMessageError, match=r"card_masks\.playable_cards.*bit 63"):
+        convert.legal_actions_from_proto(
+            convert.legal_actions_to_proto(game.legal_actions()), masks=masks
+        )
 
 
 @FAST

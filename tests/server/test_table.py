@@ -23,6 +23,7 @@ class FakeSession:
         self.table: SeatedTable | None = None
         self.seat = -1
         self.wants_events = True
+        self.defers_events = False
         self.messages: list[pb.ConnectResponse] = []
 
     def join(self, table: SeatedTable, seat: int) -> None:

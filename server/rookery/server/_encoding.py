@@ -16,19 +16,25 @@ from __future__ import annotations
 from google.protobuf.message import Message
 from rookery.engine import (
     NUM_CARDS,
+    BidMade,
+    CardPlayed,
+    EventBase,
     LegalActions,
     Observation,
+    Passed,
     Phase,
     Ruleset,
     Suit,
     Trick,
+    TrickWon,
 )
-from rookery.v1 import actions_pb2, bot_service_pb2
+from rookery.v1 import actions_pb2, bot_service_pb2, events_pb2
 from rookery.wire import convert
 from rookery.wire.memo import BoundedMemo
 from rookery.wire.protobytes import ScalarField as _Scalar
 from rookery.wire.protobytes import field as _field
 from rookery.wire.protobytes import field_number as _number
+from rookery.wire.protobytes import fixed64_field as _fixed64
 from rookery.wire.protobytes import packed_field as _packed
 from rookery.wire.protobytes import uint_field as _uint
 from rookery.wire.protobytes import varint as _varint
@@ -37,6 +43,7 @@ __all__ = [
     "RequestEncoder",
     "batch_bytes",
     "event_bytes",
+    "public_event_bytes",
     "serialize_response",
     "table_event_prefix",
 ]
@@ -103,6 +110,13 @@ _REQUEST_SEAT = _Scalar(_ActionRequest, "seat")
 _REQUEST_DEADLINE_MS = _Scalar(_ActionRequest, "deadline_ms")
 _REQUEST_BANK_MS = _Scalar(_ActionRequest, "bank_ms")
 _REQUEST_LAST_SEQ = _number(_ActionRequest, "last_seq")
+_REQUEST_CARD_MASKS = _number(_ActionRequest, "card_masks")
+_MASKS_HAND = _number(actions_pb2.CardMasks, "hand")
+_MASKS_NEST = _number(actions_pb2.CardMasks, "nest")
+_MASKS_BURIED = _number(actions_pb2.CardMasks, "buried")
+_MASKS_BURY_FROM = _number(actions_pb2.CardMasks, "bury_candidates")
+_MASKS_CALL_FROM = _number(actions_pb2.CardMasks, "callable_cards")
+_MASKS_PLAYABLE = _number(actions_pb2.CardMasks, "playable_cards")
 _PHASES = {phase: int(convert.phase_to_proto(phase)) for phase in Phase}
 _SUITS: dict[Suit | None, int] = {suit: int(convert.suit_to_proto(suit)) for suit in Suit}
 _SUITS[None] = int(convert.suit_to_proto(None))
@@ -163,6 +177,20 @@ def _legal(legal: LegalActions) -> bytes:
     if legal.play:
         parts.append(_PLAYABLE(legal.play))
     return b"".join(parts)
+
+
+def _card_masks(observation: Observation, legal: LegalActions) -> bytes:
+    """A ``CardMasks`` message's bytes (as ``convert.card_masks_to_proto``)."""
+    return b"".join(
+        (
+            _fixed64(_MASKS_HAND, observation.hand),
+            _fixed64(_MASKS_NEST, observation.nest),
+            _fixed64(_MASKS_BURIED, observation.buried),
+            _fixed64(_MASKS_BURY_FROM, legal.bury_from),
+            _fixed64(_MASKS_CALL_FROM, legal.call_from),
+            _fixed64(_MASKS_PLAYABLE, legal.play),
+        )
+    )
 
 
 _PLAY = Phase.PLAY
@@ -318,6 +346,7 @@ class RequestEncoder:
                 _REQUEST_DEADLINE_MS[deadline_ms],
                 _REQUEST_BANK_MS[bank_ms],
                 _uint(_REQUEST_LAST_SEQ, last_seq),
+                _field(_REQUEST_CARD_MASKS, _card_masks(observation, legal)),
             ]
         )
         return b"".join((_ACTION_REQUEST_TAG, _varint(len(body)), body))
@@ -336,6 +365,63 @@ def table_event_prefix(table_id: str) -> bytes:
 def event_bytes(prefix: bytes, event: Message) -> bytes:
     """A ``ConnectResponse`` carrying a ``TableEvent``, as bytes (``prefix``: the table's id)."""
     return _field(_EVENT, prefix + _field(_TABLE_EVENT_EVENT, event.SerializeToString()))
+
+
+_Event = events_pb2.Event
+_EVENT_SEQ = _number(_Event, "seq")
+_EVENT_HAND_NUMBER = _Scalar(_Event, "hand_number")
+
+
+def _kind_bytes(kind: str, message: Message) -> bytes:
+    """One ``Event.kind`` field (its tag, length and message)."""
+    return _field(_number(_Event, kind), message.SerializeToString())
+
+
+_CARD_PLAYED: tuple[tuple[bytes, ...], ...] = tuple(
+    tuple(
+        _kind_bytes(
+            "card_played",
+            events_pb2.CardPlayed(seat=seat, card=convert.card_to_proto(card)),
+        )
+        for card in range(NUM_CARDS)
+    )
+    for seat in range(8)  # a ruleset seats at most 6
+)
+"""``_CARD_PLAYED[seat][card]``: the ``Event.card_played`` field of that play."""
+_TRICK_WON: BoundedMemo[tuple[int, int, int], bytes] = BoundedMemo(
+    65536,
+    lambda key: _kind_bytes(
+        "trick_won", events_pb2.TrickWon(seat=key[0], points=key[1], trick_index=key[2])
+    ),
+)
+"""The ``Event.trick_won`` field, by (seat, points, trick index)."""
+_BID_MADE: BoundedMemo[tuple[int, int], bytes] = BoundedMemo(
+    65536,
+    lambda key: _kind_bytes("bid_made", events_pb2.BidMade(seat=key[0], amount=key[1])),
+)
+"""The ``Event.bid_made`` field, by (seat, amount)."""
+_PASSED: BoundedMemo[int, bytes] = BoundedMemo(
+    64, lambda seat: _kind_bytes("passed", events_pb2.Passed(seat=seat))
+)
+"""The ``Event.passed`` field, by seat."""
+
+
+def public_event_bytes(prefix: bytes, event: EventBase) -> bytes | None:
+    """The most frequent events (a card played, a trick won, a bid, a pass: public, the same for
+    every seat), as ``event_bytes`` gives them from ``convert.event_to_proto(event, ruleset,
+    None)``, from bytes encoded once; ``None`` for any other event (encode its proto)."""
+    if isinstance(event, CardPlayed):
+        body = _CARD_PLAYED[event.seat][event.card]
+    elif isinstance(event, TrickWon):
+        body = _TRICK_WON[event.seat, event.points, event.trick_index]
+    elif isinstance(event, BidMade):
+        body = _BID_MADE[event.seat, event.amount]
+    elif isinstance(event, Passed):
+        body = _PASSED[event.seat]
+    else:
+        return None
+    encoded = b"".join((_uint(_EVENT_SEQ, event.seq), _EVENT_HAND_NUMBER[event.hand_number], body))
+    return _field(_EVENT, prefix + _field(_TABLE_EVENT_EVENT, encoded))
 
 
 def batch_bytes(messages: list[bytes]) -> bytes:

@@ -63,6 +63,12 @@ class SeatChannel(Protocol):
         """False when the bot asked for observations only (no TableEvent messages)."""
         ...
 
+    @property
+    def defers_events(self) -> bool:
+        """True when the bot let the server hold its events until its next request
+        (``Hello.defer_events``)."""
+        ...
+
     def join(self, table: SeatedTable, seat: int) -> None:
         """The session is seated at ``table``."""
         ...

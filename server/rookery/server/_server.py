@@ -638,6 +638,7 @@ class RookeryServer:
             on_rejection=self._hooks.rejection,
             wants_events=not hello.observations_only,
             batching=hello.batching,
+            defers_events=hello.defer_events,
             peer=peer,
         )
         if self.is_launch_key(hello.name, hello.token):

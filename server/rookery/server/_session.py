@@ -66,6 +66,7 @@ class Session:
         on_rejection: Callable[[str], None],
         wants_events: bool = True,
         batching: bool = False,
+        defers_events: bool = False,
         peer: str = "",
     ) -> None:
         self.id = "s-" + secrets.token_hex(8)
@@ -82,6 +83,9 @@ class Session:
         """False when the bot asked for no TableEvent messages (Hello.observations_only)."""
         self.batching = batching
         """True when the stream's Hello offered batching (ConnectResponse.batch both ways)."""
+        self.defers_events = defers_events
+        """True when the stream's Hello let the server hold a table's events until the
+        session's next request or TableFinished of that table (Hello.defer_events)."""
         self.batches_sent = 0
         """ConnectResponse.batch messages sent to the session, over all its streams."""
         self.reply_batches = 0

@@ -58,7 +58,7 @@ from rookery.wire.errors import MalformedMessageError
 from rookery.wire.replay import ActionOutcome, ReplayBuilder
 
 from ._bot_seeds import bot_seed
-from ._encoding import RequestEncoder, event_bytes, table_event_prefix
+from ._encoding import RequestEncoder, event_bytes, public_event_bytes, table_event_prefix
 from ._errors import TableSpecError
 from ._ports import SeatChannel
 from ._time_control import LatePolicy, TimeControl
@@ -293,6 +293,7 @@ class _Seat:
         "fallbacks",
         "gone",
         "grace_timer",
+        "held",
         "illegal",
         "index",
         "last_late_request",
@@ -315,6 +316,9 @@ class _Seat:
         self.strikes = 0
         self.gone = False
         self.skip_until = 0
+        self.held: list[bytes] = []
+        """Encoded events held for a session that defers them (``Hello.defer_events``): sent
+        before the seat's next request or its TableFinished."""
         self.grace_timer: asyncio.TimerHandle | None = None
         self.last_late_request = 0
         self.accepted = 0
@@ -624,6 +628,8 @@ class Table:
         tc = self.time_control
         game = self.game
         assert seat.session is not None
+        if seat.held:
+            self._release(seat)
         if request.deadline is not None:
             left_ms = max(0, int((request.deadline - asyncio.get_running_loop().time()) * 1000))
             action_ms = min(tc.action_ms, left_ms)
@@ -654,6 +660,15 @@ class Table:
             )
         self._start_clock(request, seat)
         seat.session.send_encoded(request.message)
+
+    @staticmethod
+    def _release(seat: _Seat) -> None:
+        """Sends the events held for the seat's session, in order."""
+        held, seat.held = seat.held, []
+        session = seat.session
+        if session is not None:
+            for message in held:
+                session.send_encoded(message)
 
     def _start_clock(self, request: _Request, seat: _Seat) -> None:
         """Starts the request's clock: the seat's action time plus its bank."""
@@ -890,6 +905,7 @@ class Table:
         if self.is_finished or seat.is_connected:
             return
         seat.gone = True
+        seat.held.clear()
         if seat.session is not None:
             seat.session.leave(self.id)
         self._log.info("seat gone: no resume within the grace period", seat=seat.index)
@@ -916,6 +932,7 @@ class Table:
                     table_id=self.id, event=self._event_proto(event, seat_index)
                 )
         seat.skip_until = self.game_seq
+        seat.held.clear()  # the snapshot's events include them
         return [_ConnectResponse(table_snapshot=snapshot)]
 
     @property
@@ -956,23 +973,32 @@ class Table:
             return
         events = game.events_since(self._sent_seq)
         prefix = self._event_prefix
+        watchers = self.watchers
         for event in events:
-            public = self._event_proto(event, None)
-            private = type(event).view is not EventBase.view
-            # Each view encoded once: the public bytes are shared by every receiver.
-            shared = None if private or not receivers else event_bytes(prefix, public)
+            # Each view encoded once: the public bytes are shared by every receiver (the most
+            # frequent events from bytes encoded once, without a proto).
+            shared = public_event_bytes(prefix, event) if receivers else None
+            public = self._event_proto(event, None) if watchers else None
+            if shared is None and receivers and type(event).view is EventBase.view:
+                if public is None:
+                    public = self._event_proto(event, None)
+                shared = event_bytes(prefix, public)
             for seat in receivers:
                 if event.seq <= seat.skip_until:
                     continue
                 session = seat.session
                 assert session is not None
-                if shared is not None:
-                    session.send_encoded(shared)
+                if shared is None:
+                    encoded = event_bytes(prefix, self._event_proto(event, seat.index))
                 else:
-                    session.send_encoded(event_bytes(prefix, self._event_proto(event, seat.index)))
-            if self.watchers:
+                    encoded = shared
+                if session.defers_events:
+                    seat.held.append(encoded)
+                else:
+                    session.send_encoded(encoded)
+            if watchers:
                 message = spectator_service_pb2.WatchTableResponse(event=public)
-                for watcher in list(self.watchers):
+                for watcher in list(watchers):
                     if event.seq > watcher.skip_until:
                         watcher.put(message)
             self._sent_seq = event.seq
@@ -1150,6 +1176,8 @@ class Table:
                 seat.grace_timer.cancel()
                 seat.grace_timer = None
             session = seat.session
+            if seat.held and not seat.gone:
+                self._release(seat)
             if session is not None and not seat.gone:
                 session.table_finished(
                     self.id,

@@ -103,6 +103,7 @@ __all__ = [
     "card_field_elements",
     "card_field_encoder",
     "card_from_proto",
+    "card_masks_to_proto",
     "card_to_proto",
     "cards_to_proto",
     "deal_from_proto",
@@ -116,6 +117,7 @@ __all__ = [
     "is_partner_revealed",
     "legal_actions_from_proto",
     "legal_actions_to_proto",
+    "mask_from_bits",
     "mask_from_proto",
     "observation_from_proto",
     "observation_to_proto",
@@ -223,6 +225,30 @@ def mask_from_proto(cards: Iterable[cards_pb2.Card], field: str = "cards") -> in
             return _checked_mask_from_proto(cards, field)
         mask |= 1 << card
     return mask
+
+
+_NO_CARD_BITS = ~((1 << NUM_CARDS) - 1)
+
+
+def mask_from_bits(bits: int, field: str = "cards") -> int:
+    """The card mask of a ``CardMasks`` field: refused when a bit stands for no card."""
+    if bits & _NO_CARD_BITS:
+        raise MalformedMessageError(
+            field, f"sets bit {(bits & _NO_CARD_BITS).bit_length() - 1}: only bits 0..57 are cards"
+        )
+    return bits
+
+
+def card_masks_to_proto(observation: Observation, legal: LegalActions) -> actions_pb2.CardMasks:
+    """The ``CardMasks`` of an ActionRequest: its observation's and legal actions' card sets."""
+    return actions_pb2.CardMasks(
+        hand=observation.hand,
+        nest=observation.nest,
+        buried=observation.buried,
+        bury_candidates=legal.bury_from,
+        callable_cards=legal.call_from,
+        playable_cards=legal.play,
+    )
 
 
 def _checked_mask_from_proto(cards: Iterable[cards_pb2.Card], field: str) -> int:
@@ -492,21 +518,34 @@ def legal_actions_to_proto(legal: LegalActions) -> actions_pb2.LegalActions:
 
 
 def legal_actions_from_proto(
-    message: actions_pb2.LegalActions, field: str = "legal_actions"
+    message: actions_pb2.LegalActions,
+    field: str = "legal_actions",
+    *,
+    masks: actions_pb2.CardMasks | None = None,
 ) -> LegalActions:
-    """The engine ``LegalActions`` of a proto ``LegalActions``."""
+    """The engine ``LegalActions`` of a proto ``LegalActions``; with ``masks`` (an
+    ActionRequest's ``card_masks``), its card sets are read from those instead of the repeated
+    card fields."""
     phase = phase_from_proto(message.phase, f"{field}.phase")
     for index, suit in enumerate(message.trump_suits):
         suit_from_proto(suit, f"{field}.trump_suits[{index}]")
+    if masks is not None:
+        bury_from = mask_from_bits(masks.bury_candidates, "card_masks.bury_candidates")
+        call_from = mask_from_bits(masks.callable_cards, "card_masks.callable_cards")
+        play = mask_from_bits(masks.playable_cards, "card_masks.playable_cards")
+    else:
+        bury_from = mask_from_proto(message.bury_candidates, f"{field}.bury_candidates")
+        call_from = mask_from_proto(message.callable_cards, f"{field}.callable_cards")
+        play = mask_from_proto(message.playable_cards, f"{field}.playable_cards")
     return LegalActions(
         phase,
         message.seat,
         can_pass=message.can_pass,
         bids=tuple(message.bids),
-        bury_from=mask_from_proto(message.bury_candidates, f"{field}.bury_candidates"),
+        bury_from=bury_from,
         bury_count=message.bury_count,
-        call_from=mask_from_proto(message.callable_cards, f"{field}.callable_cards"),
-        play=mask_from_proto(message.playable_cards, f"{field}.playable_cards"),
+        call_from=call_from,
+        play=play,
     )
 
 
@@ -613,6 +652,7 @@ def observation_from_proto(
     field: str = "observation",
     *,
     earlier: Observation | None = None,
+    masks: actions_pb2.CardMasks | None = None,
 ) -> Observation:
     """The engine ``Observation`` of a proto ``Observation`` (for bots that want engine values).
 
@@ -620,6 +660,9 @@ def observation_from_proto(
     the auction and the completed tricks only grow, so while ``earlier`` is of the same hand its
     auction entries and tricks are taken as the message's first ones (when the message has at
     least as many and the last of them agrees) and only the new ones are decoded.
+
+    ``masks``: the ActionRequest's ``card_masks``; the hand, nest and buried cards are then read
+    from those (three integers) instead of the repeated card fields.
     """
     if not message.HasField("ruleset"):
         raise MalformedMessageError(f"{field}.ruleset", "is not set")
@@ -638,6 +681,14 @@ def observation_from_proto(
     known_tricks: tuple[Trick, ...] = ()
     if earlier is not None and earlier.hand_number == message.hand_number:
         known_auction, known_tricks = earlier.auction, earlier.completed_tricks
+    if masks is not None:
+        hand = mask_from_bits(masks.hand, "card_masks.hand")
+        nest = mask_from_bits(masks.nest, "card_masks.nest")
+        buried = mask_from_bits(masks.buried, "card_masks.buried")
+    else:
+        hand = mask_from_proto(message.hand, f"{field}.hand")
+        nest = mask_from_proto(message.nest, f"{field}.nest")
+        buried = mask_from_proto(message.buried, f"{field}.buried")
     return Observation(
         ruleset=ruleset,
         seat=message.seat,
@@ -645,15 +696,15 @@ def observation_from_proto(
         dealer=message.dealer,
         phase=phase_from_proto(message.phase, f"{field}.phase"),
         current_player=message.current_player,
-        hand=mask_from_proto(message.hand, f"{field}.hand"),
-        nest=mask_from_proto(message.nest, f"{field}.nest"),
+        hand=hand,
+        nest=nest,
         auction=_auction_from_proto(message.auction, known_auction),
         high_bid=message.high_bid,
         high_bidder=message.high_bidder,
         bidder=message.bidder,
         bid=message.bid,
         trump=_optional_suit_from_proto(message.trump, f"{field}.trump"),
-        buried=mask_from_proto(message.buried, f"{field}.buried"),
+        buried=buried,
         buried_count=message.buried_count,
         called_card=_optional_card_from_proto(
             message.called_card, message.HasField("called_card"), f"{field}.called_card"

@@ -12,6 +12,7 @@ produce exactly what protobuf produces for the same fields; callers put the fiel
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -23,6 +24,7 @@ __all__ = [
     "card_field_encoder",
     "field",
     "field_number",
+    "fixed64_field",
     "packed_field",
     "uint_field",
     "varint",
@@ -62,6 +64,16 @@ def field(number: int, payload: bytes) -> bytes:
     if length < 0x80:
         return _LENGTH_DELIMITED[number] + _ONE_BYTE[length] + payload
     return _LENGTH_DELIMITED[number] + varint(length) + payload
+
+
+_FIXED64_TAGS = [b""] + [varint(number << 3 | 1) for number in range(1, 2048)]
+"""The tag of a fixed64 field, by field number."""
+_PACK_FIXED64 = struct.Struct("<Q").pack
+
+
+def fixed64_field(number: int, value: int) -> bytes:
+    """A fixed64 field (a card mask): its tag and 8 little-endian bytes; nothing for 0."""
+    return _FIXED64_TAGS[number] + _PACK_FIXED64(value) if value else b""
 
 
 def uint_field(number: int, value: int) -> bytes:

@@ -61,6 +61,7 @@ async def arun_bot(
     reconnect_timeout_s: float = 60.0,
     stop: asyncio.Event | None = None,
     batching: bool = True,
+    defer_events: bool = True,
 ) -> RunStats:
     """Play as bot ``name`` at ``server`` (``host:port``) until ``stop`` is set or ``games`` end.
 
@@ -73,6 +74,10 @@ async def arun_bot(
     once that many games have finished, counted over every session. ``batching`` (on by default)
     lets a session get, and send, several messages in one gRPC message when it has several at once
     (``Hello.batching``): the same messages in the same order, at a fraction of the cost.
+    ``defer_events`` (on by default) lets the server hold a table's events until the seat's next
+    request (``Hello.defer_events``): ``on_event`` still sees every event, in order, before the
+    hook that acts, but not while other seats play; turn it off for a bot that thinks between its
+    turns on what just happened.
 
     What is not given comes from the environment the arena sets for a bot it launches:
     ``ROOKERY_SERVER`` (default ``127.0.0.1:50051``), ``ROOKERY_TOKEN``, ``ROOKERY_BOT_NAME``
@@ -104,6 +109,7 @@ async def arun_bot(
         connect_timeout_s=connect_timeout_s,
         reconnect_timeout_s=reconnect_timeout_s,
         batching=batching,
+        defer_events=defer_events,
     )
     stop = stop if stop is not None else asyncio.Event()
     stats = RunStats()
@@ -151,6 +157,7 @@ def run_bot(
     connect_timeout_s: float = 10.0,
     reconnect_timeout_s: float = 60.0,
     batching: bool = True,
+    defer_events: bool = True,
 ) -> RunStats:
     """Blocking :func:`arun_bot`: runs its own event loop and stops cleanly on SIGINT or SIGTERM.
 
@@ -184,6 +191,7 @@ def run_bot(
                 reconnect_timeout_s=reconnect_timeout_s,
                 stop=stop,
                 batching=batching,
+                defer_events=defer_events,
             )
         finally:
             for signum in installed:

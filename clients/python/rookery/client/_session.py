@@ -13,15 +13,27 @@ from typing import Any
 
 import grpc
 import structlog
-from rookery.engine import Action, LegalActions, Observation, Phase, parse_action
+from rookery.engine import (
+    Action,
+    Bid,
+    Bury,
+    CallCard,
+    LegalActions,
+    NameTrump,
+    Observation,
+    Pass,
+    Phase,
+    PlayCard,
+    parse_action,
+)
 from rookery.v1 import bot_service_pb2 as pb
-from rookery.v1 import bot_service_pb2_grpc
 from rookery.wire import convert
 from rookery.wire.errors import WireError
 from rookery.wire.notes import FALLBACK_REASON_MAX_BYTES, clip_utf8
 from rookery.wire.version import rookery_version
 
 from ._bot import PHASE_HOOKS, Bot, Seat, Table
+from ._encoding import reply_bytes, request_bytes, serialize_request, table_id_field
 from ._errors import (
     ClientError,
     NoAnswer,
@@ -49,6 +61,9 @@ _FATAL_CODES = frozenset(
 )
 #: How long to wait for the Welcome after sending the Hello.
 _WELCOME_TIMEOUT_S = 10.0
+_ANSWERS = frozenset({str, Pass, Bid, NameTrump, Bury, CallCard, PlayCard})
+"""What a sync hook returns (checked before the slower ``inspect.isawaitable``)."""
+_CONNECT = "/" + pb.DESCRIPTOR.services_by_name["BotService"].full_name + "/Connect"
 
 
 def _deadline_margin(seconds: float) -> float:
@@ -83,6 +98,10 @@ class RunOptions:
     batching: bool = True
     """Offer batching (``Hello.batching``): several messages per gRPC message both ways when a
     session has several at once. Off, every message travels alone."""
+    defer_events: bool = True
+    """Let the server hold a table's events until the seat's next request or the game's end
+    (``Hello.defer_events``): the same events in the same order, fewer messages. Off, each event
+    comes as it happens."""
 
 
 @dataclass
@@ -131,6 +150,8 @@ class _TableState:
     last_seq: int = 0
     request: _OpenRequest | None = None
     log: Any = None
+    table_field: bytes = b""
+    """The table's encoded ``ActionReply.table_id`` (each reply starts with it)."""
     seen: Observation | None = None
     """The observation of the last request read (the next one decodes only the auction entries
     and tricks of its hand that are new since)."""
@@ -199,7 +220,8 @@ class Session:
         self._resume_secret = ""
         self._call: Any = None
         self._batching = False
-        self._outgoing: list[pb.ConnectRequest] = []
+        self._outgoing: list[pb.ConnectRequest | bytes] = []
+        """What the writer sends next: messages, and replies encoded (``bytes``)."""
         self._outgoing_ready = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
         self._log = log.bind(bot=options.name, session=index)
@@ -307,6 +329,7 @@ class Session:
             client=options.client,
             observations_only=not _wants_events(self._factory),
             batching=options.batching,
+            defer_events=options.defer_events,
         )
         if self._session_id:
             hello.resume.session_id = self._session_id
@@ -341,8 +364,12 @@ class Session:
 
     async def _connect_and_serve(self, welcomed: asyncio.Event) -> None:
         async with self._channel() as channel:
-            stub = bot_service_pb2_grpc.BotServiceStub(channel)
-            call = stub.Connect()
+            # BotServiceStub's Connect, with replies sent as the bytes they were encoded into.
+            call = channel.stream_stream(
+                _CONNECT,
+                request_serializer=serialize_request,
+                response_deserializer=pb.ConnectResponse.FromString,
+            )()
             try:
                 await self._serve(call, welcomed)
             finally:
@@ -417,10 +444,11 @@ class Session:
             await asyncio.sleep(max(0.05, self._last_write + interval - time.monotonic()))
             if time.monotonic() - self._last_write >= interval:
                 nonce += 1
-                await self._write(pb.ConnectRequest(ping=pb.Ping(nonce=nonce)))
+                self._write(pb.ConnectRequest(ping=pb.Ping(nonce=nonce)))
 
-    async def _write(self, request: pb.ConnectRequest) -> bool:
-        """Queue a message for the current stream's writer; False when there is no stream."""
+    def _write(self, request: pb.ConnectRequest | bytes) -> bool:
+        """Queue a message (or an encoded reply) for the current stream's writer; False when
+        there is no stream."""
         if self._call is None:
             return False
         self._outgoing.append(request)
@@ -438,8 +466,6 @@ class Session:
                 try:
                     for message in self._packed(pending):
                         await call.write(message)
-                        if message.WhichOneof("message") == "batch":
-                            self._stats.batches_sent += 1
                 except (
                     grpc.aio.AioRpcError,
                     asyncio.InvalidStateError,
@@ -449,23 +475,31 @@ class Session:
                     return
                 self._last_write = time.monotonic()
 
-    def _packed(self, pending: list[pb.ConnectRequest]) -> list[pb.ConnectRequest]:
-        """The messages to write for ``pending``: runs of replies packed into batches."""
-        if not self._batching or len(pending) == 1:
-            return pending
-        packed: list[pb.ConnectRequest] = []
-        replies: list[pb.ActionReply] = []
+    def _packed(self, pending: list[pb.ConnectRequest | bytes]) -> list[pb.ConnectRequest | bytes]:
+        """The messages to write for ``pending``: each encoded reply as a ``ConnectRequest``,
+        runs of them packed into batches when the server agreed to batching."""
+        packed: list[pb.ConnectRequest | bytes] = []
+        replies: list[bytes] = []
         for message in pending:
-            if message.WhichOneof("message") == "action_reply":
-                replies.append(message.action_reply)
+            if type(message) is bytes:
+                if not self._batching:
+                    packed.append(request_bytes([message]))
+                else:
+                    replies.append(message)
                 continue
             if replies:
-                packed.append(_reply_message(replies))
+                packed.append(self._replies(replies))
                 replies = []
             packed.append(message)
         if replies:
-            packed.append(_reply_message(replies))
+            packed.append(self._replies(replies))
         return packed
+
+    def _replies(self, replies: list[bytes]) -> bytes:
+        """Encoded replies as one ``ConnectRequest`` (a batch when several)."""
+        if len(replies) > 1:
+            self._stats.batches_sent += 1
+        return request_bytes(replies)
 
     # Messages from the server ----------------------------------------------------------------
 
@@ -484,6 +518,8 @@ class Session:
                         pending = self._event(inner.event)
                         if pending is not None:
                             await pending
+                    elif kind == "action_request":
+                        await self._on_request(inner.action_request)
                     else:
                         await self._dispatch(inner, kind)
             else:
@@ -529,6 +565,7 @@ class Session:
             hooks=_hooks_of(bot),
             wants_events=type(bot).on_event is not Bot.on_event,
             log=table_log,
+            table_field=table_id_field(table.table_id),
         )
         self._tables[table.table_id] = state
         table_log.info("joined table", ruleset=table.ruleset.name, game_number=table.game_number)
@@ -619,9 +656,14 @@ class Session:
             self._log.warning("request for an unknown table", table_id=request.table_id)
             return
         deadline = time.monotonic() + request.deadline_ms / 1000
+        # The card sets as integers when the server sends them (one read instead of a message
+        # per card); a server without ``card_masks`` leaves the repeated card fields to read.
+        masks = request.card_masks if request.HasField("card_masks") else None
         try:
-            observation = convert.observation_from_proto(request.observation, earlier=state.seen)
-            legal = convert.legal_actions_from_proto(request.legal_actions)
+            observation = convert.observation_from_proto(
+                request.observation, earlier=state.seen, masks=masks
+            )
+            legal = convert.legal_actions_from_proto(request.legal_actions, masks=masks)
         except WireError:
             state.log.exception("unreadable action request; the server's clock will run out")
             return
@@ -649,7 +691,7 @@ class Session:
             return
         finally:
             structlog.contextvars.reset_contextvars(**tokens)
-        if inspect.isawaitable(chosen):
+        if type(chosen) not in _ANSWERS and inspect.isawaitable(chosen):
             task = asyncio.create_task(self._finish_async(state, open_request, chosen, deadline))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
@@ -745,17 +787,16 @@ class Session:
         fallback: str | None = None,
     ) -> None:
         open_request.sent = action
-        reply = pb.ActionReply(
-            table_id=state.table.table_id,
-            request_id=open_request.request_id,
-            action=convert.action_to_proto(action),
+        reply = reply_bytes(
+            state.table_field,
+            open_request.request_id,
+            action,
+            note=state.bot.pending_note,
+            fallback_reason=(
+                None if fallback is None else clip_utf8(fallback, FALLBACK_REASON_MAX_BYTES)
+            ),
         )
-        note = state.bot.pending_note
-        if note is not None:
-            reply.note.CopyFrom(note)
-        if fallback is not None:
-            reply.fallback.reason = clip_utf8(fallback, FALLBACK_REASON_MAX_BYTES)
-        if await self._write(pb.ConnectRequest(action_reply=reply)):
+        if self._write(reply):
             self._stats.actions += 1
 
     async def _on_rejected(self, rejected: pb.ActionRejected) -> None:
@@ -785,13 +826,6 @@ class Session:
             await self._send_fallback(
                 state, open_request, f"the server rejected the reply: {rejected.message}"
             )
-
-
-def _reply_message(replies: list[pb.ActionReply]) -> pb.ConnectRequest:
-    """One reply alone, or several as a ``ReplyBatch``."""
-    if len(replies) == 1:
-        return pb.ConnectRequest(action_reply=replies[0])
-    return pb.ConnectRequest(batch=pb.ReplyBatch(replies=replies))
 
 
 def _raised(hook: Any, error: BaseException) -> str:

@@ -1,0 +1,71 @@
+"""Hello.defer_events: a session lets the server hold a table's events until its next request."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+import grpc
+from rookery.engine import Ruleset
+from rookery.server import RookeryServer, TableSpec
+from rookery.server.testing import RawBot, bot_names, reply_to, simple_action
+from rookery.v1 import bot_service_pb2
+
+pb = bot_service_pb2
+
+
+async def play_raw(bot: RawBot) -> list[list[pb.ConnectResponse]]:
+    """Answers every request until the game ends; every gRPC message read, as its messages."""
+    read: list[list[pb.ConnectResponse]] = []
+    while True:
+        message = await asyncio.wait_for(bot.call.read(), 30)
+        assert message is not grpc.aio.EOF
+        inner = list(message.batch.messages) if message.HasField("batch") else [message]
+        read.append(inner)
+        for each in inner:
+            kind = each.WhichOneof("message")
+            if kind == "action_request":
+                request = each.action_request
+                await bot.send(reply_to(request, simple_action(request)))
+            elif kind == "table_finished":
+                return read
+
+
+async def test_a_deferring_session_gets_every_event_in_order_only_with_its_next_request(
+    server: RookeryServer, bots: Callable[..., RawBot]
+) -> None:
+    names = bot_names(4)
+    players = [bots(server.target, name) for name in names]
+    for index, bot in enumerate(players):
+        hello = pb.Hello(name=bot.name, version="1.0", batching=True, defer_events=index == 0)
+        await bot.connect(hello)
+    await server.create_table(TableSpec(Ruleset.preset("standard"), names, seed=5))
+    deferring, prompt, *_ = await asyncio.wait_for(
+        asyncio.gather(*(play_raw(bot) for bot in players)), 60
+    )
+
+    def events(read: list[list[pb.ConnectResponse]]) -> list[tuple[int, str]]:
+        return [
+            (m.event.event.seq, str(m.event.event.WhichOneof("kind")))
+            for inner in read
+            for m in inner
+            if m.WhichOneof("message") == "event"
+        ]
+
+    # The same events as a prompt seat's, in the same order, with no gap.
+    got = events(deferring)
+    assert got == events(prompt) and [seq for seq, _ in got] == list(range(1, len(got) + 1))
+    # Each gRPC message carrying events ends with the seat's request or the game's end: nothing
+    # is sent to the seat for another seat's move. A prompt seat gets events alone.
+    for inner in deferring:
+        if any(m.WhichOneof("message") == "event" for m in inner):
+            assert inner[-1].WhichOneof("message") in ("action_request", "table_finished")
+    assert any(all(m.WhichOneof("message") == "event" for m in inner) for inner in prompt)
+    # Each request's last_seq is the last event that came before it.
+    seen = 0
+    for inner in deferring:
+        for message in inner:
+            if message.WhichOneof("message") == "event":
+                seen = message.event.event.seq
+            elif message.WhichOneof("message") == "action_request":
+                assert message.action_request.last_seq == seen
