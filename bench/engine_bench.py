@@ -8,7 +8,9 @@ is not, as OpenSpiel's figure times its decisions alone). Each run is a fresh pr
 build: the pure modules (``ROOKERY_PURE_ENGINE=1``), the compiled ones (mypyc, built by
 ``make setup``), and
 OpenSpiel's C++ ``spades`` through pyspiel for reference (``bench/openspiel_spades.py``, in the
-side venv ``make bench`` sets up; its play alone, without its deal). The runs are interleaved —
+side venv ``make bench`` sets up; its play alone, without its deal); ``--baseline REF`` adds the
+pure engine of a git ref, ``--compiled-baseline DIR`` an engine folder with its own compiled
+build. The runs are interleaved —
 pure, compiled, spades, then again — so that the machine's load weighs on all alike; rates are
 per CPU second of the process, medians of ``--runs``; the ratios are of those medians:
 
@@ -97,6 +99,12 @@ def main(argv: list[str] | None = None) -> int:
         metavar="REF",
         help="also run the pure engine of git REF (e.g. main), exported to a temporary folder",
     )
+    parser.add_argument(
+        "--compiled-baseline",
+        metavar="DIR",
+        help="also run the engine folder DIR with its own compiled build (e.g. an export of an "
+        "older ref built by its engine/compile_engine.py), as compiled@DIR",
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -118,6 +126,12 @@ def main(argv: list[str] | None = None) -> int:
             tar.extractall(exported.name, filter="data")
         engine = str(Path(exported.name) / "engine")
         builds = {f"pure@{args.baseline}": dict(plain, **{ENGINE_ENV: engine}), **builds}
+    if args.compiled_baseline:
+        env = dict(plain, **{ENGINE_ENV: str(Path(args.compiled_baseline).resolve())})
+        if _worker([*me, "--hands", "1"], env)["build"] != "compiled":
+            print(f"engine: {args.compiled_baseline} has no compiled build in use: not run")
+        else:
+            builds[f"compiled@{args.compiled_baseline}"] = env
     probe = _worker([*me, "--hands", "1"], plain)
     if probe["build"] == "compiled":
         builds["compiled"] = plain

@@ -21,6 +21,7 @@ from ._actions import (
 )
 from ._cards import (
     ALL_CARDS_MASK,
+    COMPILED,
     NUM_CARDS,
     ROOK_MASK,
     Suit,
@@ -101,6 +102,8 @@ _BIDDER_WINS: Final = BothOver.BIDDER_WINS
 _LEFT_OF_BIDDER: Final = FirstLead.LEFT_OF_BIDDER
 _PLAYED_SEEDS: Final = HandSeeds.PLAYED
 _CALLED: Final = Partnership.CALLED
+# Compiled, ``mask.bit_count()`` looks the method up at each call; this function is a C static.
+_bit_count: Final = int.bit_count
 # HandResult(...), built faster (by each field's slot, not a frozen dataclass's __setattr__).
 _new_hand_result: Final = _positional_builder(HandResult)
 
@@ -766,7 +769,8 @@ class Game:
 
     def _next_bidder(self) -> None:
         players = self._players
-        remaining = players - popcount(self._passed)
+        passed = self._passed
+        remaining = players - (popcount(passed) if COMPILED else _bit_count(passed))
         if remaining == 1 and self._high_bidder >= 0:
             # The high bidder never passes (they act again only once outbid), so they are the one.
             self._win_auction(self._high_bidder, self._high_bid, forced=False)
@@ -1062,7 +1066,7 @@ class Game:
             bid=self._bid,
             trump=self.trump,
             buried=self._buried if is_bidder else 0,
-            buried_count=popcount(self._buried),
+            buried_count=_bit_count(self._buried),
             called_card=self._called,
             partner=partner,
             current_trick=current,
