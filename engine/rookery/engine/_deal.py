@@ -85,16 +85,19 @@ def _shuffle_order(digest: bytes, count: int) -> list[int]:
     """The deck's positions sorted by ``(key, position)``, ``key`` the little-endian 64-bit
     word of ``digest`` at each position (the shuffle of ``deal_for_hand``): each entry's low
     ``_POSITION_WIDTH`` bits are the position (the bits above, when any, its fast sort key)."""
-    fast: list[int] = []
+    fast = [0] * count
+    top = 7  # the key's most significant byte, then the two below it
     for i in range(count):
-        top = 8 * i + 7  # the key's most significant byte, then the two below it
-        fast.append(
-            (digest[top] << 16 | digest[top - 1] << 8 | digest[top - 2]) << _POSITION_WIDTH | i
-        )
+        fast[i] = (
+            digest[top] << 16 | digest[top - 1] << 8 | digest[top - 2]
+        ) << _POSITION_WIDTH | i
+        top += 8
     fast.sort()
-    for i in range(1, count):
-        if fast[i] >> _POSITION_WIDTH == fast[i - 1] >> _POSITION_WIDTH:
+    previous = -1
+    for entry in fast:
+        if entry >> _POSITION_WIDTH == previous:
             return _exact_order(digest, count)
+        previous = entry >> _POSITION_WIDTH
     return fast
 
 
