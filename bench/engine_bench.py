@@ -8,7 +8,9 @@ is not, as OpenSpiel's figure times its decisions alone). Each run is a fresh pr
 build: the pure modules (``ROOKERY_PURE_ENGINE=1``), the compiled ones (mypyc, built by
 ``make setup``), and
 OpenSpiel's C++ ``spades`` through pyspiel for reference (``bench/openspiel_spades.py``, in the
-side venv ``make bench`` sets up; its play alone, without its deal). The runs are interleaved —
+side venv ``make bench`` sets up; its play alone, without its deal); ``--baseline REF`` adds the
+pure engine of a git ref, ``--compiled-baseline DIR`` an engine folder with its own compiled
+build. The runs are interleaved —
 pure, compiled, spades, then again — so that the machine's load weighs on all alike; rates are
 per CPU second of the process, medians of ``--runs``; the ratios are of those medians
 (``bench/build_runs.py``, shared with ``bench/playout_bench.py``):
@@ -77,6 +79,12 @@ def main(argv: list[str] | None = None) -> int:
     options = parser(__doc__, baseline="the pure engine")
     options.add_argument("--preset", default="standard")
     options.add_argument("--hands", type=int, default=3000, help="hands per run")
+    options.add_argument(
+        "--compiled-baseline",
+        metavar="DIR",
+        help="also run the engine folder DIR with its own compiled build (e.g. an export of an "
+        "older ref built by its engine/compile_engine.py), as compiled@DIR",
+    )
     args = options.parse_args(argv)
     if args.worker:
         print(json.dumps(one_run(args.preset, args.hands, args.seed)))
@@ -89,6 +97,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.baseline:
         engine = str(export(ROOT, args.baseline, "engine", exported.name))
         builds = {f"pure@{args.baseline}": dict(plain, **{ENGINE_ENV: engine}), **builds}
+    if args.compiled_baseline:
+        env = dict(plain, **{ENGINE_ENV: str(Path(args.compiled_baseline).resolve())})
+        if worker([*me, "--hands", "1"], env)["build"] != "compiled":
+            print(f"engine: {args.compiled_baseline} has no compiled build in use: not run")
+        else:
+            builds[f"compiled@{args.compiled_baseline}"] = env
     missing = "engine: the compiled build is not in use here (make setup builds it)"
     add_compiled(builds, [*me, "--hands", "1"], plain, missing)
     spades = OPENSPIEL_PYTHON.exists() and args.preset == "standard"

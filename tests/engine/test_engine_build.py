@@ -77,6 +77,8 @@ def test_build_info_says_which_build_runs() -> None:
         assert "_game" in info.modules and str(info).startswith("compiled (mypyc")
     else:
         assert info.modules == () and info.reason and info.reason in str(info)
+    # The hot paths choose their bit count by it: the native one only where it is compiled.
+    assert importlib.import_module("rookery.engine._cards").COMPILED is info.compiled
 
 
 def test_rookery_version_names_the_engine_build() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from rookery.engine import (
     NUM_CARDS,
@@ -104,6 +106,16 @@ def test_mask_helpers() -> None:
     assert format_cards(mask) == "B1 R14 ROOK"
     assert format_cards(0) == ""
     assert ROOK_MASK == (1 << ROOK) | (1 << ROOK2)
+
+
+def test_popcount_is_bit_count_for_every_int() -> None:
+    # Below 2**60 the count is native arithmetic; above it (and for negatives) ``bit_count``.
+    rng = random.Random(3)
+    values = [0, 1, ROOK_MASK, (1 << NUM_CARDS) - 1, (1 << 60) - 1, 1 << 60, (1 << 62) - 1, -5]
+    values += [1 << bit for bit in range(70)] + [(1 << bit) - 1 for bit in range(70)]
+    values += [rng.getrandbits(rng.randint(1, 64)) for _ in range(2000)] + [(1 << 200) - 7]
+    for value in values:
+        assert popcount(value) == value.bit_count(), hex(value)
 
 
 def test_suit_letters() -> None:

@@ -65,6 +65,46 @@ def test_sample_is_uniform() -> None:
     assert len(counts) == 4 and min(counts.values()) > 850
 
 
+class _Replayed(random.Random):
+    """A generator whose ``random`` is its own: a fixed sequence of draws."""
+
+    def __init__(self, draws: list[float]) -> None:
+        super().__init__(0)
+        self.draws = draws
+
+    def random(self) -> float:
+        return self.draws.pop(0)
+
+
+def test_sample_draws_from_a_plain_random_as_from_its_subclass() -> None:
+    # A plain ``random.Random`` is drawn from through its C method directly; the same seed in a
+    # subclass goes through ``rng.random()``: the same actions, in every phase with a draw.
+    class Plain(random.Random):
+        pass
+
+    game = Game(PRESETS["standard"], 5)
+    fast, slow = random.Random(11), Plain(11)
+    while not game.is_over and game.hand_number < 2:
+        legal = game.legal_actions()
+        action = legal.sample(fast)
+        assert legal.sample(slow) == action
+        game.apply(action)
+    assert fast.random() == slow.random()
+
+
+def test_sample_honours_a_subclass_random() -> None:
+    legal = LegalActions(Phase.PLAY, 0, play=parse_cards("B1 B2 B3 B4"))
+    assert legal.sample(_Replayed([0.0])) == PlayCard(0)
+    assert [str(legal.sample(_Replayed([x]))) for x in (0.3, 0.6, 0.99)] == [
+        "play B2",
+        "play B3",
+        "play B4",
+    ]
+    bidding = Game(PRESETS["standard"], 1).legal_actions()
+    assert bidding.sample(_Replayed([0.0])) == PASS
+    assert bidding.sample(_Replayed([0.99])) == Bid(120)
+
+
 def test_legal_actions_compare_by_value() -> None:
     one = LegalActions(Phase.PLAY, 0, play=5)
     assert one == LegalActions(Phase.PLAY, 0, play=5) and hash(one) == hash(

@@ -51,7 +51,7 @@ def deal_for_hand(ruleset: Ruleset, game_seed: int, hand_number: int, *, redeals
     count = len(ruleset.deck_cards)
     hand_seed = f"{game_seed}:{hand_number}:r{redeals}" if redeals else f"{game_seed}:{hand_number}"
     digest = hashlib.shake_256(hand_seed.encode()).digest(8 * count)
-    order = _shuffle_order(digest, count)
+    order = _shuffle_order(digest, count)  # each entry's low _POSITION_WIDTH bits: a position
     bits = _position_bits(ruleset.deck_mask)
     size = ruleset.hand_size
     hands: list[int] = []
@@ -59,16 +59,16 @@ def deal_for_hand(ruleset: Ruleset, game_seed: int, hand_number: int, *, redeals
     for _ in range(ruleset.players):
         hand = 0
         for _ in range(size):
-            hand |= bits[order[position]]
+            hand |= bits[order[position] & _POSITION_MASK]
             position += 1
         hands.append(hand)
     nest = 0
     for _ in range(ruleset.nest_size):
-        nest |= bits[order[position]]
+        nest |= bits[order[position] & _POSITION_MASK]
         position += 1
     dead = 0
     while position < count:
-        dead |= bits[order[position]]
+        dead |= bits[order[position] & _POSITION_MASK]
         position += 1
     return Deal(tuple(hands), nest, dead)
 
@@ -83,18 +83,22 @@ _POSITION_MASK: Final = (1 << _POSITION_WIDTH) - 1
 
 def _shuffle_order(digest: bytes, count: int) -> list[int]:
     """The deck's positions sorted by ``(key, position)``, ``key`` the little-endian 64-bit
-    word of ``digest`` at each position (the shuffle of ``deal_for_hand``)."""
-    fast: list[int] = []
+    word of ``digest`` at each position (the shuffle of ``deal_for_hand``): each entry's low
+    ``_POSITION_WIDTH`` bits are the position (the bits above, when any, its fast sort key)."""
+    fast = [0] * count
+    top = 7  # the key's most significant byte, then the two below it
     for i in range(count):
-        top = 8 * i + 7  # the key's most significant byte, then the two below it
-        fast.append(
-            (digest[top] << 16 | digest[top - 1] << 8 | digest[top - 2]) << _POSITION_WIDTH | i
-        )
+        fast[i] = (
+            digest[top] << 16 | digest[top - 1] << 8 | digest[top - 2]
+        ) << _POSITION_WIDTH | i
+        top += 8
     fast.sort()
-    for i in range(1, count):
-        if fast[i] >> _POSITION_WIDTH == fast[i - 1] >> _POSITION_WIDTH:
+    previous = -1
+    for entry in fast:
+        if entry >> _POSITION_WIDTH == previous:
             return _exact_order(digest, count)
-    return [entry & _POSITION_MASK for entry in fast]
+        previous = entry >> _POSITION_WIDTH
+    return fast
 
 
 def _exact_order(digest: bytes, count: int) -> list[int]:

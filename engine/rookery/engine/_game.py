@@ -21,12 +21,14 @@ from ._actions import (
 )
 from ._cards import (
     ALL_CARDS_MASK,
+    COMPILED,
     NUM_CARDS,
     ROOK_MASK,
     Suit,
     card_name,
     format_cards,
     mask_points,
+    popcount,
 )
 from ._cards import (
     CARD_POINTS as _CARD_POINTS,
@@ -767,7 +769,8 @@ class Game:
 
     def _next_bidder(self) -> None:
         players = self._players
-        remaining = players - _bit_count(self._passed)
+        passed = self._passed
+        remaining = players - (popcount(passed) if COMPILED else _bit_count(passed))
         if remaining == 1 and self._high_bidder >= 0:
             # The high bidder never passes (they act again only once outbid), so they are the one.
             self._win_auction(self._high_bidder, self._high_bid, forced=False)

@@ -21,7 +21,7 @@ from ._actions import (
     PlayCard,
     bid_action,
 )
-from ._cards import Suit, cards_of, format_cards
+from ._cards import COMPILED, Suit, cards_of, format_cards, popcount
 from ._rulebook import legal_play_mask
 
 __all__ = ["LegalActions", "legal_play_mask"]
@@ -38,6 +38,11 @@ _PLAY_CARD: Final = PlayCard
 _PLAYS: Final = PLAY
 # Compiled, ``mask.bit_count()`` looks the method up at each call; this function is a C static.
 _bit_count: Final = int.bit_count
+# Compiled, ``rng.random()`` looks the method up through the instance and its class at each call;
+# a plain ``random.Random``'s own C method is called directly instead (the same draw; a subclass's
+# ``random`` is honoured). Written out at each draw: a helper would cost the pure build a call.
+_RANDOM: Final = random.Random
+_random_of: Final = random.Random.random
 
 
 def _nth_bit(mask: int, index: int) -> int:
@@ -252,17 +257,18 @@ class LegalActions(Sequence[Action]):
         """
         phase = self._phase
         if phase is _NAME_TRUMP:
-            return TRUMP[int(rng.random() * 4)]
+            return TRUMP[int((_random_of(rng) if type(rng) is _RANDOM else rng.random()) * 4)]
         if phase is _BURY and self._count <= self._mask.bit_count():
             cards = cards_of(self._mask)
             buried = 0
             for _ in range(self._count):
-                buried |= 1 << cards.pop(int(rng.random() * len(cards)))
+                draw = _random_of(rng) if type(rng) is _RANDOM else rng.random()
+                buried |= 1 << cards.pop(int(draw * len(cards)))
             return Bury(buried)
         size = len(self)
         if not size:
             raise IndexError("no legal action to sample")
-        return self[int(rng.random() * size)]
+        return self[int((_random_of(rng) if type(rng) is _RANDOM else rng.random()) * size)]
 
     # Values ---------------------------------------------------------------------------------
 
@@ -329,7 +335,7 @@ class _PlayActions(LegalActions):
         self._count = 0
 
     def __len__(self) -> int:
-        return _bit_count(self._mask)
+        return popcount(self._mask) if COMPILED else _bit_count(self._mask)
 
     def __getitem__(self, index: int | slice) -> Any:
         if type(index) is int and index >= 0:
@@ -347,7 +353,8 @@ class _PlayActions(LegalActions):
         mask = self._mask
         if not mask:
             raise IndexError("no legal action to sample")
-        skip = int(rng.random() * _bit_count(mask))
+        draw = _random_of(rng) if type(rng) is _RANDOM else rng.random()
+        skip = int(draw * (popcount(mask) if COMPILED else _bit_count(mask)))
         while skip:
             mask &= mask - 1
             skip -= 1
@@ -383,5 +390,6 @@ class _BiddingActions(LegalActions):
         return LegalActions.__getitem__(self, index)
 
     def sample(self, rng: random.Random) -> Action:
-        index = int(rng.random() * (len(self._bids) + 1))
+        draw = _random_of(rng) if type(rng) is _RANDOM else rng.random()
+        index = int(draw * (len(self._bids) + 1))
         return bid_action(self._bids[index - 1]) if index else PASS
