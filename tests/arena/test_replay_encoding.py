@@ -8,27 +8,42 @@ from conftest import ConfigFactory
 from rookery.arena._replay_encoding import replay_file_bytes
 from rookery.arena.config import BotSpec
 from rookery.arena.runner import RunOptions, TournamentRunner
-from rookery.arena.storage import RunStore
+from rookery.arena.schedule import ScheduledGame
+from rookery.arena.storage import GameRow, RunStore
 from rookery.engine import PRESETS, Game
-from rookery.v1 import actions_pb2, notes_pb2
-from rookery.wire.replay import ActionOutcome, ReplayBuilder, decode_replay, encode_replay
+from rookery.server import TableOutcome
+from rookery.v1 import actions_pb2, notes_pb2, replay_pb2
+from rookery.wire.replay import ActionOutcome, ReplayBuilder, encode_replay
+
+
+class _KeepingReplays(TournamentRunner):
+    """The runner, keeping each game's replay as the server handed it over (by game index)."""
+
+    kept: dict[int, replay_pb2.Replay]
+
+    async def _record(self, game: ScheduledGame, outcome: TableOutcome, void: str = "") -> GameRow:
+        self.kept[game.index] = outcome.replay
+        return await super()._record(game, outcome, void)
 
 
 async def test_a_tournaments_replay_files_are_the_reference_encodings_bytes(
     random_and_greedy: tuple[BotSpec, BotSpec], make_config: ConfigFactory, tmp_path: Path
 ) -> None:
     config = make_config(random_and_greedy, games=2, seed=11, bootstrap=0)
-    result = await TournamentRunner(config, tmp_path, options=RunOptions()).run()
+    runner = _KeepingReplays(config, tmp_path, options=RunOptions())
+    runner.kept = {}
+    result = await runner.run()
 
     assert result.recorded == 2
     with RunStore(tmp_path) as store:
-        paths = [tmp_path / row.replay_path for row in store.games(config.tournament_id)]
-    assert len(paths) == 2
-    for path in paths:
-        written = path.read_bytes()
-        replay = decode_replay(written, str(path))
+        rows = list(store.games(config.tournament_id))
+    assert sorted(row.index for row in rows) == sorted(runner.kept)
+    for row in rows:
+        path = tmp_path / row.replay_path
+        replay = runner.kept[row.index]
         assert replay.hands and replay.HasField("result")
-        assert encode_replay(replay, compress=path.name.endswith(".gz")) == written, path.name
+        expected = encode_replay(replay, compress=path.name.endswith(".gz"))
+        assert path.read_bytes() == expected, path.name
 
 
 def _unusual_replay() -> ReplayBuilder:

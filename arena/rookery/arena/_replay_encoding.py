@@ -6,7 +6,8 @@ Here the same dict is built with less work: a message is walked with ``ListField
 fields in field-number order, which is ``MessageToDict``'s order), named by each field's JSON
 name, its enums by their value names, exactly as ``MessageToDict`` does for the field kinds it
 handles here (32-bit integers, booleans, strings, enums and messages); a card or an action,
-which come again and again, is converted once and remembered. A message with a field of any
+which come again and again, is converted once and remembered, and the usual replay action
+(seat, action, think time, outcome) is read field by field directly. A message with a field of any
 other kind set (64-bit integers, floats, bytes, maps: a bot note's values) goes through
 ``MessageToDict`` whole, as does a well-known type (the header's timestamp); an enum value the
 schema does not name is written as its number, as ``MessageToDict`` does. The lines are
@@ -54,6 +55,39 @@ _MEMO: BoundedMemo[tuple[str, bytes], dict[str, Any]] = BoundedMemo(8192)
 """Their dicts, by (type, serialised bytes); shared between records and only read."""
 
 
+_ACTION_FIELDS = ("seat", "action", "think_ms", "outcome")
+"""The fields of the usual ``ReplayAction`` (the others: a rejection's reason, a note, a mark)."""
+
+_REPLAY_ACTION = replay_pb2.ReplayAction.DESCRIPTOR.full_name
+_DIRECT = {field.name for field in replay_pb2.ReplayAction.DESCRIPTOR.fields} == {
+    *_ACTION_FIELDS,
+    "rejection_reason",
+    "note",
+    "fallback",
+}
+"""Whether ``ReplayAction`` has the fields :func:`_replay_action` knows (a schema with more
+turns it off: every action then goes the general way)."""
+
+_OUTCOMES = {value.number: value.name for value in replay_pb2.ActionOutcome.DESCRIPTOR.values}
+
+
+def _replay_action(recorded: replay_pb2.ReplayAction) -> dict[str, Any]:
+    """``MessageToDict(recorded)`` for the usual action (four fields read directly: most of a
+    replay's records); the general way for the others."""
+    if recorded.rejection_reason or recorded.HasField("note") or recorded.HasField("fallback"):
+        return _fields(recorded)
+    out: dict[str, Any] = {}
+    if recorded.seat:
+        out["seat"] = recorded.seat
+    if recorded.HasField("action"):
+        out["action"] = _message(recorded.action)
+    if recorded.think_ms:
+        out["thinkMs"] = recorded.think_ms
+    if recorded.outcome:
+        out["outcome"] = _OUTCOMES.get(recorded.outcome, recorded.outcome)
+    return out
+
+
 def _enum_value(field: FieldDescriptor, number: int) -> str | int:
     assert field.enum_type is not None
     value = field.enum_type.values_by_number.get(number)
@@ -63,6 +97,8 @@ def _enum_value(field: FieldDescriptor, number: int) -> str | int:
 def _message(message: Message) -> dict[str, Any]:
     """``MessageToDict(message)``."""
     name = message.DESCRIPTOR.full_name
+    if name == _REPLAY_ACTION and _DIRECT:
+        return _replay_action(message)  # type: ignore[arg-type]
     if name.startswith("google.protobuf."):  # a well-known type: its own JSON form
         return json_format.MessageToDict(message)
     if name in _REMEMBERED:
