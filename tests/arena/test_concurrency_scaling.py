@@ -26,7 +26,7 @@ def test_launched_sdk_bots_may_play_up_to_the_scale_times_the_concurrency(
 ) -> None:
     bots = (make_sdk_bot("a", "RandomBot"), make_sdk_bot("b", "GreedyBot"))
     assert _limit(make_config(bots, concurrency=3), tmp_path, concurrency_scale=4) == 12
-    assert _limit(make_config(bots, concurrency=3), tmp_path) == min(48, MAX_SCALED_CONCURRENCY)
+    assert _limit(make_config(bots, concurrency=3), tmp_path) == min(96, MAX_SCALED_CONCURRENCY)
     assert _limit(make_config(bots, concurrency=3), tmp_path, concurrency_scale=1) == 3
 
 
