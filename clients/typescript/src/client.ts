@@ -340,6 +340,9 @@ export class RookeryClient {
             // The kit follows the event stream (cursors for resume, bot hooks): it wants events.
             observationsOnly: false,
             batching: this.opts.batching,
+            // Events as they happen (not held until this seat's next request): a bot's onEvent
+            // sees the other seats' moves live.
+            deferEvents: false,
           },
         },
       });
