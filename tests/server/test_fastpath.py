@@ -84,6 +84,19 @@ def test_an_action_request_is_protobufs_for_any_game_ids_and_clocks(
             deadline_ms=deadline_ms,
             bank_ms=bank_ms,
             last_seq=last_seq,
+            masks=True,
+        )
+        assert got == expected.SerializeToString()
+        expected.action_request.ClearField("card_masks")  # a session that did not ask
+        got = encoder.action_request(
+            table_id=table_id,
+            request_id=request_id,
+            seat=seat,
+            observation=observation,
+            legal=legal,
+            deadline_ms=deadline_ms,
+            bank_ms=bank_ms,
+            last_seq=last_seq,
         )
         assert got == expected.SerializeToString()
 

@@ -343,6 +343,8 @@ export class RookeryClient {
             // Events as they happen (not held until this seat's next request): a bot's onEvent
             // sees the other seats' moves live.
             deferEvents: false,
+            // The kit reads the repeated Card fields, not the bit masks.
+            cardMasks: false,
           },
         },
       });

@@ -324,8 +324,10 @@ class RequestEncoder:
         deadline_ms: int,
         bank_ms: int,
         last_seq: int,
+        masks: bool = False,
     ) -> bytes:
-        """A ``ConnectResponse`` carrying an ``ActionRequest``, as bytes."""
+        """A ``ConnectResponse`` carrying an ``ActionRequest``, as bytes; with ``masks``, its
+        card sets as ``card_masks`` too (for a session whose Hello asked: ``Hello.card_masks``)."""
         known_id, encoded_id = self._table_id
         if table_id != known_id:
             encoded_id = _field(_REQUEST_TABLE_ID, table_id.encode()) if table_id else b""
@@ -346,7 +348,7 @@ class RequestEncoder:
                 _REQUEST_DEADLINE_MS[deadline_ms],
                 _REQUEST_BANK_MS[bank_ms],
                 _uint(_REQUEST_LAST_SEQ, last_seq),
-                _field(_REQUEST_CARD_MASKS, _card_masks(observation, legal)),
+                _field(_REQUEST_CARD_MASKS, _card_masks(observation, legal)) if masks else b"",
             ]
         )
         return b"".join((_ACTION_REQUEST_TAG, _varint(len(body)), body))

@@ -69,6 +69,12 @@ class SeatChannel(Protocol):
         (``Hello.defer_events``)."""
         ...
 
+    @property
+    def wants_card_masks(self) -> bool:
+        """True when the bot asked for each request's card sets as bit masks too
+        (``Hello.card_masks``)."""
+        ...
+
     def join(self, table: SeatedTable, seat: int) -> None:
         """The session is seated at ``table``."""
         ...

@@ -639,6 +639,7 @@ class RookeryServer:
             wants_events=not hello.observations_only,
             batching=hello.batching,
             defers_events=hello.defer_events,
+            wants_card_masks=hello.card_masks,
             peer=peer,
         )
         if self.is_launch_key(hello.name, hello.token):

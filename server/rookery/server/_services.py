@@ -317,6 +317,7 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
             session.wants_events = not hello.observations_only  # this stream's Hello decides
             session.batching = hello.batching
             session.defers_events = hello.defer_events
+            session.wants_card_masks = hello.card_masks
             session.peer = peer_host(context)
             generation, queue = session.attach(_canceller(context))
             session.send(_ConnectResponse(welcome=self._welcome(session, resumed=True)))

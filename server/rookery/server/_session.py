@@ -67,6 +67,7 @@ class Session:
         wants_events: bool = True,
         batching: bool = False,
         defers_events: bool = False,
+        wants_card_masks: bool = False,
         peer: str = "",
     ) -> None:
         self.id = "s-" + secrets.token_hex(8)
@@ -86,6 +87,9 @@ class Session:
         self.defers_events = defers_events
         """True when the stream's Hello let the server hold a table's events until the
         session's next request or TableFinished of that table (Hello.defer_events)."""
+        self.wants_card_masks = wants_card_masks
+        """True when the stream's Hello asked for each request's card sets as bit masks too
+        (Hello.card_masks)."""
         self.batches_sent = 0
         """ConnectResponse.batch messages sent to the session, over all its streams."""
         self.reply_batches = 0

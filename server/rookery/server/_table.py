@@ -643,6 +643,7 @@ class Table:
                     deadline_ms=action_ms,
                     bank_ms=left_ms - action_ms,
                     last_seq=self._sent_seq,
+                    masks=seat.session.wants_card_masks,
                 )
             )
             return
@@ -657,6 +658,7 @@ class Table:
                 deadline_ms=tc.action_ms,
                 bank_ms=seat.bank_ms,
                 last_seq=self._sent_seq,
+                masks=seat.session.wants_card_masks,
             )
         self._start_clock(request, seat)
         seat.session.send_encoded(request.message)

@@ -330,6 +330,7 @@ class Session:
             observations_only=not _wants_events(self._factory),
             batching=options.batching,
             defer_events=options.defer_events,
+            card_masks=True,  # the SDK reads a request's cards from their masks
         )
         if self._session_id:
             hello.resume.session_id = self._session_id
