@@ -47,7 +47,9 @@ async def test_forfeit_policy_ends_the_game_at_the_first_missed_deadline(
 async def test_auto_play_policy_plays_a_fallback_and_counts_strikes_up_to_the_limit(
     server: RookeryServer, bots: Callable[..., RawBot]
 ) -> None:
-    clock = TimeControl(action_ms=50, late_policy=LatePolicy.AUTO_PLAY, strike_limit=2)
+    # 500 ms: the answering seats are never late even on a loaded machine (at 50 ms a busy
+    # worker once made one of them late too); only the silent seat runs out of time.
+    clock = TimeControl(action_ms=500, late_policy=LatePolicy.AUTO_PLAY, strike_limit=2)
     table, players = await seat_raw_bots(server, bots, bot_names(4), time_control=clock)
     late_seat = 1
     answering = never_act_for(late_seat, players)
