@@ -57,8 +57,9 @@ async def test_fast_bots_get_more_games_at_once_and_every_game_is_recorded(
         process_per_game=False,  # sandboxed or not: the bots launched once
     )
     # Any reply counts as fast here (a loaded machine's replies are slow): the scaling itself
-    # is under test, not the threshold.
-    options = RunOptions(concurrency_scale=4, fast_reply_s=60.0)
+    # is under test, not the threshold. A look every 20 ms: eight one-hand games of fast bots
+    # take well under the default half second, and ended before the first look.
+    options = RunOptions(concurrency_scale=4, fast_reply_s=60.0, scale_interval_s=0.02)
     runner = TournamentRunner(config, tmp_path / "run", options=options)
 
     result = await runner.run()

@@ -147,6 +147,12 @@ ATTACKS = {
     "spin": spin,
     "carry": carry,
 }
+#: The attacks that end by themselves: the bot waits for every attempt's line before its first
+#: answer, so that no game ends (and no process is stopped) with an attempt still unreported.
+FINISHING = {"fork-bomb", "connect", "read", "write", "daemon", "carry"}
+#: Wall time for a finishing attack: well within the battery's time control, as sleeping is no
+#: CPU time.
+FINISH_WAIT_S = 3.0
 
 
 class Hostile(Bot):
@@ -163,8 +169,9 @@ class Hostile(Bot):
             with _ATTACK_LOCK:
                 if not _attacked:
                     _attacked = True
-                    threading.Thread(target=ATTACKS[MODE], daemon=True).start()
-                    time.sleep(0.05)
+                    attack = threading.Thread(target=ATTACKS[MODE], daemon=True)
+                    attack.start()
+                    attack.join(FINISH_WAIT_S if MODE in FINISHING else 0.05)
         actions = observation.legal_actions()
         if len(actions) >= 200:
             return actions.sample(self.rng)

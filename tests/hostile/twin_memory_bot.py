@@ -303,12 +303,15 @@ class Rememberer(Bot):
             games = found.get(place, [])
             say(f"found {place}: {len(games)}" if games else f"none {place}")
         remembered = [game for games in found.values() for game in games]
-        best, fit = None, 0
+        best, fit = None, (0, 0)
         for game in remembered:
-            # In the twin this seat holds the cards its holder played in the game remembered.
+            # In the twin this seat holds the cards its holder played in the game remembered; of
+            # the records that fit as well, the fullest (a place may hold a game whose last
+            # tricks had not reached this process yet when it stored it).
             overlap = sum(1 for card in range(57) if hand >> card & 1 and game[card] == str(seat))
-            if overlap > fit:
-                best, fit = game, overlap
+            known = sum(1 for place in game if place != ".")
+            if overlap and (overlap, known) > fit:
+                best, fit = game, (overlap, known)
         predicted: dict[int, int] = {}
         if best is not None:
             predicted = {

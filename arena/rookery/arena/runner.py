@@ -143,6 +143,8 @@ class RunOptions:
     #: The bots' mean reply time under which more games at once cost them nothing (at most a
     #: fiftieth of the action time is used, whichever is less).
     fast_reply_s: float = 0.05
+    #: Seconds between two looks at the bots' reply times (``SCALE_INTERVAL_S``).
+    scale_interval_s: float = SCALE_INTERVAL_S
 
 
 def seats_per_table(schedule: Schedule, bot: str) -> int:
@@ -666,10 +668,10 @@ class TournamentRunner:
     ) -> None:
         """Doubles the games at once, up to ``concurrency_limit``, while the bots answer fast.
 
-        Fast: over the last ``SCALE_INTERVAL_S``, the server's accepted actions took on average
-        under ``SCALE_LATENCY_SHARE`` of the action time (and under ``fast_reply_s``), so more
-        tables at once cost the bots nothing of their budget; a bot that thinks (a search bot
-        uses its time) keeps the configured concurrency. The games played and their results do
+        Fast: over the last ``RunOptions.scale_interval_s``, the server's accepted actions took on
+        average under ``SCALE_LATENCY_SHARE`` of the action time (and under ``fast_reply_s``), so
+        more tables at once cost the bots nothing of their budget; a bot that thinks (a search
+        bot uses its time) keeps the configured concurrency. The games played and their results do
         not depend on how many run at once (each is dealt from its own seed).
         """
         assert self.server is not None
@@ -679,7 +681,7 @@ class TournamentRunner:
         fast_s = min(self.options.fast_reply_s, share)
         accepted, latency = tally.accepted, tally.latency_sum
         while len(workers) < limit:
-            await asyncio.sleep(SCALE_INTERVAL_S)
+            await asyncio.sleep(self.options.scale_interval_s)
             count, total = tally.accepted - accepted, tally.latency_sum - latency
             if count < SCALE_MIN_ACTIONS:
                 continue  # too few to tell yet
