@@ -6,30 +6,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-import grpc
 from rookery.engine import Ruleset
 from rookery.server import RookeryServer, TableSpec
-from rookery.server.testing import RawBot, bot_names, reply_to, simple_action
+from rookery.server.testing import RawBot, bot_names
 from rookery.v1 import bot_service_pb2
 from rookery.wire import convert
 
 pb = bot_service_pb2
-
-
-async def requests_of(bot: RawBot) -> list[pb.ActionRequest]:
-    """Answers every request until the game ends; the requests received."""
-    requests: list[pb.ActionRequest] = []
-    while True:
-        message = await asyncio.wait_for(bot.call.read(), 30)
-        assert message is not grpc.aio.EOF
-        inner = list(message.batch.messages) if message.HasField("batch") else [message]
-        for each in inner:
-            kind = each.WhichOneof("message")
-            if kind == "action_request":
-                requests.append(each.action_request)
-                await bot.send(reply_to(each.action_request, simple_action(each.action_request)))
-            elif kind == "table_finished":
-                return requests
 
 
 async def test_only_a_session_that_asks_gets_card_masks_and_they_match_the_card_fields(
@@ -41,9 +24,8 @@ async def test_only_a_session_that_asks_gets_card_masks_and_they_match_the_card_
         hello = pb.Hello(name=bot.name, version="1.0", batching=True, card_masks=index == 0)
         await bot.connect(hello)
     await server.create_table(TableSpec(Ruleset.preset("standard"), names, seed=8))
-    asking, *others = await asyncio.wait_for(
-        asyncio.gather(*(requests_of(bot) for bot in players)), 60
-    )
+    await asyncio.wait_for(asyncio.gather(*(bot.play() for bot in players)), 60)
+    asking, *others = (bot.requests() for bot in players)
     assert asking and all(others)
     for request in asking:
         masks, observed, legal = request.card_masks, request.observation, request.legal_actions

@@ -5,30 +5,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-import grpc
 from rookery.engine import Ruleset
 from rookery.server import RookeryServer, TableSpec
-from rookery.server.testing import RawBot, bot_names, reply_to, simple_action
+from rookery.server.testing import RawBot, bot_names
 from rookery.v1 import bot_service_pb2
 
 pb = bot_service_pb2
-
-
-async def play_raw(bot: RawBot) -> list[list[pb.ConnectResponse]]:
-    """Answers every request until the game ends; every gRPC message read, as its messages."""
-    read: list[list[pb.ConnectResponse]] = []
-    while True:
-        message = await asyncio.wait_for(bot.call.read(), 30)
-        assert message is not grpc.aio.EOF
-        inner = list(message.batch.messages) if message.HasField("batch") else [message]
-        read.append(inner)
-        for each in inner:
-            kind = each.WhichOneof("message")
-            if kind == "action_request":
-                request = each.action_request
-                await bot.send(reply_to(request, simple_action(request)))
-            elif kind == "table_finished":
-                return read
 
 
 async def test_a_deferring_session_gets_every_event_in_order_only_with_its_next_request(
@@ -40,9 +22,8 @@ async def test_a_deferring_session_gets_every_event_in_order_only_with_its_next_
         hello = pb.Hello(name=bot.name, version="1.0", batching=True, defer_events=index == 0)
         await bot.connect(hello)
     await server.create_table(TableSpec(Ruleset.preset("standard"), names, seed=5))
-    deferring, prompt, *_ = await asyncio.wait_for(
-        asyncio.gather(*(play_raw(bot) for bot in players)), 60
-    )
+    await asyncio.wait_for(asyncio.gather(*(bot.play() for bot in players)), 60)
+    deferring, prompt = players[0].deliveries, players[1].deliveries
 
     def events(read: list[list[pb.ConnectResponse]]) -> list[tuple[int, str]]:
         return [

@@ -207,6 +207,8 @@ class RawBot:
     """Offer batching in the default Hello."""
     batches: list[int] = field(default_factory=list)
     """The size of each ConnectResponse.batch read."""
+    deliveries: list[list[Any]] = field(default_factory=list)
+    """Each gRPC message read, as its messages (a batch's in order, any other alone)."""
     _pending: list[Any] = field(default_factory=list)
 
     async def connect(self, hello: Any = None, *, expect_welcome: bool = True) -> Any:
@@ -248,6 +250,7 @@ class RawBot:
                 self._pending.extend(message.batch.messages)
             else:
                 self._pending.append(message)
+            self.deliveries.append(list(self._pending))
         message = self._pending.pop(0)
         self.received.append(message)
         return message
@@ -282,6 +285,12 @@ class RawBot:
             elif kind == "table_finished":
                 finished.append(message.table_finished)
         return finished
+
+    def requests(self) -> list[Any]:
+        """Every ActionRequest received, in order."""
+        return [
+            m.action_request for m in self.received if m.WhichOneof("message") == "action_request"
+        ]
 
     def events(self, table_id: str | None = None) -> list[Any]:
         """Every event received (snapshots' missed events included), in order."""
