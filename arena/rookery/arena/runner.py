@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import structlog
-from rookery.arena._replay_encoding import replay_file_bytes
 from rookery.arena.backend import ChunkResult
 from rookery.arena.commands import working_folder
 from rookery.arena.config import (
@@ -74,7 +73,7 @@ from rookery.server import (
 )
 from rookery.v1 import results_pb2
 from rookery.wire.convert import termination_name
-from rookery.wire.replay import decode_replay
+from rookery.wire.replay import decode_replay, encode_replay
 
 __all__ = [
     "LiveState",
@@ -868,8 +867,7 @@ class TournamentRunner:
         for seat in outcome.seat_stats:
             if seat.bot_version:
                 store.set_bot_version(self.tournament_id, seat.bot_name, seat.bot_version)
-        # encode_replay's bytes, built with less work (rookery.arena._replay_encoding).
-        data = replay_file_bytes(outcome.replay, compress=path.name.endswith(".gz"))
+        data = encode_replay(outcome.replay, compress=path.name.endswith(".gz"))
 
         async with self._db_lock:
             digest = await asyncio.to_thread(write_atomically, path, lambda t: t.write_bytes(data))

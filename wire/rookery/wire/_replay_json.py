@@ -1,26 +1,23 @@
-"""The recorder's replay files: the bytes of :func:`rookery.wire.replay.encode_replay`, made faster.
+"""A replay record's JSON form: ``json_format.MessageToDict``'s dict, built with less work.
 
-``encode_replay`` turns every record into a dict with protobuf's ``MessageToDict`` (pure Python,
-field by field, every card of every deal a message of its own) and that dict into a JSON line.
-Here the same dict is built with less work: a message is walked with ``ListFields`` (the set
-fields in field-number order, which is ``MessageToDict``'s order), named by each field's JSON
-name, its enums by their value names, exactly as ``MessageToDict`` does for the field kinds it
-handles here (32-bit integers, booleans, strings, enums and messages); a card or an action,
-which come again and again, is converted once and remembered, and the usual replay action
-(seat, action, think time, outcome) is read field by field directly. A message with a field of any
-other kind set (64-bit integers, floats, bytes, maps: a bot note's values) goes through
-``MessageToDict`` whole, as does a well-known type (the header's timestamp); an enum value the
-schema does not name is written as its number, as ``MessageToDict`` does. The lines are
-serialised and compressed exactly as ``encode_replay`` does.
+``MessageToDict`` is pure Python, field by field, every card of every deal a message of its own.
+Here the same dict is built by walking a message with ``ListFields`` (the set fields in
+field-number order, which is ``MessageToDict``'s order), naming each field by its JSON name and
+its enums by their value names, exactly as ``MessageToDict`` does for the field kinds it handles
+here (32-bit integers, booleans, strings, enums and messages); a card or an action, which come
+again and again, is converted once and remembered, and the usual replay action (seat, action,
+think time, outcome) is read field by field directly. A message with a field of any other kind
+set (64-bit integers, floats, bytes, maps: a bot note's values) goes through ``MessageToDict``
+whole, as does a well-known type (the header's timestamp); an enum value the schema does not
+name is written as its number, as ``MessageToDict`` does.
 
-The output is byte for byte ``encode_replay``'s (``tests/arena/test_replay_encoding.py`` checks
-it over a tournament's replays and over hand-made unusual records).
+:func:`rookery.wire.replay.encode_replay` writes its lines from these dicts; its bytes are the
+reference encoding's, ``MessageToDict`` of every record (``tests/wire/test_replay_json.py``
+checks it over a tournament's replays and over hand-made unusual records).
 """
 
 from __future__ import annotations
 
-import json
-import zlib
 from typing import Any
 
 from google.protobuf import json_format
@@ -29,7 +26,7 @@ from google.protobuf.message import Message
 from rookery.v1 import actions_pb2, cards_pb2, replay_pb2
 from rookery.wire.memo import BoundedMemo
 
-__all__ = ["replay_file_bytes"]
+__all__ = ["message_dict"]
 
 _PLAIN_KINDS = frozenset(
     {
@@ -132,20 +129,6 @@ def _fields(message: Message) -> dict[str, Any]:
     return out
 
 
-def _line(record: dict[str, Any]) -> str:
-    return json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n"
-
-
-def replay_file_bytes(replay: replay_pb2.Replay, *, compress: bool = True) -> bytes:
-    """``encode_replay(replay, compress=compress)``: the same bytes, with less work."""
-    lines = [_line({"header": _message(replay.header)})]
-    lines += [_line({"hand": _message(hand)}) for hand in replay.hands]
-    if replay.HasField("result"):
-        lines.append(_line({"result": _message(replay.result)}))
-    data = "".join(lines).encode()
-    if compress:
-        # As encode_replay: mtime 0 and no file name, so the same replay gives the same bytes.
-        compressor = zlib.compressobj(9, zlib.DEFLATED, 31)
-        data = compressor.compress(data) + compressor.flush()
-        data = data[:4] + b"\0\0\0\0" + data[8:]
-    return data
+def message_dict(message: Message) -> dict[str, Any]:
+    """``json_format.MessageToDict(message)``, the same dict with less work."""
+    return _message(message)

@@ -48,6 +48,7 @@ from rookery.engine import (
 from rookery.v1 import actions_pb2, cards_pb2, notes_pb2, replay_pb2, results_pb2, table_pb2
 
 from . import notes, protobytes
+from ._replay_json import message_dict
 from .convert import (
     action_from_proto,
     action_to_proto,
@@ -370,15 +371,22 @@ def replay_records(replay: replay_pb2.Replay) -> Iterator[replay_pb2.ReplayRecor
         yield replay_pb2.ReplayRecord(result=replay.result)
 
 
-def _record_line(record: Message) -> str:
-    data = json_format.MessageToDict(record)
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+def _record_line(part: str, message: Message) -> str:
+    """One record's JSON line: ``MessageToDict`` of the record (``_replay_json`` builds it)."""
+    record = {part: message_dict(message)}
+    return json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n"
 
 
 def encode_replay(replay: replay_pb2.Replay, *, compress: bool = True) -> bytes:
-    """The bytes of a replay file: JSON lines, gzip-compressed unless ``compress`` is false."""
-    text = "".join(_record_line(record) + "\n" for record in replay_records(replay))
-    data = text.encode()
+    """The bytes of a replay file: JSON lines, gzip-compressed unless ``compress`` is false.
+
+    Each line is ``json_format.MessageToDict`` of one of :func:`replay_records`, written compact
+    (``separators=(",", ":")``, UTF-8 as is)."""
+    lines = [_record_line("header", replay.header)]
+    lines += [_record_line("hand", hand) for hand in replay.hands]
+    if replay.HasField("result"):
+        lines.append(_record_line("result", replay.result))
+    data = "".join(lines).encode()
     if compress:
         # mtime 0 and no file name: the same replay always compresses to the same bytes.
         compressor = zlib.compressobj(9, zlib.DEFLATED, 31)

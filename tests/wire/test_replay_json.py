@@ -1,0 +1,78 @@
+"""A replay file's lines are ``json_format.MessageToDict`` of its records, byte for byte, though
+``encode_replay`` builds them with less work (``rookery.wire._replay_json``)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+from google.protobuf import json_format
+from rookery.engine import PRESETS, Game
+from rookery.v1 import actions_pb2, notes_pb2, replay_pb2
+from rookery.wire._replay_json import message_dict
+from rookery.wire.replay import ActionOutcome, ReplayBuilder, encode_replay, replay_records
+from rookery.wire.selfplay import play_random_game
+
+
+def _reference_text(replay: replay_pb2.Replay) -> str:
+    """The replay file's text the slow way: ``MessageToDict`` of every record, compact JSON."""
+    return "".join(
+        json.dumps(json_format.MessageToDict(record), separators=(",", ":"), ensure_ascii=False)
+        + "\n"
+        for record in replay_records(replay)
+    )
+
+
+def _assert_reference(replay: replay_pb2.Replay) -> None:
+    for record in replay_records(replay):
+        part = record.WhichOneof("part")
+        assert part is not None
+        assert message_dict(getattr(record, part)) == json_format.MessageToDict(record)[part]
+    text = _reference_text(replay)
+    assert encode_replay(replay, compress=False) == text.encode()
+    compressed = encode_replay(replay)
+    assert gzip.decompress(compressed) == text.encode()
+    assert compressed[4:8] == b"\0\0\0\0" and compressed == encode_replay(replay)  # mtime 0
+
+
+def _unusual_replay() -> ReplayBuilder:
+    """A game with every kind of recorded action: rejected (a malformed proto and an engine
+    action, with reasons), auto-played, notes with values, fallback marks, an unnamed outcome."""
+    builder = ReplayBuilder()
+    builder.start(PRESETS["standard"], seed=3, seats=["a", "b", "c", "d"], table_id="t")
+    game: Game = builder.game
+    move = 0
+    while not game.is_over and move < 400:
+        seat = game.current_player
+        assert seat is not None
+        action = game.legal_actions()[0]
+        move += 1
+        if move % 5 == 0:
+            builder.record_action(seat, actions_pb2.Action(), 7, ActionOutcome.REJECTED, "bad «»")
+        if move % 3 == 0:
+            note = notes_pb2.BotNote(text="why", values={"p": 0.25, "n": -3.0})
+            builder.record_action(seat, action, move, ActionOutcome.AUTO_PLAYED, note=note)
+        elif move % 7 == 0:
+            fallback = notes_pb2.Fallback(reason="act raised ValueError")
+            builder.record_action(seat, action, 0, fallback=fallback)
+        else:
+            builder.record_action(seat, action, move % 4)
+    builder.finish(aborted=not game.is_over)
+    return builder
+
+
+def test_unusual_actions_and_unnamed_enum_values_encode_as_the_reference() -> None:
+    replay = _unusual_replay().replay()
+    replay.hands[0].actions[1].outcome = 99  # type: ignore[assignment]  # a value not named
+    replay.hands[0].actions.add(seat=2)  # no action at all
+    _assert_reference(replay)
+    # The remembered cards and actions do not leak between replays: a second one, again.
+    other = _unusual_replay().replay()
+    other.header.seed = 12
+    _assert_reference(other)
+
+
+def test_played_games_of_every_preset_encode_as_the_reference() -> None:
+    for name in sorted(PRESETS):
+        for seed in range(3):
+            _assert_reference(play_random_game(PRESETS[name], seed=seed))
