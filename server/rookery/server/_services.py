@@ -38,9 +38,10 @@ from ._errors import (
 )
 from ._hub import ServerHub
 from ._league import LeagueBackend, SubmissionsClosedError
-from ._limits import hello_problem, peer_host
+from ._limits import peer_host
+from ._lobby import AdmissionError, Lobby, Refusal
 from ._outbox import Outbox
-from ._registry import BotRecord, validate_bot_name
+from ._registry import BotRecord
 from ._session import CloseStream, Session
 from ._table import TableSpec, TableStatus, Watcher
 from ._version import SERVER_VERSION
@@ -74,6 +75,14 @@ _LEAGUE_ERRORS: _ErrorCodes = (
     (SubmissionsClosedError, _Code.FAILED_PRECONDITION),
     (ValueError, _Code.INVALID_ARGUMENT),
 )
+#: What each refusal of a Hello (``Lobby.admit``) ends the stream with.
+_REFUSAL_CODES: dict[Refusal, grpc.StatusCode] = {
+    Refusal.STOPPING: _Code.UNAVAILABLE,
+    Refusal.MALFORMED: _Code.INVALID_ARGUMENT,
+    Refusal.UNAUTHENTICATED: _Code.UNAUTHENTICATED,
+    Refusal.NO_SUCH_SESSION: _Code.FAILED_PRECONDITION,
+    Refusal.CROWDED: _Code.RESOURCE_EXHAUSTED,
+}
 _NO_TOURNAMENTS = (
     "tournaments need the arena: this server was started without a tournament "
     "backend (rookery serve without the arena); ad-hoc tables work (CreateTable)"
@@ -192,6 +201,7 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
 
     def __init__(self, server: ServerHub) -> None:
         self._server = server
+        self._lobby = Lobby(server)
 
     async def Connect(
         self,
@@ -257,95 +267,30 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
     async def _open(
         self, hello: bot_service_pb2.Hello, context: Any
     ) -> tuple[Session, int, Outbox[bytes | CloseStream]]:
-        """Authenticates a Hello and opens (or resumes) its session, Welcome queued first."""
+        """Admits a Hello (``Lobby.admit``) and attaches its session to this stream, Welcome
+        queued first; a refusal ends the stream with its status code."""
         server = self._server
-        config = server.config
-        if server.is_stopping:
-            await _abort(context, _Code.UNAVAILABLE, "the server is shutting down")
         try:
-            validate_bot_name(hello.name)
-        except InvalidBotNameError as error:
-            await _abort(context, _Code.INVALID_ARGUMENT, f"Hello.name: {error}")
-        problem = hello_problem(hello)
-        if problem:
-            await _abort(context, _Code.INVALID_ARGUMENT, problem)
-        if hello.max_tables < 0:
-            await _abort(
-                context,
-                _Code.INVALID_ARGUMENT,
-                f"Hello.max_tables must be ≥ 0, got {hello.max_tables}",
-            )
-        if config.is_token_mode:
-            if not hello.token:
-                await _abort(
-                    context,
-                    _Code.UNAUTHENTICATED,
-                    "Hello.token is empty: this server needs a bot token (issued by the "
-                    "organiser with 'rookery bots add NAME')",
-                )
-            if not server.bots.check_token(hello.name, hello.token) and not server.is_launch_key(
-                hello.name, hello.token
-            ):
-                await _abort(
-                    context,
-                    _Code.UNAUTHENTICATED,
-                    f"the token is not valid for bot {hello.name!r}",
-                )
-        resume = hello.resume if hello.HasField("resume") else None
-        if resume is not None and resume.session_id:
-            session = server.session(resume.session_id)
-            if session is None:
-                await _abort(
-                    context,
-                    _Code.FAILED_PRECONDITION,
-                    f"unknown or expired session {resume.session_id!r}: open a new session "
-                    "(a Hello without resume)",
-                )
-            if not session.check_secret(resume.resume_secret):
-                await _abort(
-                    context,
-                    _Code.UNAUTHENTICATED,
-                    f"wrong resume secret for session {resume.session_id!r}",
-                )
-            if session.bot != hello.name:
-                await _abort(
-                    context,
-                    _Code.FAILED_PRECONDITION,
-                    f"session {resume.session_id!r} belongs to bot {session.bot!r}, "
-                    f"not {hello.name!r}",
-                )
-            session.wants_events = not hello.observations_only  # this stream's Hello decides
-            session.batching = hello.batching
-            session.defers_events = hello.defer_events
-            session.wants_card_masks = hello.card_masks
-            session.peer = peer_host(context)
-            generation, queue = session.attach(_canceller(context))
-            session.send(_ConnectResponse(welcome=self._welcome(session, resumed=True)))
-            cursors = {c.table_id: c.last_seq for c in resume.cursors}
-            session.resume_messages(cursors)
+            admission = self._lobby.admit(hello, peer_host(context))
+        except AdmissionError as error:
+            await _abort(context, _REFUSAL_CODES[error.refusal], error.detail)
+        session = admission.session
+        generation, queue = session.attach(_canceller(context))
+        session.send(_ConnectResponse(welcome=self._welcome(session, resumed=admission.resumed)))
+        if admission.resumed:
+            session.resume_messages(admission.cursors)
             log.info(
                 "session resumed", bot=session.bot, session=session.id, tables=len(session.tables)
             )
-            server.seat_waiting()
-            return session, generation, queue
-        peer = peer_host(context)
-        refusal = server.admission_problem(hello.name, peer)
-        if refusal:
-            await _abort(context, _Code.RESOURCE_EXHAUSTED, refusal)
-        try:
-            session = server.open_session(hello, peer=peer)
-        except ServerStoppingError as error:
-            await _abort(context, _Code.UNAVAILABLE, str(error))
-        generation, queue = session.attach(_canceller(context))
-        session.send(_ConnectResponse(welcome=self._welcome(session, resumed=False)))
-        log.info(
-            "session opened",
-            bot=session.bot,
-            session=session.id,
-            version=session.version,
-            client=session.client,
-            max_tables=session.max_tables,
-        )
+        else:
+            log.info(
+                "session opened",
+                bot=session.bot,
+                session=session.id,
+                version=session.version,
+                client=session.client,
+                max_tables=session.max_tables,
+            )
         server.seat_waiting()
         return session, generation, queue
 
