@@ -547,6 +547,8 @@ class TournamentRunner:
         launcher = self.launchers[bot.name]
         deadline = time.monotonic() + self.options.connect_timeout_s
         while True:
+            if self._stop.is_set():
+                return  # a stop asked for while it connects: nothing is played
             try:
                 await self.server.wait_for_bot(bot.name, sessions=seats, timeout=0.25)
                 launcher.in_play = True  # from now on an exit is a crash of a playing bot
@@ -577,10 +579,21 @@ class TournamentRunner:
         self._message(
             f"waiting for remote bot {bot.name!r}: {seats} session(s) at {self.server.target}"
         )
+        waiting = asyncio.ensure_future(
+            self.server.wait_for_bot(bot.name, sessions=seats, timeout=self.options.remote_wait_s)
+        )
+        stopping = asyncio.ensure_future(self._stop.wait())
         try:
-            await self.server.wait_for_bot(
-                bot.name, sessions=seats, timeout=self.options.remote_wait_s
-            )
+            # A stop asked for while it waits ends the wait (nothing is played).
+            await asyncio.wait({waiting, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopping.cancel()
+            waiting.cancel()
+            await asyncio.gather(waiting, stopping, return_exceptions=True)
+        if self._stop.is_set():
+            return
+        try:
+            waiting.result()
         except TimeoutError:
             raise BotLaunchError(
                 f"remote bot {bot.name!r} did not connect {seats} session(s) to "
