@@ -35,7 +35,7 @@ from typing import Any
 import grpc
 import pytest
 from rookery.arena.config import BotSpec, TournamentConfig
-from rookery.arena.runner import RunResult, TournamentRunner
+from rookery.arena.runner import RunOptions, RunResult, TournamentRunner
 from rookery.arena.sandbox import SandboxMode, probe
 from rookery.arena.storage import GameRow, RunStore
 from rookery.engine import Ruleset, deal_for_hand
@@ -162,7 +162,11 @@ def _run(base: Path, *, sandboxed: bool) -> Run:
     os.chdir(work)  # an unconfined bot writes to the arena's working directory
     started = time.monotonic()
     try:
-        result = asyncio.run(TournamentRunner(config, run_dir).run())
+        # One game at a time, never more: fast unconfined bots would otherwise get more games at
+        # once (RunOptions.concurrency_scale), and a twin could start before its first game ended.
+        runner = TournamentRunner(config, run_dir, options=RunOptions(concurrency_scale=1))
+        result = asyncio.run(runner.run())
+        assert runner.games_at_once == 1
     finally:
         os.chdir(old_cwd)
         if not sandboxed:
@@ -232,10 +236,9 @@ def test_an_unconfined_bot_remembers_the_twins_deal(unconfined: Run) -> None:
     assert unconfined.result.recorded == GAMES
     right, mean, sd, views = unconfined.score(twins=True)
     assert views == GAMES
-    # Ten standard deviations above chance (about 107 of 176; it knows about 139, all the cards
-    # played in the first game): the attack has teeth. Not a fixed count: the deal decides how
-    # many hidden cards were played. The bot takes the fullest record that fits its hand, as its
-    # own process may not have all of the first game's last cards yet when its twin asks.
+    # Ten standard deviations above chance (about 107 of 176; it knows 146–150, the cards played
+    # in the first game): the attack has teeth. Not a fixed count: the deal decides how many
+    # hidden cards were played.
     assert right > mean + 10 * sd
     first_right, first_mean, first_sd, _ = unconfined.score(twins=False)
     assert first_right <= first_mean + 4 * first_sd  # a deal not seen is not known
