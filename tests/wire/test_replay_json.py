@@ -4,9 +4,13 @@
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
+import string
+from typing import Any
 
 from google.protobuf import json_format
+from google.protobuf.descriptor import Descriptor
 from rookery.engine import PRESETS, Game
 from rookery.v1 import actions_pb2, notes_pb2, replay_pb2
 from rookery.wire._replay_json import message_dict
@@ -14,13 +18,51 @@ from rookery.wire.replay import ActionOutcome, ReplayBuilder, encode_replay, rep
 from rookery.wire.selfplay import play_random_game
 
 
+def _map_fields(descriptor: Descriptor, seen: set[str]) -> set[str]:
+    """The map fields of a message type and of every type it holds."""
+    found: set[str] = set()
+    if descriptor.full_name in seen:
+        return found
+    seen.add(descriptor.full_name)
+    for field in descriptor.fields:
+        if field.message_type is not None:
+            if field.message_type.GetOptions().map_entry:
+                found.add(field.full_name)
+            else:
+                found |= _map_fields(field.message_type, seen)
+    return found
+
+
+def _notes_sorted(value: Any) -> Any:
+    """A ``MessageToDict`` value with each bot note's ``values`` (the schema's one map) in key
+    order, as a replay file writes them: protobuf keeps no order in a map."""
+    if isinstance(value, list):
+        return [_notes_sorted(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    out = {key: _notes_sorted(item) for key, item in value.items()}
+    note = out.get("note")
+    if isinstance(note, dict) and isinstance(note.get("values"), dict):
+        note["values"] = dict(sorted(note["values"].items()))
+    return out
+
+
 def _reference_text(replay: replay_pb2.Replay) -> str:
     """The replay file's text the slow way: ``MessageToDict`` of every record, compact JSON."""
     return "".join(
-        json.dumps(json_format.MessageToDict(record), separators=(",", ":"), ensure_ascii=False)
+        json.dumps(
+            _notes_sorted(json_format.MessageToDict(record)),
+            separators=(",", ":"),
+            ensure_ascii=False,
+        )
         + "\n"
         for record in replay_records(replay)
     )
+
+
+def test_the_only_map_of_a_replay_is_a_notes_values() -> None:
+    """The reference text above sorts that map alone: a new map in the schema needs it too."""
+    assert _map_fields(replay_pb2.ReplayRecord.DESCRIPTOR, set()) == {"rookery.v1.BotNote.values"}
 
 
 def _assert_reference(replay: replay_pb2.Replay) -> None:
@@ -33,6 +75,31 @@ def _assert_reference(replay: replay_pb2.Replay) -> None:
     compressed = encode_replay(replay)
     assert gzip.decompress(compressed) == text.encode()
     assert compressed[4:8] == b"\0\0\0\0" and compressed == encode_replay(replay)  # mtime 0
+
+
+def _keys_a_copy_lists_otherwise() -> tuple[str, str]:
+    """Two keys whose map lists them in one order, and its parsed copy in the other."""
+    for first, second in itertools.permutations(string.ascii_lowercase, 2):
+        note = notes_pb2.BotNote(values={first: 1.0, second: 2.0})
+        copy = notes_pb2.BotNote.FromString(note.SerializeToString())
+        if list(note.values) != list(copy.values):
+            return first, second
+    raise AssertionError("every copy listed its map as the original: nothing to check")
+
+
+def test_a_replay_gives_the_same_bytes_as_its_copy_whose_maps_list_their_entries_otherwise() -> (
+    None
+):
+    replay = _unusual_replay().replay()
+    first, second = _keys_a_copy_lists_otherwise()
+    action = replay.hands[0].actions[0]
+    action.note.text = "two values"
+    action.note.values.clear()
+    action.note.values.update({first: 1.0, second: 2.0})
+    copy = replay_pb2.Replay.FromString(replay.SerializeToString())
+    assert list(copy.hands[0].actions[0].note.values) != list(action.note.values)
+    assert encode_replay(copy) == encode_replay(replay)
+    assert encode_replay(copy, compress=False) == _reference_text(replay).encode()
 
 
 def _unusual_replay() -> ReplayBuilder:

@@ -9,7 +9,9 @@ again and again, is converted once and remembered, and the usual replay action (
 think time, outcome) is read field by field directly. A message with a field of any other kind
 set (64-bit integers, floats, bytes, maps: a bot note's values) goes through ``MessageToDict``
 whole, as does a well-known type (the header's timestamp); an enum value the schema does not
-name is written as its number, as ``MessageToDict`` does.
+name is written as its number, as ``MessageToDict`` does. One difference: a map's entries are
+written in key order (``MessageToDict`` follows the map's own order, which protobuf leaves
+unspecified, so that two copies of one message could give two texts).
 
 :func:`rookery.wire.replay.encode_replay` writes its lines from these dicts; its bytes are the
 reference encoding's, ``MessageToDict`` of every record (``tests/wire/test_replay_json.py``
@@ -117,7 +119,7 @@ def _fields(message: Message) -> dict[str, Any]:
             or field.is_extension
             or (field.message_type is not None and field.message_type.GetOptions().map_entry)
         ):
-            return json_format.MessageToDict(message)
+            return _sorted_maps(message, json_format.MessageToDict(message))
         if kind == FieldDescriptor.TYPE_MESSAGE:
             out[field.json_name] = [_message(v) for v in value] if repeated else _message(value)
         elif kind == FieldDescriptor.TYPE_ENUM:
@@ -126,6 +128,24 @@ def _fields(message: Message) -> dict[str, Any]:
             )
         else:
             out[field.json_name] = list(value) if repeated else value
+    return out
+
+
+def _sorted_maps(message: Message, out: dict[str, Any]) -> dict[str, Any]:
+    """``out`` (``MessageToDict(message)``) with every map's entries in key order, at any depth:
+    protobuf keeps no order in a map (a copy of a message may list its entries otherwise), and the
+    same replay must give the same bytes."""
+    for field, value in message.ListFields():
+        name = field.json_name
+        kind = field.message_type
+        if name not in out or kind is None or kind.full_name.startswith("google.protobuf."):
+            continue  # not a message, or a well-known type (its own JSON form)
+        if kind.GetOptions().map_entry:  # (the schema's maps hold scalars)
+            out[name] = dict(sorted(out[name].items()))
+        elif field.is_repeated:
+            out[name] = [_sorted_maps(m, d) for m, d in zip(value, out[name], strict=True)]
+        else:
+            out[name] = _sorted_maps(value, out[name])
     return out
 
 
