@@ -6,9 +6,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from rookery.engine import Ruleset
-from rookery.server import RookeryServer, TableSpec
-from rookery.server.testing import RawBot, bot_names
+from rookery.server import RookeryServer
+from rookery.server.testing import RawBot, bot_names, seat_raw_bots
 from rookery.v1 import bot_service_pb2
 from rookery.wire import convert
 
@@ -19,11 +18,11 @@ async def test_only_a_session_that_asks_gets_card_masks_and_they_match_the_card_
     server: RookeryServer, bots: Callable[..., RawBot]
 ) -> None:
     names = bot_names(4)
-    players = [bots(server.target, name) for name in names]
-    for index, bot in enumerate(players):
-        hello = pb.Hello(name=bot.name, version="1.0", batching=True, card_masks=index == 0)
-        await bot.connect(hello)
-    await server.create_table(TableSpec(Ruleset.preset("standard"), names, seed=8))
+    hellos = [
+        pb.Hello(name=name, version="1.0", batching=True, card_masks=index == 0)
+        for index, name in enumerate(names)
+    ]
+    _, players = await seat_raw_bots(server, bots, names, seed=8, hellos=hellos)
     await asyncio.wait_for(asyncio.gather(*(bot.play() for bot in players)), 60)
     asking, *others = (bot.requests() for bot in players)
     assert asking and all(others)

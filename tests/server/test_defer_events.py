@@ -5,9 +5,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from rookery.engine import Ruleset
-from rookery.server import RookeryServer, TableSpec
-from rookery.server.testing import RawBot, bot_names
+from rookery.server import RookeryServer
+from rookery.server.testing import RawBot, bot_names, seat_raw_bots
 from rookery.v1 import bot_service_pb2
 
 pb = bot_service_pb2
@@ -17,11 +16,11 @@ async def test_a_deferring_session_gets_every_event_in_order_only_with_its_next_
     server: RookeryServer, bots: Callable[..., RawBot]
 ) -> None:
     names = bot_names(4)
-    players = [bots(server.target, name) for name in names]
-    for index, bot in enumerate(players):
-        hello = pb.Hello(name=bot.name, version="1.0", batching=True, defer_events=index == 0)
-        await bot.connect(hello)
-    await server.create_table(TableSpec(Ruleset.preset("standard"), names, seed=5))
+    hellos = [
+        pb.Hello(name=name, version="1.0", batching=True, defer_events=index == 0)
+        for index, name in enumerate(names)
+    ]
+    _, players = await seat_raw_bots(server, bots, names, seed=5, hellos=hellos)
     await asyncio.wait_for(asyncio.gather(*(bot.play() for bot in players)), 60)
     deferring, prompt = players[0].deliveries, players[1].deliveries
 

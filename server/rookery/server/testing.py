@@ -337,12 +337,14 @@ async def seat_raw_bots(
     preset: str = "standard",
     seed: int = 7,
     time_control: TimeControl | None = None,
+    hellos: Sequence[Any] | None = None,
 ) -> tuple[Table, list[RawBot]]:
-    """Connects one raw bot per seat, creates the table and returns it with the bots by seat."""
+    """Connects one raw bot per seat (with ``hellos[i]`` for ``names[i]`` when given, else the
+    default Hello), creates the table and returns it with the bots by seat."""
     ruleset = Ruleset.preset(preset)
     players = [make(server.target, name) for name in names]
-    for bot in players:
-        await bot.connect()
+    for index, bot in enumerate(players):
+        await bot.connect(hellos[index] if hellos is not None else None)
     table = await server.create_table(
         TableSpec(ruleset, tuple(names), seed=seed, time_control=time_control)
     )
