@@ -15,7 +15,7 @@ unspecified, so that two copies of one message could give two texts).
 
 :func:`rookery.wire.replay.encode_replay` writes its lines from these dicts; its bytes are the
 reference encoding's, ``MessageToDict`` of every record (``tests/wire/test_replay_json.py``
-checks it over a tournament's replays and over hand-made unusual records).
+checks it over played games of every preset and over hand-made unusual records).
 """
 
 from __future__ import annotations
@@ -150,5 +150,5 @@ def _sorted_maps(message: Message, out: dict[str, Any]) -> dict[str, Any]:
 
 
 def message_dict(message: Message) -> dict[str, Any]:
-    """``json_format.MessageToDict(message)``, the same dict with less work."""
+    """``json_format.MessageToDict(message)``, the same dict with less work (maps in key order)."""
     return _message(message)
