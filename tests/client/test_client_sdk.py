@@ -212,6 +212,9 @@ async def test_lifecycle_hooks_see_the_table_every_event_in_order_and_the_result
 ) -> None:
     Lifecycle.instances.clear()
     task = await running.start(server, Lifecycle, "life", sessions=4, games=1)
+    # The SDK asks for a table's events held together as one message (Hello.group_events).
+    sessions = server.sessions["life"]
+    assert len(sessions) == 4 and all(s.groups_events and s.defers_events for s in sessions)
 
     outcome = await play(server, "standard", ("life",) * 4)
     stats = await asyncio.wait_for(task, 10.0)

@@ -202,6 +202,7 @@ class _Seat:
         self.bot, self.version, self.is_attached = name, "", True
         self.wants_events = True
         self.defers_events = False
+        self.groups_events = False
         self.wants_card_masks = True
         self.requests: list[pb.ActionRequest] = []
 

@@ -469,6 +469,7 @@ def test_the_checker_catches_a_card_shown_to_the_wrong_seat() -> None:
                 self.bot, self.version, self.is_attached = name, "", True
                 self.wants_events = True
                 self.defers_events = False
+                self.groups_events = False
                 self.wants_card_masks = True
                 self.seat = -1
 

@@ -22,7 +22,11 @@ from rookery.server._encoding import (
     RequestEncoder,
     batch_bytes,
     event_bytes,
+    event_element,
+    event_message,
+    events_message,
     public_event_bytes,
+    public_event_element,
     table_event_prefix,
 )
 from rookery.v1 import actions_pb2, bot_service_pb2, notes_pb2, replay_pb2
@@ -101,6 +105,9 @@ def test_events_and_batches_are_protobufs(game: Game, table_id: str) -> None:
             if seat is None:  # the frequent public events from bytes: the same, or None
                 fast = public_event_bytes(prefix, event)
                 assert fast is None or fast == message.SerializeToString()
+                element = public_event_element(event)
+                assert (element is None) == (fast is None)
+                assert element is None or element == event_element(proto)
                 assert (fast is None) == (
                     proto.WhichOneof("kind")
                     not in ("card_played", "trick_won", "bid_made", "passed")
@@ -109,6 +116,14 @@ def test_events_and_batches_are_protobufs(game: Game, table_id: str) -> None:
             expected.messages.append(message)
     if encoded:
         assert batch_bytes(encoded) == pb.ConnectResponse(batch=expected).SerializeToString()
+    # A TableEvents of the same events, as the server groups them (Hello.group_events).
+    elements = [event_element(m.event.event) for m in expected.messages]
+    grouped = pb.TableEvents(table_id=table_id, events=[m.event.event for m in expected.messages])
+    assert events_message(prefix, elements) == (
+        pb.ConnectResponse(table_events=grouped).SerializeToString()
+    )
+    for message, element in zip(expected.messages, elements, strict=True):
+        assert event_message(prefix, element) == message.SerializeToString()
 
 
 @FAST

@@ -24,6 +24,7 @@ class FakeSession:
         self.seat = -1
         self.wants_events = True
         self.defers_events = False
+        self.groups_events = False
         self.wants_card_masks = True
         self.messages: list[pb.ConnectResponse] = []
 

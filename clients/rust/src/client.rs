@@ -457,6 +457,12 @@ where
                 self.new_table(&joined);
             }
             Some(M::Event(e)) => self.on_event(&e.table_id, e.event.as_ref()),
+            // Only for a Hello with group_events, which this kit leaves unset: read alike.
+            Some(M::TableEvents(grouped)) => {
+                for event in &grouped.events {
+                    self.on_event(&grouped.table_id, Some(event));
+                }
+            }
             Some(M::TableSnapshot(snapshot)) => {
                 let Some(joined) = snapshot.table else { return false };
                 if !self.tables.contains_key(&joined.table_id) {

@@ -345,6 +345,8 @@ export class RookeryClient {
             deferEvents: false,
             // The kit reads the repeated Card fields, not the bit masks.
             cardMasks: false,
+            // Each event as its own TableEvent (the kit reads no TableEvents).
+            groupEvents: false,
           },
         },
       });

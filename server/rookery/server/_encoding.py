@@ -43,7 +43,11 @@ __all__ = [
     "RequestEncoder",
     "batch_bytes",
     "event_bytes",
+    "event_element",
+    "event_message",
+    "events_message",
     "public_event_bytes",
+    "public_event_element",
     "serialize_response",
     "table_event_prefix",
 ]
@@ -364,9 +368,35 @@ def table_event_prefix(table_id: str) -> bytes:
     return bot_service_pb2.TableEvent(table_id=table_id).SerializeToString()
 
 
+_TABLE_EVENTS = _number(_ConnectResponse, "table_events")
+# A TableEvents is a TableEvent whose event repeats: the same table id field, and each event an
+# element of the same field number, so one event's bytes serve both messages.
+assert _number(bot_service_pb2.TableEvents, "table_id") == _number(
+    bot_service_pb2.TableEvent, "table_id"
+)
+assert _number(bot_service_pb2.TableEvents, "events") == _TABLE_EVENT_EVENT
+
+
+def event_element(event: Message) -> bytes:
+    """An event as the ``event`` field of a ``TableEvent`` (and so as one element of
+    ``TableEvents.events``)."""
+    return _field(_TABLE_EVENT_EVENT, event.SerializeToString())
+
+
+def event_message(prefix: bytes, element: bytes) -> bytes:
+    """A ``ConnectResponse`` carrying a ``TableEvent`` (``prefix``: the table's id, ``element``:
+    as :func:`event_element` or :func:`public_event_element` give it), as bytes."""
+    return _field(_EVENT, prefix + element)
+
+
+def events_message(prefix: bytes, elements: list[bytes]) -> bytes:
+    """A ``ConnectResponse`` carrying a ``TableEvents`` of these events, in order, as bytes."""
+    return _field(_TABLE_EVENTS, prefix + b"".join(elements))
+
+
 def event_bytes(prefix: bytes, event: Message) -> bytes:
     """A ``ConnectResponse`` carrying a ``TableEvent``, as bytes (``prefix``: the table's id)."""
-    return _field(_EVENT, prefix + _field(_TABLE_EVENT_EVENT, event.SerializeToString()))
+    return event_message(prefix, event_element(event))
 
 
 _Event = events_pb2.Event
@@ -408,9 +438,9 @@ _PASSED: BoundedMemo[int, bytes] = BoundedMemo(
 """The ``Event.passed`` field, by seat."""
 
 
-def public_event_bytes(prefix: bytes, event: EventBase) -> bytes | None:
+def public_event_element(event: EventBase) -> bytes | None:
     """The most frequent events (a card played, a trick won, a bid, a pass: public, the same for
-    every seat), as ``event_bytes`` gives them from ``convert.event_to_proto(event, ruleset,
+    every seat), as ``event_element`` gives them from ``convert.event_to_proto(event, ruleset,
     None)``, from bytes encoded once; ``None`` for any other event (encode its proto)."""
     if isinstance(event, CardPlayed):
         body = _CARD_PLAYED[event.seat][event.card]
@@ -423,7 +453,13 @@ def public_event_bytes(prefix: bytes, event: EventBase) -> bytes | None:
     else:
         return None
     encoded = b"".join((_uint(_EVENT_SEQ, event.seq), _EVENT_HAND_NUMBER[event.hand_number], body))
-    return _field(_EVENT, prefix + _field(_TABLE_EVENT_EVENT, encoded))
+    return _field(_TABLE_EVENT_EVENT, encoded)
+
+
+def public_event_bytes(prefix: bytes, event: EventBase) -> bytes | None:
+    """:func:`public_event_element` as a ``ConnectResponse`` carrying its ``TableEvent``."""
+    element = public_event_element(event)
+    return None if element is None else event_message(prefix, element)
 
 
 def batch_bytes(messages: list[bytes]) -> bytes:

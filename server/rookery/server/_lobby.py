@@ -128,6 +128,7 @@ class Lobby:
         session.batching = hello.batching
         session.defers_events = hello.defer_events
         session.wants_card_masks = hello.card_masks
+        session.groups_events = hello.group_events
         session.peer = peer
         cursors = {c.table_id: c.last_seq for c in resume.cursors}
         return Admission(session, resumed=True, cursors=cursors)

@@ -70,6 +70,12 @@ class SeatChannel(Protocol):
         ...
 
     @property
+    def groups_events(self) -> bool:
+        """True when the bot asked for a table's events sent together as one TableEvents
+        message (``Hello.group_events``)."""
+        ...
+
+    @property
     def wants_card_masks(self) -> bool:
         """True when the bot asked for each request's card sets as bit masks too
         (``Hello.card_masks``)."""

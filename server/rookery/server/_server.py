@@ -640,6 +640,7 @@ class RookeryServer:
             batching=hello.batching,
             defers_events=hello.defer_events,
             wants_card_masks=hello.card_masks,
+            groups_events=hello.group_events,
             peer=peer,
         )
         if self.is_launch_key(hello.name, hello.token):

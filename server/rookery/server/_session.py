@@ -68,6 +68,7 @@ class Session:
         batching: bool = False,
         defers_events: bool = False,
         wants_card_masks: bool = False,
+        groups_events: bool = False,
         peer: str = "",
     ) -> None:
         self.id = "s-" + secrets.token_hex(8)
@@ -90,6 +91,9 @@ class Session:
         self.wants_card_masks = wants_card_masks
         """True when the stream's Hello asked for each request's card sets as bit masks too
         (Hello.card_masks)."""
+        self.groups_events = groups_events
+        """True when the stream's Hello asked for a table's events sent together as one
+        TableEvents message (Hello.group_events)."""
         self.batches_sent = 0
         """ConnectResponse.batch messages sent to the session, over all its streams."""
         self.reply_batches = 0

@@ -58,7 +58,14 @@ from rookery.wire.errors import MalformedMessageError
 from rookery.wire.replay import ActionOutcome, ReplayBuilder
 
 from ._bot_seeds import bot_seed
-from ._encoding import RequestEncoder, event_bytes, public_event_bytes, table_event_prefix
+from ._encoding import (
+    RequestEncoder,
+    event_element,
+    event_message,
+    events_message,
+    public_event_element,
+    table_event_prefix,
+)
 from ._errors import TableSpecError
 from ._ports import SeatChannel
 from ._time_control import LatePolicy, TimeControl
@@ -317,8 +324,8 @@ class _Seat:
         self.gone = False
         self.skip_until = 0
         self.held: list[bytes] = []
-        """Encoded events held for a session that defers them (``Hello.defer_events``): sent
-        before the seat's next request or its TableFinished."""
+        """Events held for a session that defers them (``Hello.defer_events``), each encoded as
+        a ``TableEvent.event`` field: sent before the seat's next request or its TableFinished."""
         self.grace_timer: asyncio.TimerHandle | None = None
         self.last_late_request = 0
         self.accepted = 0
@@ -663,14 +670,23 @@ class Table:
         self._start_clock(request, seat)
         seat.session.send_encoded(request.message)
 
-    @staticmethod
-    def _release(seat: _Seat) -> None:
+    def _release(self, seat: _Seat) -> None:
         """Sends the events held for the seat's session, in order."""
         held, seat.held = seat.held, []
         session = seat.session
         if session is not None:
-            for message in held:
-                session.send_encoded(message)
+            self._send_events(session, held)
+
+    def _send_events(self, session: SeatChannel, elements: list[bytes]) -> None:
+        """Sends a session these events of the table (encoded as ``TableEvent.event`` fields),
+        in order: one TableEvents message if its Hello asked (``Hello.group_events``), else
+        a TableEvent each."""
+        prefix = self._event_prefix
+        if session.groups_events:
+            session.send_encoded(events_message(prefix, elements))
+        else:
+            for element in elements:
+                session.send_encoded(event_message(prefix, element))
 
     def _start_clock(self, request: _Request, seat: _Seat) -> None:
         """Starts the request's clock: the seat's action time plus its bank."""
@@ -974,36 +990,43 @@ class Table:
             self._sent_seq = game.last_seq
             return
         events = game.events_since(self._sent_seq)
-        prefix = self._event_prefix
         watchers = self.watchers
+        # A grouping session that does not defer gets this flush's events as one message.
+        grouped: dict[int, list[bytes]] = {}
         for event in events:
             # Each view encoded once: the public bytes are shared by every receiver (the most
             # frequent events from bytes encoded once, without a proto).
-            shared = public_event_bytes(prefix, event) if receivers else None
+            shared = public_event_element(event) if receivers else None
             public = self._event_proto(event, None) if watchers else None
             if shared is None and receivers and type(event).view is EventBase.view:
                 if public is None:
                     public = self._event_proto(event, None)
-                shared = event_bytes(prefix, public)
+                shared = event_element(public)
             for seat in receivers:
                 if event.seq <= seat.skip_until:
                     continue
                 session = seat.session
                 assert session is not None
                 if shared is None:
-                    encoded = event_bytes(prefix, self._event_proto(event, seat.index))
+                    element = event_element(self._event_proto(event, seat.index))
                 else:
-                    encoded = shared
+                    element = shared
                 if session.defers_events:
-                    seat.held.append(encoded)
+                    seat.held.append(element)
+                elif session.groups_events:
+                    grouped.setdefault(seat.index, []).append(element)
                 else:
-                    session.send_encoded(encoded)
+                    session.send_encoded(event_message(self._event_prefix, element))
             if watchers:
                 message = spectator_service_pb2.WatchTableResponse(event=public)
                 for watcher in list(watchers):
                     if event.seq > watcher.skip_until:
                         watcher.put(message)
             self._sent_seq = event.seq
+        for index, elements in grouped.items():
+            session = self._seats[index].session
+            assert session is not None
+            self._send_events(session, elements)
 
     @property
     def last_seq(self) -> int:

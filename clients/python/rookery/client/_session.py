@@ -331,6 +331,7 @@ class Session:
             batching=options.batching,
             defer_events=options.defer_events,
             card_masks=True,  # the SDK reads a request's cards from their masks
+            group_events=True,  # a table's events sent together come as one TableEvents
         )
         if self._session_id:
             hello.resume.session_id = self._session_id
@@ -519,6 +520,8 @@ class Session:
                         pending = self._event(inner.event)
                         if pending is not None:
                             await pending
+                    elif kind == "table_events":
+                        await self._on_events(inner.table_events)
                     elif kind == "action_request":
                         await self._on_request(inner.action_request)
                     else:
@@ -532,6 +535,8 @@ class Session:
             await self._on_request(message.action_request)
         elif kind == "event":
             await self._on_event(message.event)
+        elif kind == "table_events":
+            await self._on_events(message.table_events)
         elif kind == "table_joined":
             await self._on_joined(message.table_joined)
         elif kind == "action_rejected":
@@ -578,6 +583,16 @@ class Session:
         if pending is not None:
             await pending
 
+    async def _on_events(self, message: pb.TableEvents) -> None:
+        """Hands each event of a TableEvents to its table's bot, in order."""
+        state = self._tables.get(message.table_id)
+        if state is None:
+            return
+        for event in message.events:
+            pending = self._table_event(state, event)
+            if pending is not None:
+                await pending
+
     def _event(self, message: Any) -> Awaitable[None] | None:
         """Hands a TableEvent to its table's bot; an async ``on_event``'s awaitable, to await.
 
@@ -587,7 +602,10 @@ class Session:
         state = self._tables.get(message.table_id)
         if state is None:
             return None
-        event = message.event
+        return self._table_event(state, message.event)
+
+    def _table_event(self, state: _TableState, event: Any) -> Awaitable[None] | None:
+        """Hands one event of its table to the table's bot (an event seen already is skipped)."""
         seq = event.seq
         if seq <= state.last_seq:
             return None
