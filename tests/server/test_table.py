@@ -85,17 +85,18 @@ async def test_the_same_seed_and_replies_give_the_same_game() -> None:
     assert first.outcome.result == second.outcome.result
 
 
-class FailingEncoder:
-    """The table's request encoder, failing from its ``fail_at``-th request on."""
+class FailingSession(FakeSession):
+    """A session whose channel breaks at the ``fail_at``-th request sent to any of them."""
 
-    def __init__(self, inner: Any, fail_at: int) -> None:
-        self.inner, self.fail_at, self.calls = inner, fail_at, 0
+    requests = 0
+    fail_at = 10
 
-    def action_request(self, **fields: Any) -> bytes:
-        self.calls += 1
-        if self.calls >= self.fail_at:
-            raise RuntimeError("encoder broke")
-        return bytes(self.inner.action_request(**fields))
+    def send_encoded(self, message: bytes) -> None:
+        if pb.ConnectResponse.FromString(message).WhichOneof("message") == "action_request":
+            FailingSession.requests += 1
+            if FailingSession.requests >= FailingSession.fail_at:
+                raise RuntimeError("channel broke")
+        super().send_encoded(message)
 
 
 async def test_a_failure_between_moves_aborts_the_table_and_spares_the_caller() -> None:
@@ -103,9 +104,8 @@ async def test_a_failure_between_moves_aborts_the_table_and_spares_the_caller() 
     # at once): the error must fail the table, as if raised in its task, not the reply's caller.
     spec = TableSpec(Ruleset.preset("standard"), bot_names(4), seed=33)
     table = Table("t-fail", spec, 33, TimeControl())
-    encoder = FailingEncoder(table._encoder, fail_at=10)
-    table._encoder = encoder  # type: ignore[assignment]
-    sessions = [FakeSession(name) for name in bot_names(4)]
+    FailingSession.requests = 0
+    sessions = [FailingSession(name) for name in bot_names(4)]
     loop = asyncio.get_running_loop()
     escaped: list[dict[str, Any]] = []
     loop.set_exception_handler(lambda _, context: escaped.append(context))
@@ -118,7 +118,7 @@ async def test_a_failure_between_moves_aborts_the_table_and_spares_the_caller() 
     assert table.outcome is not None
     assert table.outcome.termination == results_pb2.TERMINATION_REASON_ABORTED
     assert table.outcome.detail == "internal server error"
-    assert encoder.calls == 10
+    assert FailingSession.requests == 10
     assert escaped == []  # nothing raised out of submit
     for session in sessions:
         assert session.messages[-1].WhichOneof("message") == "table_finished"

@@ -47,6 +47,20 @@ def version() -> str:
     return rookery_version()
 
 
+class _VersionAction(argparse.Action):
+    """``--version``: the version and which builds run (the server's read only when asked: it
+    imports gRPC, which no other option needs)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="show the version and the builds")
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        from rookery.server import server_build
+
+        print(f"rookery {version()} (engine: {build_info()}; server: {server_build()})")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser with every registered command."""
     parser = argparse.ArgumentParser(
@@ -61,9 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
             f"exit code {EXIT_READER_GONE}."
         ),
     )
-    parser.add_argument(
-        "--version", action="version", version=f"rookery {version()} (engine: {build_info()})"
-    )
+    parser.add_argument("--version", action=_VersionAction)
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
     for name in command_modules():
         module = importlib.import_module(f"rookery.cli.{name}")

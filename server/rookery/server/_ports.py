@@ -1,8 +1,11 @@
-"""The two contracts between a session and a table, so that neither module imports the other.
+"""The contracts of a table: with the sessions at its seats, and with its server.
 
 A table talks to the session of each of its seats through :class:`SeatChannel`; a session talks
 to the tables it is seated at through :class:`SeatedTable`. ``Session`` and ``Table`` satisfy
-them structurally, and a test can put its own channel at a seat without a real stream.
+them structurally, so that neither module imports the other, and a test can put its own channel
+at a seat without a real stream. A table tells its server what happens through
+:class:`TableHooks`, which the server subclasses (here, not in the table's module: the table is
+compiled where the server's hot path is, and a compiled class cannot be subclassed by a pure one).
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from rookery.v1 import bot_service_pb2
 
 from ._time_control import TimeControl
 
-__all__ = ["SeatChannel", "SeatedTable"]
+__all__ = ["SeatChannel", "SeatedTable", "TableHooks"]
 
 
 class SeatedTable(Protocol):
@@ -100,3 +103,22 @@ class SeatChannel(Protocol):
     def table_finished(self, table_id: str, message: bot_service_pb2.ConnectResponse) -> None:
         """The game at ``table_id`` ended with ``message``."""
         ...
+
+
+class TableHooks:
+    """What a table needs from its server (kept narrow so that tables test without a network)."""
+
+    def table_started(self, table: SeatedTable) -> None:
+        """The table was seated and its game begins."""
+
+    def table_finished(self, table: SeatedTable) -> None:
+        """The table's game ended; its seats are released."""
+
+    def action_done(self, outcome: str, latency_s: float | None) -> None:
+        """An action was applied (``accepted`` or ``auto_played``)."""
+
+    def timeout(self) -> None:
+        """A bot missed its deadline."""
+
+    def rejection(self, reason: str) -> None:
+        """A reply was refused for ``reason``."""

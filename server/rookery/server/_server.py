@@ -43,10 +43,11 @@ from ._errors import (
 from ._league import LeagueBackend
 from ._limits import open_file_limit, raise_open_file_limit
 from ._metrics import Metrics, MetricsHttpServer, MetricsInterceptor
+from ._ports import SeatedTable, TableHooks
 from ._registry import BotRegistry, validate_bot_name
 from ._services import ArenaServicer, BotServicer, SpectatorServicer, add_bot_service
 from ._session import Session
-from ._table import Table, TableHooks, TableOutcome, TableSpec, TableStatus
+from ._table import Table, TableOutcome, TableSpec, TableStatus
 from ._tournament import TournamentBackend
 from ._version import SERVER_VERSION
 
@@ -82,10 +83,11 @@ class _Hooks(TableHooks):
         self._timeouts = metrics.timeouts
         self._rejections = metrics.rejections
 
-    def table_started(self, table: Table) -> None:
+    def table_started(self, table: SeatedTable) -> None:
         pass
 
-    def table_finished(self, table: Table) -> None:
+    def table_finished(self, table: SeatedTable) -> None:
+        assert isinstance(table, Table)  # the server's hooks are given its own tables
         self._server._table_finished(table)
 
     def action_done(self, outcome: str, latency_s: float | None) -> None:

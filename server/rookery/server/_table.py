@@ -67,7 +67,7 @@ from ._encoding import (
     table_event_prefix,
 )
 from ._errors import TableSpecError
-from ._ports import SeatChannel
+from ._ports import SeatChannel, TableHooks
 from ._time_control import LatePolicy, TimeControl
 
 __all__ = [
@@ -386,25 +386,6 @@ class Watcher:
             while not self.queue.empty():
                 self.queue.get_nowait()
             self.queue.put_nowait(None)
-
-
-class TableHooks:
-    """What a table needs from its server (kept narrow so that tables test without a network)."""
-
-    def table_started(self, table: Table) -> None:
-        """The table was seated and its game begins."""
-
-    def table_finished(self, table: Table) -> None:
-        """The table's game ended; its seats are released."""
-
-    def action_done(self, outcome: str, latency_s: float | None) -> None:
-        """An action was applied (``accepted`` or ``auto_played``)."""
-
-    def timeout(self) -> None:
-        """A bot missed its deadline."""
-
-    def rejection(self, reason: str) -> None:
-        """A reply was refused for ``reason``."""
 
 
 class Table:
