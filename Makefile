@@ -18,6 +18,12 @@ NATIVE_SOURCES := $(filter-out %/__init__.py %/_build.py,$(wildcard engine/rooke
 # The compiled playout model of the search bots (clients/python/compile_playouts.py).
 PLAYOUT_STAMP := clients/python/rookery/client/bots/_native.json
 PLAYOUT_SOURCES := $(addprefix clients/python/rookery/client/bots/,_play.py _simulate.py _solve.py)
+# The compiled wire hot path: engine <-> proto conversion and hand-made bytes (wire/compile_wire.py).
+WIRE_NATIVE_STAMP := wire/rookery/wire/_native.json
+WIRE_NATIVE_SOURCES := $(addprefix wire/rookery/wire/,convert.py protobytes.py)
+# The compiled hot path of the SDK: a bot session's reads and replies (clients/python/compile_client.py).
+CLIENT_NATIVE_STAMP := clients/python/rookery/client/_native.json
+CLIENT_NATIVE_SOURCES := $(addprefix clients/python/rookery/client/,_encoding.py _session.py)
 # The compiled hot path of the server: its table, session and encodings (server/compile_server.py).
 SERVER_NATIVE_STAMP := server/rookery/server/_native.json
 SERVER_NATIVE_SOURCES := $(addprefix server/rookery/server/,_encoding.py _outbox.py _rate.py _session.py _table.py)
@@ -50,7 +56,7 @@ system-deps: ## install the missing Debian packages (apt-get as root; nothing wh
 	$$sudo apt-get update -qq && \
 	DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing
 
-setup: system-deps $(SETUP_STAMP) $(PROTO_STAMP) $(NODE_STAMP) $(NATIVE_STAMP) $(PLAYOUT_STAMP) $(SERVER_NATIVE_STAMP) ## create .venv, install, generate the stubs, compile the engine, the playouts and the server's hot path
+setup: system-deps $(SETUP_STAMP) $(PROTO_STAMP) $(NODE_STAMP) $(NATIVE_STAMP) $(WIRE_NATIVE_STAMP) $(PLAYOUT_STAMP) $(CLIENT_NATIVE_STAMP) $(SERVER_NATIVE_STAMP) ## create .venv, install, generate the stubs, compile the hot paths (engine, wire, playouts, SDK, server)
 
 $(SETUP_STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -75,8 +81,16 @@ $(NATIVE_STAMP): $(NATIVE_SOURCES) engine/compile_engine.py engine/native_build.
 $(PLAYOUT_STAMP): $(PLAYOUT_SOURCES) clients/python/compile_playouts.py engine/native_build.py engine/native_cache.py $(SETUP_STAMP) $(PROTO_STAMP)
 	$(PY) clients/python/compile_playouts.py
 
+# Likewise the wire layer's hot modules (they import the engine and the stubs).
+$(WIRE_NATIVE_STAMP): $(WIRE_NATIVE_SOURCES) wire/compile_wire.py engine/native_build.py engine/native_cache.py $(SETUP_STAMP) $(PROTO_STAMP) $(NATIVE_STAMP)
+	$(PY) wire/compile_wire.py
+
+# Likewise the SDK's session (it imports the engine, the wire layer and the stubs).
+$(CLIENT_NATIVE_STAMP): $(CLIENT_NATIVE_SOURCES) clients/python/compile_client.py engine/native_build.py engine/native_cache.py $(SETUP_STAMP) $(PROTO_STAMP) $(NATIVE_STAMP) $(WIRE_NATIVE_STAMP)
+	$(PY) clients/python/compile_client.py
+
 # Likewise the server's hot path (it imports the engine, the wire layer and the stubs).
-$(SERVER_NATIVE_STAMP): $(SERVER_NATIVE_SOURCES) server/compile_server.py engine/native_build.py engine/native_cache.py $(SETUP_STAMP) $(PROTO_STAMP) $(NATIVE_STAMP)
+$(SERVER_NATIVE_STAMP): $(SERVER_NATIVE_SOURCES) server/compile_server.py engine/native_build.py engine/native_cache.py $(SETUP_STAMP) $(PROTO_STAMP) $(NATIVE_STAMP) $(WIRE_NATIVE_STAMP)
 	$(PY) server/compile_server.py
 
 $(NODE_STAMP): package.json package-lock.json
@@ -114,12 +128,12 @@ buf-breaking: $(NODE_STAMP) ## compare the contract with the previous commit's
 	  echo "buf breaking against HEAD~1"; npx --no-install buf breaking --against '.git#ref=HEAD~1'; \
 	else echo "buf breaking: no previous contract to compare with"; fi
 
-# Every test with the compiled builds where they are built, then the engine's and the server's own
-# on the pure builds.
+# Every test with the compiled builds where they are built, then the engine's, the wire layer's,
+# the server's and the SDK's own on the pure builds.
 pytest: setup setup-ray
 	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadgroup -m "not alone" $(PYTEST_ARGS)
 	$(BIN)/pytest -m alone $(PYTEST_ARGS)
-	ROOKERY_PURE_ENGINE=1 $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadgroup tests/engine tests/server $(PYTEST_ARGS)
+	ROOKERY_PURE_ENGINE=1 $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadgroup tests/engine tests/wire tests/server tests/client $(PYTEST_ARGS)
 
 bench: setup setup-ray $(OPENSPIEL_STAMP) ## performance figures (engine, server, arena)
 	$(PY) bench/run.py
@@ -138,5 +152,7 @@ soak: setup ## a bounded soak: 2,000 games or ten minutes, throughput and server
 clean: ## remove the venv, generated code and caches
 	$(PYTHON) engine/compile_engine.py --clean
 	$(PYTHON) clients/python/compile_playouts.py --clean
+	$(PYTHON) wire/compile_wire.py --clean
+	$(PYTHON) clients/python/compile_client.py --clean
 	$(PYTHON) server/compile_server.py --clean
-	rm -rf $(VENV) gen node_modules .mypy_cache .ruff_cache .pytest_cache build/engine-native build/playouts-native build/server-native
+	rm -rf $(VENV) gen node_modules .mypy_cache .ruff_cache .pytest_cache build/engine-native build/playouts-native build/wire-native build/client-native build/server-native

@@ -195,7 +195,7 @@ def test_the_byte_primitives_are_protobufs(values: list[int], scalar: int, big: 
     number = protobytes.field_number(observation, "scores")
     packed = protobytes.packed_field(number, tuple(values))
     assert packed == observation(scores=values).SerializeToString()
-    table = protobytes.ScalarField(observation, "bidder")
+    table = protobytes.scalar_field(observation, "bidder")
     assert table[scalar] == observation(bidder=scalar).SerializeToString()
     request = pb.ActionRequest
     assert protobytes.uint_field(2, big) == request(request_id=big).SerializeToString()

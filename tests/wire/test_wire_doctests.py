@@ -12,5 +12,7 @@ from rookery.wire import convert, notation, replay
 @pytest.mark.parametrize("module", [convert, notation, replay], ids=lambda module: module.__name__)
 def test_docstring_examples_run(module: ModuleType) -> None:
     failures, tried = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
-    assert tried > 0
+    # A compiled module's functions hide their examples from doctest: they run on the pure build
+    # (`make test` runs this folder with ROOKERY_PURE_ENGINE=1 too).
+    assert tried > 0 or not str(module.__file__).endswith(".py")
     assert failures == 0

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from rookery.v1 import actions_pb2, replay_pb2
 from rookery.wire.protobytes import (
-    ScalarField,
     field,
     field_number,
     packed_field,
+    scalar_field,
     uint_field,
     varint,
 )
@@ -25,7 +25,7 @@ def test_a_varint_is_protobufs(value: int) -> None:
 
 @pytest.mark.parametrize("value", [0, 1, -1, 70, 127, 128, -(2**31), 2**31 - 1])
 def test_a_scalar_field_is_protobufs_for_every_int32(value: int) -> None:
-    table = ScalarField(actions_pb2.Observation, "bidder")
+    table = scalar_field(actions_pb2.Observation, "bidder")
     assert table[value] == actions_pb2.Observation(bidder=value).SerializeToString()
     assert table[value] is table[value]  # computed once
 

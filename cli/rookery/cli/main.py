@@ -55,9 +55,14 @@ class _VersionAction(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, help="show the version and the builds")
 
     def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        from rookery.client import client_build
         from rookery.server import server_build
+        from rookery.wire import wire_build
 
-        print(f"rookery {version()} (engine: {build_info()}; server: {server_build()})")
+        print(
+            f"rookery {version()} (engine: {build_info()}; wire: {wire_build()}; "
+            f"SDK: {client_build()}; server: {server_build()})"
+        )
         parser.exit()
 
 

@@ -31,11 +31,11 @@ from rookery.engine import (
 from rookery.v1 import actions_pb2, bot_service_pb2, events_pb2
 from rookery.wire import convert
 from rookery.wire.memo import BoundedMemo
-from rookery.wire.protobytes import ScalarField as _Scalar
 from rookery.wire.protobytes import field as _field
 from rookery.wire.protobytes import field_number as _number
 from rookery.wire.protobytes import fixed64_field as _fixed64
 from rookery.wire.protobytes import packed_field as _packed
+from rookery.wire.protobytes import scalar_field as _Scalar
 from rookery.wire.protobytes import uint_field as _uint
 from rookery.wire.protobytes import varint as _varint
 

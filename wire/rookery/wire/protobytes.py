@@ -19,13 +19,13 @@ from typing import Any
 from .memo import BoundedMemo
 
 __all__ = [
-    "ScalarField",
     "card_field_elements",
     "card_field_encoder",
     "field",
     "field_number",
     "fixed64_field",
     "packed_field",
+    "scalar_field",
     "uint_field",
     "varint",
 ]
@@ -100,19 +100,16 @@ def field_number(message: Any, name: str) -> int:
     return int(message.DESCRIPTOR.fields_by_name[name].number)
 
 
-class ScalarField(BoundedMemo[int, bytes]):
+def scalar_field(message: Any, name: str) -> BoundedMemo[int, bytes]:
     """One varint field (int32, enum or bool) of a message: its encoding by value, each computed
     on first use (nothing for 0, a negative int32 sign-extended to ten bytes), so that
     ``table[value]`` is one dict lookup (a hit: 2.8× faster than encoding)."""
+    tag = varint(field_number(message, name) << 3)
 
-    __slots__ = ("_tag",)
+    def encode(value: int) -> bytes:
+        return tag + varint(value & _MASK64) if value else b""
 
-    def __init__(self, message: Any, name: str) -> None:
-        super().__init__(_KEPT, self._encode)
-        self._tag = varint(field_number(message, name) << 3)
-
-    def _encode(self, value: int) -> bytes:
-        return self._tag + varint(value & _MASK64) if value else b""
+    return BoundedMemo(_KEPT, encode)
 
 
 def card_field_elements(message: Any, name: str, cards: Sequence[bytes]) -> tuple[bytes, ...]:

@@ -309,10 +309,10 @@ class ReplayBuilder:
 
 
 _HAND_ACTIONS = protobytes.field_number(replay_pb2.ReplayHand, "actions")
-_RECORDED_SEAT = protobytes.ScalarField(replay_pb2.ReplayAction, "seat")
+_RECORDED_SEAT = protobytes.scalar_field(replay_pb2.ReplayAction, "seat")
 _RECORDED_ACTION = protobytes.field_number(replay_pb2.ReplayAction, "action")
-_RECORDED_THINK_MS = protobytes.ScalarField(replay_pb2.ReplayAction, "think_ms")
-_RECORDED_OUTCOME = protobytes.ScalarField(replay_pb2.ReplayAction, "outcome")
+_RECORDED_THINK_MS = protobytes.scalar_field(replay_pb2.ReplayAction, "think_ms")
+_RECORDED_OUTCOME = protobytes.scalar_field(replay_pb2.ReplayAction, "outcome")
 _RECORDED_REASON = protobytes.field_number(replay_pb2.ReplayAction, "rejection_reason")
 _RECORDED_NOTE = protobytes.field_number(replay_pb2.ReplayAction, "note")
 _RECORDED_FALLBACK = protobytes.field_number(replay_pb2.ReplayAction, "fallback")
