@@ -44,16 +44,25 @@ def _try(what: str, action: object) -> None:
 
 
 def fork_bomb() -> None:
+    # Every copy tells of its first refused fork on the shared pipe; the attack waits for one.
     code = (
-        "import os, time\n"
+        "import os, sys, time\n"
+        "told = False\n"
         "while True:\n"
         "    try:\n"
         "        os.fork()\n"
         "    except OSError:\n"
+        "        if not told:\n"
+        "            told = True\n"
+        "            sys.stdout.write('refused\\n')\n"
+        "            sys.stdout.flush()\n"
         "        time.sleep(0.05)\n"
     )
-    subprocess.Popen([sys.executable, "-c", code])
+    bomb = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)
     report("fork bomb", "started")
+    assert bomb.stdout is not None
+    refused = bomb.stdout.readline()
+    report("fork bomb", "a fork refused at the limit" if refused else "no fork refused")
 
 
 def allocate() -> None:

@@ -200,6 +200,7 @@ def test_the_honest_bots_play_undisturbed(battery: Battery) -> None:
 
 def test_a_fork_bomb_hits_the_process_limit(battery: Battery) -> None:
     assert "fork bomb: started" in battery.log("fork-bomb")
+    assert "fork bomb: a fork refused at the limit" in battery.log("fork-bomb")
     assert "too_many_processes" in battery.kinds("fork-bomb")
 
 

@@ -153,6 +153,9 @@ class BotProcess:
         self.stopped_by_arena = self.process.returncode is None
         if self.runtime is not None and self.process.returncode is None:
             self.leftover = await asyncio.to_thread(self._count_leftover)
+            # A last sample of its tasks: a limit reached since the sampler last looked (a game
+            # that ended within its interval) is still seen.
+            await asyncio.to_thread(self.meter.tasks)
         if self.process.returncode is None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.process.pid, signal.SIGTERM)
