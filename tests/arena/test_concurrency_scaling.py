@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
@@ -66,3 +67,29 @@ async def test_fast_bots_get_more_games_at_once_and_every_game_is_recorded(
 
     assert result.recorded == 8
     assert 2 <= runner.games_at_once <= 4
+
+
+async def test_launched_sdk_bots_share_the_cores_among_them(
+    make_sdk_bot: BotFactory, make_config: ConfigFactory, tmp_path: Path
+) -> None:
+    # Four bots on two cores run as one process each (two each split every session's tables
+    # and batches finer, at more CPU per move); an explicit `processes` still decides.
+    bots = tuple(make_sdk_bot(name, "RandomBot") for name in "abc") + (
+        dataclasses.replace(make_sdk_bot("d", "RandomBot"), processes=2),
+    )
+    config = make_config(
+        bots,
+        ruleset=ONE_HAND,
+        games=1,
+        concurrency=2,
+        time_control=TimeControl(action_ms=60_000),
+        bootstrap=0,
+        process_per_game=False,
+    )
+    runner = TournamentRunner(config, tmp_path / "run", options=RunOptions(bot_cores=2))
+
+    result = await runner.run()
+
+    assert result.recorded == result.total > 0
+    processes = {name: launcher.plan.processes for name, launcher in runner.launchers.items()}
+    assert processes == {"a": 1, "b": 1, "c": 1, "d": 2}

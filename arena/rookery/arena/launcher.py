@@ -7,7 +7,8 @@ table seats a bot on several seats only through several sessions, and the arena 
 games at once, so it opens enough sessions:
 
 - a Python SDK bot (``rookery bot run ...``) gets ``--sessions`` and ``--max-tables`` flags and
-  runs as a few processes (one per core, at most one per concurrent game);
+  runs as a few processes (one per core of its share, the machine's cores divided evenly among
+  the launched bots, which all play at once; at most one per concurrent game);
 - any other command is assumed to open one session that plays one table at a time, and runs as
   ``concurrency x seats`` processes.
 
@@ -51,6 +52,7 @@ __all__ = [
     "BotLauncher",
     "GameLaunch",
     "LaunchPlan",
+    "cores_per_bot",
     "failure_cause",
     "is_python_sdk_command",
     "plan_launch",
@@ -99,6 +101,17 @@ def is_python_sdk_command(argv: list[str] | tuple[str, ...]) -> bool:
     """Whether a bot's command runs a Python SDK bot (``rookery bot run``), whose sessions the
     arena sizes (``--max-tables``)."""
     return _is_python_sdk(resolve_argv(list(argv)))
+
+
+def cores_per_bot(cores: int, bots: int) -> int:
+    """The cores each of ``bots`` launched bots playing at once may use: an even share of
+    ``cores`` (0: this machine's), at least one.
+
+    >>> cores_per_bot(2, 4), cores_per_bot(16, 2), cores_per_bot(8, 1)
+    (1, 8, 8)
+    """
+    cores = cores or os.cpu_count() or 1
+    return max(1, cores // max(1, bots))
 
 
 def plan_launch(bot: BotSpec, concurrency: int, seats_per_table: int, cores: int = 0) -> LaunchPlan:

@@ -39,6 +39,7 @@ from rookery.arena.launcher import (
     EXIT_NOT_FOUND,
     BotLauncher,
     GameLaunch,
+    cores_per_bot,
     is_python_sdk_command,
     plan_launch,
 )
@@ -502,6 +503,13 @@ class TournamentRunner:
     async def _start_bots(self) -> None:
         assert self.server is not None and self.store is not None
         server = self.server
+        # The launched bots all play at once: a Python SDK bot's processes share the cores with
+        # the others' (one each for as many bots as cores). More processes than cores only
+        # split each session's tables and batches finer: measured with four fast bots on two
+        # cores (three alternated pairs, medians), 4,900 actions/s at 158 µs of arena CPU per
+        # action with two processes each, 6,300 at 124 µs with one.
+        launched = sum(1 for bot in self.config.bots if not bot.remote)
+        cores = cores_per_bot(self.options.bot_cores, launched)
         for bot in self.config.bots:
             if bot.remote:
                 continue
@@ -511,7 +519,7 @@ class TournamentRunner:
                     server.bots.remove(bot.name)
                 _, token = server.bots.add(bot.name)
             seats = seats_per_table(self.schedule, bot.name)
-            plan = plan_launch(bot, self.concurrency_limit, seats, self.options.bot_cores)
+            plan = plan_launch(bot, self.concurrency_limit, seats, cores)
             workdir = working_folder(bot.workdir)
             folder = Path(bot.folder) if bot.folder else bot_folder(bot.argv, workdir)
             if self.sandbox is not None and folder is not None:
