@@ -7,20 +7,14 @@ with mypyc where a C compiler exists (``clients/python/compile_playouts.py``);
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import rookery.client.bots
 from rookery.client.bots import playout_build
-from rookery.engine.testing import assert_builds_alike
+from rookery.engine.testing import assert_builds_alike, load_build_script
 
 ROOT = Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location(
-    "compile_playouts", ROOT / "clients" / "python" / "compile_playouts.py"
-)
-assert _spec is not None and _spec.loader is not None
-compile_playouts = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(compile_playouts)
+compile_playouts = load_build_script(ROOT / "clients" / "python" / "compile_playouts.py")
 # Whether `make setup` can build the compiled playouts here (a C compiler, headers, mypyc).
 BUILDABLE = compile_playouts.why_not() is None
 

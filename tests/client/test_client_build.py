@@ -8,21 +8,13 @@ with mypyc where a C compiler exists (``clients/python/compile_client.py``);
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 from pathlib import Path
 
-import rookery.client
 from rookery.client import client_build
-from rookery.engine.testing import assert_builds_alike
+from rookery.engine.testing import assert_build_info, assert_builds_alike, load_build_script
 
 ROOT = Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location(
-    "compile_client", ROOT / "clients" / "python" / "compile_client.py"
-)
-assert _spec is not None and _spec.loader is not None
-compile_client = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(compile_client)
+compile_client = load_build_script(ROOT / "clients" / "python" / "compile_client.py")
 # Whether `make setup` can build the compiled SDK here (a C compiler, headers, mypyc).
 BUILDABLE = compile_client.why_not() is None
 
@@ -88,14 +80,4 @@ def test_the_builds_play_alike() -> None:
 
 
 def test_client_build_says_which_build_runs() -> None:
-    info = client_build()
-    directory = Path(rookery.client.__file__).resolve().parent
-    session_file = importlib.import_module("rookery.client._session").__file__
-    assert session_file is not None
-    assert info.compiled == (not session_file.endswith(".py"))
-    if info.compiled:
-        assert set(info.modules) == set(compile_client.COMPILED)
-        assert (directory / "_native.json").exists()
-        assert str(info) == f"compiled (mypyc, {len(info.modules)} modules)"
-    else:
-        assert info.reason and str(info).startswith("pure Python (")
+    assert_build_info(client_build(), "rookery.client._session", compile_client.COMPILED)

@@ -7,21 +7,13 @@ of the engine (``make test`` runs this folder on both builds).
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 from pathlib import Path
 
-import rookery.server
-from rookery.engine.testing import assert_builds_alike
+from rookery.engine.testing import assert_build_info, assert_builds_alike, load_build_script
 from rookery.server import server_build
 
 ROOT = Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location(
-    "compile_server", ROOT / "server" / "compile_server.py"
-)
-assert _spec is not None and _spec.loader is not None
-compile_server = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(compile_server)
+compile_server = load_build_script(ROOT / "server" / "compile_server.py")
 # Whether `make setup` can build the compiled server here (a C compiler, headers, mypyc).
 BUILDABLE = compile_server.why_not() is None
 
@@ -97,14 +89,4 @@ def test_the_builds_send_the_same_bytes() -> None:
 
 
 def test_server_build_says_which_build_runs() -> None:
-    info = server_build()
-    directory = Path(rookery.server.__file__).resolve().parent
-    table_file = importlib.import_module("rookery.server._table").__file__
-    assert table_file is not None
-    assert info.compiled == (not table_file.endswith(".py"))
-    if info.compiled:
-        assert set(info.modules) == set(compile_server.COMPILED)
-        assert (directory / "_native.json").exists()
-        assert str(info) == f"compiled (mypyc, {len(info.modules)} modules)"
-    else:
-        assert info.reason and str(info).startswith("pure Python (")
+    assert_build_info(server_build(), "rookery.server._table", compile_server.COMPILED)

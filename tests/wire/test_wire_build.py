@@ -7,19 +7,13 @@ modules of it and of the engine (``make test`` runs ``tests/wire`` on both build
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 from pathlib import Path
 
-import rookery.wire
-from rookery.engine.testing import assert_builds_alike
+from rookery.engine.testing import assert_build_info, assert_builds_alike, load_build_script
 from rookery.wire import wire_build
 
 ROOT = Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location("compile_wire", ROOT / "wire" / "compile_wire.py")
-assert _spec is not None and _spec.loader is not None
-compile_wire = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(compile_wire)
+compile_wire = load_build_script(ROOT / "wire" / "compile_wire.py")
 # Whether `make setup` can build the compiled wire modules here (a C compiler, headers, mypyc).
 BUILDABLE = compile_wire.why_not() is None
 
@@ -73,14 +67,4 @@ def test_the_builds_convert_alike() -> None:
 
 
 def test_wire_build_says_which_build_runs() -> None:
-    info = wire_build()
-    directory = Path(rookery.wire.__file__).resolve().parent
-    convert_file = importlib.import_module("rookery.wire.convert").__file__
-    assert convert_file is not None
-    assert info.compiled == (not convert_file.endswith(".py"))
-    if info.compiled:
-        assert set(info.modules) == set(compile_wire.COMPILED)
-        assert (directory / "_native.json").exists()
-        assert str(info) == f"compiled (mypyc, {len(info.modules)} modules)"
-    else:
-        assert info.reason and str(info).startswith("pure Python (")
+    assert_build_info(wire_build(), "rookery.wire.convert", compile_wire.COMPILED)

@@ -12,15 +12,20 @@ Like ``structlog.testing``, a public module for tests, not imported by ``rookery
 
 from __future__ import annotations
 
+import importlib
 import importlib.machinery
+import importlib.util
 import json
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from ._actions import parse_action
-from ._build import PURE_ENV
+from ._build import PURE_ENV, BuildInfo
 from ._cards import format_cards, parse_cards
 from ._deal import Deal
 from ._game import Game
@@ -31,8 +36,10 @@ from ._ruleset import Ruleset
 __all__ = [
     "act",
     "all_observations",
+    "assert_build_info",
     "assert_builds_alike",
     "fill_deal",
+    "load_build_script",
     "lowest_bid_or_sample",
     "make_deal",
     "seat_zero_bids",
@@ -168,3 +175,34 @@ def assert_builds_alike(script: str, *, source: str, buildable: bool, build: str
         if ours != theirs:
             raise AssertionError(f"the builds differ on {ours['game']}")
     return len(pure)
+
+
+def load_build_script(path: Path) -> ModuleType:
+    """A build script (``compile_*.py``, outside every package) loaded from its file: its
+    ``COMPILED`` modules and ``why_not()``, as a build's tests read them."""
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    if spec is None or spec.loader is None:
+        raise AssertionError(f"{path} is not a Python file")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    return script
+
+
+def assert_build_info(info: BuildInfo, module: str, compiled: Sequence[str]) -> None:
+    """``info`` tells the truth about the build of ``module``'s package: compiled exactly when
+    ``module`` was imported from an extension, then with the ``compiled`` modules and the
+    manifest beside them; otherwise pure, with its reason."""
+    path = importlib.import_module(module).__file__
+    if path is None:
+        raise AssertionError(f"{module} has no file")
+    if info.compiled != (not path.endswith(".py")):
+        raise AssertionError(f"{info} but {module} is {path}")
+    if info.compiled:
+        if set(info.modules) != set(compiled):
+            raise AssertionError(f"compiled {info.modules}, expected {tuple(compiled)}")
+        if not (Path(path).parent / "_native.json").exists():
+            raise AssertionError(f"no _native.json beside {path}")
+        if str(info) != f"compiled (mypyc, {len(info.modules)} modules)":
+            raise AssertionError(str(info))
+    elif not (info.reason and str(info).startswith("pure Python (")):
+        raise AssertionError(str(info))
