@@ -159,9 +159,11 @@ ATTACKS = {
 #: The attacks that end by themselves: the bot waits for every attempt's line before its first
 #: answer, so that no game ends (and no process is stopped) with an attempt still unreported.
 FINISHING = {"fork-bomb", "connect", "read", "write", "daemon", "carry"}
-#: Wall time for a finishing attack: well within the battery's time control, as sleeping is no
-#: CPU time.
-FINISH_WAIT_S = 3.0
+#: Wall time for a finishing attack: within the battery's time control (a second of CPU a move,
+#: ten of wall time under the CPU clock), as sleeping is no CPU time. Each attack takes
+#: milliseconds alone; on a loaded machine one thread can wait seconds for its turn (three was
+#: once too few, and an attempt of a game went unreported).
+FINISH_WAIT_S = 8.0
 
 
 class Hostile(Bot):
