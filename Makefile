@@ -23,7 +23,7 @@ WIRE_NATIVE_STAMP := wire/rookery/wire/_native.json
 WIRE_NATIVE_SOURCES := $(addprefix wire/rookery/wire/,convert.py protobytes.py)
 # The compiled hot path of the SDK: a bot session's reads and replies (clients/python/compile_client.py).
 CLIENT_NATIVE_STAMP := clients/python/rookery/client/_native.json
-CLIENT_NATIVE_SOURCES := $(addprefix clients/python/rookery/client/,_encoding.py _session.py)
+CLIENT_NATIVE_SOURCES := $(addprefix clients/python/rookery/client/,_decoding.py _encoding.py _session.py)
 # The compiled hot path of the server: its table, session and encodings (server/compile_server.py).
 SERVER_NATIVE_STAMP := server/rookery/server/_native.json
 SERVER_NATIVE_SOURCES := $(addprefix server/rookery/server/,_encoding.py _outbox.py _rate.py _session.py _table.py)

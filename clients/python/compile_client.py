@@ -27,9 +27,10 @@ from native_build import NativeBuild  # noqa: E402
 from native_build import why_not as why_not  # noqa: E402
 
 #: The modules compiled: what runs for every message a bot reads and every reply it sends (the
-#: session's read and write loops, its dispatch to the bot's hooks, the reply's bytes). What bot
-#: authors subclass or call once (``Bot``, the runner, the loader) stays pure.
-COMPILED = ("_encoding", "_session")
+#: session's read and write loops, its dispatch to the bot's hooks, the requests read from their
+#: bytes, the reply's bytes). What bot authors subclass or call once (``Bot``, the runner, the
+#: loader) stays pure.
+COMPILED = ("_decoding", "_encoding", "_session")
 #: Where mypy finds what the compiled modules import (the engine, the wire layer, the generated
 #: stubs and the SDK package itself).
 MYPY_PATH = ("engine", "wire", "gen/python", "clients/python")

@@ -1,7 +1,7 @@
 """The compiled SDK session and the pure one: which runs, and that both play a whole game alike.
 
-``make setup`` compiles the SDK's session hot path (``rookery.client._session``, ``_encoding``)
-with mypyc where a C compiler exists (``clients/python/compile_client.py``);
+``make setup`` compiles the SDK's session hot path (``rookery.client._session``, ``_decoding``,
+``_encoding``) with mypyc where a C compiler exists (``clients/python/compile_client.py``);
 ``ROOKERY_PURE_ENGINE=1`` forces the pure modules of it and of the engine (``make test`` runs
 ``tests/client`` on both builds).
 """

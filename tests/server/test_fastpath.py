@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rookery.client import _encoding as client_encoding
 from rookery.engine import PRESETS, Game
+from rookery.engine.testing import played_game
 from rookery.server._encoding import (
     RequestEncoder,
     batch_bytes,
@@ -42,20 +43,10 @@ TABLE_IDS = st.text(min_size=0, max_size=300)
 FAST = settings(max_examples=12, deadline=None)
 
 
-def _played(preset: str, seed: int, steps: int) -> Game:
-    """A game of ``preset`` after ``steps`` random legal moves (fewer if it ends)."""
-    game, rng = Game(PRESETS[preset], seed), random.Random(seed)
-    for _ in range(steps):
-        if game.is_over:
-            break
-        legal = game.legal_actions()
-        game.apply(legal[rng.randrange(min(len(legal), 30))])
-    return game
-
-
 GAMES = st.builds(
-    _played, st.sampled_from(sorted(PRESETS)), st.integers(0, 10**6), st.integers(0, 400)
-)
+    played_game, st.sampled_from([PRESETS[name] for name in sorted(PRESETS)]),
+    st.integers(0, 10**6), st.integers(0, 400),
+)  # fmt: skip
 
 
 @FAST
@@ -231,7 +222,7 @@ def test_reading_the_card_masks_gives_what_reading_the_card_fields_gives(game: G
 
 
 def test_a_card_mask_with_a_bit_that_is_no_card_is_malformed() -> None:
-    game = _played("standard", 1, 3)
+    game = played_game(PRESETS["standard"], 1, 3)
     observation = game.observation_for(game.current_player or 0)
     masks = convert.card_masks_to_proto(observation, game.legal_actions())
     masks.hand |= 1 << 58

@@ -17,6 +17,7 @@ import importlib.machinery
 import importlib.util
 import json
 import os
+import random
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -42,6 +43,7 @@ __all__ = [
     "load_build_script",
     "lowest_bid_or_sample",
     "make_deal",
+    "played_game",
     "seat_zero_bids",
     "small_rules",
 ]
@@ -81,6 +83,18 @@ def act(game: Game, *texts: str) -> None:
     """Apply each action text in turn (for whoever is to act)."""
     for text in texts:
         game.apply(parse_action(text))
+
+
+def played_game(ruleset: Ruleset, seed: int, steps: int) -> Game:
+    """A game of ``ruleset`` on deal ``seed`` after ``steps`` random legal actions (fewer if it
+    ends), drawn from the first 30 of each position's: a game at any point, for property tests."""
+    game, rng = Game(ruleset, seed), random.Random(seed)
+    for _ in range(steps):
+        if game.is_over:
+            break
+        legal = game.legal_actions()
+        game.apply(legal[rng.randrange(min(len(legal), 30))])
+    return game
 
 
 def all_observations(game: Game) -> list[Observation]:

@@ -33,6 +33,7 @@ from rookery.wire.notes import FALLBACK_REASON_MAX_BYTES, clip_utf8
 from rookery.wire.version import rookery_version
 
 from ._bot import PHASE_HOOKS, Bot, Seat, Table
+from ._decoding import Request, Response, read_response
 from ._encoding import reply_bytes, request_bytes, serialize_request, table_id_field
 from ._errors import (
     ClientError,
@@ -185,6 +186,13 @@ def _wants_events(factory: Callable[[], Bot]) -> bool:
     if isinstance(factory, type) and issubclass(factory, Bot):
         return factory.on_event is not Bot.on_event
     return True
+
+
+def _only_message(response: Response | None) -> tuple[str | None, Any]:
+    """The one message of a response that is not a batch: its kind and message."""
+    if response is None or response.batched or len(response.messages) != 1:
+        return None, None
+    return response.messages[0]
 
 
 def _bind(table: Table) -> Mapping[str, Any]:
@@ -366,11 +374,12 @@ class Session:
 
     async def _connect_and_serve(self, welcomed: asyncio.Event) -> None:
         async with self._channel() as channel:
-            # BotServiceStub's Connect, with replies sent as the bytes they were encoded into.
+            # BotServiceStub's Connect, with replies sent as the bytes they were encoded into and
+            # the server's messages read by the SDK's own reader (action requests from bytes).
             call = channel.stream_stream(
                 _CONNECT,
                 request_serializer=serialize_request,
-                response_deserializer=pb.ConnectResponse.FromString,
+                response_deserializer=read_response,
             )()
             try:
                 await self._serve(call, welcomed)
@@ -388,11 +397,11 @@ class Session:
         if first is grpc.aio.EOF:
             await self._raise_status(call)
             return
-        if first.WhichOneof("message") != "welcome":
+        kind, welcome = _only_message(first)
+        if kind != "welcome":
             raise SessionRefusedError(
-                self._options.name, "PROTOCOL", f"expected a Welcome, got {first!r}"
+                self._options.name, "PROTOCOL", f"expected a Welcome, got {kind or 'nothing'}"
             )
-        welcome = first.welcome
         if resuming and not welcome.resumed:
             self._forget_session()
         self._session_id = welcome.session_id
@@ -507,44 +516,44 @@ class Session:
 
     async def _read_loop(self, call: Any) -> None:
         while True:
-            message = await call.read()
-            if message is grpc.aio.EOF:
+            response = await call.read()
+            if response is grpc.aio.EOF:
                 await self._raise_status(call)
                 return
-            kind = message.WhichOneof("message")
-            if kind == "batch":
+            if response is None:  # grpc logged the reader's error and gave nothing
+                self._log.error("skipped a message from the server that is no ConnectResponse")
+                continue
+            assert isinstance(response, Response)
+            if response.batched:
                 self._stats.batches_received += 1
-                for inner in message.batch.messages:
-                    kind = inner.WhichOneof("message")
-                    if kind == "event":  # most messages: no coroutine unless the hook is async
-                        pending = self._event(inner.event)
-                        if pending is not None:
-                            await pending
-                    elif kind == "table_events":
-                        await self._on_events(inner.table_events)
-                    elif kind == "action_request":
-                        await self._on_request(inner.action_request)
-                    else:
-                        await self._dispatch(inner, kind)
-            else:
-                await self._dispatch(message, kind)
+            for kind, message in response.messages:
+                if kind == "event":  # most messages: no coroutine unless the hook is async
+                    pending = self._event(message)
+                    if pending is not None:
+                        await pending
+                elif kind == "table_events":
+                    await self._on_events(message)
+                elif kind == "action_request":
+                    await self._on_request(message)
+                else:
+                    await self._dispatch(message, kind)
 
-    async def _dispatch(self, message: pb.ConnectResponse, kind: str | None) -> None:
+    async def _dispatch(self, message: Any, kind: str | None) -> None:
         """Hands one message from the server (of oneof ``kind``) to its handler."""
         if kind == "action_request":
-            await self._on_request(message.action_request)
+            await self._on_request(message)
         elif kind == "event":
-            await self._on_event(message.event)
+            await self._on_event(message)
         elif kind == "table_events":
-            await self._on_events(message.table_events)
+            await self._on_events(message)
         elif kind == "table_joined":
-            await self._on_joined(message.table_joined)
+            await self._on_joined(message)
         elif kind == "action_rejected":
-            await self._on_rejected(message.action_rejected)
+            await self._on_rejected(message)
         elif kind == "table_finished":
-            await self._on_finished(message.table_finished)
+            await self._on_finished(message)
         elif kind == "table_snapshot":
-            await self._on_snapshot(message.table_snapshot)
+            await self._on_snapshot(message)
         elif kind in ("pong", "welcome"):
             pass
         else:
@@ -669,23 +678,26 @@ class Session:
 
     # Acting ----------------------------------------------------------------------------------
 
-    async def _on_request(self, request: pb.ActionRequest) -> None:
+    async def _on_request(self, request: Request | pb.ActionRequest) -> None:
         state = self._tables.get(request.table_id)
         if state is None:
             self._log.warning("request for an unknown table", table_id=request.table_id)
             return
         deadline = time.monotonic() + request.deadline_ms / 1000
-        # The card sets as integers when the server sends them (one read instead of a message
-        # per card); a server without ``card_masks`` leaves the repeated card fields to read.
-        masks = request.card_masks if request.HasField("card_masks") else None
-        try:
-            observation = convert.observation_from_proto(
-                request.observation, earlier=state.seen, masks=masks
-            )
-            legal = convert.legal_actions_from_proto(request.legal_actions, masks=masks)
-        except WireError:
-            state.log.exception("unreadable action request; the server's clock will run out")
-            return
+        if isinstance(request, Request):  # read from its bytes (the usual case)
+            observation, legal = request.observation, request.legal
+        else:
+            # The card sets as integers when the server sends them (one read instead of a
+            # message per card); a server without ``card_masks`` leaves the card fields to read.
+            masks = request.card_masks if request.HasField("card_masks") else None
+            try:
+                observation = convert.observation_from_proto(
+                    request.observation, earlier=state.seen, masks=masks
+                )
+                legal = convert.legal_actions_from_proto(request.legal_actions, masks=masks)
+            except WireError:
+                state.log.exception("unreadable action request; the server's clock will run out")
+                return
         state.seen = observation
         open_request = _OpenRequest(request.request_id, observation, legal)
         state.request = open_request
