@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import pickle
 
+import pytest
 from rookery.engine import (
     PRESETS,
     CardsBuried,
     Game,
     HandDealt,
     NestTaken,
+    Observation,
     Phase,
     Suit,
+    Trick,
+    new_observation,
+    new_trick,
 )
-from rookery.engine.testing import act
+from rookery.engine.testing import act, all_observations, played_game
 
 STANDARD = PRESETS["standard"]
 
@@ -128,3 +135,25 @@ def test_a_search_game_records_no_events() -> None:
     assert game.events == []
     assert game.clone().events == []
     assert len(game.actions) == 2
+
+
+def test_the_fast_constructors_build_what_the_constructors_build() -> None:
+    """``new_observation`` and ``new_trick`` (the hot paths' constructors, which set a compiled
+    class's fields directly) give the same values as the classes, every field set, and the
+    values stay frozen."""
+    games = [played_game(STANDARD, 3, steps) for steps in (0, 8, 30, 60, 400)]
+    for observation in [o for game in games for o in all_observations(game)]:
+        values = [getattr(observation, field.name) for field in dataclasses.fields(Observation)]
+        built = new_observation(*values)
+        assert type(built) is Observation
+        assert built == Observation(*values) == observation
+        assert hash(built) == hash(observation) and repr(built) == repr(observation)
+        assert built.legal_actions() == observation.legal_actions()
+        assert pickle.loads(pickle.dumps(built)) == observation
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            built.seat = 3  # type: ignore[misc]
+        for trick in (*observation.completed_tricks, observation.current_trick):
+            copy = new_trick(trick.leader, trick.cards, trick.winner, trick.points)
+            assert type(copy) is Trick and copy == trick and hash(copy) == hash(trick)
+            with pytest.raises(dataclasses.FrozenInstanceError):
+                copy.points = 0  # type: ignore[misc]

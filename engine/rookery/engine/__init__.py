@@ -91,7 +91,7 @@ from ._events import (
 )
 from ._game import Game
 from ._legal import LegalActions
-from ._observation import Observation, Trick
+from ._observation import Observation, Trick, new_observation, new_trick
 from ._playout import random_playout
 from ._record import RECORD_FORMAT, GameRecord
 from ._results import GameResult, HandResult, HandScore, Termination
@@ -196,6 +196,8 @@ __all__ = [
     "make_card",
     "mask_of",
     "mask_points",
+    "new_observation",
+    "new_trick",
     "parse_action",
     "parse_card",
     "parse_cards",

@@ -105,7 +105,7 @@ _CALLED: Final = Partnership.CALLED
 # Compiled, ``mask.bit_count()`` looks the method up at each call; this function is a C static.
 _bit_count: Final = int.bit_count
 # HandResult(...), built faster (by each field's slot, not a frozen dataclass's __setattr__).
-_new_hand_result: Final = _positional_builder(HandResult)
+_new_hand_result: Final = _positional_builder(HandResult) or HandResult
 
 
 # The event log: one plain tuple ``(kind, hand_number, *fields)`` per event, ``kind`` an index

@@ -74,6 +74,8 @@ from rookery.engine import (
     card_rank,
     card_suit,
     cards_of,
+    new_observation,
+    new_trick,
     redeal_result,
 )
 from rookery.engine import PASS as ENGINE_PASS
@@ -582,7 +584,7 @@ def trick_from_proto(message: actions_pb2.Trick, field: str = "trick") -> Trick:
             return _checked_trick_from_proto(message, field)
         cards.append((played.seat, card))
     return _TRICKS_READ.remember(
-        key, Trick(message.leader, tuple(cards), message.winner, message.points)
+        key, new_trick(message.leader, tuple(cards), message.winner, message.points)
     )
 
 
@@ -596,7 +598,7 @@ def _checked_trick_from_proto(message: actions_pb2.Trick, field: str) -> Trick:
         if not played.HasField("card"):
             raise MalformedMessageError(f"{field}.cards[{index}].card", "is not set")
         cards.append((played.seat, card_from_proto(played.card, f"{field}.cards[{index}].card")))
-    return Trick(message.leader, tuple(cards), message.winner, message.points)
+    return new_trick(message.leader, tuple(cards), message.winner, message.points)
 
 
 def is_partner_revealed(observation: Observation) -> bool:
@@ -689,7 +691,7 @@ def observation_from_proto(
         hand = mask_from_proto(message.hand, f"{field}.hand")
         nest = mask_from_proto(message.nest, f"{field}.nest")
         buried = mask_from_proto(message.buried, f"{field}.buried")
-    return Observation(
+    return new_observation(
         ruleset=ruleset,
         seat=message.seat,
         hand_number=message.hand_number,

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from rookery.engine import LegalActions, Observation, Phase, Ruleset, Suit, Trick
+from rookery.engine import LegalActions, Observation, Phase, Ruleset, Suit, Trick, new_observation
 from rookery.v1 import actions_pb2, bot_service_pb2, cards_pb2, ruleset_pb2
 from rookery.wire import convert
 from rookery.wire.memo import BoundedMemo
@@ -561,7 +561,7 @@ def _observation(data: bytes, at: int, end: int, masks: _Masks) -> Observation:
         trump = _SUITS.get(trump_value)
         if trump is None:
             raise _Irregular
-    return Observation(
+    return new_observation(
         ruleset,
         seat,
         hand_number,
