@@ -13,7 +13,7 @@ from google.protobuf import json_format
 from google.protobuf.descriptor import Descriptor
 from rookery.engine import PRESETS, Game
 from rookery.v1 import actions_pb2, notes_pb2, replay_pb2
-from rookery.wire._replay_json import message_dict
+from rookery.wire._replay_json import message_dict, message_json
 from rookery.wire.replay import ActionOutcome, ReplayBuilder, encode_replay, replay_records
 from rookery.wire.selfplay import play_random_game
 
@@ -69,7 +69,11 @@ def _assert_reference(replay: replay_pb2.Replay) -> None:
     for record in replay_records(replay):
         part = record.WhichOneof("part")
         assert part is not None
-        assert message_dict(getattr(record, part)) == json_format.MessageToDict(record)[part]
+        message = getattr(record, part)
+        assert message_dict(message) == json_format.MessageToDict(record)[part]
+        # The text, written without the dict, is the dict's compact JSON.
+        expected = json.dumps(message_dict(message), separators=(",", ":"), ensure_ascii=False)
+        assert message_json(message) == expected
     text = _reference_text(replay)
     assert encode_replay(replay, compress=False) == text.encode()
     compressed = encode_replay(replay)

@@ -1,4 +1,5 @@
-"""A replay record's JSON form: ``json_format.MessageToDict``'s dict, built with less work.
+"""A replay record's JSON form: ``json_format.MessageToDict``'s dict (or its compact JSON text),
+built with less work.
 
 ``MessageToDict`` is pure Python, field by field, every card of every deal a message of its own.
 Here the same dict is built by walking a message with ``ListFields`` (the set fields in
@@ -13,13 +14,18 @@ name is written as its number, as ``MessageToDict`` does. One difference: a map'
 written in key order (``MessageToDict`` follows the map's own order, which protobuf leaves
 unspecified, so that two copies of one message could give two texts).
 
-:func:`rookery.wire.replay.encode_replay` writes its lines from these dicts; its bytes are the
-reference encoding's, ``MessageToDict`` of every record (``tests/wire/test_replay_json.py``
-checks it over played games of every preset and over hand-made unusual records).
+:func:`message_json` writes the same value as compact JSON text (``json.dumps`` with
+``separators=(",", ":")`` and ``ensure_ascii=False``) without building the dict: each field's
+text joined in order, a card's or an action's text remembered whole.
+:func:`rookery.wire.replay.encode_replay` writes its lines with it; its bytes are the reference
+encoding's, ``MessageToDict`` of every record (``tests/wire/test_replay_json.py`` checks it over
+played games of every preset and over hand-made unusual records, and the text against
+``json.dumps`` of the dict).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from google.protobuf import json_format
@@ -28,7 +34,7 @@ from google.protobuf.message import Message
 from rookery.v1 import actions_pb2, cards_pb2, replay_pb2
 from rookery.wire.memo import BoundedMemo
 
-__all__ = ["message_dict"]
+__all__ = ["message_dict", "message_json"]
 
 _PLAIN_KINDS = frozenset(
     {
@@ -152,3 +158,94 @@ def _sorted_maps(message: Message, out: dict[str, Any]) -> dict[str, Any]:
 def message_dict(message: Message) -> dict[str, Any]:
     """``json_format.MessageToDict(message)``, the same dict with less work (maps in key order)."""
     return _message(message)
+
+
+# The same as JSON text ----------------------------------------------------------------------------
+
+_dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+"""``json.dumps(value, separators=(",", ":"), ensure_ascii=False)``, the encoder made once."""
+
+_REMEMBERED_TEXTS = _REMEMBERED | ({_REPLAY_ACTION} if _DIRECT else set())
+"""The types whose text is remembered: cards, actions and (a fast bot's think time is 0, so the
+same few hundred come in every game) the usual recorded actions."""
+
+_TEXTS: BoundedMemo[tuple[str, bytes], str] = BoundedMemo(16384)
+"""Their JSON text, by (type, serialised bytes)."""
+
+_KEYS: BoundedMemo[str, str] = BoundedMemo(4096, lambda name: _dumps(name) + ":")
+"""A field's ``"jsonName":``, by JSON name."""
+
+_OUTCOME_TEXTS = {number: _dumps(name) for number, name in _OUTCOMES.items()}
+
+
+def message_json(message: Message) -> str:
+    """``json.dumps(message_dict(message), separators=(",", ":"), ensure_ascii=False)``."""
+    name = message.DESCRIPTOR.full_name
+    if name in _REMEMBERED_TEXTS:  # cards, actions, and the recorded actions (seat, think time…)
+        key = (name, message.SerializeToString())
+        found = _TEXTS.get(key)
+        return found if found is not None else _remembered_text(key, message)
+    if name.startswith("google.protobuf."):
+        return _dumps(json_format.MessageToDict(message))
+    return _fields_json(message)
+
+
+def _remembered_text(key: tuple[str, bytes], message: Message) -> str:
+    """The text of a remembered type's message, computed and remembered under ``key``."""
+    if key[0] == _REPLAY_ACTION:
+        return _TEXTS.remember(key, _replay_action_json(message))  # type: ignore[arg-type]
+    return _TEXTS.remember(key, _dumps(_message(message)))
+
+
+def _fields_json(message: Message) -> str:
+    parts = []
+    for field, value in message.ListFields():
+        kind = field.type
+        if (
+            kind not in _PLAIN_KINDS
+            or field.is_extension
+            or (field.message_type is not None and field.message_type.GetOptions().map_entry)
+        ):
+            return _dumps(_fields(message))  # the general way, as for the dict
+        repeated = field.is_repeated
+        if kind == FieldDescriptor.TYPE_MESSAGE:
+            assert field.message_type is not None
+            item_name = field.message_type.full_name
+            if repeated and item_name in _REMEMBERED_TEXTS:  # a deal's cards, a hand's actions
+                texts = []
+                for item in value:
+                    key = (item_name, item.SerializeToString())
+                    found = _TEXTS.get(key)
+                    texts.append(found if found is not None else _remembered_text(key, item))
+                text = "[" + ",".join(texts) + "]"
+            elif repeated:
+                text = "[" + ",".join([message_json(item) for item in value]) + "]"
+            else:
+                text = message_json(value)
+        elif kind == FieldDescriptor.TYPE_ENUM:
+            if repeated:
+                text = _dumps([_enum_value(field, item) for item in value])
+            else:
+                text = _dumps(_enum_value(field, value))
+        else:
+            text = _dumps(list(value) if repeated else value)
+        parts.append(_KEYS[field.json_name] + text)
+    return "{" + ",".join(parts) + "}"
+
+
+def _replay_action_json(recorded: replay_pb2.ReplayAction) -> str:
+    """:func:`_replay_action`'s dict as text, for the usual action."""
+    if recorded.rejection_reason or recorded.HasField("note") or recorded.HasField("fallback"):
+        return _fields_json(recorded)
+    parts = []
+    if recorded.seat:
+        parts.append('"seat":' + str(recorded.seat))
+    if recorded.HasField("action"):
+        parts.append('"action":' + message_json(recorded.action))
+    if recorded.think_ms:
+        parts.append('"thinkMs":' + str(recorded.think_ms))
+    outcome = recorded.outcome
+    if outcome:
+        text = _OUTCOME_TEXTS.get(outcome)
+        parts.append('"outcome":' + (text if text is not None else str(outcome)))
+    return "{" + ",".join(parts) + "}"
