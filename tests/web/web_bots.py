@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 
 from rookery.client import Bot
 from rookery.engine import (
@@ -69,9 +70,15 @@ class FirstBot(Bot):
     """Always the first legal action: passes every auction, plays its lowest card.
 
     Its ``act`` raises on the third trick of each hand: the SDK's fallback (the first legal
-    action too, so the games are the same) is then marked as a fallback in the replay."""
+    action too, so the games are the same) is then marked as a fallback in the replay. It thinks
+    ``delay_s`` a move (wall time), so that the tournament's games last long enough for its page
+    to be seen listing them as they are played (without it, the whole round-robin can end
+    between two reloads of the page)."""
+
+    delay_s = 0.01
 
     def act(self, observation: Observation) -> Action:
+        time.sleep(self.delay_s)
         if observation.phase is Phase.PLAY and len(observation.completed_tricks) == 2:
             raise ValueError("first bot fails on trick 3")
         return observation.legal_actions()[0]

@@ -57,9 +57,15 @@ def replay_move_incidents(
 ) -> list[MoveIncident]:
     """Every incident of ``replay``'s moves, in order; ``seat_bots`` names each seat's bot."""
     incidents: list[MoveIncident] = []
+    rejected = replay_pb2.ACTION_OUTCOME_REJECTED
+    auto_played = replay_pb2.ACTION_OUTCOME_AUTO_PLAYED
     for hand in replay.hands:
         move = 0
         for recorded in hand.actions:
+            outcome = recorded.outcome
+            if outcome != rejected and outcome != auto_played and not recorded.HasField("fallback"):
+                move += 1  # the bot's own reply, applied: most moves, no incident
+                continue
             seat = recorded.seat
             bot = seat_bots[seat] if 0 <= seat < len(seat_bots) else f"seat {seat}"
             found: list[tuple[str, str]] = []
