@@ -480,6 +480,69 @@ async def test_the_sdk_reads_the_hand_and_the_playable_cards_from_the_card_masks
     assert not scripted.replies[0].HasField("fallback") and stats.fallbacks == 0
 
 
+async def test_a_message_that_is_no_connect_response_is_skipped_and_the_session_goes_on() -> None:
+    """A server that sends bytes no ``ConnectResponse`` parses from, then a request: the SDK
+    skips the unreadable message (one log line) and answers the request on the same stream."""
+    game = _at_play(7)
+    seat = game.current_player
+    assert seat is not None
+    replies: list[pb.ActionReply] = []
+    hellos = 0
+    done = asyncio.Event()
+
+    async def connect(requests: Any, context: Any) -> AsyncIterator[bytes]:
+        nonlocal hellos
+        await requests.__anext__()
+        hellos += 1
+        welcome = pb.Welcome(session_id="s", resume_secret="x")
+        yield pb.ConnectResponse(welcome=welcome).SerializeToString()
+        joined = pb.TableJoined(table_id="t-1", seat=seat)
+        joined.ruleset.CopyFrom(convert.ruleset_to_proto(game.ruleset))
+        yield pb.ConnectResponse(table_joined=joined).SerializeToString()
+        yield b"\xff\xff\xff"  # no ConnectResponse: a broken server's bytes
+        observation, legal = game.observation_for(seat), game.legal_actions()
+        request = pb.ActionRequest(
+            table_id="t-1",
+            request_id=1,
+            seat=seat,
+            observation=convert.observation_to_proto(observation),
+            legal_actions=convert.legal_actions_to_proto(legal),
+            deadline_ms=5000,
+            card_masks=convert.card_masks_to_proto(observation, legal),
+        )
+        yield pb.ConnectResponse(action_request=request).SerializeToString()
+        replies.append((await requests.__anext__()).action_reply)
+        done.set()
+        await asyncio.sleep(30)
+
+    handler = grpc.method_handlers_generic_handler(
+        "rookery.v1.BotService",
+        {
+            "Connect": grpc.stream_stream_rpc_method_handler(
+                connect,
+                request_deserializer=pb.ConnectRequest.FromString,
+                response_serializer=lambda data: data,
+            )
+        },
+    )
+    grpc_server = grpc.aio.server()
+    grpc_server.add_generic_rpc_handlers((handler,))
+    port = grpc_server.add_insecure_port("127.0.0.1:0")
+    await grpc_server.start()
+    stop = asyncio.Event()
+    run = asyncio.create_task(arun_bot(LastLegal, f"127.0.0.1:{port}", name="b", stop=stop))
+    try:
+        await asyncio.wait_for(done.wait(), 10.0)
+    finally:
+        stop.set()
+        stats = await asyncio.wait_for(run, 10.0)
+        await grpc_server.stop(0)
+    legal = game.legal_actions()
+    assert [r.request_id for r in replies] == [1]
+    assert convert.action_from_proto(replies[0].action) == legal[len(legal) - 1]
+    assert hellos == 1 and stats.reconnects == 0  # the same stream, never reopened
+
+
 # Loading bots -----------------------------------------------------------------------------------
 
 
