@@ -412,6 +412,20 @@ def _at_play(seed: int) -> Game:
         game.apply(Bid(legal.bids[0]) if opening else legal[0])
 
 
+def _request_at(game: Game, seat: int) -> pb.ActionRequest:
+    """Request 1 of table ``t-1`` for ``seat``, with card masks, as the server sends it."""
+    observation, legal = game.observation_for(seat), game.legal_actions()
+    return pb.ActionRequest(
+        table_id="t-1",
+        request_id=1,
+        seat=seat,
+        observation=convert.observation_to_proto(observation),
+        legal_actions=convert.legal_actions_to_proto(legal),
+        deadline_ms=5000,
+        card_masks=convert.card_masks_to_proto(observation, legal),
+    )
+
+
 class MasksOnly(bot_service_pb2_grpc.BotServiceServicer):
     """Asks once, at the first play, with the card sets only in ``card_masks`` (the repeated
     card fields left empty), and records the reply."""
@@ -432,16 +446,7 @@ class MasksOnly(bot_service_pb2_grpc.BotServiceServicer):
         joined = pb.TableJoined(table_id="t-1", seat=seat)
         joined.ruleset.CopyFrom(convert.ruleset_to_proto(game.ruleset))
         yield pb.ConnectResponse(table_joined=joined)
-        observation, legal = game.observation_for(seat), game.legal_actions()
-        request = pb.ActionRequest(
-            table_id="t-1",
-            request_id=1,
-            seat=seat,
-            observation=convert.observation_to_proto(observation),
-            legal_actions=convert.legal_actions_to_proto(legal),
-            deadline_ms=5000,
-            card_masks=convert.card_masks_to_proto(observation, legal),
-        )
+        request = _request_at(game, seat)
         del request.observation.hand[:], request.legal_actions.playable_cards[:]
         yield pb.ConnectResponse(action_request=request)
         self.replies.append((await request_iterator.__anext__()).action_reply)
@@ -500,17 +505,7 @@ async def test_a_message_that_is_no_connect_response_is_skipped_and_the_session_
         joined.ruleset.CopyFrom(convert.ruleset_to_proto(game.ruleset))
         yield pb.ConnectResponse(table_joined=joined).SerializeToString()
         yield b"\xff\xff\xff"  # no ConnectResponse: a broken server's bytes
-        observation, legal = game.observation_for(seat), game.legal_actions()
-        request = pb.ActionRequest(
-            table_id="t-1",
-            request_id=1,
-            seat=seat,
-            observation=convert.observation_to_proto(observation),
-            legal_actions=convert.legal_actions_to_proto(legal),
-            deadline_ms=5000,
-            card_masks=convert.card_masks_to_proto(observation, legal),
-        )
-        yield pb.ConnectResponse(action_request=request).SerializeToString()
+        yield pb.ConnectResponse(action_request=_request_at(game, seat)).SerializeToString()
         replies.append((await requests.__anext__()).action_reply)
         done.set()
         await asyncio.sleep(30)

@@ -69,10 +69,10 @@ def replay_move_incidents(
             seat = recorded.seat
             bot = seat_bots[seat] if 0 <= seat < len(seat_bots) else f"seat {seat}"
             found: list[tuple[str, str]] = []
-            if recorded.outcome == replay_pb2.ACTION_OUTCOME_REJECTED:
+            if outcome == rejected:
                 found.append((REJECTED, recorded.rejection_reason))
             else:
-                if recorded.outcome == replay_pb2.ACTION_OUTCOME_AUTO_PLAYED:
+                if outcome == auto_played:
                     found.append((AUTO_PLAYED, "late: the server played for the bot"))
                 if recorded.HasField("fallback"):
                     found.append((FALLBACK, recorded.fallback.reason))
@@ -80,6 +80,6 @@ def replay_move_incidents(
                 MoveIncident(game_id, game_index, bot, seat, hand.hand_number, move, kind, detail)
                 for kind, detail in found
             )
-            if recorded.outcome != replay_pb2.ACTION_OUTCOME_REJECTED:
+            if outcome != rejected:
                 move += 1
     return incidents

@@ -175,8 +175,6 @@ _TEXTS: BoundedMemo[tuple[str, bytes], str] = BoundedMemo(16384)
 _KEYS: BoundedMemo[str, str] = BoundedMemo(4096, lambda name: _dumps(name) + ":")
 """A field's ``"jsonName":``, by JSON name."""
 
-_OUTCOME_TEXTS = {number: _dumps(name) for number, name in _OUTCOMES.items()}
-
 
 def message_json(message: Message) -> str:
     """``json.dumps(message_dict(message), separators=(",", ":"), ensure_ascii=False)``."""
@@ -191,9 +189,7 @@ def message_json(message: Message) -> str:
 
 
 def _remembered_text(key: tuple[str, bytes], message: Message) -> str:
-    """The text of a remembered type's message, computed and remembered under ``key``."""
-    if key[0] == _REPLAY_ACTION:
-        return _TEXTS.remember(key, _replay_action_json(message))  # type: ignore[arg-type]
+    """The text of a remembered type's message (its dict's), remembered under ``key``."""
     return _TEXTS.remember(key, _dumps(_message(message)))
 
 
@@ -230,22 +226,4 @@ def _fields_json(message: Message) -> str:
         else:
             text = _dumps(list(value) if repeated else value)
         parts.append(_KEYS[field.json_name] + text)
-    return "{" + ",".join(parts) + "}"
-
-
-def _replay_action_json(recorded: replay_pb2.ReplayAction) -> str:
-    """:func:`_replay_action`'s dict as text, for the usual action."""
-    if recorded.rejection_reason or recorded.HasField("note") or recorded.HasField("fallback"):
-        return _fields_json(recorded)
-    parts = []
-    if recorded.seat:
-        parts.append('"seat":' + str(recorded.seat))
-    if recorded.HasField("action"):
-        parts.append('"action":' + message_json(recorded.action))
-    if recorded.think_ms:
-        parts.append('"thinkMs":' + str(recorded.think_ms))
-    outcome = recorded.outcome
-    if outcome:
-        text = _OUTCOME_TEXTS.get(outcome)
-        parts.append('"outcome":' + (text if text is not None else str(outcome)))
     return "{" + ",".join(parts) + "}"

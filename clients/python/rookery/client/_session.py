@@ -153,9 +153,6 @@ class _TableState:
     log: Any = None
     table_field: bytes = b""
     """The table's encoded ``ActionReply.table_id`` (each reply starts with it)."""
-    seen: Observation | None = None
-    """The observation of the last request read (the next one decodes only the auction entries
-    and tricks of its hand that are new since)."""
 
 
 def _hooks_of(bot: Bot) -> dict[Phase, Callable[[Observation], Any]]:
@@ -539,14 +536,9 @@ class Session:
                     await self._dispatch(message, kind)
 
     async def _dispatch(self, message: Any, kind: str | None) -> None:
-        """Hands one message from the server (of oneof ``kind``) to its handler."""
-        if kind == "action_request":
-            await self._on_request(message)
-        elif kind == "event":
-            await self._on_event(message)
-        elif kind == "table_events":
-            await self._on_events(message)
-        elif kind == "table_joined":
+        """Hands one of the rarer messages from the server (of oneof ``kind``) to its handler
+        (events and requests are handed over by the read loop itself)."""
+        if kind == "table_joined":
             await self._on_joined(message)
         elif kind == "action_rejected":
             await self._on_rejected(message)
@@ -691,14 +683,11 @@ class Session:
             # message per card); a server without ``card_masks`` leaves the card fields to read.
             masks = request.card_masks if request.HasField("card_masks") else None
             try:
-                observation = convert.observation_from_proto(
-                    request.observation, earlier=state.seen, masks=masks
-                )
+                observation = convert.observation_from_proto(request.observation, masks=masks)
                 legal = convert.legal_actions_from_proto(request.legal_actions, masks=masks)
             except WireError:
                 state.log.exception("unreadable action request; the server's clock will run out")
                 return
-        state.seen = observation
         open_request = _OpenRequest(request.request_id, observation, legal)
         state.request = open_request
         bot = state.bot
