@@ -61,6 +61,7 @@ async def session(mode: str, target: str, name: str, max_tables: int) -> None:
 
 async def main(mode: str) -> None:
     target = os.environ["ROOKERY_SERVER"]
+    print(f"server at {target}", file=sys.stderr, flush=True)
     name = os.environ["ROOKERY_BOT_NAME"]
     sessions = int(os.environ.get("ROOKERY_SESSIONS", "1"))
     max_tables = int(os.environ.get("ROOKERY_MAX_TABLES", "1"))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import random
+import sys
 
 from rookery.client import Bot
 from rookery.engine import Action, Bid, Observation, Pass, Phase, PlayCard, card_points
@@ -65,4 +67,17 @@ class FlakyNotingBot(SeededRandomBot):
         if observation.phase is Phase.PLAY and len(observation.completed_tricks) == 2:
             raise ValueError("no card for the third trick")
         self.note(f"hand {observation.hand_number} seat {observation.seat}", moves=1)
+        return super().act(observation)
+
+
+class AddressBot(GreedyBot):
+    """:class:`GreedyBot` that writes where it was told the server is (``ROOKERY_SERVER``) to its
+    log, once."""
+
+    said = False
+
+    def act(self, observation: Observation) -> Action:
+        if not AddressBot.said:
+            AddressBot.said = True
+            print(f"server at {os.environ.get('ROOKERY_SERVER', '')}", file=sys.stderr, flush=True)
         return super().act(observation)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -48,6 +49,21 @@ def test_sandbox_auto_without_bwrap_plays_unconfined_and_says_so(
     assert result.recorded == result.total == 2
     assert any("bots run unconfined: no sandbox: bwrap is not installed" in m
                for m in runner.live.messages)  # fmt: skip
+
+
+def test_a_sandboxed_sdk_bot_talks_to_the_unix_socket_and_any_other_to_the_forwarded_port(
+    tmp_path: Path,
+    make_config: Callable[..., TournamentConfig],
+    make_sdk_bot: Callable[..., BotSpec],
+    make_rogue_bot: Callable[..., BotSpec],
+) -> None:
+    bots = (make_sdk_bot("sdk", "AddressBot"), make_rogue_bot("raw", "first"))
+    runner = TournamentRunner(make_config(bots, games=1, sandbox=SandboxMode.ON), tmp_path / "run")
+    result = asyncio.run(runner.run())
+    assert result.recorded == result.total == 2
+    logs = tmp_path / "run" / "logs"
+    assert "server at unix:/run/rookery/server.sock" in (logs / "sdk.log").read_text()
+    assert re.search(r"server at 127\.0\.0\.1:\d+", (logs / "raw.log").read_text())
 
 
 async def _sandboxed_output(tmp_path: Path, script: str) -> str:

@@ -201,6 +201,11 @@ class BotLauncher:
             "ROOKERY_MAX_TABLES": str(plan.max_tables),
         }
         if self.runtime is not None:
+            if _is_python_sdk(list(plan.argv)):
+                # gRPC in Python speaks Unix sockets: the server's own, mounted in the sandbox,
+                # without init's forwarder between (its two copies of every byte cost a tenth of
+                # a core with four fast bots; measured in docs/arena.md's performance section).
+                rookery["ROOKERY_SERVER"] = self.runtime.unix_target
             return self.runtime.environment(rookery, self.bot.env)
         env = dict(os.environ)
         env.update(self.bot.env)

@@ -11,7 +11,8 @@ every local user can read): they hold the bot's environment and launch key.
   bot's folder read-only; ``/tmp`` (also ``HOME``) a private tmpfs of ``scratch_mb``, gone with
   the process; nothing else of the host (no home, no run directory, no other bot);
 - **network**: a private network namespace with only loopback; the bot finds the server at the
-  address it was given (``ROOKERY_SERVER``), where ``init`` forwards to the server's Unix socket;
+  address it was given (``ROOKERY_SERVER``): a Python SDK bot the server's Unix socket itself
+  (``unix:/run/rookery/server.sock``), any other a loopback port where ``init`` forwards to it;
 - **user**: a fresh user id per process (as root), no capabilities, ``no_new_privs``;
 - **limits**: processes (``RLIMIT_NPROC`` of the fresh uid, and cgroup ``pids.max``), memory
   (cgroup ``memory.max``; ``RLIMIT_DATA`` where the memory controller is not delegated), file
@@ -535,6 +536,11 @@ class SandboxRuntime:
 
     def __post_init__(self) -> None:
         self._base_paths = _minimal([*_interpreter_paths(), _EXEC_SCRIPT.parent, *self.read_only])
+
+    @property
+    def unix_target(self) -> str:
+        """The gRPC target of the server's Unix socket as a bot inside the sandbox sees it."""
+        return f"unix:{SOCKET_INSIDE}"
 
     @property
     def uses_cgroup(self) -> bool:
