@@ -203,8 +203,8 @@ class BotLauncher:
         if self.runtime is not None:
             if _is_python_sdk(list(plan.argv)):
                 # gRPC in Python speaks Unix sockets: the server's own, mounted in the sandbox,
-                # without init's forwarder between (its two copies of every byte cost a tenth of
-                # a core with four fast bots; measured in docs/arena.md's performance section).
+                # without init's forwarder between (its two copies of every byte cost 13 % of a
+                # core with four fast bots, see docs/arena.md's performance section).
                 rookery["ROOKERY_SERVER"] = self.runtime.unix_target
             return self.runtime.environment(rookery, self.bot.env)
         env = dict(os.environ)
