@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from rookery.arena.config import BotSpec, TournamentConfig
-from rookery.arena.runner import MAX_SCALED_CONCURRENCY, RunOptions, TournamentRunner
+from rookery.arena.runner import (
+    MAX_SCALED_CONCURRENCY,
+    RunOptions,
+    TournamentRunner,
+    with_session_limits,
+)
 from rookery.engine import Ruleset
-from rookery.server import TimeControl
+from rookery.server import ServerConfig, TimeControl
 
 BotFactory = Callable[..., BotSpec]
 ConfigFactory = Callable[..., TournamentConfig]
@@ -27,7 +33,9 @@ def test_launched_sdk_bots_may_play_up_to_the_scale_times_the_concurrency(
 ) -> None:
     bots = (make_sdk_bot("a", "RandomBot"), make_sdk_bot("b", "GreedyBot"))
     assert _limit(make_config(bots, concurrency=3), tmp_path, concurrency_scale=4) == 12
-    assert _limit(make_config(bots, concurrency=3), tmp_path) == min(96, MAX_SCALED_CONCURRENCY)
+    assert _limit(make_config(bots, concurrency=3), tmp_path) == min(
+        3 * RunOptions().concurrency_scale, MAX_SCALED_CONCURRENCY
+    )
     assert _limit(make_config(bots, concurrency=3), tmp_path, concurrency_scale=1) == 3
 
 
@@ -93,3 +101,52 @@ async def test_launched_sdk_bots_share_the_cores_among_them(
     assert result.recorded == result.total > 0
     processes = {name: launcher.plan.processes for name, launcher in runner.launchers.items()}
     assert processes == {"a": 1, "b": 1, "c": 1, "d": 2}
+
+
+async def test_every_session_may_hold_the_tables_its_bot_is_launched_for(
+    make_sdk_bot: BotFactory, make_config: ConfigFactory, tmp_path: Path
+) -> None:
+    # Two bots on two cores, a side each: one process of two sessions per bot, each session
+    # seated at every one of the 128 games at once (the default scale at concurrency 2). A
+    # server's default of 64 tables per session would leave half of those games waiting.
+    config = make_config(
+        (make_sdk_bot("a", "RandomBot"), make_sdk_bot("b", "RandomBot")),
+        ruleset=ONE_HAND,
+        games=2,
+        concurrency=2,
+        time_control=TimeControl(action_ms=60_000),
+        bootstrap=0,
+        process_per_game=False,
+    )
+    runner = TournamentRunner(config, tmp_path / "run", options=RunOptions(bot_cores=2))
+    assert runner.concurrency_limit == MAX_SCALED_CONCURRENCY == 128
+    run = asyncio.create_task(runner.run())
+    granted: dict[str, list[int]] = {}
+    while not run.done() and len(granted) < 2:
+        sessions = runner.server.sessions if runner.server is not None else {}
+        for name in ("a", "b"):
+            if len(sessions.get(name, ())) == 2:
+                granted[name] = sorted(session.max_tables for session in sessions[name])
+        await asyncio.sleep(0.005)
+    result = await run
+
+    assert result.recorded == 2
+    assert {name: launcher.plan.max_tables for name, launcher in runner.launchers.items()} == {
+        "a": 128,
+        "b": 128,
+    }
+    assert granted == {"a": [128, 128], "b": [128, 128]}
+    assert runner.server is not None
+    assert runner.server.config.action_rate == 2 * ServerConfig().action_rate
+
+
+def test_the_session_limits_grow_with_the_games_at_once() -> None:
+    default = ServerConfig()
+    assert with_session_limits(default, 64) == default
+    assert with_session_limits(default, 2) == default
+    wider = with_session_limits(default, 128)
+    assert (wider.max_tables_per_session, wider.action_rate, wider.action_burst) == (
+        128,
+        2 * default.action_rate,
+        2 * default.action_burst,
+    )

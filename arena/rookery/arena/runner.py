@@ -87,8 +87,12 @@ __all__ = [
 
 log = structlog.get_logger("rookery.arena")
 
-MAX_SCALED_CONCURRENCY = 64
+MAX_SCALED_CONCURRENCY = 128
 """The most games at once that scaling reaches (``RunOptions.concurrency_scale``)."""
+SERVER_TABLES_PER_SESSION = ServerConfig().max_tables_per_session
+"""The tables per session the server's default limits are sized for (64): the arena's server
+allows more where more games run at once, with its rate limits scaled alike
+(``with_session_limits``)."""
 SCALE_INTERVAL_S = 0.5
 """How often the games at once are reconsidered."""
 SCALE_LATENCY_SHARE = 0.02
@@ -137,14 +141,31 @@ class RunOptions:
     #: ``MAX_SCALED_CONCURRENCY``) while the bots answer fast, see ``_scale_concurrency``; 1 keeps
     #: the concurrency fixed. Only where every bot is a launched Python SDK bot that keeps its
     #: processes (their sessions take any number of tables); elsewhere the concurrency is fixed.
-    #: 32: a machine of two cores (the default concurrency 2) reaches the 64 tables at once that
-    #: the server benchmark keeps going; fewer leave the server fewer requests to batch per session.
-    concurrency_scale: int = 32
+    #: 64: a machine of two cores (the default concurrency 2) reaches 128 games at once. A bot
+    #: of a round-robin holds a whole side (two seats, two sessions) at half the games, so each
+    #: session then holds the 64 tables the server benchmark's sessions hold: as many requests
+    #: to batch per gRPC message (at 64 games, half as many: 5 actions per message instead of 9,
+    #: and a third more of the arena's CPU per action).
+    concurrency_scale: int = 64
     #: The bots' mean reply time under which more games at once cost them nothing (at most a
     #: fiftieth of the action time is used, whichever is less).
     fast_reply_s: float = 0.05
     #: Seconds between two looks at the bots' reply times (``SCALE_INTERVAL_S``).
     scale_interval_s: float = SCALE_INTERVAL_S
+
+
+def with_session_limits(config: ServerConfig, games_at_once: int) -> ServerConfig:
+    """``config`` with per-session limits for ``games_at_once``: a session may hold a seat at
+    every game (a server's default holds 64), and its rate limit grows with its tables (the
+    default 2,000 messages/s, a burst of 4,000, per 64 tables), so a fast bot's answers at twice
+    the tables are not refused as a flood."""
+    scale = max(1, math.ceil(games_at_once / SERVER_TABLES_PER_SESSION))
+    return dataclasses.replace(
+        config,
+        max_tables_per_session=max(config.max_tables_per_session, games_at_once),
+        action_rate=config.action_rate * scale,
+        action_burst=config.action_burst * scale,
+    )
 
 
 def seats_per_table(schedule: Schedule, bot: str) -> int:
@@ -401,14 +422,17 @@ class TournamentRunner:
                 if self.server is None:
                     socket = self.sandbox.socket_path if self.sandbox is not None else None
                     self.server = RookeryServer(
-                        ServerConfig(
-                            address=self.options.listen,
-                            unix_socket=str(socket) if socket is not None else "",
-                            auth=self.options.auth,
-                            db=self.options.registry,
-                            log_level="warning",
-                            time_control=self.config.time_control,
-                            join_timeout_s=self.options.join_timeout_s,
+                        with_session_limits(
+                            ServerConfig(
+                                address=self.options.listen,
+                                unix_socket=str(socket) if socket is not None else "",
+                                auth=self.options.auth,
+                                db=self.options.registry,
+                                log_level="warning",
+                                time_control=self.config.time_control,
+                                join_timeout_s=self.options.join_timeout_s,
+                            ),
+                            self.concurrency_limit,
                         )
                     )
                     await self.server.start()
