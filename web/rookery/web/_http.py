@@ -91,6 +91,8 @@ class WebServer:
         self._listener: asyncio.Server | None = None
         self._streams = 0
         self._tasks: set[asyncio.Task[None]] = set()
+        self._serving = False
+        """Between ``start`` and ``stop``: a connection whose handler starts later is closed."""
         self._replays: OrderedDict[str, tuple[JSON, replay_pb2.ReplayHeader, bool]] = OrderedDict()
         """Replay views by game id, with the header and whether the game server gave it: the
         withholding is checked again on every hit."""
@@ -133,18 +135,22 @@ class WebServer:
             self._connection, host.strip("[]") or "127.0.0.1", int(port), limit=16384
         )
         self.port = self._listener.sockets[0].getsockname()[1]
+        self._serving = True
         log.info("web dashboard started", url=self.url)
 
     async def stop(self) -> None:
         """Stops listening and ends every open connection (event streams included)."""
         if self.play is not None:
             await self.play.close()
+        self._serving = False
         if self._listener is not None:
             self._listener.close()
             for task in list(self._tasks):
                 task.cancel()
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._listener.wait_closed(), 2.0)
+            for task in list(self._tasks):  # handlers that started meanwhile
+                task.cancel()
             self._listener = None
 
     async def __aenter__(self) -> WebServer:
@@ -159,6 +165,11 @@ class WebServer:
     async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
         assert task is not None
+        if not self._serving:
+            # Accepted just before ``stop``, started after it: not served (an event stream
+            # would otherwise go on after the dashboard stopped).
+            writer.close()
+            return
         self._tasks.add(task)
         self._connections += 1
         try:
