@@ -6,16 +6,17 @@ from __future__ import annotations
 import gzip
 import itertools
 import json
+import random
 import string
 from typing import Any
 
 from google.protobuf import json_format
 from google.protobuf.descriptor import Descriptor
 from rookery.engine import PRESETS, Game
-from rookery.v1 import actions_pb2, notes_pb2, replay_pb2
+from rookery.v1 import actions_pb2, notes_pb2, replay_pb2, results_pb2
 from rookery.wire._replay_json import message_dict, message_json
 from rookery.wire.replay import ActionOutcome, ReplayBuilder, encode_replay, replay_records
-from rookery.wire.selfplay import play_random_game
+from rookery.wire.selfplay import play_random_game, random_action
 
 
 def _map_fields(descriptor: Descriptor, seen: set[str]) -> set[str]:
@@ -147,3 +148,46 @@ def test_played_games_of_every_preset_encode_as_the_reference() -> None:
     for name in sorted(PRESETS):
         for seed in range(3):
             _assert_reference(play_random_game(PRESETS[name], seed=seed))
+
+
+def _random_builder(name: str, seed: int, *, finish: bool = True) -> ReplayBuilder:
+    """A game of random legal actions (think times 0–2 ms) recorded by a builder; with
+    ``finish`` false, stopped in the middle of a hand."""
+    rng = random.Random(seed)
+    ruleset = PRESETS[name]
+    builder = ReplayBuilder()
+    builder.start(ruleset, seed, seats=[f"r{seat}" for seat in range(ruleset.players)])
+    game = builder.game
+    stop = None if finish else rng.randrange(20, 200)
+    while not game.is_over and (stop is None or len(game.actions) < stop):
+        seat = game.current_player
+        assert seat is not None
+        builder.record_action(seat, random_action(game.legal_actions(), rng), rng.randrange(3))
+    if finish:
+        builder.finish()
+    return builder
+
+
+def _assert_builder_writes_its_replays_bytes(builder: ReplayBuilder) -> None:
+    replay = builder.replay()
+    text = _reference_text(replay).encode()
+    assert builder.encode(compress=False) == encode_replay(replay, compress=False) == text
+    assert builder.encode() == encode_replay(replay)
+    # A result given instead of the builder's own (a table's, with its detail) is the one written.
+    result = results_pb2.GameResult(winners=[1], scores=[-5, 300], detail="the table's «own»")
+    replay.result.CopyFrom(result)
+    assert builder.encode(result, compress=False) == _reference_text(replay).encode()
+
+
+def test_a_builder_writes_the_bytes_of_its_replays_encoding_for_every_preset() -> None:
+    for name in sorted(PRESETS):
+        for seed in range(3):
+            _assert_builder_writes_its_replays_bytes(_random_builder(name, seed))
+        _assert_builder_writes_its_replays_bytes(_random_builder(name, 7, finish=False))
+
+
+def test_a_builder_writes_unusual_actions_as_the_reference() -> None:
+    _assert_builder_writes_its_replays_bytes(_unusual_replay())
+    empty = ReplayBuilder()
+    empty.start(PRESETS["standard"], seed=1)  # one hand open, no action yet
+    _assert_builder_writes_its_replays_bytes(empty)

@@ -74,7 +74,7 @@ from rookery.server import (
 )
 from rookery.v1 import results_pb2
 from rookery.wire.convert import termination_name
-from rookery.wire.replay import decode_replay, encode_replay
+from rookery.wire.replay import decode_replay
 
 __all__ = [
     "LiveState",
@@ -912,7 +912,7 @@ class TournamentRunner:
         for seat in outcome.seat_stats:
             if seat.bot_version:
                 store.set_bot_version(self.tournament_id, seat.bot_name, seat.bot_version)
-        data = encode_replay(outcome.replay, compress=path.name.endswith(".gz"))
+        data = outcome.replay_bytes(compress=path.name.endswith(".gz"))
 
         async with self._db_lock:
             digest = await asyncio.to_thread(write_atomically, path, lambda t: t.write_bytes(data))

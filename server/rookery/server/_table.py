@@ -55,7 +55,7 @@ from rookery.v1 import (
 )
 from rookery.wire import convert, notes
 from rookery.wire.errors import MalformedMessageError
-from rookery.wire.replay import ActionOutcome, ReplayBuilder
+from rookery.wire.replay import ActionOutcome, ReplayBuilder, encode_replay
 
 from ._bot_seeds import bot_seed
 from ._encoding import (
@@ -179,6 +179,15 @@ class TableOutcome:
     replay: replay_pb2.Replay
     seat_stats: tuple[SeatStats, ...]
     duration_s: float
+    recorded: ReplayBuilder | None = field(default=None, repr=False, compare=False)
+    """The builder that recorded ``replay`` (None for a table aborted before it started)."""
+
+    def replay_bytes(self, *, compress: bool = True) -> bytes:
+        """``encode_replay(self.replay, compress=compress)``: a replay file's bytes, written
+        from the recorded engine values where they are at hand (no pass over the message)."""
+        if self.recorded is None:
+            return encode_replay(self.replay, compress=compress)
+        return self.recorded.encode(self.replay.result, compress=compress)
 
 
 REJECTIONS_RECORDED_PER_REQUEST = 8
@@ -1176,6 +1185,7 @@ class Table:
             replay=replay,
             seat_stats=tuple(seat.stats() for seat in self._seats),
             duration_s=duration,
+            recorded=self._replay if self.started_at else None,
         )
         for seat in self._seats:
             if seat.grace_timer is not None:

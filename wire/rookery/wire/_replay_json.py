@@ -26,6 +26,7 @@ played games of every preset and over hand-made unusual records, and the text ag
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from google.protobuf import json_format
@@ -193,7 +194,13 @@ def _remembered_text(key: tuple[str, bytes], message: Message) -> str:
     return _TEXTS.remember(key, _dumps(_message(message)))
 
 
-def _fields_json(message: Message) -> str:
+def fields_json(message: Message, replaced: Mapping[str, str]) -> str:
+    """``message_json(message)`` where the caller knows the text of some fields already:
+    ``replaced`` maps a field's name to its value's JSON text (used when the field is set)."""
+    return _fields_json(message, replaced)
+
+
+def _fields_json(message: Message, replaced: Mapping[str, str] | None = None) -> str:
     parts = []
     for field, value in message.ListFields():
         kind = field.type
@@ -203,6 +210,9 @@ def _fields_json(message: Message) -> str:
             or (field.message_type is not None and field.message_type.GetOptions().map_entry)
         ):
             return _dumps(_fields(message))  # the general way, as for the dict
+        if replaced and field.name in replaced:
+            parts.append(_KEYS[field.json_name] + replaced[field.name])
+            continue
         repeated = field.is_repeated
         if kind == FieldDescriptor.TYPE_MESSAGE:
             assert field.message_type is not None

@@ -32,6 +32,7 @@ from pathlib import Path
 from google.protobuf import json_format
 from google.protobuf.message import Message
 from rookery.engine import (
+    NUM_CARDS,
     Action,
     Deal,
     EngineError,
@@ -48,11 +49,12 @@ from rookery.engine import (
 from rookery.v1 import actions_pb2, cards_pb2, notes_pb2, replay_pb2, results_pb2, table_pb2
 
 from . import notes, protobytes
-from ._replay_json import message_json
+from ._replay_json import fields_json, message_json
 from .convert import (
     action_from_proto,
     action_to_proto,
     card_from_proto,
+    card_to_proto,
     deal_to_proto,
     forfeit_from_proto,
     game_result_from_proto,
@@ -307,6 +309,21 @@ class ReplayBuilder:
                 message.result.CopyFrom(hand_result_to_proto(hand.result))
         return copy
 
+    def encode(
+        self, result: results_pb2.GameResult | None = None, *, compress: bool = True
+    ) -> bytes:
+        """``encode_replay(self.replay(), compress=compress)``, with ``result`` as the replay's
+        result when given, written from the recorded engine values: no ``Replay`` message is
+        built, and each distinct card and recorded action is turned into JSON text once (the
+        same bytes: a test compares them over played games of every preset)."""
+        lines = [_record_line("header", self._replay.header)]
+        lines += ['{"hand":' + _hand_json(hand) + "}\n" for hand in self._hands]
+        if result is None and self._replay.HasField("result"):
+            result = self._replay.result
+        if result is not None:
+            lines.append(_record_line("result", result))
+        return _file_bytes("".join(lines), compress)
+
 
 _HAND_ACTIONS = protobytes.field_number(replay_pb2.ReplayHand, "actions")
 _RECORDED_SEAT = protobytes.scalar_field(replay_pb2.ReplayAction, "seat")
@@ -320,28 +337,26 @@ _RECORDED_FALLBACK = protobytes.field_number(replay_pb2.ReplayAction, "fallback"
 
 def _encoded_actions(actions: list[_Recorded]) -> bytes:
     """Recorded actions as the elements of ``ReplayHand.actions`` (bytes a hand merges)."""
+    return b"".join([protobytes.field(_HAND_ACTIONS, _recorded_bytes(item)) for item in actions])
+
+
+def _recorded_bytes(recorded: _Recorded) -> bytes:
+    """One recorded action as a serialised ``ReplayAction``."""
+    seat, action, think_ms, outcome, reason, extra = recorded
     return b"".join(
-        [
+        (
+            _RECORDED_SEAT[seat],
             protobytes.field(
-                _HAND_ACTIONS,
-                b"".join(
-                    (
-                        _RECORDED_SEAT[seat],
-                        protobytes.field(
-                            _RECORDED_ACTION,
-                            action.SerializeToString()
-                            if isinstance(action, actions_pb2.Action)
-                            else _action_bytes(action),
-                        ),
-                        _RECORDED_THINK_MS[think_ms],
-                        _RECORDED_OUTCOME[outcome.value],
-                        protobytes.field(_RECORDED_REASON, reason.encode()) if reason else b"",
-                        extra,
-                    )
-                ),
-            )
-            for seat, action, think_ms, outcome, reason, extra in actions
-        ]
+                _RECORDED_ACTION,
+                action.SerializeToString()
+                if isinstance(action, actions_pb2.Action)
+                else _action_bytes(action),
+            ),
+            _RECORDED_THINK_MS[think_ms],
+            _RECORDED_OUTCOME[outcome.value],
+            protobytes.field(_RECORDED_REASON, reason.encode()) if reason else b"",
+            extra,
+        )
     )
 
 
@@ -386,7 +401,12 @@ def encode_replay(replay: replay_pb2.Replay, *, compress: bool = True) -> bytes:
     lines += [_record_line("hand", hand) for hand in replay.hands]
     if replay.HasField("result"):
         lines.append(_record_line("result", replay.result))
-    data = "".join(lines).encode()
+    return _file_bytes("".join(lines), compress)
+
+
+def _file_bytes(text: str, compress: bool) -> bytes:
+    """A replay file's bytes from its JSON lines: UTF-8, gzip-compressed if ``compress``."""
+    data = text.encode()
     if compress:
         # mtime 0 and no file name: the same replay always compresses to the same bytes. Level 6
         # (gzip's default): a third of level 9's time for files about 8 % larger.
@@ -394,6 +414,100 @@ def encode_replay(replay: replay_pb2.Replay, *, compress: bool = True) -> bytes:
         data = compressor.compress(data) + compressor.flush()
         data = data[:4] + b"\0\0\0\0" + data[8:]
     return data
+
+
+# A hand's line from the recorded values (ReplayBuilder.encode) ----------------------------------
+
+_HAND_KEYS = {f.name: '"' + f.json_name + '":' for f in replay_pb2.ReplayHand.DESCRIPTOR.fields}
+_DEAL_KEYS = {f.name: '"' + f.json_name + '":' for f in results_pb2.Deal.DESCRIPTOR.fields}
+_CARDS_KEY = '"' + results_pb2.CardList.DESCRIPTOR.fields_by_name["cards"].json_name + '":'
+
+_CARD_SLICES = tuple(
+    tuple(
+        ",".join(
+            [
+                message_json(card_to_proto(start + bit))
+                for bit in range(8)
+                if subset >> bit & 1 and start + bit < NUM_CARDS
+            ]
+        )
+        for subset in range(256)
+    )
+    for start in range(0, NUM_CARDS, 8)
+)
+"""The JSON texts of a card mask's cards, joined, for each slice of 8 cards and each of its 256
+subsets (the way ``protobytes.card_field_encoder`` writes their bytes)."""
+
+
+_ACCEPTED = ActionOutcome.ACCEPTED
+
+_RECORDED_TEXTS: BoundedMemo[tuple[int, Action, int], str] = BoundedMemo(16384)
+"""An accepted action's JSON text (one with no note or fallback), by (seat, action, think time):
+a fast bot's think time is 0, so the same few hundred come in every game."""
+
+
+def _hand_json(hand: _Hand) -> str:
+    """``message_json`` of the ``ReplayHand`` that ``ReplayBuilder.replay`` makes of ``hand``
+    (its fields in field-number order, zero scalars left out as ``MessageToDict`` does)."""
+    keys = _HAND_KEYS
+    parts = []
+    if hand.hand_number:
+        parts.append(keys["hand_number"] + str(hand.hand_number))
+    if hand.dealer:
+        parts.append(keys["dealer"] + str(hand.dealer))
+    parts.append(keys["deal"] + _deal_json(hand.deal))  # always set, even when empty
+    if hand.actions:
+        texts = [_recorded_json(item) for item in hand.actions]
+        parts.append(keys["actions"] + "[" + ",".join(texts) + "]")
+    if hand.result is not None:
+        parts.append(keys["result"] + _hand_result_json(hand.result))
+    return "{" + ",".join(parts) + "}"
+
+
+def _hand_result_json(result: HandResult) -> str:
+    """``message_json(hand_result_to_proto(result))``, its deal and buried cards written from
+    their masks."""
+    message = hand_result_to_proto(result)
+    if result.redeal:
+        return message_json(message)
+    cards = {"deal": _deal_json(result.deal), "buried": _cards_json(result.buried)}
+    return fields_json(message, cards)
+
+
+def _cards_json(mask: int) -> str:
+    """The JSON array of a card mask's cards, ascending (as ``deal_to_proto`` lists them)."""
+    texts = [subsets[mask >> 8 * i & 0xFF] for i, subsets in enumerate(_CARD_SLICES)]
+    return "[" + ",".join([text for text in texts if text]) + "]"
+
+
+def _deal_json(deal: Deal) -> str:
+    """``message_json(deal_to_proto(deal))``."""
+    keys = _DEAL_KEYS
+    parts = []
+    if deal.hands:
+        rows = ["{" + _CARDS_KEY + _cards_json(hand) + "}" if hand else "{}" for hand in deal.hands]
+        parts.append(keys["hands"] + "[" + ",".join(rows) + "]")
+    if deal.nest:
+        parts.append(keys["nest"] + _cards_json(deal.nest))
+    if deal.dead:
+        parts.append(keys["dead"] + _cards_json(deal.dead))
+    return "{" + ",".join(parts) + "}"
+
+
+def _recorded_json(recorded: _Recorded) -> str:
+    """``message_json`` of one recorded action's ``ReplayAction``."""
+    seat, action, think_ms, outcome, reason, extra = recorded
+    if outcome is _ACCEPTED and not reason and not extra and not isinstance(action, Message):
+        key = (seat, action, think_ms)
+        found = _RECORDED_TEXTS.get(key)
+        if found is None:
+            found = _RECORDED_TEXTS.remember(key, _recorded_reference_json(recorded))
+        return found
+    return _recorded_reference_json(recorded)  # rejected, auto-played, or with a note
+
+
+def _recorded_reference_json(recorded: _Recorded) -> str:
+    return message_json(replay_pb2.ReplayAction.FromString(_recorded_bytes(recorded)))
 
 
 def write_replay(path: str | os.PathLike[str], replay: replay_pb2.Replay) -> None:

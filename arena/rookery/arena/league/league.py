@@ -38,7 +38,6 @@ from rookery.server import (
 )
 from rookery.v1 import results_pb2
 from rookery.wire import convert
-from rookery.wire.replay import encode_replay
 
 from .matchmaking import Placed, choose_pairing, final_pairing, separations
 from .store import GameRecord, LeagueStore, PairRecord, RatingPoint, VersionRecord, VersionState
@@ -664,7 +663,7 @@ class League:
     async def _record_game(self, pair_tag: str, index: int, outcome: TableOutcome) -> GameRecord:
         game_id = f"{pair_tag}-{index}"
         path = self.folder / "replays" / f"{game_id}.jsonl.gz"
-        data = encode_replay(outcome.replay, compress=True)
+        data = outcome.replay_bytes(compress=True)
         digest = await asyncio.to_thread(write_atomically, path, lambda t: t.write_bytes(data))
         result = outcome.result
         seats = tuple(s.bot_name for s in sorted(outcome.seat_stats, key=lambda s: s.seat))
