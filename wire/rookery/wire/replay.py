@@ -422,13 +422,14 @@ _HAND_KEYS = {f.name: '"' + f.json_name + '":' for f in replay_pb2.ReplayHand.DE
 _DEAL_KEYS = {f.name: '"' + f.json_name + '":' for f in results_pb2.Deal.DESCRIPTOR.fields}
 _CARDS_KEY = '"' + results_pb2.CardList.DESCRIPTOR.fields_by_name["cards"].json_name + '":'
 
+_CARD_TEXTS = tuple(message_json(card_to_proto(card)) for card in range(NUM_CARDS))
 _CARD_SLICES = tuple(
     tuple(
         ",".join(
             [
-                message_json(card_to_proto(start + bit))
-                for bit in range(8)
-                if subset >> bit & 1 and start + bit < NUM_CARDS
+                _CARD_TEXTS[card]
+                for card in range(start, min(start + 8, NUM_CARDS))
+                if subset >> card - start & 1
             ]
         )
         for subset in range(256)
@@ -455,23 +456,26 @@ def _hand_json(hand: _Hand) -> str:
         parts.append(keys["hand_number"] + str(hand.hand_number))
     if hand.dealer:
         parts.append(keys["dealer"] + str(hand.dealer))
-    parts.append(keys["deal"] + _deal_json(hand.deal))  # always set, even when empty
+    deal = _deal_json(hand.deal)
+    parts.append(keys["deal"] + deal)  # always set, even when empty
     if hand.actions:
         texts = [_recorded_json(item) for item in hand.actions]
         parts.append(keys["actions"] + "[" + ",".join(texts) + "]")
-    if hand.result is not None:
-        parts.append(keys["result"] + _hand_result_json(hand.result))
+    result = hand.result
+    if result is not None:
+        if not result.redeal and result.deal != hand.deal:
+            deal = _deal_json(result.deal)  # (a result repeats its hand's deal)
+        parts.append(keys["result"] + _hand_result_json(result, deal))
     return "{" + ",".join(parts) + "}"
 
 
-def _hand_result_json(result: HandResult) -> str:
-    """``message_json(hand_result_to_proto(result))``, its deal and buried cards written from
-    their masks."""
+def _hand_result_json(result: HandResult, deal: str) -> str:
+    """``message_json(hand_result_to_proto(result))``, given the text of its deal; its buried
+    cards written from their mask."""
     message = hand_result_to_proto(result)
     if result.redeal:
         return message_json(message)
-    cards = {"deal": _deal_json(result.deal), "buried": _cards_json(result.buried)}
-    return fields_json(message, cards)
+    return fields_json(message, {"deal": deal, "buried": _cards_json(result.buried)})
 
 
 def _cards_json(mask: int) -> str:
