@@ -89,10 +89,6 @@ log = structlog.get_logger("rookery.arena")
 
 MAX_SCALED_CONCURRENCY = 128
 """The most games at once that scaling reaches (``RunOptions.concurrency_scale``)."""
-SERVER_TABLES_PER_SESSION = ServerConfig().max_tables_per_session
-"""The tables per session the server's default limits are sized for (64): the arena's server
-allows more where more games run at once, with its rate limits scaled alike
-(``with_session_limits``)."""
 SCALE_INTERVAL_S = 0.5
 """How often the games at once are reconsidered."""
 SCALE_LATENCY_SHARE = 0.02
@@ -157,9 +153,10 @@ class RunOptions:
 def with_session_limits(config: ServerConfig, games_at_once: int) -> ServerConfig:
     """``config`` with per-session limits for ``games_at_once``: a session may hold a seat at
     every game (a server's default holds 64), and its rate limit grows with its tables (the
-    default 2,000 messages/s, a burst of 4,000, per 64 tables), so a fast bot's answers at twice
-    the tables are not refused as a flood."""
-    scale = max(1, math.ceil(games_at_once / SERVER_TABLES_PER_SESSION))
+    limits as given, by default 2,000 messages/s and a burst of 4,000, per
+    ``max_tables_per_session`` tables), so a fast bot's answers at twice the tables are not
+    refused as a flood."""
+    scale = max(1, math.ceil(games_at_once / config.max_tables_per_session))
     return dataclasses.replace(
         config,
         max_tables_per_session=max(config.max_tables_per_session, games_at_once),
