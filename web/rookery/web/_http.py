@@ -149,8 +149,6 @@ class WebServer:
                 task.cancel()
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._listener.wait_closed(), 2.0)
-            for task in list(self._tasks):  # handlers that started meanwhile
-                task.cancel()
             self._listener = None
 
     async def __aenter__(self) -> WebServer:
