@@ -23,6 +23,21 @@ ConfigFactory = Callable[..., TournamentConfig]
 ONE_HAND = Ruleset.preset("standard").replace(target=100, max_hands=1)
 
 
+def _launched_once(
+    make_config: ConfigFactory, bots: tuple[BotSpec, ...], *, games: int, concurrency: int
+) -> TournamentConfig:
+    """One-hand games of ``bots`` under a long clock, the bots launched once (sandboxed or not)."""
+    return make_config(
+        bots,
+        ruleset=ONE_HAND,
+        games=games,
+        concurrency=concurrency,
+        time_control=TimeControl(action_ms=60_000),
+        bootstrap=0,
+        process_per_game=False,
+    )
+
+
 def _limit(config: object, tmp_path: Path, **options: object) -> int:
     runner = TournamentRunner(config, tmp_path, options=RunOptions(**options))  # type: ignore[arg-type]
     return runner.concurrency_limit
@@ -56,15 +71,8 @@ def test_the_concurrency_stays_fixed_for_other_bots_and_per_game_processes(
 async def test_fast_bots_get_more_games_at_once_and_every_game_is_recorded(
     make_sdk_bot: BotFactory, make_config: ConfigFactory, tmp_path: Path
 ) -> None:
-    config = make_config(
-        (make_sdk_bot("a", "RandomBot"), make_sdk_bot("b", "RandomBot")),
-        ruleset=ONE_HAND,
-        games=8,
-        concurrency=1,
-        time_control=TimeControl(action_ms=60_000),
-        bootstrap=0,
-        process_per_game=False,  # sandboxed or not: the bots launched once
-    )
+    pair = (make_sdk_bot("a", "RandomBot"), make_sdk_bot("b", "RandomBot"))
+    config = _launched_once(make_config, pair, games=8, concurrency=1)
     # Any reply counts as fast here (a loaded machine's replies are slow): the scaling itself
     # is under test, not the threshold. A look every 20 ms: eight one-hand games of fast bots
     # take well under the default half second, and ended before the first look.
@@ -85,15 +93,7 @@ async def test_launched_sdk_bots_share_the_cores_among_them(
     bots = tuple(make_sdk_bot(name, "RandomBot") for name in "abc") + (
         dataclasses.replace(make_sdk_bot("d", "RandomBot"), processes=2),
     )
-    config = make_config(
-        bots,
-        ruleset=ONE_HAND,
-        games=1,
-        concurrency=2,
-        time_control=TimeControl(action_ms=60_000),
-        bootstrap=0,
-        process_per_game=False,
-    )
+    config = _launched_once(make_config, bots, games=1, concurrency=2)
     runner = TournamentRunner(config, tmp_path / "run", options=RunOptions(bot_cores=2))
 
     result = await runner.run()
@@ -109,15 +109,8 @@ async def test_every_session_may_hold_the_tables_its_bot_is_launched_for(
     # Two bots on two cores, a side each: one process of two sessions per bot, each session
     # seated at every one of the 128 games at once (the default scale at concurrency 2). A
     # server's default of 64 tables per session would leave half of those games waiting.
-    config = make_config(
-        (make_sdk_bot("a", "RandomBot"), make_sdk_bot("b", "RandomBot")),
-        ruleset=ONE_HAND,
-        games=2,
-        concurrency=2,
-        time_control=TimeControl(action_ms=60_000),
-        bootstrap=0,
-        process_per_game=False,
-    )
+    pair = (make_sdk_bot("a", "RandomBot"), make_sdk_bot("b", "RandomBot"))
+    config = _launched_once(make_config, pair, games=2, concurrency=2)
     runner = TournamentRunner(config, tmp_path / "run", options=RunOptions(bot_cores=2))
     assert runner.concurrency_limit == MAX_SCALED_CONCURRENCY == 128
     run = asyncio.create_task(runner.run())
