@@ -91,6 +91,10 @@ class WebServer:
         self._listener: asyncio.Server | None = None
         self._streams = 0
         self._tasks: set[asyncio.Task[None]] = set()
+        self._writers: set[asyncio.StreamWriter] = set()
+        """The open connections: ``stop`` closes them itself, as a cancelled handler may not
+        end (Python 3.11's ``asyncio.wait_for`` can swallow a cancel that lands as its wait
+        completes, and an event stream would then go on)."""
         self._serving = False
         """Between ``start`` and ``stop``: a connection whose handler starts later is closed."""
         self._replays: OrderedDict[str, tuple[JSON, replay_pb2.ReplayHeader, bool]] = OrderedDict()
@@ -147,6 +151,8 @@ class WebServer:
             self._listener.close()
             for task in list(self._tasks):
                 task.cancel()
+            for writer in list(self._writers):
+                writer.transport.abort()
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._listener.wait_closed(), 2.0)
             self._listener = None
@@ -169,6 +175,7 @@ class WebServer:
             writer.close()
             return
         self._tasks.add(task)
+        self._writers.add(writer)
         self._connections += 1
         try:
             if self._connections > self.max_connections:
@@ -189,6 +196,7 @@ class WebServer:
         finally:
             self._connections -= 1
             self._tasks.discard(task)
+            self._writers.discard(writer)
             writer.close()
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(writer.wait_closed(), 1.0)
@@ -449,7 +457,7 @@ class WebServer:
                     writer.write(b": keep-alive\n\n")
                     last_write = time.monotonic()
                     await asyncio.wait_for(writer.drain(), 10.0)
-                if writer.is_closing():
+                if writer.is_closing() or not self._serving:
                     return
                 await asyncio.sleep(self.poll_interval_s)
         except TimeoutError:
