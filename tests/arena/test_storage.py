@@ -7,7 +7,14 @@ from pathlib import Path
 
 import pytest
 from rookery.arena.errors import StorageError
-from rookery.arena.storage import BotGameStats, GameRow, RunStore, write_atomically
+from rookery.arena.storage import (
+    BotGameStats,
+    GameRow,
+    RunStore,
+    file_sha256,
+    write_atomically,
+    write_bytes_atomically,
+)
 
 
 def make_row(store: RunStore, index: int, tournament_id: str = "t") -> GameRow:
@@ -81,6 +88,27 @@ def test_a_run_directory_refuses_a_different_tournament_of_the_same_name(tmp_pat
     store.open_tournament("t", "test", {}, "fp-one", 10)
     with pytest.raises(StorageError, match="different configuration"):
         store.open_tournament("t", "test", {}, "fp-two", 10)
+
+
+def test_a_recorded_game_moves_the_progress_and_the_sprt_in_its_own_transaction(
+    store: RunStore,
+) -> None:
+    store.record_game(make_row(store, 5), sprt=("continue", 0.25))
+    store.record_game(make_row(store, 2))  # an earlier game finishing late keeps the progress
+    record = store.tournament("t")
+    assert (record.next_index, record.sprt_decision, record.sprt_llr) == (6, "continue", 0.25)
+    with pytest.raises(StorageError, match="already recorded"):
+        store.record_game(make_row(store, 5), sprt=("accept", 3.0))
+    again = store.tournament("t")  # the refused game changed nothing
+    assert (again.next_index, again.sprt_decision, again.sprt_llr) == (6, "continue", 0.25)
+
+
+def test_bytes_written_atomically_have_the_digest_of_the_file(tmp_path: Path) -> None:
+    target = tmp_path / "replays" / "g.jsonl.gz"
+    digest = write_bytes_atomically(target, b"a replay")
+    assert target.read_bytes() == b"a replay"
+    assert digest == file_sha256(target)
+    assert list(target.parent.iterdir()) == [target]
 
 
 def test_a_replay_is_never_left_half_written(tmp_path: Path) -> None:

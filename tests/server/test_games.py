@@ -11,7 +11,7 @@ from rookery.server import RookeryServer, TableSpec, TableStatus, TimeControl
 from rookery.server.testing import RawBot, bot_names, seat_raw_bots
 from rookery.v1 import bot_service_pb2, replay_pb2, results_pb2
 from rookery.wire import convert
-from rookery.wire.replay import verify_replay
+from rookery.wire.replay import encode_replay, verify_replay
 
 
 async def play_all(players: list[RawBot]) -> list[bot_service_pb2.TableFinished]:
@@ -58,6 +58,11 @@ async def test_the_replay_resimulates_to_the_same_result(
     assert game.result == outcome.result
     assert outcome.replay.result == outcome.result_proto
     assert outcome.replay.header.seed == 5
+    assert outcome.replay is outcome.replay  # made once, on first use
+    for compress in (True, False):  # the file's bytes, written without the message
+        assert outcome.replay_bytes(compress=compress) == encode_replay(
+            outcome.replay, compress=compress
+        )
 
 
 async def test_every_seat_gets_every_event_numbered_from_one_without_gaps(

@@ -370,19 +370,44 @@ def test_replay_to_record_re_simulates_to_the_same_result() -> None:
     assert len(record.actions) == sum(len(hand.actions) for hand in replay.hands)
 
 
-def test_rejected_actions_are_skipped_and_auto_played_ones_applied() -> None:
-    builder = started()
-    rng = random.Random(4)
+def _play_out(builder: ReplayBuilder, seed: int, irregular: float) -> replay_pb2.Replay:
+    """Plays the builder's game to its end at random; about ``irregular`` of the replies are
+    rejected first, auto-played, or marked as their SDK's fallback."""
+    rng = random.Random(seed)
     game = builder.game
     while not game.is_over:
         seat = game.current_player
         assert seat is not None
-        if rng.random() < 0.1:
+        if rng.random() < irregular:
             builder.record_action(seat, parse_action("bid 5"), 1, ActionOutcome.REJECTED, "x")
-        outcome = ActionOutcome.AUTO_PLAYED if rng.random() < 0.1 else ActionOutcome.ACCEPTED
-        builder.record_action(seat, random_action(game.legal_actions(), rng), 1, outcome)
+        outcome = ActionOutcome.AUTO_PLAYED if rng.random() < irregular else ActionOutcome.ACCEPTED
+        marked = outcome is ActionOutcome.ACCEPTED and rng.random() < irregular  # its SDK's
+        fallback = notes_pb2.Fallback(reason="act raised") if marked else None
+        builder.record_action(
+            seat, random_action(game.legal_actions(), rng), 1, outcome, fallback=fallback
+        )
     builder.finish()
-    assert verify_replay(builder.replay()) == []
+    return builder.replay()
+
+
+def test_rejected_actions_are_skipped_and_auto_played_ones_applied() -> None:
+    builder = started()
+    replay = _play_out(builder, 4, 0.1)
+    assert verify_replay(replay) == []
+    irregular = [
+        a
+        for hand in replay.hands
+        for a in hand.actions
+        if a.outcome != replay_pb2.ACTION_OUTCOME_ACCEPTED or a.HasField("fallback")
+    ]
+    assert len(irregular) > 0
+    assert builder.irregular_actions == len(irregular)  # what tells the arena to look for them
+
+
+def test_a_game_of_accepted_replies_has_no_irregular_actions() -> None:
+    builder = started()
+    _play_out(builder, 5, 0.0)
+    assert builder.irregular_actions == 0
 
 
 def test_a_forfeit_is_applied_at_its_point() -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import hashlib
 import json
 import math
 import os
@@ -62,7 +63,7 @@ from rookery.arena.storage import (
     GameRow,
     RunStore,
     TournamentMismatchError,
-    write_atomically,
+    write_bytes_atomically,
 )
 from rookery.server import (
     RookeryServer,
@@ -283,6 +284,7 @@ class TournamentRunner:
         self.launchers: dict[str, BotLauncher] = {}
         self._stop = asyncio.Event()
         self._db_lock = asyncio.Lock()
+        self._bot_versions: dict[str, str] = {}  # what the store holds, written on change only
         self._group_scores: dict[int, dict[int, float]] = {}
         self._active_tables: set[str] = set()
         #: The sandbox of this run's launched bots (None: unconfined).
@@ -743,8 +745,6 @@ class TournamentRunner:
             game = next(pending, None)
             if game is None:
                 return
-            assert self.store is not None
-            self.store.set_progress(self.tournament_id, game.index + 1)
             await self._play(game, slot)
 
     async def _launch_game(self, game: ScheduledGame, slot: int) -> dict[str, GameLaunch]:
@@ -907,43 +907,47 @@ class TournamentRunner:
         winners = tuple(int(w) for w in result.winners)
         termination = "ABORTED" if void else termination_name(outcome.termination)
         for seat in outcome.seat_stats:
-            if seat.bot_version:
-                store.set_bot_version(self.tournament_id, seat.bot_name, seat.bot_version)
+            self._note_bot_version(seat.bot_name, seat.bot_version)
         data = outcome.replay_bytes(compress=path.name.endswith(".gz"))
+        incidents = (
+            replay_move_incidents(outcome.replay, game.game_id, game.index, game.seat_bots)
+            if outcome.has_move_incidents
+            else []
+        )
+        live_sprt = self.live.sprt
+        sprt = None if live_sprt is None else (live_sprt.decision.value, live_sprt.llr)
+        row = GameRow(
+            tournament_id=self.tournament_id,
+            index=game.index,
+            game_id=game.game_id,
+            group=game.group,
+            round=game.round,
+            seed=game.seed,
+            seat_bots=game.seat_bots,
+            side_bots=game.side_bots,
+            winners=winners,
+            scores=scores,
+            ranks=ranks_from_result(winners, scores, self.config.ruleset.num_sides),
+            termination=termination,
+            forfeit_seat=outcome.forfeit_seat,
+            detail=f"void (reported incidents): {void}" if void else outcome.detail,
+            hands_played=int(result.hands_played),
+            duration_s=outcome.duration_s,
+            replay_path=str(path.relative_to(store.run_dir)),
+            replay_sha256="",  # the digest of ``data``, set as the file is written
+            bot_stats=_bot_stats(outcome),
+            finished_at=time.time(),
+        )
+
+        def commit() -> GameRow:
+            """The file, then the row with the tournament's progress and SPRT: one thread hop
+            and one transaction per game."""
+            recorded = dataclasses.replace(row, replay_sha256=write_bytes_atomically(path, data))
+            store.record_game(recorded, incidents, sprt=sprt)
+            return recorded
 
         async with self._db_lock:
-            digest = await asyncio.to_thread(write_atomically, path, lambda t: t.write_bytes(data))
-            row = GameRow(
-                tournament_id=self.tournament_id,
-                index=game.index,
-                game_id=game.game_id,
-                group=game.group,
-                round=game.round,
-                seed=game.seed,
-                seat_bots=game.seat_bots,
-                side_bots=game.side_bots,
-                winners=winners,
-                scores=scores,
-                ranks=ranks_from_result(winners, scores, self.config.ruleset.num_sides),
-                termination=termination,
-                forfeit_seat=outcome.forfeit_seat,
-                detail=f"void (reported incidents): {void}" if void else outcome.detail,
-                hands_played=int(result.hands_played),
-                duration_s=outcome.duration_s,
-                replay_path=str(path.relative_to(store.run_dir)),
-                replay_sha256=digest,
-                bot_stats=_bot_stats(outcome),
-                finished_at=time.time(),
-            )
-            incidents = replay_move_incidents(
-                outcome.replay, game.game_id, game.index, game.seat_bots
-            )
-            await asyncio.to_thread(store.record_game, row, incidents)
-            if self.live.sprt is not None:
-                store.set_sprt(
-                    self.tournament_id, self.live.sprt.decision.value, self.live.sprt.llr
-                )
-        return row
+            return await asyncio.to_thread(commit)
 
     async def record_played(self, row: GameRow, replay: bytes) -> bool:
         """Record a game played elsewhere (a Ray task): its row and its replay file's bytes.
@@ -955,16 +959,11 @@ class TournamentRunner:
         async with self._db_lock:
             if row.index in store.recorded_indices(self.tournament_id):
                 return False
-            path = store.run_dir / row.replay_path
-
-            def write(temporary: Path) -> None:
-                temporary.write_bytes(replay)
-
-            digest = await asyncio.to_thread(write_atomically, path, write)
-            if digest != row.replay_sha256:
+            if hashlib.sha256(replay).hexdigest() != row.replay_sha256:
                 raise StorageError(
                     f"game {row.index}: the replay received does not match its SHA-256"
                 )
+            await asyncio.to_thread(write_bytes_atomically, store.run_dir / row.replay_path, replay)
             row = dataclasses.replace(row, tournament_id=self.tournament_id)
             incidents = replay_move_incidents(
                 decode_replay(replay, row.replay_path), row.game_id, row.index, row.seat_bots
@@ -985,8 +984,13 @@ class TournamentRunner:
 
     def set_bot_version(self, bot: str, version: str) -> None:
         """Store the version a bot announced elsewhere (a Ray task)."""
-        if self.store is not None and version:
+        self._note_bot_version(bot, version)
+
+    def _note_bot_version(self, bot: str, version: str) -> None:
+        """Store the version a bot announced when it differs from the last one stored."""
+        if self.store is not None and version and self._bot_versions.get(bot) != version:
             self.store.set_bot_version(self.tournament_id, bot, version)
+            self._bot_versions[bot] = version
 
     def _account(self, row: GameRow) -> None:
         """Update the live counts, online Elo and SPRT with one recorded game."""

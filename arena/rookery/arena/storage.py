@@ -38,6 +38,7 @@ __all__ = [
     "TournamentRecord",
     "file_sha256",
     "write_atomically",
+    "write_bytes_atomically",
 ]
 
 DATABASE_NAME = "arena.sqlite"
@@ -246,11 +247,23 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def write_bytes_atomically(path: Path, data: bytes) -> str:
+    """``write_atomically(path, lambda t: t.write_bytes(data))``, its SHA-256 taken from ``data``
+    (the bytes written) rather than read back."""
+    _replace_atomically(path, lambda temporary: temporary.write_bytes(data))
+    return hashlib.sha256(data).hexdigest()
+
+
 def write_atomically(path: Path, write: Callable[[Path], object]) -> str:
     """Have ``write`` fill a temporary file, fsync it, rename it to ``path``; its SHA-256.
 
     A reader never sees a partial file at ``path``: either the old one (or none) or the new one.
     """
+    _replace_atomically(path, write)
+    return file_sha256(path)
+
+
+def _replace_atomically(path: Path, write: Callable[[Path], object]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
@@ -266,7 +279,6 @@ def write_atomically(path: Path, write: Callable[[Path], object]) -> str:
         os.fsync(directory)
     finally:
         os.close(directory)
-    return file_sha256(path)
 
 
 def _json(value: Any) -> str:
@@ -383,13 +395,6 @@ class RunStore:
                 return record
         raise StorageError(f"{self.path}: no tournament {tournament_id!r}")
 
-    def set_progress(self, tournament_id: str, next_index: int) -> None:
-        """Remember how far into the schedule the run has dispatched games."""
-        self._db.execute(
-            "UPDATE tournaments SET next_index=MAX(next_index, ?) WHERE tournament_id=?",
-            (next_index, tournament_id),
-        )
-
     def set_sprt(self, tournament_id: str, decision: str, llr: float) -> None:
         """Store the SPRT's current decision and LLR."""
         self._db.execute(
@@ -461,9 +466,16 @@ class RunStore:
         ).fetchall()
         return {r[0] for r in rows}
 
-    def record_game(self, row: GameRow, move_incidents: Sequence[MoveIncident] = ()) -> None:
+    def record_game(
+        self,
+        row: GameRow,
+        move_incidents: Sequence[MoveIncident] = (),
+        *,
+        sprt: tuple[str, float] | None = None,
+    ) -> None:
         """Commit one finished game (its replay must already be in place) with the incidents of
-        its moves."""
+        its moves, in one transaction with the tournament's progress (``next_index``: one past the
+        highest game recorded) and, when given, its SPRT's (decision, LLR)."""
         replay = self.run_dir / row.replay_path
         if row.replay_path and not replay.exists():
             raise StorageError(f"refusing to record game {row.game_id}: {replay} is missing")
@@ -515,6 +527,15 @@ class RunStore:
                     for i in move_incidents
                 ],
             )
+            self._db.execute(
+                "UPDATE tournaments SET next_index=MAX(next_index, ?) WHERE tournament_id=?",
+                (row.index + 1, row.tournament_id),
+            )
+            if sprt is not None:
+                self._db.execute(
+                    "UPDATE tournaments SET sprt_decision=?, sprt_llr=? WHERE tournament_id=?",
+                    (*sprt, row.tournament_id),
+                )
             self._db.execute("COMMIT")
         except sqlite3.IntegrityError:
             self._db.execute("ROLLBACK")

@@ -176,18 +176,36 @@ class TableOutcome:
     termination: int
     forfeit_seat: int
     detail: str
-    replay: replay_pb2.Replay
+    build_replay: Callable[[], replay_pb2.Replay] = field(repr=False, compare=False)
+    """Makes ``replay`` (once, when first asked for: the arena writes its file from
+    ``recorded`` and needs no message)."""
     seat_stats: tuple[SeatStats, ...]
     duration_s: float
     recorded: ReplayBuilder | None = field(default=None, repr=False, compare=False)
     """The builder that recorded ``replay`` (None for a table aborted before it started)."""
+    _built: list[replay_pb2.Replay] = field(
+        default_factory=list, init=False, repr=False, compare=False
+    )
+
+    @property
+    def replay(self) -> replay_pb2.Replay:
+        """The game's ``Replay`` message, made on first use (the same message after)."""
+        if not self._built:
+            self._built.append(self.build_replay())
+        return self._built[0]
+
+    @property
+    def has_move_incidents(self) -> bool:
+        """Whether a recorded move was rejected, auto-played or marked as its SDK's fallback
+        (``rookery.arena.move_incidents`` then has something to find in ``replay``)."""
+        return self.recorded is None or self.recorded.irregular_actions > 0
 
     def replay_bytes(self, *, compress: bool = True) -> bytes:
         """``encode_replay(self.replay, compress=compress)``: a replay file's bytes, written
         from the recorded engine values where they are at hand (no pass over the message)."""
         if self.recorded is None:
             return encode_replay(self.replay, compress=compress)
-        return self.recorded.encode(self.replay.result, compress=compress)
+        return self.recorded.encode(self.result_proto, compress=compress)
 
 
 REJECTIONS_RECORDED_PER_REQUEST = 8
@@ -1126,28 +1144,33 @@ class Table:
             game=self.game,  # followed: each action is applied once, by the table
         )
 
-    def _finish_replay(self, result: results_pb2.GameResult) -> replay_pb2.Replay:
-        """The complete replay. A table aborted before it started has no hands (no deal shown)."""
+    def _finish_replay(self, result: results_pb2.GameResult) -> Callable[[], replay_pb2.Replay]:
+        """Ends the recording; what makes the complete replay. A table aborted before it started
+        has no hands (no deal shown)."""
         if self.started_at == 0.0:
-            created = Timestamp()
-            created.FromNanoseconds(int(self.created_at * 1e9))
-            return replay_pb2.Replay(
-                header=replay_pb2.ReplayHeader(
-                    ruleset=self._ruleset_proto,
-                    seed=self.seed,
-                    seats=self.seat_infos(),
-                    start_time=created,
-                    server_version=self._server_version,
-                    table_id=self.id,
-                    tournament_id=self.spec.tournament_id,
-                    time_control=self._time_control_proto,
-                ),
-                result=result,
-            )
-        self._replay.finish(forfeit=self._forfeit, detail=result.detail)  # the game is over
-        replay = self._replay.replay()
-        replay.result.CopyFrom(result)
-        return replay
+            aborted = self._unstarted_replay(result)
+            return lambda: aborted
+        builder = self._replay
+        builder.finish(forfeit=self._forfeit, detail=result.detail)  # the game is over
+        return lambda: _replay_with_result(builder, result)
+
+    def _unstarted_replay(self, result: results_pb2.GameResult) -> replay_pb2.Replay:
+        """The replay of a table aborted before it started: its header and result."""
+        created = Timestamp()
+        created.FromNanoseconds(int(self.created_at * 1e9))
+        return replay_pb2.Replay(
+            header=replay_pb2.ReplayHeader(
+                ruleset=self._ruleset_proto,
+                seed=self.seed,
+                seats=self.seat_infos(),
+                start_time=created,
+                server_version=self._server_version,
+                table_id=self.id,
+                tournament_id=self.spec.tournament_id,
+                time_control=self._time_control_proto,
+            ),
+            result=result,
+        )
 
     def _finish(self) -> None:
         if self.status is TableStatus.FINISHED:
@@ -1172,17 +1195,17 @@ class Table:
         was_playing = self.status is TableStatus.PLAYING
         if was_playing:
             self._flush()
-        replay = self._finish_replay(result_proto)
+        build_replay = self._finish_replay(result_proto)
         self.status = TableStatus.FINISHED
         duration = time.time() - self.started_at if self.started_at else 0.0
-        self.outcome = TableOutcome(
+        outcome = self.outcome = TableOutcome(
             table_id=self.id,
             result=result,
             result_proto=result_proto,
             termination=result_proto.reason,
             forfeit_seat=result_proto.forfeit_seat,
             detail=detail,
-            replay=replay,
+            build_replay=build_replay,
             seat_stats=tuple(seat.stats() for seat in self._seats),
             duration_s=duration,
             recorded=self._replay if self.started_at else None,
@@ -1214,11 +1237,20 @@ class Table:
         )
         if self._replay_writer is not None:
             try:
-                self._replay_writer(self, replay)
+                self._replay_writer(self, outcome.replay)
             except Exception:
                 self._log.exception("could not write the replay")
         self._hooks.table_finished(self)
         self._finished.set()
+
+
+def _replay_with_result(
+    builder: ReplayBuilder, result: results_pb2.GameResult
+) -> replay_pb2.Replay:
+    """The finished builder's replay, with the result the table sent its bots."""
+    replay = builder.replay()
+    replay.result.CopyFrom(result)
+    return replay
 
 
 def _note_and_fallback(

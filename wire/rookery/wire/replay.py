@@ -138,6 +138,7 @@ class ReplayBuilder:
         self._replay = replay_pb2.Replay()  # the header, and the result once finished
         self._hands: list[_Hand] = []
         self._hand: _Hand | None = None
+        self._irregular = 0
 
     @property
     def game(self) -> Game:
@@ -145,6 +146,12 @@ class ReplayBuilder:
         if self._game is None:
             raise RuntimeError("the replay has not been started")
         return self._game
+
+    @property
+    def irregular_actions(self) -> int:
+        """How many recorded actions were rejected, auto-played or marked with a fallback (the
+        moves a tournament reports as incidents; none in most games)."""
+        return self._irregular
 
     @property
     def is_finished(self) -> bool:
@@ -254,6 +261,8 @@ class ReplayBuilder:
         hand.actions.append(
             (seat, recorded, max(0, min(think_ms, 2**31 - 1)), outcome, rejection_reason, extra)
         )
+        if outcome is not ActionOutcome.ACCEPTED or fallback is not None:
+            self._irregular += 1
         if outcome is not ActionOutcome.REJECTED:
             self._after_apply(hand)
 

@@ -27,7 +27,7 @@ from rookery.arena.errors import ArenaError
 from rookery.arena.launcher import BotLauncher, GameLaunch, plan_launch
 from rookery.arena.ratings import GameScore, fit_bradley_terry, ranks_from_result
 from rookery.arena.sandbox import SandboxLimits, SandboxRuntime
-from rookery.arena.storage import write_atomically
+from rookery.arena.storage import write_bytes_atomically
 from rookery.engine import Ruleset
 from rookery.server import (
     RookeryServer,
@@ -664,7 +664,7 @@ class League:
         game_id = f"{pair_tag}-{index}"
         path = self.folder / "replays" / f"{game_id}.jsonl.gz"
         data = outcome.replay_bytes(compress=True)
-        digest = await asyncio.to_thread(write_atomically, path, lambda t: t.write_bytes(data))
+        digest = await asyncio.to_thread(write_bytes_atomically, path, data)
         result = outcome.result
         seats = tuple(s.bot_name for s in sorted(outcome.seat_stats, key=lambda s: s.seat))
         ruleset = self.options.ruleset
