@@ -12,14 +12,21 @@ Run alone with ``.venv/bin/python bench/arena_bench.py``; prints ``name value un
     embedded server, recording every replay and result to a run directory), for ``ARENA_S``
     seconds after the bots are up: actions/s, games/s, and the arena process's CPU per action;
     then the ratios to (a).
-(a) then (b), three rounds: the figures are the medians, the ratios the medians of each round's
-(its arena against its baseline); each round's ratios are printed too. Bounded: about 2 minutes.
+(c) The control: the same server as (a), without the arena, seating the arena's layout: four
+    ``fast_bot.py`` processes (``rookery bot run``, two sessions each, as the arena launches
+    them), as many tables kept going as the arena played at once, each table two of the four
+    bots, one side each, in round-robin order. It tells the arena's own cost (the arena against
+    (c)) from what splitting the bots into four processes on this machine costs any server ((c)
+    against (a)).
+(a), (b), (c), three rounds: the figures are the medians, the ratios the medians of each round's
+(its arena against its baseline); each round's ratios are printed too. Bounded: about 3 minutes.
 """
 
 from __future__ import annotations
 
 import asyncio
 import importlib
+import itertools
 import shlex
 import statistics
 import sys
@@ -31,7 +38,7 @@ from typing import Any
 from rookery.arena.config import BotSpec, TournamentConfig
 from rookery.arena.runner import RunOptions, TournamentRunner
 from rookery.engine import Ruleset
-from rookery.server import TimeControl, configure_logging, tune_gc
+from rookery.server import RookeryServer, TableSpec, TimeControl, configure_logging, tune_gc
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -94,6 +101,65 @@ async def _arena() -> tuple[float, float, float, float, int]:
     return actions / elapsed, games / elapsed, cpu_s / max(1, actions) * 1e6, reply_ms, at_once
 
 
+async def _same_layout(tables: int) -> tuple[float, float]:
+    """(c) over ``ARENA_S``: the server's actions/s and its CPU µs per action, with the arena's
+    bots and layout at ``tables`` tables and no arena."""
+    server = RookeryServer(server_bench.bench_config(tables))
+    await server.start()
+    names = [f"fast{i}" for i in range(BOTS)]
+    bot = str(HERE / "fast_bot.py") + ":FastBot"
+    children = [
+        await asyncio.create_subprocess_exec(
+            *(sys.executable, "-m", "rookery.cli.main", "bot", "run", bot),
+            *("--server", server.target, "--name", name, "--sessions", "2"),
+            *("--max-tables", str(tables)),
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.DEVNULL,
+        )
+        for name in names
+    ]
+    pairs = list(itertools.combinations(names, 2))
+    stop = asyncio.Event()
+
+    async def keep_a_table_going(worker: int) -> None:
+        game = 0
+        while not stop.is_set():
+            first, second = pairs[(worker + game) % len(pairs)]
+            if game % 2:  # each pair holds either side in turn, as in the round-robin
+                first, second = second, first
+            game += 1
+            spec = TableSpec(
+                ruleset=Ruleset.preset("standard"),
+                seat_bots=(first, second, first, second),
+                seed=worker * 100_000 + game,
+                time_control=TimeControl(action_ms=60_000),
+            )
+            table = await server.create_table(spec)
+            await table.wait_finished()
+
+    try:
+        for name in names:
+            await server.wait_for_bot(name, sessions=2, timeout=server_bench.CHILD_TIMEOUT_S)
+        workers = [asyncio.create_task(keep_a_table_going(i)) for i in range(tables)]
+        await asyncio.sleep(WARMUP_S)
+        tally = server.metrics.actions
+        actions, cpu, started = tally.accepted, time.process_time(), time.perf_counter()
+        await asyncio.sleep(ARENA_S)
+        elapsed, cpu_s = time.perf_counter() - started, time.process_time() - cpu
+        actions = tally.accepted - actions
+        stop.set()
+        for worker in workers:
+            worker.cancel()
+        await asyncio.gather(*workers, return_exceptions=True)
+    finally:
+        for child in children:
+            if child.returncode is None:
+                child.kill()
+            await child.wait()
+        await server.stop(grace_s=0)
+    return actions / elapsed, cpu_s / max(1, actions) * 1e6
+
+
 async def orchestrate() -> int:
     configure_logging("error", json=False, stream=sys.stderr)
     tune_gc()
@@ -101,14 +167,20 @@ async def orchestrate() -> int:
     for number in range(1, ROUNDS + 1):
         baseline = await server_bench.run_rookery(server_bench.MODES["sdk_observations_only"])
         rate, games, cpu_us, reply_ms, at_once = await _arena()
-        rounds.append((baseline.rate, baseline.server_cpu_us, rate, games, cpu_us, reply_ms))
+        layout_rate, layout_cpu = await _same_layout(at_once or 128)
+        rounds.append(
+            (baseline.rate, baseline.server_cpu_us, rate, games, cpu_us, reply_ms)
+            + (layout_rate, layout_cpu)
+        )
         server_bench.emit(f"arena_round{number}_vs_server_throughput", rate / baseline.rate, "x")
         server_bench.emit(
             f"arena_round{number}_vs_server_cpu_per_action",
             cpu_us / baseline.server_cpu_us,
             "x",
         )
-    base_rate, base_cpu, rate, games, cpu_us, reply_ms = (
+        server_bench.emit(f"arena_round{number}_vs_layout_throughput", rate / layout_rate, "x")
+        server_bench.emit(f"arena_round{number}_vs_layout_cpu_per_action", cpu_us / layout_cpu, "x")
+    base_rate, base_cpu, rate, games, cpu_us, reply_ms, layout_rate, layout_cpu = (
         statistics.median(column) for column in zip(*rounds, strict=True)
     )
     server_bench.emit("arena_baseline_server_actions_per_s", base_rate, "actions/s")
@@ -123,6 +195,19 @@ async def orchestrate() -> int:
     cpu = statistics.median(r[4] / r[1] for r in rounds)
     server_bench.emit("arena_vs_server_throughput", throughput, "x")
     server_bench.emit("arena_vs_server_cpu_per_action", cpu, "x")
+    # (c): the same server with the arena's four bot processes, and the arena against it.
+    server_bench.emit("arena_layout_server_actions_per_s", layout_rate, "actions/s")
+    server_bench.emit("arena_layout_server_cpu_per_action", layout_cpu, "us")
+    layout_vs_server = statistics.median(r[6] / r[0] for r in rounds)
+    server_bench.emit("arena_layout_vs_server_throughput", layout_vs_server, "x")
+    layout_cpu_vs_server = statistics.median(r[7] / r[1] for r in rounds)
+    server_bench.emit("arena_layout_vs_server_cpu_per_action", layout_cpu_vs_server, "x")
+    server_bench.emit(
+        "arena_vs_layout_throughput", statistics.median(r[2] / r[6] for r in rounds), "x"
+    )
+    server_bench.emit(
+        "arena_vs_layout_cpu_per_action", statistics.median(r[4] / r[7] for r in rounds), "x"
+    )
     return 0
 
 

@@ -100,8 +100,9 @@ def _enum_value(field: FieldDescriptor, number: int) -> str | int:
     return value.name if value is not None else number
 
 
-def _message(message: Message) -> dict[str, Any]:
-    """``MessageToDict(message)``."""
+def _message(message: Message) -> Any:
+    """``MessageToDict(message)``: a dict, or a well-known type's own JSON value (a
+    ``Timestamp``'s text)."""
     name = message.DESCRIPTOR.full_name
     if name == _REPLAY_ACTION and _DIRECT:
         return _replay_action(message)  # type: ignore[arg-type]
@@ -158,7 +159,8 @@ def _sorted_maps(message: Message, out: dict[str, Any]) -> dict[str, Any]:
 
 def message_dict(message: Message) -> dict[str, Any]:
     """``json_format.MessageToDict(message)``, the same dict with less work (maps in key order)."""
-    return _message(message)
+    found: dict[str, Any] = _message(message)
+    return found
 
 
 # The same as JSON text ----------------------------------------------------------------------------
