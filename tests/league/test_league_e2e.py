@@ -61,10 +61,12 @@ def test_a_season_survives_a_restart_and_its_final_evaluation_ranks_by_strength(
     tokens = {author: league.add_bot(author) for author in AUTHORS}
     deadline = Timestamp()
     deadline.FromSeconds(int(time.time()) + 3600)
+    # 64 final pairs: with 40, one run in eight spent them all separating versions of equal
+    # strength (the confidence is per pair and per look) and left every true boundary tied.
     league.call(
         "CreateSeason",
         league_pb2.CreateSeasonRequest(
-            name="spring", deadline=deadline, confidence=0.95, final_pair_budget=40
+            name="spring", deadline=deadline, confidence=0.95, final_pair_budget=64
         ),
         "admin-secret-for-tests",
     )
@@ -140,7 +142,7 @@ def test_a_season_survives_a_restart_and_its_final_evaluation_ranks_by_strength(
     assert [" ~ " in verdict for verdict in final.verdicts] == tied
     exact = strengths == sorted(strengths, reverse=True)
     assert len(final.verdicts) == 11
-    assert final.season.final_pairs_played <= 40, "the final evaluation overspent its budget"
+    assert final.season.final_pairs_played <= 64, "the final evaluation overspent its budget"
     with sqlite3.connect(db) as connection:
         challenged = connection.execute(
             "SELECT a, b, rated FROM pairs WHERE kind = 'challenge'"
