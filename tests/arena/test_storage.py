@@ -103,6 +103,16 @@ def test_a_recorded_game_moves_the_progress_and_the_sprt_in_its_own_transaction(
     assert (again.next_index, again.sprt_decision, again.sprt_llr) == (6, "continue", 0.25)
 
 
+def test_games_recorded_together_are_all_committed_or_none(store: RunStore) -> None:
+    store.record_games([(make_row(store, 1), ()), (make_row(store, 7), ())], sprt=("accept", 3.0))
+    assert store.recorded_indices("t") == {1, 7}
+    assert store.tournament("t").next_index == 8
+    with pytest.raises(StorageError, match=r"game 7 .* already recorded"):
+        store.record_games([(make_row(store, 8), ()), (make_row(store, 7), ())])
+    assert store.recorded_indices("t") == {1, 7}  # game 8 went with the refused batch
+    assert store.tournament("t").next_index == 8
+
+
 def test_bytes_written_atomically_have_the_digest_of_the_file(tmp_path: Path) -> None:
     target = tmp_path / "replays" / "g.jsonl.gz"
     digest = write_bytes_atomically(target, b"a replay")

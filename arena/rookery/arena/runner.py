@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import structlog
+from rookery.arena._recording import BatchRecorder
 from rookery.arena.backend import ChunkResult
 from rookery.arena.commands import working_folder
 from rookery.arena.config import (
@@ -285,6 +286,7 @@ class TournamentRunner:
         self._stop = asyncio.Event()
         self._db_lock = asyncio.Lock()
         self._bot_versions: dict[str, str] = {}  # what the store holds, written on change only
+        self._recorder: BatchRecorder | None = None  # the games' writer, for ``store``
         self._group_scores: dict[int, dict[int, float]] = {}
         self._active_tables: set[str] = set()
         #: The sandbox of this run's launched bots (None: unconfined).
@@ -938,16 +940,9 @@ class TournamentRunner:
             bot_stats=_bot_stats(outcome),
             finished_at=time.time(),
         )
-
-        def commit() -> GameRow:
-            """The file, then the row with the tournament's progress and SPRT: one thread hop
-            and one transaction per game."""
-            recorded = dataclasses.replace(row, replay_sha256=write_bytes_atomically(path, data))
-            store.record_game(recorded, incidents, sprt=sprt)
-            return recorded
-
-        async with self._db_lock:
-            return await asyncio.to_thread(commit)
+        if self._recorder is None or self._recorder.store is not store:
+            self._recorder = BatchRecorder(store, self._db_lock)
+        return await self._recorder.record(path, data, row, incidents, sprt)
 
     async def record_played(self, row: GameRow, replay: bytes) -> bool:
         """Record a game played elsewhere (a Ray task): its row and its replay file's bytes.

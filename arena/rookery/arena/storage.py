@@ -39,6 +39,7 @@ __all__ = [
     "file_sha256",
     "write_atomically",
     "write_bytes_atomically",
+    "write_files_atomically",
 ]
 
 DATABASE_NAME = "arena.sqlite"
@@ -250,8 +251,34 @@ def file_sha256(path: Path) -> str:
 def write_bytes_atomically(path: Path, data: bytes) -> str:
     """``write_atomically(path, lambda t: t.write_bytes(data))``, its SHA-256 taken from ``data``
     (the bytes written) rather than read back."""
-    _replace_atomically(path, lambda temporary: temporary.write_bytes(data))
-    return hashlib.sha256(data).hexdigest()
+    return write_files_atomically([(path, data)])[0]
+
+
+def write_files_atomically(files: Sequence[tuple[Path, bytes]]) -> list[str]:
+    """Each ``(path, data)`` written to a temporary file, fsynced and renamed to ``path``, then
+    each folder fsynced once (a batch of replays costs one folder fsync, not one per file); the
+    SHA-256 of each ``data``.
+
+    A reader never sees a partial file at a ``path``. If one fails, the error propagates: the
+    files before it are in place, those after it are not written.
+    """
+    folders: dict[Path, None] = {}
+    for path, data in files:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
+            with temporary.open("wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temporary, path)
+        finally:
+            if temporary.exists():
+                temporary.unlink()
+        folders[path.parent] = None
+    for folder in folders:
+        _fsync_folder(folder)
+    return [hashlib.sha256(data).hexdigest() for _, data in files]
 
 
 def write_atomically(path: Path, write: Callable[[Path], object]) -> str:
@@ -259,11 +286,6 @@ def write_atomically(path: Path, write: Callable[[Path], object]) -> str:
 
     A reader never sees a partial file at ``path``: either the old one (or none) or the new one.
     """
-    _replace_atomically(path, write)
-    return file_sha256(path)
-
-
-def _replace_atomically(path: Path, write: Callable[[Path], object]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
@@ -274,7 +296,13 @@ def _replace_atomically(path: Path, write: Callable[[Path], object]) -> None:
     finally:
         if temporary.exists():
             temporary.unlink()
-    directory = os.open(path.parent, os.O_RDONLY)
+    _fsync_folder(path.parent)
+    return file_sha256(path)
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Make the names in ``folder`` durable (a rename into it survives a power cut)."""
+    directory = os.open(folder, os.O_RDONLY)
     try:
         os.fsync(directory)
     finally:
@@ -476,60 +504,31 @@ class RunStore:
         """Commit one finished game (its replay must already be in place) with the incidents of
         its moves, in one transaction with the tournament's progress (``next_index``: one past the
         highest game recorded) and, when given, its SPRT's (decision, LLR)."""
-        replay = self.run_dir / row.replay_path
-        if row.replay_path and not replay.exists():
-            raise StorageError(f"refusing to record game {row.game_id}: {replay} is missing")
+        self.record_games([(row, move_incidents)], sprt=sprt)
+
+    def record_games(
+        self,
+        games: Sequence[tuple[GameRow, Sequence[MoveIncident]]],
+        *,
+        sprt: tuple[str, float] | None = None,
+    ) -> None:
+        """``record_game`` for several games of one tournament in one transaction: all are
+        committed or none (a game already recorded, or one without its replay file, refuses the
+        whole batch with ``StorageError``)."""
+        if not games:
+            return
+        for row, _ in games:
+            replay = self.run_dir / row.replay_path
+            if row.replay_path and not replay.exists():
+                raise StorageError(f"refusing to record game {row.game_id}: {replay} is missing")
+        row = games[0][0]
         try:
             self._db.execute("BEGIN IMMEDIATE")
-            self._db.execute(
-                "INSERT INTO games(tournament_id, game_index, game_id, pair_index, round, seed, "
-                "seats, side_bots, winners, scores, ranks, termination, forfeit_seat, detail, "
-                "hands_played, duration_s, replay_path, replay_sha256, bot_stats, finished_at) "
-                "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    row.tournament_id,
-                    row.index,
-                    row.game_id,
-                    row.group,
-                    row.round,
-                    row.seed,
-                    _json(list(row.seat_bots)),
-                    _json(list(row.side_bots)),
-                    _json(list(row.winners)),
-                    _json(list(row.scores)),
-                    _json(list(row.ranks)),
-                    row.termination,
-                    row.forfeit_seat,
-                    row.detail,
-                    row.hands_played,
-                    row.duration_s,
-                    row.replay_path,
-                    row.replay_sha256,
-                    _json({bot: stats.to_dict() for bot, stats in row.bot_stats.items()}),
-                    row.finished_at or time.time(),
-                ),
-            )
-            self._db.executemany(
-                "INSERT INTO move_incidents(tournament_id, game_index, game_id, bot, seat, hand, "
-                "move, kind, detail) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        row.tournament_id,
-                        row.index,
-                        row.game_id,
-                        i.bot,
-                        i.seat,
-                        i.hand,
-                        i.move,
-                        i.kind,
-                        i.detail,
-                    )
-                    for i in move_incidents
-                ],
-            )
+            for row, move_incidents in games:
+                self._insert_game(row, move_incidents)
             self._db.execute(
                 "UPDATE tournaments SET next_index=MAX(next_index, ?) WHERE tournament_id=?",
-                (row.index + 1, row.tournament_id),
+                (max(r.index for r, _ in games) + 1, row.tournament_id),
             )
             if sprt is not None:
                 self._db.execute(
@@ -546,6 +545,55 @@ class RunStore:
             if self._db.in_transaction:
                 self._db.execute("ROLLBACK")
             raise
+
+    def _insert_game(self, row: GameRow, move_incidents: Sequence[MoveIncident]) -> None:
+        """The game's row and its move incidents (inside the caller's transaction)."""
+        self._db.execute(
+            "INSERT INTO games(tournament_id, game_index, game_id, pair_index, round, seed, "
+            "seats, side_bots, winners, scores, ranks, termination, forfeit_seat, detail, "
+            "hands_played, duration_s, replay_path, replay_sha256, bot_stats, finished_at) "
+            "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                row.tournament_id,
+                row.index,
+                row.game_id,
+                row.group,
+                row.round,
+                row.seed,
+                _json(list(row.seat_bots)),
+                _json(list(row.side_bots)),
+                _json(list(row.winners)),
+                _json(list(row.scores)),
+                _json(list(row.ranks)),
+                row.termination,
+                row.forfeit_seat,
+                row.detail,
+                row.hands_played,
+                row.duration_s,
+                row.replay_path,
+                row.replay_sha256,
+                _json({bot: stats.to_dict() for bot, stats in row.bot_stats.items()}),
+                row.finished_at or time.time(),
+            ),
+        )
+        self._db.executemany(
+            "INSERT INTO move_incidents(tournament_id, game_index, game_id, bot, seat, hand, "
+            "move, kind, detail) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    row.tournament_id,
+                    row.index,
+                    row.game_id,
+                    i.bot,
+                    i.seat,
+                    i.hand,
+                    i.move,
+                    i.kind,
+                    i.detail,
+                )
+                for i in move_incidents
+            ],
+        )
 
     def games(self, tournament_id: str) -> list[GameRow]:
         """Every recorded game of the tournament, in schedule order."""
