@@ -36,7 +36,7 @@ class BatchRecorder:
     """Records games into ``store`` under ``lock`` (held around each batch's thread hop)."""
 
     def __init__(self, store: RunStore, lock: asyncio.Lock) -> None:
-        self.store = store
+        self._store = store
         self._lock = lock
         self._waiting: list[_Waiting] = []
         self._sprt: tuple[str, float] | None = None
@@ -101,7 +101,7 @@ class BatchRecorder:
             for w, digest in zip(batch, digests, strict=True)
         ]
         try:
-            self.store.record_games(
+            self._store.record_games(
                 [(row, w.incidents) for row, w in zip(rows, batch, strict=True)], sprt=sprt
             )
             return list(rows)
@@ -111,7 +111,7 @@ class BatchRecorder:
         results: list[GameRow | Exception] = []
         for row, waiting in zip(rows, batch, strict=True):
             try:
-                self.store.record_game(row, waiting.incidents, sprt=sprt)
+                self._store.record_game(row, waiting.incidents, sprt=sprt)
                 results.append(row)
             except StorageError as error:
                 results.append(error)

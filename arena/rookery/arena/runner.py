@@ -286,7 +286,7 @@ class TournamentRunner:
         self._stop = asyncio.Event()
         self._db_lock = asyncio.Lock()
         self._bot_versions: dict[str, str] = {}  # what the store holds, written on change only
-        self._recorder: BatchRecorder | None = None  # the games' writer, for ``store``
+        self._recorder: BatchRecorder | None = None  # the games' writer, made with ``store``
         self._group_scores: dict[int, dict[int, float]] = {}
         self._active_tables: set[str] = set()
         #: The sandbox of this run's launched bots (None: unconfined).
@@ -390,6 +390,7 @@ class TournamentRunner:
         started = time.monotonic()
         store = RunStore(self.run_dir)
         self.store = store
+        self._recorder = BatchRecorder(store, self._db_lock)
         try:
             try:
                 resumed = store.open_tournament(
@@ -452,6 +453,7 @@ class TournamentRunner:
         finally:
             store.close()
             self.store = None
+            self._recorder = None
 
     def _check_commands(self, store: RunStore) -> None:
         """A resumed bot keeps its command once it has played: two builds would be mixed.
@@ -940,8 +942,7 @@ class TournamentRunner:
             bot_stats=_bot_stats(outcome),
             finished_at=time.time(),
         )
-        if self._recorder is None or self._recorder.store is not store:
-            self._recorder = BatchRecorder(store, self._db_lock)
+        assert self._recorder is not None
         return await self._recorder.record(path, data, row, incidents, sprt)
 
     async def record_played(self, row: GameRow, replay: bytes) -> bool:

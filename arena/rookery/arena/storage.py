@@ -15,6 +15,7 @@ without a row belongs to a game that is played again, and its file is replaced.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -264,17 +265,7 @@ def write_files_atomically(files: Sequence[tuple[Path, bytes]]) -> list[str]:
     """
     folders: dict[Path, None] = {}
     for path, data in files:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        try:
-            with temporary.open("wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(temporary, path)
-        finally:
-            if temporary.exists():
-                temporary.unlink()
+        _place_file(path, functools.partial(_write_bytes, data=data))
         folders[path.parent] = None
     for folder in folders:
         _fsync_folder(folder)
@@ -286,6 +277,18 @@ def write_atomically(path: Path, write: Callable[[Path], object]) -> str:
 
     A reader never sees a partial file at ``path``: either the old one (or none) or the new one.
     """
+    _place_file(path, write)
+    _fsync_folder(path.parent)
+    return file_sha256(path)
+
+
+def _write_bytes(temporary: Path, *, data: bytes) -> None:
+    temporary.write_bytes(data)
+
+
+def _place_file(path: Path, write: Callable[[Path], object]) -> None:
+    """Have ``write`` fill a temporary file beside ``path``, fsync it, rename it to ``path`` (the
+    folder's fsync is the caller's)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
@@ -296,8 +299,6 @@ def write_atomically(path: Path, write: Callable[[Path], object]) -> str:
     finally:
         if temporary.exists():
             temporary.unlink()
-    _fsync_folder(path.parent)
-    return file_sha256(path)
 
 
 def _fsync_folder(folder: Path) -> None:
@@ -521,19 +522,19 @@ class RunStore:
             replay = self.run_dir / row.replay_path
             if row.replay_path and not replay.exists():
                 raise StorageError(f"refusing to record game {row.game_id}: {replay} is missing")
-        row = games[0][0]
+        tournament_id = games[0][0].tournament_id
         try:
             self._db.execute("BEGIN IMMEDIATE")
             for row, move_incidents in games:
                 self._insert_game(row, move_incidents)
             self._db.execute(
                 "UPDATE tournaments SET next_index=MAX(next_index, ?) WHERE tournament_id=?",
-                (max(r.index for r, _ in games) + 1, row.tournament_id),
+                (max(r.index for r, _ in games) + 1, tournament_id),
             )
             if sprt is not None:
                 self._db.execute(
                     "UPDATE tournaments SET sprt_decision=?, sprt_llr=? WHERE tournament_id=?",
-                    (*sprt, row.tournament_id),
+                    (*sprt, tournament_id),
                 )
             self._db.execute("COMMIT")
         except sqlite3.IntegrityError:
