@@ -107,12 +107,12 @@ async def test_every_session_may_hold_the_tables_its_bot_is_launched_for(
     make_sdk_bot: BotFactory, make_config: ConfigFactory, tmp_path: Path
 ) -> None:
     # Two bots on two cores, a side each: one process of two sessions per bot, each session
-    # seated at every one of the 128 games at once (the default scale at concurrency 2). A
-    # server's default of 64 tables per session would leave half of those games waiting.
+    # seated at every one of the 256 games at once (the default scale at concurrency 2). A
+    # server's default of 64 tables per session would leave three quarters of them waiting.
     pair = (make_sdk_bot("a", "RandomBot"), make_sdk_bot("b", "RandomBot"))
     config = _launched_once(make_config, pair, games=2, concurrency=2)
     runner = TournamentRunner(config, tmp_path / "run", options=RunOptions(bot_cores=2))
-    assert runner.concurrency_limit == MAX_SCALED_CONCURRENCY == 128
+    assert runner.concurrency_limit == MAX_SCALED_CONCURRENCY == 256
     run = asyncio.create_task(runner.run())
     granted: dict[str, list[int]] = {}
     while not run.done() and len(granted) < 2:
@@ -125,12 +125,12 @@ async def test_every_session_may_hold_the_tables_its_bot_is_launched_for(
 
     assert result.recorded == 2
     assert {name: launcher.plan.max_tables for name, launcher in runner.launchers.items()} == {
-        "a": 128,
-        "b": 128,
+        "a": 256,
+        "b": 256,
     }
-    assert granted == {"a": [128, 128], "b": [128, 128]}
+    assert granted == {"a": [256, 256], "b": [256, 256]}
     assert runner.server is not None
-    assert runner.server.config.action_rate == 2 * ServerConfig().action_rate
+    assert runner.server.config.action_rate == 4 * ServerConfig().action_rate
 
 
 def test_the_session_limits_grow_with_the_games_at_once() -> None:
@@ -142,4 +142,10 @@ def test_the_session_limits_grow_with_the_games_at_once() -> None:
         128,
         2 * default.action_rate,
         2 * default.action_burst,
+    )
+    widest = with_session_limits(default, 256)
+    assert (widest.max_tables_per_session, widest.action_rate, widest.action_burst) == (
+        256,
+        4 * default.action_rate,
+        4 * default.action_burst,
     )

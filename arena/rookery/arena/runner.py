@@ -89,7 +89,7 @@ __all__ = [
 
 log = structlog.get_logger("rookery.arena")
 
-MAX_SCALED_CONCURRENCY = 128
+MAX_SCALED_CONCURRENCY = 256
 """The most games at once that scaling reaches (``RunOptions.concurrency_scale``)."""
 SCALE_INTERVAL_S = 0.5
 """How often the games at once are reconsidered."""
@@ -139,12 +139,13 @@ class RunOptions:
     #: ``MAX_SCALED_CONCURRENCY``) while the bots answer fast, see ``_scale_concurrency``; 1 keeps
     #: the concurrency fixed. Only where every bot is a launched Python SDK bot that keeps its
     #: processes (their sessions take any number of tables); elsewhere the concurrency is fixed.
-    #: 64: a machine of two cores (the default concurrency 2) reaches 128 games at once. A bot
+    #: 128: a machine of two cores (the default concurrency 2) reaches 256 games at once. A bot
     #: of a round-robin holds a whole side (two seats, two sessions) at half the games, so each
-    #: session then holds the 64 tables the server benchmark's sessions hold: as many requests
-    #: to batch per gRPC message (at 64 games, half as many: 5 actions per message instead of 9,
-    #: and a third more of the arena's CPU per action).
-    concurrency_scale: int = 64
+    #: session then holds 128 tables, twice what the server benchmark's sessions hold: twice the
+    #: requests to batch per gRPC message, and each gRPC message costs the server far more than
+    #: an action in it (at 64 games, 5 actions per message; at 128, 9; at 256, about 18, for
+    #: about a tenth less of the arena's CPU per action than at 128).
+    concurrency_scale: int = 128
     #: The bots' mean reply time under which more games at once cost them nothing (at most a
     #: fiftieth of the action time is used, whichever is less).
     fast_reply_s: float = 0.05
