@@ -22,6 +22,7 @@ from rookery.engine import Ruleset
 from rookery.server import ServerConfig, TimeControl
 from rookery.web import WebServer
 from rookery.web.testing import LoopThread
+from screenshots import save_screenshot
 
 pytestmark = pytest.mark.slow
 
@@ -108,7 +109,7 @@ def test_the_board_shows_the_final_standings_with_intervals_and_verdicts(
     progress = page.locator("#final-progress").inner_text()
     played = site.league.store.count_pairs(1, ("final",))
     assert progress.startswith(f"{played} of at most 2 pairs")
-    page.screenshot(path=str(artifacts / "league-board.png"), full_page=True)
+    save_screenshot(page, artifacts / "league-board.png", full_page=True)
 
 
 def test_the_rating_chart_draws_the_history_of_every_version(page: Page, site: LeagueSite) -> None:

@@ -19,6 +19,7 @@ from rookery.engine import CardPlayed, Game, HandScored, Ruleset, card_name, car
 from rookery.server import Table, TableSpec, TimeControl
 from rookery.web import WebServer
 from rookery.web.testing import LiveGame
+from screenshots import save_screenshot
 
 CARD = re.compile(r"\b(ROOK2?|[BRYG](?:1[0-4]|[1-9]))\b")
 
@@ -75,7 +76,7 @@ def test_the_live_table_updates_as_cards_are_played(
         page.wait_for_timeout(150)
     assert len(seen) >= 4, "the page did not change while the game was played"
     page.wait_for_selector("#trick [data-card]", timeout=20000)
-    page.screenshot(path=str(artifacts / "live-table.png"))
+    save_screenshot(page, artifacts / "live-table.png")
 
 
 def test_the_dashboard_lists_the_live_table(page: Page, live_game: LiveGame) -> None:
@@ -244,6 +245,6 @@ def test_the_live_pages_fit_a_phone(browser: Browser, live_game: LiveGame, artif
         page.wait_for_selector("#step-text")
         page.wait_for_timeout(300)
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
-        page.screenshot(path=str(artifacts / "live-table-phone.png"))
+        save_screenshot(page, artifacts / "live-table-phone.png")
     finally:
         context.close()

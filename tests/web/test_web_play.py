@@ -25,6 +25,7 @@ from rookery.web import WebServer
 from rookery.web.testing import LoopThread
 from rookery.wire.convert import action_from_proto, card_from_proto
 from rookery.wire.replay import verify_replay
+from screenshots import save_screenshot
 
 pytestmark = pytest.mark.slow
 
@@ -186,7 +187,7 @@ def play(
                 page.click(".card.legal:not(.picked)")
             assert page.is_enabled("#bury-confirm")
             if screenshot is not None:
-                page.screenshot(path=str(screenshot), full_page=True)
+                save_screenshot(page, screenshot, full_page=True)
             page.click("#bury-confirm")
         elif phase == "CALL":
             page.click("#call")
@@ -303,7 +304,7 @@ def test_a_whole_game_of_standard_with_a_reload_and_a_bury(
            seed="11")  # fmt: skip
     shot = artifacts / "play-bury.png"
     played = play(page, site, win_first_auction=True, reload_at=6, screenshot=shot)
-    page.screenshot(path=str(artifacts / "play-standard-end.png"), full_page=True)
+    save_screenshot(page, artifacts / "play-standard-end.png", full_page=True)
     assert played.reloads == 1
     assert played.phases.get("BURY", 0) >= 1, played.phases
     replay = _verify(site, played)

@@ -12,6 +12,7 @@ from rookery.v1 import replay_pb2
 from rookery.web.testing import Tournament
 from rookery.wire.convert import card_from_proto
 from rookery.wire.replay import read_replay
+from screenshots import save_screenshot
 
 pytestmark = pytest.mark.slow
 
@@ -57,7 +58,7 @@ def test_a_deep_link_shows_the_cards_of_that_trick(
     page.wait_for_selector("#trick [data-card]")
     assert _trick_on_table(page) == expected
     assert "wins trick 5" in page.inner_text("#step-text")
-    page.screenshot(path=str(artifacts / "replay-trick.png"))
+    save_screenshot(page, artifacts / "replay-trick.png")
 
 
 def test_stepping_forward_and_back_walks_through_the_cards_played(
@@ -119,7 +120,7 @@ def test_hidden_cards_appear_only_once_the_hand_is_over(
         "ns => ns.map(n => n.dataset.card)"
     )
     assert dealt == [card_name(card_from_proto(c)) for c in replay.hands[h].deal.hands[1].cards]
-    page.screenshot(path=str(artifacts / "replay-reveal.png"))
+    save_screenshot(page, artifacts / "replay-reveal.png")
 
 
 def test_following_a_seat_shows_its_hand_as_it_held_it(page: Page, tournament: Tournament) -> None:

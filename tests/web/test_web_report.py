@@ -10,6 +10,7 @@ import pytest
 from playwright.sync_api import Page
 from rookery.web import render_report_pages, write_report_pages
 from rookery.web.testing import Tournament
+from screenshots import save_screenshot
 
 pytestmark = pytest.mark.slow
 
@@ -31,7 +32,7 @@ def test_the_static_leaderboard_matches_the_arena_standings(
     page.wait_for_selector("#leaderboard tbody tr")
     shown = page.locator("#leaderboard tbody tr").evaluate_all("rs => rs.map(r => r.dataset.bot)")
     assert shown == [s.name for s in tournament.data.summary.standings]
-    page.screenshot(path=str(artifacts / "report-leaderboard.png"), full_page=True)
+    save_screenshot(page, artifacts / "report-leaderboard.png", full_page=True)
 
 
 def test_the_static_report_links_to_working_replay_pages(

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page
 from rookery.web.testing import Tournament
+from screenshots import save_screenshot
 
 pytestmark = pytest.mark.slow
 
@@ -42,7 +43,7 @@ def test_the_leaderboard_lists_the_bots_in_the_arenas_order(
             standing.losses,
             standing.draws,
         )
-    page.screenshot(path=str(artifacts / "leaderboard.png"), full_page=True)
+    save_screenshot(page, artifacts / "leaderboard.png", full_page=True)
 
 
 def test_the_crosstable_shows_each_pairings_points(page: Page, tournament: Tournament) -> None:

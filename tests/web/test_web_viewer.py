@@ -19,6 +19,7 @@ from rookery.v1 import replay_pb2
 from rookery.web.testing import Tournament
 from rookery.wire.convert import action_from_proto, card_from_proto, ruleset_from_proto
 from rookery.wire.replay import decode_replay, read_replay
+from screenshots import save_screenshot
 
 pytestmark = pytest.mark.slow
 
@@ -177,7 +178,7 @@ def test_the_deal_is_face_up_after_the_hand_and_hidden_before_in_the_spectator_v
         assert table[label] == sorted(card_name(card_from_proto(c)) for c in dealt.cards)
     assert table["nest"] == sorted(card_name(card_from_proto(c)) for c in hand.deal.nest)
     assert table["buried"] == sorted(card_name(card_from_proto(c)) for c in hand.result.buried)
-    page.screenshot(path=str(artifacts / "viewer-deal.png"), full_page=True)
+    save_screenshot(page, artifacts / "viewer-deal.png", full_page=True)
 
 
 def test_each_move_shows_its_think_time_and_legal_actions(
