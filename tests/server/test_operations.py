@@ -33,7 +33,13 @@ from rookery.server.testing import (
     seat_raw_bots,
     serve_process,
 )
-from rookery.v1 import arena_service_pb2, arena_service_pb2_grpc, bot_service_pb2, results_pb2
+from rookery.v1 import (
+    arena_service_pb2,
+    arena_service_pb2_grpc,
+    bot_service_pb2,
+    bot_service_pb2_grpc,
+    results_pb2,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 Health = health_pb2.HealthCheckResponse
@@ -85,6 +91,44 @@ async def test_no_table_is_created_once_stopping(server: RookeryServer) -> None:
     await server.stop(grace_s=0)
     with pytest.raises(Exception, match="shutting down"):
         await server.create_table(TableSpec(Ruleset.preset("standard"), bot_names(4)))
+
+
+async def test_every_stream_has_ended_when_stop_returns_even_one_stuck_writing(
+    bots: Callable[..., RawBot],
+) -> None:
+    # Two bots read; two never do, with a window of 1 KiB, so that the server's writes to them
+    # wait on flow control when it stops. "server stopped" is the server's last log line: every
+    # stream's handler must have run its end (the session detached, "stream ended") by then.
+    # Before the fix a stuck stream's handler was left suspended for the garbage collector.
+    server = RookeryServer(ServerConfig(log_level="warning", address="127.0.0.1:0"))
+    await server.start()
+    try:
+        for name in ("reads0", "reads1"):
+            await bots(server.target, name).connect()
+        options = [("grpc.http2.bdp_probe", 0), ("grpc.http2.lookahead_bytes", 1024)]
+        deaf = [grpc.aio.insecure_channel(server.target, options=options) for _ in range(2)]
+        calls = [bot_service_pb2_grpc.BotServiceStub(channel).Connect() for channel in deaf]
+        for number, call in enumerate(calls):
+            await call.write(
+                bot_service_pb2.ConnectRequest(hello=bot_service_pb2.Hello(name=f"deaf{number}"))
+            )
+        for nonce in range(600):  # about 12 KiB of pongs each, far more than the window
+            for call in calls:
+                await call.write(
+                    bot_service_pb2.ConnectRequest(ping=bot_service_pb2.Ping(nonce=nonce))
+                )
+        sessions = [s for listed in server.sessions.values() for s in listed]
+        assert len(sessions) == 4 and all(s.is_attached for s in sessions)
+        stuck = [s for s in sessions if s.bot.startswith("deaf")]
+        deadline = asyncio.get_running_loop().time() + 10
+        while not all(s.queued > 0 for s in stuck):  # their writers wait on the window now
+            assert asyncio.get_running_loop().time() < deadline, "the pongs never backed up"
+            await asyncio.sleep(0.05)
+    finally:
+        await server.stop(grace_s=0.2)
+    assert [s.bot for s in sessions if s.is_attached] == []
+    for channel in deaf:
+        await channel.close()
 
 
 def scrape(port: int) -> str:

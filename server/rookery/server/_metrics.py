@@ -255,7 +255,11 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
 
             return _rebuild(handler, kind, writing_response)
 
-        async def streaming_response(request: Any, context: Any) -> AsyncIterator[Any]:
+        async def streaming_response(request: Any, context: Any) -> None:
+            # The handler's messages are written here rather than yielded to gRPC: gRPC's own
+            # loop over a response generator leaves it suspended when a write is cancelled (the
+            # RPC cut, the server stopping), its ``finally`` run only when the collector gets
+            # to it, late; here it is closed as the RPC ends.
             started.inc()
             begin = time.perf_counter()
             if handler.request_streaming:
@@ -263,14 +267,17 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             else:
                 received.inc()
             tally = _Tally(sent)
+            responses = inner(request, context)
             try:
-                async for response in inner(request, context):
+                async for response in responses:
                     tally.add()
-                    yield response
+                    await context.write(response)
             except BaseException as error:
                 tally.flush()
                 finish(context, begin, error)
                 raise
+            finally:
+                await responses.aclose()
             tally.flush()
             finish(context, begin, None)
 

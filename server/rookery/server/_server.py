@@ -265,6 +265,7 @@ class RookeryServer:
             self._watchdog.cancel()
         if self._grpc is not None:
             await self._grpc.stop(min(grace_s, 1.0))
+        await self._streams_ended(2.0)
         if self._metrics_http is not None:
             self._metrics_http.stop()
         self._write_unwritten(final=True)
@@ -274,6 +275,20 @@ class RookeryServer:
                 os.unlink(self.config.unix_socket)
         self._stopped.set()
         self._log.info("server stopped")
+
+    async def _streams_ended(self, timeout_s: float) -> None:
+        """Waits (at most ``timeout_s``) for the streams of the sessions to finish their
+        handlers: gRPC may report the server stopped before a handler aborted by it has run its
+        last lines, and "server stopped" is the server's last word."""
+        deadline = time.monotonic() + timeout_s
+        while any(s.is_attached for s in self._sessions.values()):
+            if time.monotonic() > deadline:
+                self._log.warning(
+                    "streams still open at stop",
+                    streams=sum(s.is_attached for s in self._sessions.values()),
+                )
+                return
+            await asyncio.sleep(0.01)
 
     async def wait_for_termination(self) -> None:
         """Waits until :meth:`stop` has finished."""

@@ -124,6 +124,11 @@ class Session:
         return self._queue is not None
 
     @property
+    def queued(self) -> int:
+        """Messages waiting to be written to the stream (0 when none carries the session)."""
+        return 0 if self._queue is None else self._queue.qsize()
+
+    @property
     def free_capacity(self) -> int:
         """How many more tables the session may be seated at."""
         return self.max_tables - len(self.tables)
