@@ -23,8 +23,9 @@ from native_build import why_not as why_not
 HERE = Path(__file__).resolve().parent
 #: The modules compiled: the per-action paths. The rest of the package stays pure: its
 #: ``__init__``, the actions and rulesets (their constructors validate any value given, which
-#: compiled code would refuse with a ``TypeError`` first), errors, events (logged as tuples, built
-#: when asked for), results, records, text forms and test helpers.
+#: compiled code would refuse with a ``TypeError`` first), errors, events (logged as ints or
+#: tuples, built when asked for), results, records, text forms, the dataclass builders (they
+#: generate code) and test helpers.
 COMPILED = (
     "_cards",
     "_deal",

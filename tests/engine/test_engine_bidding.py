@@ -8,6 +8,7 @@ from rookery.engine import (
     AllPass,
     AuctionWon,
     Bid,
+    BidMade,
     Game,
     HandRedealt,
     IllegalActionError,
@@ -144,3 +145,21 @@ def test_the_auction_is_public() -> None:
     view = game.public_view()
     assert view.auction == ((1, 70), (2, 0), (3, 80))
     assert (view.high_bid, view.high_bidder, view.bidder) == (80, 3, -1)
+
+
+def test_bids_of_any_size_are_logged_and_read_back_exactly() -> None:
+    # The log packs an event's small fields into one int; an amount past its 16 bits is kept
+    # whole, and the events and actions read back are the bids made.
+    rules = STANDARD.replace(min_bid=65_530, bid_step=5, max_bid=200_000)
+    game = Game(rules, 1)
+    amounts = [65_530, 65_535, 65_540, 199_995]
+    for amount in amounts:
+        game.apply(Bid(amount))
+    for _ in range(3):
+        act(game, "pass")
+    made = [(event.seat, event.amount) for event in game.events if isinstance(event, BidMade)]
+    assert made == [(1, 65_530), (2, 65_535), (3, 65_540), (0, 199_995)]
+    won = [event for event in game.events if isinstance(event, AuctionWon)]
+    assert [(event.seat, event.amount, event.forced) for event in won] == [(0, 199_995, False)]
+    assert [action for _, action in game.actions[:4]] == [Bid(amount) for amount in amounts]
+    assert game.bidder == 0 and game.phase is not Phase.BIDDING

@@ -19,6 +19,7 @@ from ._actions import (
     PlayCard,
     bid_action,
 )
+from ._builders import positional_builder
 from ._cards import (
     ALL_CARDS_MASK,
     COMPILED,
@@ -57,7 +58,6 @@ from ._observation import (
     NO_TRICK,
     Observation,
     Trick,
-    _positional_builder,
     new_observation,
     new_trick,
 )
@@ -105,7 +105,7 @@ _CALLED: Final = Partnership.CALLED
 # Compiled, ``mask.bit_count()`` looks the method up at each call; this function is a C static.
 _bit_count: Final = int.bit_count
 # HandResult(...), built faster (by each field's slot, not a frozen dataclass's __setattr__).
-_new_hand_result: Final = _positional_builder(HandResult) or HandResult
+_new_hand_result: Final = positional_builder(HandResult) or HandResult
 
 
 # The event log: one plain tuple ``(kind, hand_number, *fields)`` per event, ``kind`` an index
@@ -142,15 +142,74 @@ _LOG_CARD_PLAYED: Final = 10
 _LOG_TRICK_WON: Final = 11
 _LOG_HAND_SCORED: Final = 12
 _LOG_GAME_OVER: Final = 13
-# The most frequent entry, a card played, is one int instead: ``card | seat << 6 | hand << 9``
-# (no container, so nothing for the garbage collector to track). _played() reads it back.
-_PLAYED_SEAT_SHIFT: Final = 6
-_PLAYED_HAND_SHIFT: Final = 9
+# An event whose fields are small ints is logged as one int instead, ``_packed(...)``: its kind in
+# the low 4 bits, then a seat (3 bits), a value (16 bits: a card, a suit, an amount, points) and a
+# small field (5 bits: a trick's index, whether a win was forced), the hand number above them all.
+# No container, so nothing for the garbage collector to track: with tuples, every trick and bid of
+# a long game was traversed again by each collection. The card played, the most frequent entry,
+# is packed inline in ``apply``; an amount too large for its 16 bits is logged as a tuple.
+_SEAT_SHIFT: Final = 4
+_VALUE_SHIFT: Final = 7
+_VALUE_LIMIT: Final = 1 << 16
+_EXTRA_SHIFT: Final = 23
+_HAND_SHIFT: Final = 28
 
 
-def _played(entry: int) -> tuple[int, int, int]:
-    """The ``(hand_number, seat, card)`` of a card-played entry of the event log."""
-    return (entry >> _PLAYED_HAND_SHIFT, entry >> _PLAYED_SEAT_SHIFT & 7, entry & 63)
+def _packed(kind: int, hand_number: int, seat: int, value: int = 0, extra: int = 0) -> int:
+    """The log entry of an event of small-int fields, as one int (read back by ``_unpacked``)."""
+    return (
+        kind
+        | seat << _SEAT_SHIFT
+        | value << _VALUE_SHIFT
+        | extra << _EXTRA_SHIFT
+        | hand_number << _HAND_SHIFT
+    )
+
+
+def _unpacked(entry: int) -> tuple[Any, ...]:
+    """A packed log entry as the tuple it stands for: ``(kind, hand_number, *fields)``."""
+    kind = entry & 15
+    hand_number = entry >> _HAND_SHIFT
+    seat = entry >> _SEAT_SHIFT & 7
+    value = entry >> _VALUE_SHIFT & (_VALUE_LIMIT - 1)
+    extra = entry >> _EXTRA_SHIFT & 31
+    if kind in (_LOG_CARD_PLAYED, _LOG_BID_MADE, _LOG_CARD_CALLED):
+        return (kind, hand_number, seat, value)
+    if kind == _LOG_TRICK_WON:
+        return (kind, hand_number, seat, value, extra)
+    if kind == _LOG_AUCTION_WON:
+        return (kind, hand_number, seat, value, bool(extra))
+    if kind == _LOG_TRUMP_NAMED:
+        return (kind, hand_number, seat, _SUITS[value])
+    return (kind, hand_number, seat)  # passed, hand redealt (the dealer), partner revealed
+
+
+# A completed trick of ``_tricks``, as one int likewise: its leader, winner and points, then its
+# cards in play order, 6 bits each (at most six).
+_TRICK_WINNER_SHIFT: Final = 3
+_TRICK_POINTS_SHIFT: Final = 6
+_TRICK_CARDS_SHIFT: Final = 14
+
+
+_AUCTION_ENTRIES: Final[dict[int, tuple[int, int]]] = {}
+
+
+def _auction_entry(seat: int, amount: int) -> tuple[int, int]:
+    """The auction's ``(seat, amount)`` entry, one shared tuple per value (no allocation, nothing
+    new for the garbage collector, in the auctions of every game after the first)."""
+    key = amount << 3 | seat
+    entry = _AUCTION_ENTRIES.get(key)
+    if entry is None:
+        if len(_AUCTION_ENTRIES) >= 4096:  # rulesets of many distinct bids: bounded anyway
+            return (seat, amount)
+        entry = _AUCTION_ENTRIES[key] = (seat, amount)
+    return entry
+
+
+def _trick_cards(trick: int, players: int) -> tuple[int, ...]:
+    """The cards of a completed trick of ``_tricks``, in play order."""
+    cards = trick >> _TRICK_CARDS_SHIFT
+    return tuple([cards >> 6 * index & 63 for index in range(players)])
 
 
 _ACTION_OF_EVENT: Final[dict[int, Callable[[tuple[Any, ...]], Action]]] = {
@@ -267,7 +326,7 @@ class Game:
         # The completed tricks as observations show them: (the list they came from, its length,
         # the tuple of Trick), rebuilt only when a trick completes or a hand begins.
         self._tricks_seen: tuple[object, int, tuple[Trick, ...]] = (None, 0, ())
-        self._log: list[tuple[Any, ...] | int] = []
+        self._log: list[tuple[Any, ...] | int] = []  # tuples, or packed (_packed)
         self._events: list[Event] = []
         self._actions: list[tuple[int, Action]] = []
         self._scores = [0] * ruleset.num_sides
@@ -356,12 +415,15 @@ class Game:
         actions: list[tuple[int, Action]] = []
         for entry in self._log:
             if isinstance(entry, int):
-                _, seat, card = _played(entry)
-                actions.append((seat, PLAY[card]))
-                continue
-            to_action = _ACTION_OF_EVENT.get(entry[0])
+                if entry & 15 == _LOG_CARD_PLAYED:
+                    actions.append((entry >> _SEAT_SHIFT & 7, PLAY[entry >> _VALUE_SHIFT & 63]))
+                    continue
+                logged = _unpacked(entry)
+            else:
+                logged = entry
+            to_action = _ACTION_OF_EVENT.get(logged[0])
             if to_action is not None:
-                actions.append((entry[2], to_action(entry)))
+                actions.append((logged[2], to_action(logged)))
         return actions
 
     @property
@@ -384,10 +446,7 @@ class Game:
         log, events = self._log, self._events
         for index in range(len(events), len(log)):
             entry = log[index]
-            if isinstance(entry, int):
-                events.append(CardPlayed(index + 1, *_played(entry)))
-                continue
-            kind, *fields = entry
+            kind, *fields = _unpacked(entry) if isinstance(entry, int) else entry
             events.append(_EVENT_KINDS[kind](index + 1, *fields))
 
     @property
@@ -564,7 +623,7 @@ class Game:
         self._follow = 0
         self._win = 0
         # Completed tricks as (leader, cards from the leader on, winner, points).
-        self._tricks: list[tuple[int, tuple[int, ...], int, int]] = []
+        self._tricks: list[int] = []  # the completed tricks, packed (_TRICK_*_SHIFT)
         self._won = [0] * rules.players
         if self._events_on:
             self._log.append((_LOG_HAND_DEALT, self._hand_number, self._dealer, deal.hands))
@@ -655,14 +714,17 @@ class Game:
         self._trick_points += _CARD_POINTS[card]
         if self._events_on:
             self._log.append(
-                card | seat << _PLAYED_SEAT_SHIFT | self._hand_number << _PLAYED_HAND_SHIFT
+                _LOG_CARD_PLAYED
+                | seat << _SEAT_SHIFT
+                | card << _VALUE_SHIFT
+                | self._hand_number << _HAND_SHIFT
             )
         else:
             self._actions.append((seat, _PLAYS[card]))
         if card == self._called:
             self._partner_shown = True
             if self._events_on:
-                self._log.append((_LOG_PARTNER_REVEALED, self._hand_number, seat))
+                self._log.append(_packed(_LOG_PARTNER_REVEALED, self._hand_number, seat))
         seat += 1
         if seat == self._players:
             seat = 0
@@ -673,11 +735,18 @@ class Game:
         winner = self._win & 7
         points = self._trick_points
         self._won[winner] += points
+        cards = 0
+        shift = _TRICK_CARDS_SHIFT
+        for played in trick:
+            cards |= played << shift
+            shift += 6
         tricks = self._tricks
-        tricks.append((seat, tuple(trick), winner, points))
+        tricks.append(seat | winner << _TRICK_WINNER_SHIFT | points << _TRICK_POINTS_SHIFT | cards)
         if self._events_on:
-            self._log.append((_LOG_TRICK_WON, self._hand_number, winner, points, len(tricks) - 1))
-        self._trick = []
+            self._log.append(
+                _packed(_LOG_TRICK_WON, self._hand_number, winner, points, len(tricks) - 1)
+            )
+        trick.clear()
         self._trick_points = 0
         self._current = winner
         if len(tricks) == self._hand_size:
@@ -748,21 +817,25 @@ class Game:
             raise IllegalActionError(
                 "bid_too_high", f"bid {amount} is above the maximum bid {rules.effective_max_bid}"
             )
-        self._auction.append((seat, amount))
+        self._auction.append(_auction_entry(seat, amount))
         self._high_bid = amount
         self._high_bidder = seat
         if self._events_on:
-            self._log.append((_LOG_BID_MADE, self._hand_number, seat, amount))
+            self._log.append(
+                _packed(_LOG_BID_MADE, self._hand_number, seat, amount)
+                if amount < _VALUE_LIMIT
+                else (_LOG_BID_MADE, self._hand_number, seat, amount)
+            )
         else:
             self._actions.append((seat, bid_action(amount)))
         self._next_bidder()
 
     def _pass(self) -> None:
         seat = self._expect(_BIDDING, "pass")
-        self._auction.append((seat, 0))
+        self._auction.append(_auction_entry(seat, 0))
         self._passed |= 1 << seat
         if self._events_on:
-            self._log.append((_LOG_PASSED, self._hand_number, seat))
+            self._log.append(_packed(_LOG_PASSED, self._hand_number, seat))
         else:
             self._actions.append((seat, PASS))
         self._next_bidder()
@@ -799,7 +872,7 @@ class Game:
         )
         self._hand_results.append(result)
         if self._events_on:
-            self._log.append((_LOG_HAND_REDEALT, self._hand_number, self._dealer))
+            self._log.append(_packed(_LOG_HAND_REDEALT, self._hand_number, self._dealer))
         if self._hand_number + 1 >= rules.max_hands:
             self._adjudicate()
         else:
@@ -812,7 +885,11 @@ class Game:
         self._forced = forced
         self._current = seat
         if self._events_on:
-            self._log.append((_LOG_AUCTION_WON, self._hand_number, seat, amount, forced))
+            self._log.append(
+                _packed(_LOG_AUCTION_WON, self._hand_number, seat, amount, 1 if forced else 0)
+                if amount < _VALUE_LIMIT
+                else (_LOG_AUCTION_WON, self._hand_number, seat, amount, forced)
+            )
         nest = self._deal.nest
         if rules.nest_size:
             self._hands[seat] |= nest
@@ -832,7 +909,7 @@ class Game:
         self._trump_mask = _TRUMP_MASKS[trump]
         self._keys = _KEYS[trump]
         if self._events_on:
-            self._log.append((_LOG_TRUMP_NAMED, self._hand_number, seat, _SUITS[trump]))
+            self._log.append(_packed(_LOG_TRUMP_NAMED, self._hand_number, seat, trump))
         else:
             self._actions.append((seat, TRUMP[trump]))
         if self._rules.nest_size and not self._buried:
@@ -895,7 +972,7 @@ class Game:
         self._called = card
         self._partner = next((holder for holder, hand in enumerate(self._hands) if hand & bit), -1)
         if self._events_on:
-            self._log.append((_LOG_CARD_CALLED, self._hand_number, seat, card))
+            self._log.append(_packed(_LOG_CARD_CALLED, self._hand_number, seat, card))
         else:
             self._actions.append((seat, CallCard(card)))
         self._start_play()
@@ -916,7 +993,7 @@ class Game:
     def _score_hand(self) -> None:
         rules = self._rules
         counted = self._won[:]
-        counted[self._tricks[-1][2]] += rules.last_trick_bonus
+        counted[self._tricks[-1] >> _TRICK_WINNER_SHIFT & 7] += rules.last_trick_bonus
         score = score_hand(
             rules,
             counted,
@@ -1083,10 +1160,16 @@ class Game:
         if seen is not tricks or count > len(tricks):  # another hand (or a rewound copy)
             count, completed = 0, ()
         if count != len(tricks):
+            players = self._players
             completed += tuple(
                 [
-                    new_trick(leader, self._seated(leader, cards), winner, points)
-                    for leader, cards, winner, points in tricks[count:]
+                    new_trick(
+                        trick & 7,
+                        self._seated(trick & 7, _trick_cards(trick, players)),
+                        trick >> _TRICK_WINNER_SHIFT & 7,
+                        trick >> _TRICK_POINTS_SHIFT & 255,
+                    )
+                    for trick in tricks[count:]
                 ]
             )
             self._tricks_seen = (tricks, len(tricks), completed)

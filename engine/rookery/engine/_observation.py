@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import Any, TypeVar
+from typing import Any
 
 from ._actions import Phase
+from ._builders import positional_builder
 from ._cards import Suit, card_name, format_cards
 from ._legal import LegalActions, legal_play_mask
 from ._ruleset import Ruleset
 
 __all__ = ["Observation", "Trick", "new_observation", "new_trick"]
-
-_T = TypeVar("_T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,35 +45,7 @@ class Trick:
         return (Trick, (self.leader, self.cards, self.winner, self.points))
 
 
-def _positional_builder(cls: type[_T]) -> Callable[..., _T] | None:
-    """A constructor of the frozen, slotted, unvalidated dataclass ``cls`` from every field's
-    value in order: the same object as ``cls(*values)``, built in about half the time.
-
-    A frozen dataclass's ``__init__`` stores each field through ``object.__setattr__`` by name;
-    this stores it through the slot's own descriptor. The function is generated, as dataclasses
-    generates ``__init__``, so that it follows the class's fields. ``None`` for a compiled
-    (mypyc) class, which refuses ``object.__new__``: :func:`new_trick` and
-    :func:`new_observation` set its native fields themselves.
-    """
-    try:
-        object.__new__(cls)
-    except TypeError:
-        return None
-    names = [field.name for field in fields(cls)]  # type: ignore[arg-type]
-    namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
-    lines = [f"def build({', '.join(names)}):", "    self = _new(_cls)"]
-    for index, name in enumerate(names):
-        namespace[f"_set{index}"] = getattr(cls, name).__set__
-        lines.append(f"    _set{index}(self, {name})")
-    lines.append("    return self")
-    exec("\n".join(lines), namespace)  # the class's own field names only
-    build: Callable[..., _T] = namespace["build"]
-    build.__name__ = build.__qualname__ = f"new_{cls.__name__.lower()}"
-    build.__doc__ = f"``{cls.__name__}(*values)``, faster: the hot paths' constructor."
-    return build
-
-
-_PURE_NEW_TRICK = _positional_builder(Trick)
+_PURE_NEW_TRICK = positional_builder(Trick)
 
 
 def new_trick(leader: int, cards: tuple[tuple[int, int], ...], winner: int, points: int) -> Trick:
@@ -196,7 +166,7 @@ class Observation:
         return (Observation, (*[getattr(self, field.name) for field in fields(self)],))
 
 
-_PURE_NEW_OBSERVATION = _positional_builder(Observation)
+_PURE_NEW_OBSERVATION = positional_builder(Observation)
 
 
 def new_observation(

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Final
 
+from ._builders import positional_builder
 from ._cards import NUM_CARDS, ROOK_MASK, SUIT_MASKS, Suit
 from ._deal import Deal
 from ._results import HandResult, HandScore
@@ -33,6 +34,10 @@ __all__ = [
     "score_hand",
     "trick_winner",
 ]
+
+
+# HandScore(...), built faster (by each field's slot, not a frozen dataclass's __setattr__).
+_new_hand_score: Final = positional_builder(HandScore) or HandScore
 
 
 def _trick_key(card: int, trump: int) -> int:
@@ -119,7 +124,8 @@ def bidding_seats(rules: Ruleset, bidder: int, partner: int) -> tuple[int, ...]:
     """The seats of the bidding side: the bidder's fixed partners, or (scores per player) the
     bidder and its called partner (``partner`` -1: none, or not a called-partner hand)."""
     if not rules.is_per_player:
-        return rules.seats_of_side(rules.sides[bidder])
+        # ``rules.seats_of_side(rules.sides[bidder])``, without two interpreted calls.
+        return rules._seats_by_side.get(rules._sides[bidder], ())
     if partner >= 0:
         return (bidder, partner)
     return (bidder,)
@@ -141,7 +147,7 @@ def score_hand(
     bidding side (``bidding_seats``) makes the hand with at least ``bid`` and scores its total,
     else loses ``bid``; every other side scores what it counted.
     """
-    sides = rules.sides
+    sides = rules._sides  # ``rules.sides``, without an interpreted call
     seats = bidding_seats(rules, bidder, partner)
     bidding_total = buried_points
     for seat in seats:
@@ -156,7 +162,7 @@ def score_hand(
     deltas = tuple(
         bidding_result if side in bidding_sides else value for side, value in enumerate(points)
     )
-    return HandScore(made, bidding_total, tuple(points), deltas, bidding_sides)
+    return _new_hand_score(made, bidding_total, tuple(points), deltas, bidding_sides)
 
 
 def redeal_result(
