@@ -36,7 +36,7 @@ PYTEST_WORKERS ?= 2
 SYSTEM_PACKAGES ?= protobuf-compiler libprotobuf-dev libgrpc++-dev protobuf-compiler-grpc \
   libgtest-dev cmake g++ chromium fonts-dejavu-core bubblewrap
 
-.PHONY: system-deps setup setup-ray demo test lint pytest bench proto buf-lint buf-breaking ladder soak clean help
+.PHONY: system-deps setup setup-ray demo test lint pytest bench proto buf-lint buf-breaking ladder pimc-match soak clean help
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -145,6 +145,9 @@ $(OPENSPIEL_STAMP): bench/openspiel-requirements.txt
 
 ladder: setup ## duplicate matches random vs heuristic vs pimc, Elo ± 95 % CI
 	$(PY) bench/ladder.py
+
+pimc-match: setup ## pimc on the compiled build vs the pure one, same budget: 600 duplicate hands (~1 h)
+	$(PY) bench/pimc_builds_match.py --pairs 600 --jobs 2 --out runs/pimc-builds.jsonl
 
 soak: setup ## a bounded soak: 2,000 games or ten minutes, throughput and server memory over time
 	$(PY) bench/soak.py
