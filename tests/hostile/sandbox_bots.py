@@ -22,7 +22,7 @@ from rookery.engine import Action, Bid, Observation, Pass, PlayCard, card_points
 MODE = os.environ.get("HOSTILE_MODE", "")
 #: One attack per process, whatever the number of sessions (seats) it plays.
 _ATTACK_LOCK = threading.Lock()
-_attacked = False
+_attack: threading.Thread | None = None
 
 
 def report(what: str, result: str) -> None:
@@ -156,13 +156,14 @@ ATTACKS = {
     "spin": spin,
     "carry": carry,
 }
-#: The attacks that end by themselves: the bot waits for every attempt's line before its first
-#: answer, so that no game ends (and no process is stopped) with an attempt still unreported.
+#: The attacks that end by themselves: the bot waits for every attempt's line before each of its
+#: answers, so that no game ends (and no process is stopped) with an attempt still unreported.
 FINISHING = {"fork-bomb", "connect", "read", "write", "daemon", "carry"}
-#: Wall time for a finishing attack: within the battery's time control (a second of CPU a move,
-#: ten of wall time under the CPU clock), as sleeping is no CPU time. Each attack takes
+#: Wall time a move waits for a finishing attack: within the battery's time control (a second of
+#: CPU a move, ten of wall time under the CPU clock), as sleeping is no CPU time. Each attack takes
 #: milliseconds alone; on a loaded machine one thread can wait seconds for its turn (three was
-#: once too few, and an attempt of a game went unreported).
+#: once too few, and an attempt of a game went unreported), so an attack still running when the
+#: first move is due is waited for again at every later move: a hand gives it minutes.
 FINISH_WAIT_S = 8.0
 
 
@@ -173,16 +174,17 @@ class Hostile(Bot):
         self.rng = random.Random(7)
 
     def act(self, observation: Observation) -> Action:
-        global _attacked
+        global _attack
         if MODE == "sleepy":
             time.sleep(1.0)  # thinks slowly in wall time, using no CPU
         elif MODE:
             with _ATTACK_LOCK:
-                if not _attacked:
-                    _attacked = True
-                    attack = threading.Thread(target=ATTACKS[MODE], daemon=True)
-                    attack.start()
-                    attack.join(FINISH_WAIT_S if MODE in FINISHING else 0.05)
+                if _attack is None:
+                    _attack = threading.Thread(target=ATTACKS[MODE], daemon=True)
+                    _attack.start()
+                    _attack.join(FINISH_WAIT_S if MODE in FINISHING else 0.05)
+                elif MODE in FINISHING and _attack.is_alive():
+                    _attack.join(FINISH_WAIT_S)
         actions = observation.legal_actions()
         if len(actions) >= 200:
             return actions.sample(self.rng)

@@ -233,7 +233,7 @@ def test_the_home_the_database_and_another_bots_folder_cannot_be_read(battery: B
 
 def test_nothing_can_be_written_outside_the_scratch_folder(battery: Battery) -> None:
     writes = _lines(battery.log("write"), "HOSTILE write ")
-    assert len(writes) == 12  # five places and a big file, two games
+    assert len(writes) == 12, battery.log("write")  # five places and a big file, two games
     allowed = [w for w in writes if ": ok" in w]
     assert [w.split(":")[0] for w in allowed] == ["HOSTILE write /tmp/scratch.txt"] * 2, writes
     assert not (battery.run_dir / "dropped.txt").exists()
