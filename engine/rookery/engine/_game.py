@@ -108,8 +108,8 @@ _bit_count: Final = int.bit_count
 _new_hand_result: Final = positional_builder(HandResult) or HandResult
 
 
-# The event log: one plain tuple ``(kind, hand_number, *fields)`` per event, ``kind`` an index
-# into _EVENT_KINDS, built into events only when asked for. An entry of ints only is one the
+# The event log: one plain tuple ``(kind, hand_number, *fields)`` per event (or the int it packs
+# into, below), ``kind`` an index into _EVENT_KINDS, built into events only when asked for. An entry of ints only is one the
 # garbage collector soon stops tracking (with the class in it, every entry of a long game would
 # be traversed again by each collection).
 _EVENT_KINDS: Final[tuple[type[Event], ...]] = (
@@ -142,12 +142,12 @@ _LOG_CARD_PLAYED: Final = 10
 _LOG_TRICK_WON: Final = 11
 _LOG_HAND_SCORED: Final = 12
 _LOG_GAME_OVER: Final = 13
-# An event whose fields are small ints is logged as one int instead, ``_packed(...)``: its kind in
+# An event whose fields are small ints is logged as one int instead, ``_entry(...)``: its kind in
 # the low 4 bits, then a seat (3 bits), a value (16 bits: a card, a suit, an amount, points) and a
 # small field (5 bits: a trick's index, whether a win was forced), the hand number above them all.
 # No container, so nothing for the garbage collector to track: with tuples, every trick and bid of
 # a long game was traversed again by each collection. The card played, the most frequent entry,
-# is packed inline in ``apply``; an amount too large for its 16 bits is logged as a tuple.
+# is packed inline in ``apply``; an amount too large for its 16 bits is logged as its tuple.
 _SEAT_SHIFT: Final = 4
 _VALUE_SHIFT: Final = 7
 _VALUE_LIMIT: Final = 1 << 16
@@ -155,8 +155,13 @@ _EXTRA_SHIFT: Final = 23
 _HAND_SHIFT: Final = 28
 
 
-def _packed(kind: int, hand_number: int, seat: int, value: int = 0, extra: int = 0) -> int:
-    """The log entry of an event of small-int fields, as one int (read back by ``_unpacked``)."""
+def _entry(
+    kind: int, hand_number: int, seat: int, value: int = 0, extra: int = 0
+) -> int | tuple[Any, ...]:
+    """The log entry of an event of small-int fields: one int (read back by ``_unpacked``), or
+    the tuple it stands for when ``value`` is past its 16 bits (a bid of a huge ruleset)."""
+    if value >= _VALUE_LIMIT:
+        return _logged(kind, hand_number, seat, value, extra)
     return (
         kind
         | seat << _SEAT_SHIFT
@@ -168,11 +173,17 @@ def _packed(kind: int, hand_number: int, seat: int, value: int = 0, extra: int =
 
 def _unpacked(entry: int) -> tuple[Any, ...]:
     """A packed log entry as the tuple it stands for: ``(kind, hand_number, *fields)``."""
-    kind = entry & 15
-    hand_number = entry >> _HAND_SHIFT
-    seat = entry >> _SEAT_SHIFT & 7
-    value = entry >> _VALUE_SHIFT & (_VALUE_LIMIT - 1)
-    extra = entry >> _EXTRA_SHIFT & 31
+    return _logged(
+        entry & 15,
+        entry >> _HAND_SHIFT,
+        entry >> _SEAT_SHIFT & 7,
+        entry >> _VALUE_SHIFT & (_VALUE_LIMIT - 1),
+        entry >> _EXTRA_SHIFT & 31,
+    )
+
+
+def _logged(kind: int, hand_number: int, seat: int, value: int, extra: int) -> tuple[Any, ...]:
+    """The tuple ``(kind, hand_number, *fields)`` of an event of small-int fields."""
     if kind in (_LOG_CARD_PLAYED, _LOG_BID_MADE, _LOG_CARD_CALLED):
         return (kind, hand_number, seat, value)
     if kind == _LOG_TRICK_WON:
@@ -326,7 +337,7 @@ class Game:
         # The completed tricks as observations show them: (the list they came from, its length,
         # the tuple of Trick), rebuilt only when a trick completes or a hand begins.
         self._tricks_seen: tuple[object, int, tuple[Trick, ...]] = (None, 0, ())
-        self._log: list[tuple[Any, ...] | int] = []  # tuples, or packed (_packed)
+        self._log: list[tuple[Any, ...] | int] = []  # tuples, or packed ints (_entry)
         self._events: list[Event] = []
         self._actions: list[tuple[int, Action]] = []
         self._scores = [0] * ruleset.num_sides
@@ -622,8 +633,9 @@ class Game:
         self._lead = -1
         self._follow = 0
         self._win = 0
-        # Completed tricks as (leader, cards from the leader on, winner, points).
-        self._tricks: list[int] = []  # the completed tricks, packed (_TRICK_*_SHIFT)
+        # The completed tricks, each packed in an int (_TRICK_*_SHIFT): leader, winner, points,
+        # the cards from the leader on.
+        self._tricks: list[int] = []
         self._won = [0] * rules.players
         if self._events_on:
             self._log.append((_LOG_HAND_DEALT, self._hand_number, self._dealer, deal.hands))
@@ -724,7 +736,7 @@ class Game:
         if card == self._called:
             self._partner_shown = True
             if self._events_on:
-                self._log.append(_packed(_LOG_PARTNER_REVEALED, self._hand_number, seat))
+                self._log.append(_entry(_LOG_PARTNER_REVEALED, self._hand_number, seat))
         seat += 1
         if seat == self._players:
             seat = 0
@@ -744,7 +756,7 @@ class Game:
         tricks.append(seat | winner << _TRICK_WINNER_SHIFT | points << _TRICK_POINTS_SHIFT | cards)
         if self._events_on:
             self._log.append(
-                _packed(_LOG_TRICK_WON, self._hand_number, winner, points, len(tricks) - 1)
+                _entry(_LOG_TRICK_WON, self._hand_number, winner, points, len(tricks) - 1)
             )
         trick.clear()
         self._trick_points = 0
@@ -821,11 +833,7 @@ class Game:
         self._high_bid = amount
         self._high_bidder = seat
         if self._events_on:
-            self._log.append(
-                _packed(_LOG_BID_MADE, self._hand_number, seat, amount)
-                if amount < _VALUE_LIMIT
-                else (_LOG_BID_MADE, self._hand_number, seat, amount)
-            )
+            self._log.append(_entry(_LOG_BID_MADE, self._hand_number, seat, amount))
         else:
             self._actions.append((seat, bid_action(amount)))
         self._next_bidder()
@@ -835,7 +843,7 @@ class Game:
         self._auction.append(_auction_entry(seat, 0))
         self._passed |= 1 << seat
         if self._events_on:
-            self._log.append(_packed(_LOG_PASSED, self._hand_number, seat))
+            self._log.append(_entry(_LOG_PASSED, self._hand_number, seat))
         else:
             self._actions.append((seat, PASS))
         self._next_bidder()
@@ -872,7 +880,7 @@ class Game:
         )
         self._hand_results.append(result)
         if self._events_on:
-            self._log.append(_packed(_LOG_HAND_REDEALT, self._hand_number, self._dealer))
+            self._log.append(_entry(_LOG_HAND_REDEALT, self._hand_number, self._dealer))
         if self._hand_number + 1 >= rules.max_hands:
             self._adjudicate()
         else:
@@ -885,11 +893,7 @@ class Game:
         self._forced = forced
         self._current = seat
         if self._events_on:
-            self._log.append(
-                _packed(_LOG_AUCTION_WON, self._hand_number, seat, amount, 1 if forced else 0)
-                if amount < _VALUE_LIMIT
-                else (_LOG_AUCTION_WON, self._hand_number, seat, amount, forced)
-            )
+            self._log.append(_entry(_LOG_AUCTION_WON, self._hand_number, seat, amount, forced))
         nest = self._deal.nest
         if rules.nest_size:
             self._hands[seat] |= nest
@@ -909,7 +913,7 @@ class Game:
         self._trump_mask = _TRUMP_MASKS[trump]
         self._keys = _KEYS[trump]
         if self._events_on:
-            self._log.append(_packed(_LOG_TRUMP_NAMED, self._hand_number, seat, trump))
+            self._log.append(_entry(_LOG_TRUMP_NAMED, self._hand_number, seat, trump))
         else:
             self._actions.append((seat, TRUMP[trump]))
         if self._rules.nest_size and not self._buried:
@@ -972,7 +976,7 @@ class Game:
         self._called = card
         self._partner = next((holder for holder, hand in enumerate(self._hands) if hand & bit), -1)
         if self._events_on:
-            self._log.append(_packed(_LOG_CARD_CALLED, self._hand_number, seat, card))
+            self._log.append(_entry(_LOG_CARD_CALLED, self._hand_number, seat, card))
         else:
             self._actions.append((seat, CallCard(card)))
         self._start_play()
