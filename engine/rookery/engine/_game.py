@@ -109,9 +109,9 @@ _new_hand_result: Final = positional_builder(HandResult) or HandResult
 
 
 # The event log: one plain tuple ``(kind, hand_number, *fields)`` per event (or the int it packs
-# into, below), ``kind`` an index into _EVENT_KINDS, built into events only when asked for. An entry of ints only is one the
-# garbage collector soon stops tracking (with the class in it, every entry of a long game would
-# be traversed again by each collection).
+# into, below), ``kind`` an index into _EVENT_KINDS, built into events only when asked for. An
+# entry of ints only is one the garbage collector soon stops tracking (with the class in it,
+# every entry of a long game would be traversed again by each collection).
 _EVENT_KINDS: Final[tuple[type[Event], ...]] = (
     HandDealt,
     BidMade,
