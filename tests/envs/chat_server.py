@@ -47,9 +47,9 @@ class ScriptedChat:
         if self.mode == "garbage":
             return 200, "I would rather talk about the weather."
         if self.mode == "illegal_then_legal" and answered == 0:
-            return 200, "Easy. move: bid 3"
+            return 200, "Easy.\nMOVE: bid 3"
         move = first_legal_move(messages)
-        return 200, f"Looking at my hand, the safest choice is the first one.\nmove: {move}"
+        return 200, f"Looking at my hand, the safest choice is the first one.\nMOVE: {move}"
 
 
 @contextmanager

@@ -7,7 +7,7 @@ import random
 
 import pytest
 from chat_server import chat_server
-from rookery.engine import Bid, Game, Observation, Phase, PlayCard, Ruleset, card_name, cards_of
+from rookery.engine import Bid, Game, Observation, Phase, PlayCard, Ruleset
 from rookery.envs.chat import ChatEndpoint
 from rookery.envs.text import (
     ProviderError,
@@ -41,10 +41,10 @@ def test_the_prompt_gives_the_rules_once_then_the_view_and_the_legal_moves() -> 
     assert all(f"seat {s} holds" not in prompt for s in others)
 
 
-def test_a_reply_in_free_text_is_parsed_after_the_last_move_marker() -> None:
+def test_a_reply_may_reason_before_its_last_line_move() -> None:
     obs = _observation_in(Phase.BIDDING)
     legal = obs.legal_actions()
-    reply = "Bidding 120 would be reckless, so I will pass.\nMove: pass"
+    reply = "Bidding 120 would be reckless, so I will pass.\nMOVE: pass"
     assert str(parse_reply(reply, legal)) == "pass"
     assert parse_reply("move: BID 70", legal) == Bid(70)
 
@@ -54,13 +54,13 @@ def test_an_illegal_or_ambiguous_or_empty_reply_gets_a_precise_message() -> None
     legal = obs.legal_actions()
     illegal = next(c for c in range(56) if PlayCard(c) not in legal)
     with pytest.raises(ReplyError, match=r"'play \w+' is not legal now\. Legal moves: play "):
-        parse_reply(f"move: {PlayCard(illegal)}", legal)
-    with pytest.raises(ReplyError, match="several moves"):
-        parse_reply("move: play R14 or play B5", legal)
-    with pytest.raises(ReplyError, match="no move found in your reply"):
+        parse_reply(f"MOVE: {PlayCard(illegal)}", legal)
+    with pytest.raises(ReplyError, match="is not one move written as listed"):
+        parse_reply("MOVE: play R14 or play B5", legal)
+    with pytest.raises(ReplyError, match="does not end with a line 'MOVE: <move>'"):
         parse_reply("hmm", legal)
-    with pytest.raises(ReplyError, match="not a well-formed move"):
-        parse_reply("move: bury ROOK ROOK", legal)
+    with pytest.raises(ReplyError, match="is not one move written as listed"):
+        parse_reply("MOVE: bury ROOK ROOK", legal)
 
 
 async def test_a_legal_answer_over_http_is_played_at_the_first_attempt() -> None:
@@ -85,7 +85,7 @@ async def test_an_illegal_then_legal_answer_is_retried_with_the_reason() -> None
     assert decision.action in obs.legal_actions()
     assert "'bid 3' is not legal now" in decision.errors[0]
     retry = script.requests[1]["body"]["messages"]
-    assert retry[-2] == {"role": "assistant", "content": "Easy. move: bid 3"}
+    assert retry[-2] == {"role": "assistant", "content": "Easy.\nMOVE: bid 3"}
     assert retry[-1]["content"].startswith("'bid 3' is not legal now")
 
 
@@ -95,7 +95,7 @@ async def test_garbage_until_the_retries_run_out_gives_no_move() -> None:
         decision = await TextSeat(ChatEndpoint(url, "m"), retries=2).decide(obs)
     assert decision.outcome == "gave_up" and decision.action is None
     assert decision.attempts == 3 and len(script.requests) == 3
-    assert all("no move found" in e for e in decision.errors)
+    assert all("does not end with a line 'MOVE: <move>'" in e for e in decision.errors)
 
 
 async def test_a_provider_error_is_an_incident_not_a_move() -> None:
@@ -131,7 +131,7 @@ async def test_a_scripted_agent_plays_a_bury_by_text() -> None:
     obs = _observation_in(Phase.BURY)
     legal = obs.legal_actions()
     example = decision_prompt(obs, legal).split("(for example: ")[1].split(")")[0]
-    decision = await TextSeat(scripted_agent([f"move: {example}"])).decide(obs)
+    decision = await TextSeat(scripted_agent([f"MOVE: {example}"])).decide(obs)
     assert decision.outcome == "answered" and decision.action in legal
 
 
@@ -171,11 +171,3 @@ async def test_the_bot_ends_a_slow_agent_before_the_deadline_as_a_provider_timeo
         await bot.act(obs)
     assert time.monotonic() - started < 0.85
     assert bot.seat.decisions[-1].outcome == "provider_error"
-
-
-def test_a_bury_may_list_its_cards_with_commas() -> None:
-    obs = _observation_in(Phase.BURY)
-    legal = obs.legal_actions()
-    cards = [card_name(c) for c in cards_of(legal.bury_from)[: legal.bury_count]]
-    action = parse_reply(f"I bury the losers.\nmove: bury {', '.join(cards)}", legal)
-    assert action in legal and str(action) == "bury " + " ".join(cards)

@@ -1,8 +1,9 @@
 """A text seat for language-model agents: the seat's view as a prompt, the reply parsed.
 
 The prompt gives a summary of the rules once (the system message), then for every decision the
-seat's view and its legal moves. The reply is free text; :func:`parse_reply` finds the one move in
-it or says precisely what is wrong, and :class:`TextSeat` asks again, at most ``retries`` times.
+seat's view and its legal moves. The reply may reason freely but must end with one line
+``MOVE: <move>`` (:data:`ANSWER_FORMAT`); :func:`parse_reply` accepts that line alone, or says
+precisely what is wrong, and :class:`TextSeat` asks again, at most ``retries`` times.
 It never substitutes a move of its own: an agent that fails its retries, or whose provider fails,
 gets no answer sent (:class:`Decision` says why), so the table's late policy applies.
 """
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from ._core import RookTable
 
 __all__ = [
+    "ANSWER_FORMAT",
     "ChatAgent",
     "Decision",
     "Message",
@@ -46,6 +48,7 @@ __all__ = [
     "render_table",
     "render_view",
     "rules_summary",
+    "stated_reason",
 ]
 
 Message = dict[str, str]
@@ -117,7 +120,9 @@ def rules_summary(ruleset: Ruleset) -> str:
         f"Points: each 5 is worth 5, each 10 and 14 is worth 10, each Rook 20 (deck total "
         f"{r.deck_points}). If the bidding side takes at least its bid it scores all it took, "
         f"else it loses the bid; the others score what they took. The game goes to {r.target}.",
-        "Answer with your move on a line of its own, exactly as listed, like: move: play R14",
+        "Answer with your reasoning if you like, then end your reply with one line "
+        f"'{ANSWER_FORMAT}', the move written exactly as listed (like 'MOVE: play R14'). Only "
+        "that last line counts; a reply without it is invalid.",
     ]
     if r.rook_free_play:
         lines.insert(5, "You may play the Rook on any trick, even when you could follow suit.")
@@ -209,7 +214,7 @@ def decision_prompt(obs: Observation, legal: LegalActions) -> str:
     moves = legal_moves(legal)
     return (
         f"{render_view(obs)}\n\n{_PHASE_WORDS.get(obs.phase, '')} Your legal moves: "
-        f"{', '.join(moves)}.\nReply with one line: move: <your move>"
+        f"{', '.join(moves)}.\nEnd your reply with one line: {ANSWER_FORMAT}"
     )
 
 
@@ -224,51 +229,69 @@ def render_table(table: RookTable) -> str:
 
 # Parsing --------------------------------------------------------------------------------------
 
-_CARD = r"(?:ROOK2|ROOK|[BRYG](?:1[0-4]|[1-9]))"
-_MOVE = re.compile(
-    rf"\b(pass|bid\s+\d+|trump\s+[BRYG]|call\s+{_CARD}|play\s+{_CARD}|bury(?:[\s,]+{_CARD})+)\b",
-    re.IGNORECASE,
-)
-_MARKER = re.compile(r"move\s*:", re.IGNORECASE)
+ANSWER_FORMAT = "MOVE: <move>"
+"""The one answer the seat accepts: the reply's last line, the move written exactly as listed."""
+
+_MOVE_LINE = re.compile(r"^MOVE\s*:(.*)$", re.IGNORECASE)
+_EMPHASIS = re.compile(r"[*`]")
+
+
+def _answer_lines(reply: str) -> list[str]:
+    """The reply's lines without markdown emphasis (``**``, backquotes), stripped, non-empty."""
+    lines = (_EMPHASIS.sub("", line).strip() for line in reply.splitlines())
+    return [line for line in lines if line]
+
+
+def stated_reason(reply: str) -> str:
+    """What the reply says before its ``MOVE:`` line (the model's reason; ``""`` if none)."""
+    lines = [line.strip() for line in reply.strip().splitlines()]
+    while lines and _MOVE_LINE.match(_EMPHASIS.sub("", lines[-1]).strip()):
+        lines.pop()
+    return "\n".join(lines).strip()
 
 
 def parse_reply(reply: str, legal: LegalActions) -> Action:
-    """The one legal move in ``reply`` (after the last ``move:`` if there is one).
+    """The move of ``reply``'s last line, ``MOVE: <move>``, if it is one legal move.
 
-    Raises :class:`ReplyError` with a precise message: no move found, several different moves,
-    or a move that is not legal now (with the legal moves).
+    Nothing else commits: a move named in the reasoning, a question, a negation, two ``MOVE:``
+    lines, or a last line that is not ``MOVE:`` followed by exactly one move raises
+    :class:`ReplyError`, whose message says what was wrong and what to send.
+
+    >>> from rookery.engine import Game, Ruleset
+    >>> legal = Game(Ruleset.preset("standard"), 1).legal_actions()
+    >>> str(parse_reply("Seventy is cheap.\\nMOVE: bid 70", legal))
+    'bid 70'
+    >>> parse_reply("Should I bid 70?", legal)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    rookery.envs.text.ReplyError: your reply does not end with a line 'MOVE: <move>' ...
     """
-    text = reply
-    markers = list(_MARKER.finditer(reply))
-    if markers:
-        text = (
-            reply[markers[-1].end() :].strip().splitlines()[0]
-            if reply[markers[-1].end() :].strip()
-            else ""
-        )
-    found: list[Action] = []
-    for match in _MOVE.finditer(text):
-        words = match.group(1).replace(",", " ").split()
-        words[0] = words[0].lower()
-        words[1:] = [w.upper() for w in words[1:]]
-        try:
-            action = parse_action(" ".join(words))
-        except MalformedActionError as error:
-            raise ReplyError(f"'{match.group(1)}' is not a well-formed move: {error}") from None
-        if action not in found:
-            found.append(action)
     moves = ", ".join(legal_moves(legal))
-    if not found:
-        shown = reply.strip()[:80] or "(empty)"
+    example = legal_moves(legal)[0] if legal.phase is not Phase.BURY else "bury B5 R10 ..."
+    lines = _answer_lines(reply)
+    marked = [line for line in lines if _MOVE_LINE.match(line)]
+    if not lines or not _MOVE_LINE.match(lines[-1]):
+        shown = (lines[-1] if lines else "(empty)")[:80]
         raise ReplyError(
-            f"no move found in your reply ({shown!r}); answer with one line like 'move: "
-            f"{legal_moves(legal)[0] if legal.phase is not Phase.BURY else 'bury B5 R10 ...'}'. "
-            f"Legal moves: {moves}"
+            f"your reply does not end with a line 'MOVE: <move>' (its last line: {shown!r}); "
+            f"end it with one line like 'MOVE: {example}'. Legal moves: {moves}"
         )
-    if len(found) > 1:
-        listed = ", ".join(str(a) for a in found)
-        raise ReplyError(f"your reply names several moves ({listed}); give exactly one")
-    action = found[0]
+    if len(marked) > 1:
+        raise ReplyError(
+            f"your reply has {len(marked)} lines starting with 'MOVE:'; give exactly one, "
+            "as the last line"
+        )
+    match = _MOVE_LINE.match(lines[-1])
+    assert match is not None
+    text = match.group(1).strip()
+    text = text[:-1].rstrip() if text.endswith(".") else text
+    try:
+        action = parse_action(text.replace(",", " "))
+    except MalformedActionError:
+        raise ReplyError(
+            f"'{text[:80]}' after 'MOVE:' is not one move written as listed (like '{example}'). "
+            f"Legal moves: {moves}"
+        ) from None
     if action not in legal:
         raise ReplyError(f"'{action}' is not legal now. Legal moves: {moves}")
     return action
