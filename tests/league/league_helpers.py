@@ -42,6 +42,8 @@ class LeagueProcess:
     process: subprocess.Popen[bytes] | None = None
     port: int = 0
     web_port: int = 0
+    #: ``--league`` as given (relative paths are taken from ``root``, the server's folder).
+    league_path: str = "league/league.sqlite"
 
     @property
     def target(self) -> str:
@@ -54,7 +56,7 @@ class LeagueProcess:
         self.process = subprocess.Popen(
             [
                 str(ROOKERY), "league", "serve",
-                "--league", str(self.root / "league" / "league.sqlite"),
+                "--league", self.league_path,
                 "--db", str(self.root / "bots.sqlite"),
                 "--admin-token", ADMIN,
                 "--address", "127.0.0.1:0",

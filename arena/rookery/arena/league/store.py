@@ -263,7 +263,9 @@ class LeagueStore:
     """The league's SQLite file (one connection, serialised by a lock: worker threads use it)."""
 
     def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
+        # Absolute: the sandbox mounts a version's folder at the same path it runs it from, and a
+        # relative one would be taken from the sandbox's root, not the organiser's folder.
+        self.path = Path(path).absolute()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
         self._lock = threading.RLock()
