@@ -124,6 +124,8 @@ class HumanSeat:
     )
     _task: asyncio.Task[None] | None = None
     _processes: list[asyncio.subprocess.Process] = field(default_factory=list)
+    launched: list[str] = field(default_factory=list)
+    """The names of the reference bots launched for this seat's tables."""
     request: SeatRequest | None = None
     comparisons: list[JSON] = field(default_factory=list)
 
@@ -165,10 +167,10 @@ class HumanSeats:
 
     def choices(self) -> dict[str, Any]:
         """What the setup page offers: presets, reference bots (open mode), connected bots."""
-        humans = {seat.name for seat in self.seats.values()}
+        people = self._sessions_of_people() | {seat.name for seat in self.seats.values()}
         connected = sorted(
             name for name, sessions in self.server.sessions.items() if sessions and name
-            not in humans
+            not in people
         )  # fmt: skip
         return {
             "presets": {name: ruleset.players for name, ruleset in PRESETS.items()},
@@ -264,11 +266,18 @@ class HumanSeats:
         (open mode) or a connected bot by name elsewhere."""
         names: list[str] = []
         connected = set(self.server.sessions)
+        taken = self._sessions_of_people()
         for index, bot in enumerate(bots):
             if index == person:
                 names.append(seat.name)
+            elif bot in taken:
+                raise HumanSeatError(
+                    f"seat {index}: {bot!r} is a person's seat (or the bot launched for one): "
+                    "choose a connected bot or a reference bot"
+                )
             elif bot in REFERENCE_BOTS and not self.is_token_mode:
                 launched = f"{bot}-{seat.seat_id[:6]}-{tag}{index}"
+                seat.launched.append(launched)
                 seat._processes.append(await self._launch(REFERENCE_BOTS[bot], launched))
                 names.append(launched)
             elif bot in connected:
@@ -277,6 +286,14 @@ class HumanSeats:
                 offered = "a connected bot" + ("" if self.is_token_mode else " or a reference bot")
                 raise HumanSeatError(f"seat {index}: {bot!r} is not {offered}")
         return tuple(names)
+
+    def _sessions_of_people(self) -> set[str]:
+        """The sessions no other table may name: every open human seat's own, and the bots
+        launched for a human seat (each plays that one table)."""
+        names = {s.name for s in self.seats.values() if s._task is not None and not s._task.done()}
+        for other in self.seats.values():
+            names.update(other.launched)
+        return names
 
     async def compare(self, seat: HumanSeat, bot: str) -> JSON:
         """The same deals again with ``bot`` in the person's seat, after the game (whose seed is
@@ -338,12 +355,13 @@ class HumanSeats:
                 writer = asyncio.create_task(self._write_loop(seat, call, idle_ms))
                 try:
                     await self._read_loop(seat, call)
-                    await _stop_processes(seat, wait_s=10.0)  # they stop after their one game
                 finally:
+                    # The session ends with its game: no other table may be given it.
                     writer.cancel()
                     with contextlib.suppress(asyncio.CancelledError, Exception):
                         await writer
                     call.cancel()
+            await _stop_processes(seat, wait_s=10.0)  # they stop after their one game
         except grpc.aio.AioRpcError as error:
             message = f"{error.code().name}: {error.details()}"
             if not welcomed.done():
