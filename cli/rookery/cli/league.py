@@ -67,7 +67,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             parser.add_argument(
                 "--token",
                 default=os.environ.get("ROOKERY_TOKEN", ""),
-                help="the bot's token (env ROOKERY_TOKEN)",
+                help="the bot's token, or the organiser's admin token (env ROOKERY_TOKEN)",
             )
         else:
             parser.add_argument(
@@ -340,7 +340,8 @@ def _line(version: Any) -> str:
 def _versions(args: argparse.Namespace) -> int:
     from rookery.v1 import league_pb2
 
-    response = _call(args, "ListVersions", league_pb2.ListVersionsRequest(bot_name=args.bot))
+    request = league_pb2.ListVersionsRequest(bot_name=args.bot)
+    response = _call(args, "ListVersions", request, args.token)
     for version in response.versions:
         print(_line(version))
     return 0
@@ -349,8 +350,12 @@ def _versions(args: argparse.Namespace) -> int:
 def _version(args: argparse.Namespace) -> int:
     from rookery.v1 import league_pb2
 
-    response = _call(args, "GetVersion", league_pb2.GetVersionRequest(version_id=args.version_id))
+    request = league_pb2.GetVersionRequest(version_id=args.version_id)
+    response = _call(args, "GetVersion", request, args.token)
     print(_line(response.version))
+    if not response.version.command:  # only its author and the organiser get it
+        print("command, build step and build log: for the bot's token or the admin token only")
+        return 0
     print(f"command: {response.version.command}")
     if response.version.build:
         print(f"build: {response.version.build}\n--- build log ---\n{response.build_log}")

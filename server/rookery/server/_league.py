@@ -36,12 +36,16 @@ class LeagueBackend(Protocol):
         """Stores a new immutable version; it builds and qualifies in the background."""
         ...
 
-    async def list_versions(self, bot_name: str) -> list[league_pb2.BotVersion]:
-        """Every version (of ``bot_name`` if given)."""
+    async def list_versions(self, bot_name: str, token: str | None) -> list[league_pb2.BotVersion]:
+        """Every version (of ``bot_name`` if given); a version's command and build step only
+        for its bot's token or the admin token."""
         ...
 
-    async def get_version(self, version_id: str) -> league_pb2.GetVersionResponse:
-        """One version and its build log."""
+    async def get_version(
+        self, version_id: str, token: str | None
+    ) -> league_pb2.GetVersionResponse:
+        """One version, with its command, build step and build log for its bot's token or the
+        admin token."""
         ...
 
     async def retire_version(self, version_id: str, token: str | None) -> league_pb2.BotVersion:

@@ -553,13 +553,15 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
     async def ListVersions(
         self, request: league_pb2.ListVersionsRequest, context: Any
     ) -> league_pb2.ListVersionsResponse:
-        versions = await self._league(context, lambda b: b.list_versions(request.bot_name))
+        token = self._token(context)
+        versions = await self._league(context, lambda b: b.list_versions(request.bot_name, token))
         return league_pb2.ListVersionsResponse(versions=versions)
 
     async def GetVersion(
         self, request: league_pb2.GetVersionRequest, context: Any
     ) -> league_pb2.GetVersionResponse:
-        return await self._league(context, lambda b: b.get_version(request.version_id))
+        token = self._token(context)
+        return await self._league(context, lambda b: b.get_version(request.version_id, token))
 
     async def RetireVersion(
         self, request: league_pb2.RetireVersionRequest, context: Any

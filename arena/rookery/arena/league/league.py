@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import hmac
 import secrets
 import shutil
 import time
@@ -316,6 +317,18 @@ class League:
                 "(metadata 'authorization: Bearer <its token>')"
             )
 
+    def may_read_private(self, bot: str, token: str | None) -> bool:
+        """Whether ``token`` may read ``bot``'s private parts (its versions' commands, build
+        logs and runtime logs): the bot's own token, or the organiser's (any, in open mode)."""
+        if self.options.open_mode:
+            return True
+        if not token:
+            return False
+        admin = self.server.config.admin_token
+        if admin and hmac.compare_digest(token.encode(), admin.encode()):
+            return True
+        return self.server.bots.check_token(bot, token)
+
     async def submit(
         self,
         bot: str,
@@ -410,7 +423,7 @@ class League:
                 why = (
                     f"build timed out after {self.options.build_timeout_s:g} s"
                     if result.timed_out
-                    else f"build exited with code {result.exit_code}: {result.last_line()}"
+                    else f"build exited with code {result.exit_code}"
                 )
                 self.store.set_version_status(version.version_id, VersionState.BUILD_FAILED, why)
                 log.info("build failed", version=version.version_id, why=why)

@@ -51,16 +51,22 @@ def _timestamp(seconds: float) -> Timestamp:
 
 
 def version_to_proto(
-    version: VersionRecord, elo: float = 0.0, error: float = 0.0, games: int = 0
+    version: VersionRecord,
+    elo: float = 0.0,
+    error: float = 0.0,
+    games: int = 0,
+    *,
+    private: bool = False,
 ) -> league_pb2.BotVersion:
-    """A version on the wire."""
+    """A version on the wire; its command and build step only with ``private`` (for its author
+    and the organiser)."""
     return league_pb2.BotVersion(
         version_id=version.version_id,
         bot_name=version.bot,
         number=version.number,
         content_sha256=version.content_sha256,
-        command=version.command,
-        build=version.build,
+        command=version.command if private else "",
+        build=version.build if private else "",
         status=_STATUS.get(version.status, league_pb2.VERSION_STATUS_UNSPECIFIED),
         detail=version.detail,
         submitted_at=_timestamp(version.submitted_at),
@@ -90,14 +96,15 @@ class LeagueService(LeagueBackend):
             pairs_played=store.count_pairs(season.season_id),
         )
 
-    def _rated(self, version: VersionRecord) -> league_pb2.BotVersion:
+    def _rated(self, version: VersionRecord, token: str | None) -> league_pb2.BotVersion:
+        private = self.league.may_read_private(version.bot, token)
         with contextlib.suppress(LookupError):
             season = self.league.store.season()
             rating = self.league.store.latest_ratings(season.season_id).get(version.version_id)
             if rating is not None:
                 error = (rating.upper - rating.lower) / 2
-                return version_to_proto(version, rating.elo, error, rating.games)
-        return version_to_proto(version)
+                return version_to_proto(version, rating.elo, error, rating.games, private=private)
+        return version_to_proto(version, private=private)
 
     async def submit_version(
         self, request: league_pb2.SubmitVersionRequest, token: str | None
@@ -112,22 +119,26 @@ class LeagueService(LeagueBackend):
             build=request.build,
             note=request.note,
         )
-        return version_to_proto(version)
+        return version_to_proto(version, private=True)
 
-    async def list_versions(self, bot_name: str) -> list[league_pb2.BotVersion]:
-        return [self._rated(v) for v in self.league.store.versions(bot_name)]
+    async def list_versions(self, bot_name: str, token: str | None) -> list[league_pb2.BotVersion]:
+        return [self._rated(v, token) for v in self.league.store.versions(bot_name)]
 
-    async def get_version(self, version_id: str) -> league_pb2.GetVersionResponse:
+    async def get_version(
+        self, version_id: str, token: str | None
+    ) -> league_pb2.GetVersionResponse:
         version = self.league.store.version(version_id)
+        private = self.league.may_read_private(version.bot, token)
         return league_pb2.GetVersionResponse(
-            version=self._rated(version), build_log=self.league.store.build_log(version_id)
+            version=self._rated(version, token),
+            build_log=self.league.store.build_log(version_id) if private else "",
         )
 
     async def retire_version(self, version_id: str, token: str | None) -> league_pb2.BotVersion:
-        return version_to_proto(self.league.retire(version_id, token))
+        return version_to_proto(self.league.retire(version_id, token), private=True)
 
     async def disqualify_version(self, version_id: str, reason: str) -> league_pb2.BotVersion:
-        return version_to_proto(self.league.disqualify(version_id, reason))
+        return version_to_proto(self.league.disqualify(version_id, reason), private=True)
 
     async def challenge(self, request: league_pb2.ChallengeRequest, token: str | None) -> int:
         return self.league.challenge(
