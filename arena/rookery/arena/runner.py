@@ -365,6 +365,10 @@ class TournamentRunner:
             self._socket_dir / "server.sock",
             read_only=self.config.sandbox_paths,
             cpu_sets=cpu_sets(slots) if slots else (),
+            run_dirs=(self.run_dir,),
+            bot_folders=tuple(
+                folder for bot in launched if (folder := _launch_folder(bot)) is not None
+            ),
         )
         self._message(f"sandbox: {support.describe()}")
         return runtime
@@ -548,8 +552,7 @@ class TournamentRunner:
                 _, token = server.bots.add(bot.name)
             seats = seats_per_table(self.schedule, bot.name)
             plan = plan_launch(bot, self.concurrency_limit, seats, cores)
-            workdir = working_folder(bot.workdir)
-            folder = Path(bot.folder) if bot.folder else bot_folder(bot.argv, workdir)
+            folder = _launch_folder(bot)
             if self.sandbox is not None and folder is not None:
                 _check_folder_is_open(bot.name, folder)
             launcher = BotLauncher(
@@ -1039,6 +1042,11 @@ def estimated_seconds(runner: TournamentRunner) -> float | None:
     """Seconds left at the current rate, or None before the first game."""
     eta = runner.live.eta_s
     return None if eta is None or math.isinf(eta) else eta
+
+
+def _launch_folder(bot: BotSpec) -> Path | None:
+    """The folder a launched bot's sandbox mounts for it (its ``folder``, else its command's)."""
+    return Path(bot.folder) if bot.folder else bot_folder(bot.argv, working_folder(bot.workdir))
 
 
 def _check_folder_is_open(bot: str, folder: Path) -> None:

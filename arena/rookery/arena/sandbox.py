@@ -519,6 +519,83 @@ def bot_folder(argv: Sequence[str], workdir: str | None = None) -> Path | None:
     return folder
 
 
+#: Folders not looked into for an older run's ``arena.sqlite`` (large, and never a run).
+_UNSCANNED = frozenset({"node_modules", ".git", "target", ".venv", "venv", "__pycache__"})
+#: At most this many folder entries are looked at per bot folder for older runs.
+_SCAN_LIMIT = 20_000
+
+
+def _older_runs(folder: Path) -> list[Path]:
+    """Run directories (holding an ``arena.sqlite``) one or two levels inside ``folder``."""
+    found: list[Path] = []
+    seen = 0
+    level = [folder]
+    for _depth in range(2):
+        below: list[Path] = []
+        for parent in level:
+            with contextlib.suppress(OSError), os.scandir(parent) as entries:
+                for entry in entries:
+                    seen += 1
+                    if seen > _SCAN_LIMIT:
+                        return found
+                    if entry.name in _UNSCANNED or not entry.is_dir(follow_symlinks=False):
+                        continue
+                    path = Path(entry.path)
+                    if (path / "arena.sqlite").exists():
+                        found.append(path)
+                    else:
+                        below.append(path)
+        level = below
+    return found
+
+
+def hidden_inside(
+    folder: Path,
+    *,
+    run_dirs: Iterable[Path] = (),
+    private: Iterable[Path] = (),
+    keep: Iterable[Path] = (),
+    home: Path | None = None,
+) -> list[Path]:
+    """What inside a bot's ``folder`` the sandbox covers up although the folder is mounted.
+
+    - each run directory (``run_dirs``: the SQLite file with the seed, every bot's log) and,
+      when it lies inside the folder too, the folder that holds it (``runs/``: earlier runs);
+    - any older run (a folder with an ``arena.sqlite``) one or two levels down;
+    - the ``private`` folders (the other bots' own) inside it;
+    - the organiser's ``home`` inside it, or its dotfiles when the folder is the home itself.
+
+    Never a path that holds or lies in one of ``keep`` (what the bot needs: its Python).
+    """
+    folder = folder.resolve()
+    wanted: list[Path] = []
+    for raw in run_dirs:
+        run_dir = raw.resolve()
+        wanted.append(run_dir)
+        if run_dir.parent != folder:
+            wanted.append(run_dir.parent)
+    wanted += _older_runs(folder)
+    wanted += [p.resolve() for p in private]
+    if home is not None:
+        home = home.resolve()
+        if home == folder:
+            with contextlib.suppress(OSError):
+                wanted += [p for p in folder.iterdir() if p.name.startswith(".")]
+        else:
+            wanted.append(home)
+    kept = [k.resolve() for k in keep]
+    hidden = [
+        path
+        for path in wanted
+        if path != folder
+        and path.is_relative_to(folder)
+        and not path.is_symlink()
+        and path.exists()
+        and not any(k.is_relative_to(path) or path.is_relative_to(k) for k in kept)
+    ]
+    return sorted(_minimal(hidden))
+
+
 @dataclass
 class SandboxRuntime:
     """The sandbox of one arena run: what is mounted, the limits, the server's socket."""
@@ -531,6 +608,10 @@ class SandboxRuntime:
     read_only: tuple[Path, ...] = ()
     #: CPUs to pin bot processes to, one list per game slot; empty: no pinning.
     cpu_sets: tuple[tuple[int, ...], ...] = ()
+    #: The run's directories (its SQLite file, the bots' logs): covered up in every bot's folder.
+    run_dirs: tuple[Path, ...] = ()
+    #: The launched bots' own folders: each bot sees its own, never another's inside it.
+    bot_folders: tuple[Path, ...] = ()
     _counter: int = field(default=0, init=False)
     _base_paths: list[Path] = field(default_factory=list, init=False)
 
@@ -605,7 +686,28 @@ class SandboxRuntime:
             args += ["--ro-bind", str(path), str(path)]
         if writable and folder is not None:  # a build step writes its output into the folder
             args += ["--bind", str(folder), str(folder)]
+        if folder is not None:
+            args += self._cover_ups(folder)
         args += ["--ro-bind", str(self.socket_path), SOCKET_INSIDE]
+        return args
+
+    def _cover_ups(self, folder: Path) -> list[str]:
+        """Mounts over what the bot must not see inside its folder: an empty tmpfs on a folder,
+        ``/dev/null`` on a file (see :func:`hidden_inside`)."""
+        resolved = folder.resolve()
+        hidden = hidden_inside(
+            folder,
+            run_dirs=self.run_dirs,
+            private=[p for p in self.bot_folders if p.resolve() != resolved],
+            keep=self._base_paths,
+            home=Path.home(),
+        )
+        args: list[str] = []
+        for path in hidden:
+            if path.is_dir():
+                args += ["--perms", "0555", "--size", "4096", "--tmpfs", str(path)]
+            else:
+                args += ["--ro-bind", "/dev/null", str(path)]
         return args
 
     def command(
