@@ -56,7 +56,9 @@ def test_a_run_killed_mid_way_resumes_without_losing_or_doubling_games(tmp_path:
     for game_id, digest in before.items():
         assert hashes_before[f"{game_id}.jsonl.gz"] == digest
 
-    finished = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    finished = subprocess.run(
+        [*command, "--resume", str(out)], capture_output=True, text=True, timeout=120
+    )
     assert finished.returncode == 0, finished.stdout + finished.stderr
     assert "resumed" in finished.stdout
     with RunStore(out) as store:

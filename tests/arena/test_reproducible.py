@@ -62,7 +62,9 @@ def test_a_rerun_and_a_killed_and_resumed_run_play_the_same_games(
     process.send_signal(signal.SIGKILL)
     process.wait(timeout=10)
     assert 0 < recorded < 6, "the run was not cut mid-way"
-    resumed = subprocess.run(arena_command(cut), capture_output=True, text=True, timeout=180)
+    resumed = subprocess.run(
+        [*arena_command(cut), "--resume", str(cut)], capture_output=True, text=True, timeout=180
+    )
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert "resumed" in resumed.stdout
 

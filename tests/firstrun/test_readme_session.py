@@ -121,9 +121,9 @@ def _check_table(line: str, done: subprocess.CompletedProcess[str]) -> None:
 def _check_arena(clone: Path) -> Checker:
     def check(line: str, done: subprocess.CompletedProcess[str]) -> None:
         games = int(shlex.split(line)[-1])  # --games N: per pairing, three pairings
-        assert f"{3 * games}/{3 * games} recorded in runs/arena" in done.stdout, done.stdout
+        assert f"{3 * games}/{3 * games} recorded in runs/arena-" in done.stdout, done.stdout
         assert "mine" in done.stdout
-        assert len(list((clone / "runs" / "arena" / "replays").glob("*.jsonl.gz"))) == 3 * games
+        assert len(list((clone / "runs" / "latest" / "replays").glob("*.jsonl.gz"))) == 3 * games
 
     return check
 
@@ -131,7 +131,7 @@ def _check_arena(clone: Path) -> Checker:
 def _check_report(clone: Path) -> Checker:
     def check(line: str, done: subprocess.CompletedProcess[str]) -> None:
         for name in ("report.json", "standings.csv", "games.csv", "report.html"):
-            assert (clone / "runs" / "arena" / name).is_file(), name
+            assert (clone / "runs" / "latest" / name).is_file(), name
         assert "mine" in done.stdout
 
     return check
@@ -139,7 +139,7 @@ def _check_report(clone: Path) -> Checker:
 
 def _check_verify(clone: Path) -> Checker:
     def check(line: str, done: subprocess.CompletedProcess[str]) -> None:
-        count = len(list((clone / "runs" / "arena" / "replays").glob("*.jsonl.gz")))
+        count = len(list((clone / "runs" / "latest" / "replays").glob("*.jsonl.gz")))
         assert count and f"{count} of {count} replays verify" in done.stdout + done.stderr
 
     return check

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import dataclasses
 import shlex
 import signal
@@ -24,8 +25,11 @@ EXIT_INTERRUPTED = 130
 _EXAMPLES = textwrap.dedent(
     """\
     examples:
-      # a round-robin from a config file (resumable: run the same command again after a crash)
+      # a round-robin from a config file, into a new run directory (runs/latest points at it)
       rookery arena run examples/tournaments/round-robin.toml
+
+      # go on with an interrupted run: the same command, and the run directory to resume
+      rookery arena run examples/tournaments/round-robin.toml --resume runs/latest
 
       # a quick head-to-head with SPRT, for a bot's CI
       rookery arena run --format sprt --elo0 0 --elo1 10 \\
@@ -35,11 +39,11 @@ _EXAMPLES = textwrap.dedent(
       rookery arena run nightly.toml --backend ray --ray-address ray://head:10001
 
       # the report of a run directory
-      rookery arena report runs/nightly
+      rookery arena report runs/latest
 
     exit codes: 0 finished (SPRT: H1 accepted, the new bot is better); 1 SPRT: H0 accepted;
     2 SPRT: inconclusive at the game cap (or bad arguments); 3 configuration, storage or bot launch
-    error; 130 interrupted (run the same command again to resume).
+    error; 130 interrupted (the same command with --resume DIR goes on with it).
     """
 )
 
@@ -56,7 +60,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description=(
             "Run a tournament on an embedded server: launched bots are started from their "
             "commands, remote bots connect by name. Results go to a run directory (SQLite, "
-            "replays, logs); an interrupted run resumes when the same command is run again."
+            "replays, logs), a new one for each run unless --resume names one to go on with."
         ),
         epilog=_EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -81,7 +85,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     run.add_argument("--preset", help="the ruleset preset (e.g. standard, cutthroat)")
     run.add_argument("--target", type=int, help="override the ruleset's target score")
     run.add_argument("--format", choices=["round-robin", "gauntlet", "sprt"])
-    run.add_argument("--games", type=int, help="games per pairing (SPRT: the cap)")
+    run.add_argument(
+        "--games",
+        type=int,
+        help="games per pairing, each pair of bots plays this many (a duplicate pair counts as "
+        "two; SPRT: the cap on all games); default: the file's, else 10",
+    )
     run.add_argument("--no-duplicate", action="store_true", help="one game per seed")
     run.add_argument("--concurrency", type=int, help="games at once (default: the cores)")
     run.add_argument(
@@ -90,7 +99,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="the schedule's base seed (default: a fresh random one, recorded in the run; a "
         "resumed run keeps its own)",
     )
-    run.add_argument("--out", help="the run directory (default: runs/<name>)")
+    run.add_argument(
+        "--out",
+        metavar="DIR",
+        help="the run directory (default: a new one each run, runs/<name>-<date>-<time>, "
+        "with runs/latest pointing at it); it must not hold this tournament's games already",
+    )
+    run.add_argument(
+        "--resume",
+        metavar="DIR",
+        help="go on with the tournament in the run directory DIR (the same config or --bot "
+        "flags): its recorded games are kept, the rest are played",
+    )
     run.add_argument("--elo0", type=float, help="SPRT: Elo of H0")
     run.add_argument("--elo1", type=float, help="SPRT: Elo of H1")
     run.add_argument("--alpha", type=float, help="SPRT: false positive rate")
@@ -330,7 +350,7 @@ def run_tournament(config: Any, out: Path, options: Any, *, write_files: bool = 
         console.print("report: " + ", ".join(str(p) for p in paths))
         console.print(f"web pages: {out / 'web' / 'index.html'} ({len(web_pages)} pages)")
     if result.cancelled:
-        console.print("interrupted: run the same command again to resume")
+        console.print(f"interrupted: the same command with --resume {out} goes on with it")
         return EXIT_INTERRUPTED
     if result.sprt_decision is not None:
         if result.sprt_decision is SprtDecision.H1:
@@ -347,10 +367,10 @@ def _run(args: argparse.Namespace) -> int:
 
     try:
         config = _build_config(args)
+        out = _run_dir(args, config)
     except ArenaError as error:
         print(f"rookery arena run: {error}", file=sys.stderr)
         return EXIT_ERROR
-    out = Path(args.out) if args.out else config.out or Path("runs") / config.tournament_id
     if args.seed is None and not _file_sets_seed(args.config):
         # No seed given: a fresh random one, unless this run directory resumes a tournament,
         # which goes on with the seed it recorded.
@@ -370,6 +390,65 @@ def _run(args: argparse.Namespace) -> int:
         ray_working_dir=args.ray_working_dir,
     )
     return run_tournament(config, out, options, write_files=not args.no_report)
+
+
+def _run_dir(args: argparse.Namespace, config: Any) -> Path:
+    """The run directory: ``--resume DIR`` (holding this tournament), ``--out`` or the file's
+    ``out`` (not holding its games yet), else a new one under ``runs/``, ``runs/latest`` the
+    link to it. A run resumes only when asked: a rerun after editing a bot starts afresh."""
+    from rookery.arena.errors import ConfigError
+    from rookery.cli._run_dirs import DEFAULT_RUNS, new_run_dir, point_latest
+
+    tournament_id: str = config.tournament_id
+    if args.resume:
+        out = Path(args.resume)
+        if args.out and Path(args.out).resolve() != out.resolve():
+            raise ConfigError("command line", "--resume", f"{out} is not --out {args.out}")
+        if _recorded_games(out, tournament_id) is None:
+            raise ConfigError(
+                "command line",
+                "--resume",
+                f"{out} holds no tournament {tournament_id!r} to go on with (without --resume "
+                "a run starts afresh in a new run directory)",
+            )
+    elif args.out or config.out:
+        out = Path(args.out) if args.out else Path(config.out)
+        recorded = _recorded_games(out, tournament_id)
+        if recorded:
+            raise ConfigError(
+                "command line",
+                "--out" if args.out else f"{config.source}: out",
+                f"{out} holds {recorded} recorded game(s) of the tournament {tournament_id!r} "
+                f"already: --resume {out} goes on with it; another directory, or none (a new "
+                "one under runs/), starts afresh",
+            )
+        return out
+    else:
+        try:
+            out = new_run_dir(DEFAULT_RUNS, tournament_id)
+        except OSError as error:
+            reason = f"cannot make a run directory: {error}"
+            raise ConfigError("command line", "--out", reason) from None
+    if out.resolve().parent == DEFAULT_RUNS.resolve():
+        with contextlib.suppress(OSError):  # a folder without symbolic links: no runs/latest
+            point_latest(out.resolve())
+    return out
+
+
+def _recorded_games(out: Path, tournament_id: str) -> int | None:
+    """How many games of ``tournament_id`` the run directory ``out`` has recorded; None when
+    it holds no such tournament."""
+    from rookery.arena.errors import ArenaError
+    from rookery.arena.storage import DATABASE_NAME, RunStore
+
+    if not (out / DATABASE_NAME).is_file():
+        return None
+    try:
+        with RunStore(out) as store:
+            store.tournament(tournament_id)
+            return store.count_games(tournament_id)
+    except ArenaError:
+        return None
 
 
 def _file_sets_seed(path: str | None) -> bool:

@@ -210,7 +210,12 @@ class RunDirectories:
             if (path / DATABASE_NAME).is_file():
                 found.append(path)
             elif path.is_dir():
-                found += sorted(p for p in path.iterdir() if (p / DATABASE_NAME).is_file())
+                # A link (`rookery arena run`'s runs/latest) names a run listed already.
+                found += sorted(
+                    p
+                    for p in path.iterdir()
+                    if (p / DATABASE_NAME).is_file() and not p.is_symlink()
+                )
         return found
 
     def _entries(self) -> dict[str, _Entry]:
