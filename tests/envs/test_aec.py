@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 from envs_positions import ALL_PRESETS
 from pettingzoo.test import api_test, seed_test  # type: ignore[import-untyped]
@@ -28,26 +27,6 @@ def test_the_game_seed_option_deals_the_engines_game() -> None:
     assert env.table is not None
     assert env.table.game.hands == game.hands
     assert env.agent_selection == f"seat_{game.current_player}"
-
-
-def test_a_whole_hand_of_random_moves_pays_each_seat_its_sides_score_change() -> None:
-    env = RookAECEnv("six-handed")
-    env.reset(seed=5)
-    totals = dict.fromkeys(env.possible_agents, 0.0)
-    rng = np.random.default_rng(5)
-    for agent in env.agent_iter():
-        obs, reward, terminated, truncated, _ = env.last()
-        totals[agent] += reward
-        if terminated or truncated:
-            env.step(None)
-            continue
-        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    assert env.table is not None
-    scores = env.table.game.scores
-    rules = env.ruleset
-    for seat, agent in enumerate(env.possible_agents):
-        assert totals[agent] == pytest.approx(scores[rules.sides[seat]] / rules.deck_points)
-    assert any(totals.values())
 
 
 def test_an_illegal_id_is_refused_with_the_legal_ids() -> None:

@@ -46,7 +46,8 @@ def test_action_masks_match_the_info_mask_and_a_masked_agent_finishes_the_hand()
         steps += 1
     assert env.table is not None and env.table.is_over
     rules = env.ruleset
-    assert total == pytest.approx(env.table.game.scores[rules.sides[0]] / rules.deck_points)
+    mine, theirs = env.table.game.scores[rules.sides[0]], env.table.game.scores[rules.sides[1]]
+    assert total == pytest.approx((mine - theirs) / rules.deck_points)
     assert not env.action_masks().any()
 
 

@@ -3,13 +3,40 @@ one card a step and rewards as score changes."""
 
 from __future__ import annotations
 
+import enum
+
 import numpy as np
 import numpy.typing as npt
 from rookery.engine import Action, Game, LegalActions, Observation, Phase, Ruleset
 
 from ._encoding import ActionCodec, ObservationEncoder, Tensor
 
-__all__ = ["RookTable", "episode_rules"]
+__all__ = ["Reward", "RookTable", "episode_rules", "reward_kind"]
+
+
+class Reward(enum.Enum):
+    """What a seat's reward measures (every env's ``reward=`` option); both are over the deck's
+    points, so a hand is worth about ±1."""
+
+    ZERO_SUM = "zero-sum"
+    """The default: the change of the seat's side's score minus the mean change of the other
+    sides' (with two sides, own minus other). It is what wins a game to the target, and the
+    rewards of all seats sum to zero. A side that is set pays for it against defenders' points."""
+    GENERAL_SUM = "general-sum"
+    """The change of the seat's side's own score alone. Defending never scores below zero while
+    bidding risks the bid, so a learner on this reward learns never to bid; for analyses of a
+    side's own points, not for learning to win."""
+
+
+def reward_kind(reward: Reward | str) -> Reward:
+    """``reward`` as a :class:`Reward` (``"zero-sum"`` or ``"general-sum"`` accepted)."""
+    if isinstance(reward, Reward):
+        return reward
+    try:
+        return Reward(reward)
+    except ValueError:
+        choices = ", ".join(repr(kind.value) for kind in Reward)
+        raise ValueError(f"unknown reward {reward!r}; choose one of {choices}") from None
 
 
 def episode_rules(ruleset: Ruleset, hands: int | None) -> Ruleset:
@@ -24,12 +51,15 @@ def episode_rules(ruleset: Ruleset, hands: int | None) -> Ruleset:
 class RookTable:
     """An engine game played by action ids (``ActionCodec``), the state every env shares.
 
-    ``step(action_id)`` returns the reward of every seat for that step: the change of its side's
-    cumulative score divided by the deck's points (so a hand is worth about ±1). The engine
-    refuses nothing here that the mask allows; an id outside the mask raises ``ValueError``.
+    ``step(action_id)`` returns the reward of every seat for that step (``reward``: zero-sum by
+    default, see :class:`Reward`), over the deck's points (so a hand is worth about ±1). The
+    engine refuses nothing here that the mask allows; an id outside the mask raises
+    ``ValueError``.
     """
 
-    def __init__(self, ruleset: Ruleset, game: Game) -> None:
+    def __init__(
+        self, ruleset: Ruleset, game: Game, *, reward: Reward | str = Reward.ZERO_SUM
+    ) -> None:
         self.ruleset = ruleset
         self.codec = ActionCodec(ruleset)
         self.encoder = ObservationEncoder(ruleset)
@@ -39,11 +69,14 @@ class RookTable:
         self._ids: list[int] | None = None
         self._points = float(ruleset.deck_points)
         self._sides = ruleset.sides
+        self.reward = reward_kind(reward)
 
     @classmethod
-    def new(cls, ruleset: Ruleset, seed: int) -> RookTable:
+    def new(
+        cls, ruleset: Ruleset, seed: int, *, reward: Reward | str = Reward.ZERO_SUM
+    ) -> RookTable:
         """A fresh game dealt from ``seed`` (as the arena deals: equal seeds, equal cards)."""
-        return cls(ruleset, Game(ruleset, seed, events=False))
+        return cls(ruleset, Game(ruleset, seed, events=False), reward=reward)
 
     @property
     def current_player(self) -> int | None:
@@ -118,11 +151,15 @@ class RookTable:
         if after == before:
             return [0.0] * len(self._sides)
         points = self._points
-        return [(after[side] - before[side]) / points for side in self._sides]
+        changes = [(a - b) / points for a, b in zip(after, before, strict=True)]
+        if self.reward is Reward.ZERO_SUM:
+            total, others = sum(changes), len(changes) - 1
+            changes = [change - (total - change) / others for change in changes]
+        return [changes[side] for side in self._sides]
 
     def clone(self) -> RookTable:
         """An independent copy."""
-        other = RookTable(self.ruleset, self.game.clone())
+        other = RookTable(self.ruleset, self.game.clone(), reward=self.reward)
         other.pending = self.pending
         return other
 

@@ -22,7 +22,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv  # type: ignore[import-untyped]
 from rookery.engine import Ruleset
 
-from ._core import RookTable, episode_rules
+from ._core import Reward, RookTable, episode_rules, reward_kind
 from ._encoding import ActionCodec, ObservationEncoder
 from .text import render_table
 
@@ -45,7 +45,8 @@ def observation_bounds(encoder: ObservationEncoder, size: int) -> tuple[Any, Any
 
 
 class RookAECEnv(AECEnv):  # type: ignore[misc]
-    """One Rook table; ``preset`` names a ruleset (or pass a ``Ruleset``)."""
+    """One Rook table; ``preset`` names a ruleset (or pass a ``Ruleset``); ``reward`` is
+    ``"zero-sum"`` (the default) or ``"general-sum"`` (see ``rookery.envs._core.Reward``)."""
 
     metadata: ClassVar[dict[str, Any]] = {
         "name": "rookery_rook_v0",
@@ -58,9 +59,11 @@ class RookAECEnv(AECEnv):  # type: ignore[misc]
         preset: str | Ruleset = "standard",
         *,
         hands: int | None = 1,
+        reward: Reward | str = Reward.ZERO_SUM,
         render_mode: str | None = None,
     ) -> None:
         super().__init__()
+        self.reward = reward_kind(reward)
         base = preset if isinstance(preset, Ruleset) else Ruleset.preset(preset)
         self.ruleset = episode_rules(base, hands)
         if render_mode is not None and render_mode != "ansi":
@@ -98,7 +101,7 @@ class RookAECEnv(AECEnv):  # type: ignore[misc]
         game_seed = (options or {}).get("game_seed")
         if game_seed is None:
             game_seed = int(self._seeds.integers(0, 2**63))
-        self.table = RookTable.new(self.ruleset, int(game_seed))
+        self.table = RookTable.new(self.ruleset, int(game_seed), reward=self.reward)
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)

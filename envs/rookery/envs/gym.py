@@ -9,11 +9,12 @@ True
 ``opponents`` is a reference bot's name (``"random"``, ``"heuristic"``, ``"pimc"``), a
 ``Policy`` (``policy(observation, legal, rng) -> action``, as ``rookery.client.bots`` defines
 it), or one of these per other seat. The reward of a step is the learner's reward over that step
-and the opponents' moves after it (see ``docs/ai.md``); ``action_masks()`` serves maskable
-algorithms (sb3-contrib's ``MaskablePPO``) and ``info["action_mask"]`` the same mask. An id
-outside the mask changes nothing and costs ``illegal_penalty`` (``info["illegal_action"]``), or
-raises ``ValueError`` with ``illegal="raise"``: the table never plays a move the agent did not
-choose.
+and the opponents' moves after it: zero-sum by default (its side's score change minus the other
+sides'), ``reward="general-sum"`` for its side's own change (see ``docs/ai.md``).
+``action_masks()`` serves maskable algorithms (sb3-contrib's ``MaskablePPO``) and
+``info["action_mask"]`` the same mask. An id outside the mask changes nothing and costs
+``illegal_penalty`` (``info["illegal_action"]``), or raises ``ValueError`` with
+``illegal="raise"``: the table never plays a move the agent did not choose.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from gymnasium import spaces
 from rookery.client.bots import POLICIES, Policy
 from rookery.engine import Ruleset
 
-from ._core import RookTable, episode_rules
+from ._core import Reward, RookTable, episode_rules, reward_kind
 from ._encoding import ActionCodec, ObservationEncoder, Tensor
 from .aec import observation_bounds
 
@@ -65,6 +66,7 @@ class RookGymEnv(gymnasium.Env[Tensor, int]):
         seat: int = 0,
         opponents: Opponent | Sequence[Opponent] = "heuristic",
         hands: int | None = 1,
+        reward: Reward | str = Reward.ZERO_SUM,
         illegal: str = "penalize",
         illegal_penalty: float = -0.1,
         render_mode: str | None = None,
@@ -72,6 +74,7 @@ class RookGymEnv(gymnasium.Env[Tensor, int]):
         if illegal not in ("penalize", "raise"):
             raise ValueError(f"illegal must be 'penalize' or 'raise', got {illegal!r}")
         self.illegal = illegal
+        self.reward = reward_kind(reward)
         self.illegal_penalty = illegal_penalty
         base = preset if isinstance(preset, Ruleset) else Ruleset.preset(preset)
         self.ruleset = episode_rules(base, hands)
@@ -108,7 +111,7 @@ class RookGymEnv(gymnasium.Env[Tensor, int]):
         if game_seed is None:
             game_seed = int(self.np_random.integers(0, 2**63))
         self._rng = random.Random(f"opponents:{game_seed}")
-        self.table = RookTable.new(self.ruleset, int(game_seed))
+        self.table = RookTable.new(self.ruleset, int(game_seed), reward=self.reward)
         self._opponents_play()
         return self._observe(), self._info()
 

@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 from rookery.engine import Action, Game, Observation, Ruleset
 
-from ._core import RookTable, episode_rules
+from ._core import Reward, RookTable, episode_rules
 from ._encoding import ActionCodec, ObservationEncoder, Tensor
 
 __all__ = [
@@ -121,18 +121,19 @@ def evaluate(
     seeds: range,
     *,
     seats: Sequence[int] | None = None,
+    reward: Reward | str = Reward.ZERO_SUM,
 ) -> float:
-    """The mean reward of the policy's seat over the one-hand deals ``seeds``, each deal played
-    once with the policy at each of ``seats`` in turn (default: every seat, duplicate style), the
-    other seats playing uniformly random legal ids from a generator fixed per deal and seat
-    (``policy=None``: the seat plays random too). Every policy meets the same cards and the
-    same opponents' draws."""
+    """The mean reward (zero-sum by default) of the policy's seat over the one-hand deals
+    ``seeds``, each deal played once with the policy at each of ``seats`` in turn (default: every
+    seat, duplicate style), the other seats playing uniformly random legal ids from a generator
+    fixed per deal and seat (``policy=None``: the seat plays random too). Every policy meets the
+    same cards and the same opponents' draws."""
     rules = episode_rules(ruleset, 1)
     chosen = range(rules.players) if seats is None else seats
     total = 0.0
     for seed in seeds:
         for seat in chosen:
-            table = RookTable(rules, Game(rules, seed, events=False))
+            table = RookTable(rules, Game(rules, seed, events=False), reward=reward)
             rng = random.Random(f"evaluate:{seed}:{seat}")
             mine = random.Random(f"evaluate-seat:{seed}:{seat}")
             while not table.is_over:
@@ -154,6 +155,7 @@ def train_linear(
     seed: int = 0,
     learning_rate: float = 0.05,
     seat: int = 0,
+    reward: Reward | str = Reward.ZERO_SUM,
 ) -> LinearPolicy:
     """REINFORCE with a running baseline for ``steps`` of ``seat``'s decisions, one-hand
     episodes against uniformly random opponents; deals drawn from ``seed``."""
@@ -164,9 +166,10 @@ def train_linear(
     baseline = 0.0
     done_steps = 0
     while done_steps < steps:
-        table = RookTable(rules, Game(rules, int(rng.integers(0, 2**63)), events=False))
+        game = Game(rules, int(rng.integers(0, 2**63)), events=False)
+        table = RookTable(rules, game, reward=reward)
         trajectory: list[tuple[Tensor, npt.NDArray[np.int8], int]] = []
-        reward = 0.0
+        gained = 0.0
         while not table.is_over:
             if table.current_player == seat:
                 tensor, mask = table.tensor(seat), table.mask()
@@ -175,9 +178,9 @@ def train_linear(
                 done_steps += 1
             else:
                 action = opponents.choice(table.legal_ids())
-            reward += table.step(action)[seat]
-        advantage = reward - baseline
-        baseline += 0.05 * (reward - baseline)
+            gained += table.step(action)[seat]
+        advantage = gained - baseline
+        baseline += 0.05 * (gained - baseline)
         for tensor, mask, action in trajectory:
             legal, nonzero, logits = policy.legal_logits(tensor, mask)
             p = np.exp(logits - logits.max())

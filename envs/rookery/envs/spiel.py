@@ -9,8 +9,10 @@
 The deal is explicit chance: one chance step per card of the deck, dealt in the engine's order
 (seat 0's hand, seat 1's, …, then the nest, then the dead cards), each uniform over the cards not
 yet dealt. Then the hand is the engine's, played by the action ids of :class:`ActionCodec`; the
-returns are each seat's score change over the deck's points. ``resample_from_infostate`` draws the
-hidden cards with the engine's deal sampler (``rookery.engine.sample_deal``).
+returns are zero-sum by default (each seat's side's score change minus the other sides', over the
+deck's points; parameter ``reward="general-sum"`` for the side's own change).
+``resample_from_infostate`` draws the hidden cards with the engine's deal sampler
+(``rookery.engine.sample_deal``).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from rookery.engine import (
     sample_deal,
 )
 
-from ._core import RookTable, episode_rules
+from ._core import Reward, RookTable, episode_rules, reward_kind
 from ._encoding import ActionCodec, ObservationEncoder
 from .text import render_view
 
@@ -63,43 +65,55 @@ GAME_NAME = "python_rook"
 
 _MAX_PLAYERS = 6
 
-_GAME_TYPE = pyspiel.GameType(
-    short_name=GAME_NAME,
-    long_name="Rook (Rookery's engine)",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.GENERAL_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=_MAX_PLAYERS,
-    min_num_players=3,
-    provides_information_state_string=True,
-    provides_information_state_tensor=True,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    provides_factored_observation_string=False,
-    parameter_specification={"preset": "standard"},
-)
+
+def _game_type(utility: Any) -> Any:
+    return pyspiel.GameType(
+        short_name=GAME_NAME,
+        long_name="Rook (Rookery's engine)",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=utility,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=_MAX_PLAYERS,
+        min_num_players=3,
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        provides_factored_observation_string=False,
+        parameter_specification={"preset": "standard", "reward": Reward.ZERO_SUM.value},
+    )
 
 
-def _utility_bounds(ruleset: Ruleset) -> tuple[float, float]:
-    """A hand's score change over the deck's points lies within these bounds."""
+_GAME_TYPE = _game_type(pyspiel.GameType.Utility.ZERO_SUM)
+_GENERAL_SUM_TYPE = _game_type(pyspiel.GameType.Utility.GENERAL_SUM)
+
+
+def _utility_bounds(ruleset: Ruleset, reward: Reward) -> tuple[float, float]:
+    """A hand's return lies within these bounds: a side's score change over the deck's points,
+    and for the zero-sum return, that minus another side's."""
     points = float(ruleset.deck_points)
     top = max(ruleset.effective_max_bid, ruleset.deck_points + ruleset.last_trick_bonus)
+    if reward is Reward.ZERO_SUM:
+        top *= 2
     return -top / points, top / points
 
 
 class RookSpielGame(pyspiel.Game):  # type: ignore[misc]
-    """The game: ``preset`` names the ruleset; every game is one hand."""
+    """The game: ``preset`` names the ruleset, ``reward`` the returns (``"zero-sum"``, the
+    default, or ``"general-sum"``: see ``rookery.envs._core.Reward``); every game is one hand."""
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         params = dict(params or {})
         preset = str(params.get("preset", "standard"))
+        self.reward = reward_kind(str(params.get("reward", Reward.ZERO_SUM.value)))
         self.ruleset = episode_rules(Ruleset.preset(preset), 1)
         self.codec = ActionCodec(self.ruleset)
         self.encoder = ObservationEncoder(self.ruleset)
         rules = self.ruleset
-        low, high = _utility_bounds(rules)
+        low, high = _utility_bounds(rules, self.reward)
+        zero_sum = self.reward is Reward.ZERO_SUM
         auction = (len(self.codec.bids) + 1) * rules.players
         info = pyspiel.GameInfo(
             num_distinct_actions=self.codec.size,
@@ -107,10 +121,11 @@ class RookSpielGame(pyspiel.Game):  # type: ignore[misc]
             num_players=rules.players,
             min_utility=low,
             max_utility=high,
-            utility_sum=None,
+            utility_sum=0.0 if zero_sum else None,
             max_game_length=rules.deck_size + auction + 2 + rules.nest_size + rules.deck_size,
         )
-        super().__init__(_GAME_TYPE, info, {"preset": preset})
+        game_type = _GAME_TYPE if zero_sum else _GENERAL_SUM_TYPE
+        super().__init__(game_type, info, {"preset": preset, "reward": self.reward.value})
 
     def new_initial_state(self) -> RookSpielState:
         return RookSpielState(self)
@@ -126,9 +141,10 @@ class RookSpielGame(pyspiel.Game):  # type: ignore[misc]
 class _Shared:
     """The rules of a state, shared by its clones (never copied)."""
 
-    def __init__(self, ruleset: Ruleset, codec: ActionCodec) -> None:
+    def __init__(self, ruleset: Ruleset, codec: ActionCodec, reward: Reward) -> None:
         self.ruleset = ruleset
         self.codec = codec
+        self.reward = reward
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Shared:
         return self
@@ -139,7 +155,7 @@ class RookSpielState(pyspiel.State):  # type: ignore[misc]
 
     def __init__(self, game: RookSpielGame) -> None:
         super().__init__(game)
-        self.shared = _Shared(game.ruleset, game.codec)
+        self.shared = _Shared(game.ruleset, game.codec, game.reward)
         self.dealt: list[int] = []
         self.table: RookTable | None = None
         self.totals = [0.0] * self.ruleset.players
@@ -182,7 +198,7 @@ class RookSpielState(pyspiel.State):  # type: ignore[misc]
                 game = Game.from_deal(
                     self.ruleset, deal, dealer=self.ruleset.first_dealer, events=False
                 )
-                self.table = RookTable(self.ruleset, game)
+                self.table = RookTable(self.ruleset, game, reward=self.shared.reward)
             return
         rewards = self.table.step(action)
         self.totals = [t + r for t, r in zip(self.totals, rewards, strict=True)]
@@ -435,7 +451,8 @@ def mcts_policy(*, simulations: int = 20, seed: int = 0) -> Policy:
         deal = sample_deal(world_obs, draws)
         state = game.new_initial_state()
         state.dealt = _order_of(rules, deal)
-        state.table = RookTable(rules, Game.from_observation(world_obs, deal))
+        world = Game.from_observation(world_obs, deal)
+        state.table = RookTable(rules, world, reward=game.reward)
         while True:
             step = state.codec.step_action(
                 int(bot.step(state)), state.table.legal(), state.table.pending

@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 from rookery.engine import Ruleset
 
-from ._core import RookTable, episode_rules
+from ._core import Reward, RookTable, episode_rules, reward_kind
 from ._encoding import ActionCodec, ObservationEncoder
 
 __all__ = ["RookVectorEnv"]
@@ -34,13 +34,19 @@ class RookVectorEnv:
     """``n`` tables of one ruleset; arrays in, arrays out."""
 
     def __init__(
-        self, preset: str | Ruleset = "standard", n: int = 16, *, hands: int | None = 1
+        self,
+        preset: str | Ruleset = "standard",
+        n: int = 16,
+        *,
+        hands: int | None = 1,
+        reward: Reward | str = Reward.ZERO_SUM,
     ) -> None:
         if n < 1:
             raise ValueError(f"a batch needs at least one table, got n={n}")
         base = preset if isinstance(preset, Ruleset) else Ruleset.preset(preset)
         self.ruleset = episode_rules(base, hands)
         self.n = n
+        self.reward = reward_kind(reward)
         self.codec = ActionCodec(self.ruleset)
         self.encoder = ObservationEncoder(self.ruleset)
         self._seeds = np.random.default_rng()
@@ -51,7 +57,7 @@ class RookVectorEnv:
         self.episodes = 0
 
     def _deal(self) -> RookTable:
-        return RookTable.new(self.ruleset, int(self._seeds.integers(0, 2**63)))
+        return RookTable.new(self.ruleset, int(self._seeds.integers(0, 2**63)), reward=self.reward)
 
     def reset(self, seed: int | None = None) -> Batch:
         """Deal every table; the observations, masks and seats to act."""
