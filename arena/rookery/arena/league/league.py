@@ -590,6 +590,9 @@ class League:
             runs = [await self._launch(self.store.version(v)) for v in (a, b)]
             seed = secrets.randbits(63)
             pair_tag = f"league-{season.season_id}-{secrets.token_hex(6)}"
+            # Its games' replays stay withheld until the pair is committed (a pair never
+            # committed is never shown): the first game to end must not show its twin's deal.
+            self.server.withhold_replays(pair_tag)
             seats = [
                 (runs[0], runs[1], runs[0], runs[1]),
                 (runs[1], runs[0], runs[1], runs[0]),
@@ -628,6 +631,7 @@ class League:
             tuple(games),
         )
         pair_id = await asyncio.to_thread(self.store.record_pair, pair)
+        self.server.release_replays(pair_tag)
         pair = dataclasses.replace(pair, pair_id=pair_id)
         self.pairs_played_now += 1
         if pair.rated:
