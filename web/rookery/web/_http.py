@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import json
 import resource
 import time
@@ -72,6 +73,7 @@ class WebServer:
         max_streams: int = 64,
         request_timeout_s: float = 10.0,
         max_connections: int = 256,
+        max_connections_per_address: int = 32,
         league: Any = None,
     ) -> None:
         self.address = address
@@ -86,7 +88,14 @@ class WebServer:
         """The most connections open at once; more are answered 503 and closed at once. At
         start it is lowered to a quarter of the process's open-file limit, so that slow
         visitors cannot take the descriptors the game server needs (replays, bots)."""
+        self.max_connections_per_address = max_connections_per_address
+        """The most connections open at once from one visitor (an IPv4 address, an IPv6 /64):
+        more are answered 503 and closed at once, so that one visitor holding connections
+        cannot take the pages or a human seat away from the others. At start it is lowered to
+        an eighth of ``max_connections``. Behind a reverse proxy every visitor is the proxy:
+        raise it there (the proxy should cap its clients itself)."""
         self._connections = 0
+        self._by_visitor: dict[str, int] = {}
         self.port = 0
         self._listener: asyncio.Server | None = None
         self._streams = 0
@@ -135,6 +144,9 @@ class WebServer:
         soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
         if soft != resource.RLIM_INFINITY:
             self.max_connections = max(1, min(self.max_connections, soft // 4))
+        self.max_connections_per_address = max(
+            1, min(self.max_connections_per_address, self.max_connections // 8)
+        )
         self._listener = await asyncio.start_server(
             self._connection, host.strip("[]") or "127.0.0.1", int(port), limit=16384
         )
@@ -177,7 +189,19 @@ class WebServer:
         self._tasks.add(task)
         self._writers.add(writer)
         self._connections += 1
+        visitor = _visitor(writer.get_extra_info("peername"))
+        self._by_visitor[visitor] = self._by_visitor.get(visitor, 0) + 1
         try:
+            if self._by_visitor[visitor] > self.max_connections_per_address:
+                await self._send_error(
+                    writer,
+                    HttpError(
+                        HTTPStatus.SERVICE_UNAVAILABLE,
+                        f"your address has its maximum of {self.max_connections_per_address} "
+                        "connections to the dashboard open: close some, or try again later",
+                    ),
+                )
+                return
             if self._connections > self.max_connections:
                 await self._send_error(
                     writer,
@@ -195,6 +219,11 @@ class WebServer:
             log.exception("web request failed")
         finally:
             self._connections -= 1
+            left = self._by_visitor[visitor] - 1
+            if left:
+                self._by_visitor[visitor] = left
+            else:
+                del self._by_visitor[visitor]
             self._tasks.discard(task)
             self._writers.discard(writer)
             writer.close()
@@ -527,6 +556,21 @@ def _backend_store(server: Any, runs: Sequence[str | Path]) -> list[Path]:
         return []
     named = {Path(p).resolve() for p in runs}
     return [] if store.resolve() in named else [store]
+
+
+def _visitor(peer: Any) -> str:
+    """Whom a connection counts against: its IPv4 address, or its IPv6 address's /64 (one
+    host is given a whole /64)."""
+    host = peer[0] if isinstance(peer, tuple) and peer else str(peer)
+    try:
+        address = ipaddress.ip_address(str(host).partition("%")[0])
+    except ValueError:
+        return str(host)
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return str(address)
 
 
 def _json_bytes(value: Any) -> bytes:
