@@ -50,7 +50,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if not numpy_available():
-        print("ratings.fit numpy is not installed (pip install 'rookery[fast]'): pure path only")
+        print(
+            "ratings.fit numpy is not installed (pip install 'rookery-arena[fast]'): pure path only"
+        )
     for bots in args.bots:
         games = league(bots, 20, seed=bots)
         line = f"ratings.fit bots={bots} games={len(games)} refits={args.bootstrap}"

@@ -390,7 +390,7 @@ LOS_TIE_ELO = 1e-6
 
 
 def numpy_available() -> bool:
-    """True when numpy can be imported (the fit then uses it; install ``rookery[fast]``)."""
+    """True when numpy can be imported (the fit then uses it; install ``rookery-arena[fast]``)."""
     try:
         import numpy  # noqa: F401
     except ImportError:

@@ -19,7 +19,10 @@ examples:
   rookery envs check six-handed                        # PettingZoo, Gymnasium, OpenSpiel checks
 """
 
-_NEEDS_RL = "rookery envs needs the rl extra: pip install 'rookery[rl]'"
+_NEEDS_RL = (
+    "rookery envs needs the rl extra (PettingZoo, Gymnasium, OpenSpiel, numpy): "
+    "pip install 'rookery-arena[rl]' (in a clone of the source: make setup)"
+)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -82,7 +82,8 @@ def _built(directory: Path) -> tuple[dict[str, str], str]:
     try:
         manifest = json.loads((directory / _MANIFEST).read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return {}, "not built: `make setup` builds it where a C compiler exists"
+        # Not `make setup` alone: a pip user has no Makefile, and pip installs the pure modules.
+        return {}, "not built: as pip installs it; in a clone, `make setup` compiles it"
     except (OSError, ValueError) as error:
         return {}, f"unreadable {_MANIFEST}: {error}"
     if manifest.get("python") != sys.implementation.cache_tag:

@@ -11,7 +11,7 @@ runnable example of each:
 - ``rookery.envs.bridge``: a trained policy as a Rookery bot (``rookery bot run``);
 - ``rookery.envs.text`` and ``rookery.envs.chat``: a text seat for language-model agents.
 
-Install the ``rl`` extra (``pip install 'rookery[rl]'``) for numpy, PettingZoo, Gymnasium and
+Install the ``rl`` extra (``pip install 'rookery-arena[rl]'``) for numpy, PettingZoo, Gymnasium and
 OpenSpiel; ``rookery.envs.text`` needs none of them.
 """
 
