@@ -7,7 +7,7 @@ import enum
 
 import numpy as np
 import numpy.typing as npt
-from rookery.engine import Action, Game, LegalActions, Observation, Phase, Ruleset
+from rookery.engine import Action, Bury, Game, LegalActions, Observation, Phase, Ruleset, cards_of
 
 from ._encoding import ActionCodec, ObservationEncoder, Tensor
 
@@ -65,6 +65,10 @@ class RookTable:
         self.encoder = ObservationEncoder(ruleset)
         self.game = game
         self.pending = 0
+        self.bury_order: list[int] = []
+        """The cards the bidder chose to bury this hand, in the order chosen (a bury applied
+        whole counts as chosen in ascending order)."""
+        self._bury_hand = -1
         self._legal: LegalActions | None = None
         self._ids: list[int] | None = None
         self._points = float(ruleset.deck_points)
@@ -116,18 +120,46 @@ class RookTable:
         game = self.game
         return self.pending if game.phase is Phase.BURY and game.current_player == seat else 0
 
+    def picked_up(self, seat: int) -> int:
+        """The nest as ``seat`` took it (a card mask), if it is this hand's bidder; else 0."""
+        game = self.game
+        if seat != game.bidder or game.phase in (Phase.BIDDING, Phase.GAME_OVER):
+            return 0
+        return game.deal.nest
+
+    def bury_order_for(self, seat: int) -> list[int]:
+        """The bury's cards in the order ``seat`` chose them, if it is this hand's bidder."""
+        game = self.game
+        if seat != game.bidder or self._bury_hand != game.hand_number:
+            return []
+        return self.bury_order
+
     def tensor(self, seat: int) -> Tensor:
         """The observation tensor of ``seat``."""
         return self.encoder.encode(self.observation(seat), self.pending_for(seat))
 
     def info_tensor(self, seat: int) -> Tensor:
         """The information-state tensor of ``seat``."""
-        return self.encoder.encode_info_state(self.observation(seat), self.pending_for(seat))
+        return self.encoder.encode_info_state(
+            self.observation(seat),
+            self.pending_for(seat),
+            picked_up=self.picked_up(seat),
+            bury_order=self.bury_order_for(seat),
+        )
 
     def set_pending(self, pending: int) -> None:
         """Set the bury chosen so far (a card mask) for a search that steps the bury itself."""
+        self._record_bury(pending)
         self.pending = pending
         self._ids = None
+
+    def _record_bury(self, cards: int) -> None:
+        """Extend the bury order with ``cards`` not yet in it (ascending when several)."""
+        hand = self.game.hand_number
+        if self._bury_hand != hand:
+            self.bury_order, self._bury_hand = [], hand
+        chosen = sum(1 << card for card in self.bury_order)
+        self.bury_order.extend(cards_of(cards & ~chosen))
 
     def step(self, action_id: int) -> list[float]:
         """Take ``action_id`` for the seat to act; the reward of every seat."""
@@ -143,6 +175,8 @@ class RookTable:
         """Apply a whole engine action (a bury at once); the reward of every seat."""
         game = self.game
         before = game.scores
+        if isinstance(action, Bury):
+            self._record_bury(action.cards)
         game.apply(action)
         self.pending = 0
         self._legal = None
@@ -161,6 +195,8 @@ class RookTable:
         """An independent copy."""
         other = RookTable(self.ruleset, self.game.clone(), reward=self.reward)
         other.pending = self.pending
+        other.bury_order = self.bury_order[:]
+        other._bury_hand = self._bury_hand
         return other
 
 

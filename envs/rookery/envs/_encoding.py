@@ -20,6 +20,7 @@ policy can sit at any seat.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -181,7 +182,8 @@ class ActionCodec:
 
 class ObservationEncoder:
     """The observation tensor of a seat (see ``docs/ai.md`` for the layout), and the
-    information-state tensor (the observation plus the order of the auction and of the play)."""
+    information-state tensor (the observation plus the order of the auction and of the play, and
+    for the bidder the nest it picked up and the order of its bury: perfect recall)."""
 
     def __init__(self, ruleset: Ruleset) -> None:
         self.ruleset = ruleset
@@ -222,7 +224,7 @@ class ObservationEncoder:
         self._top = float(ruleset.effective_max_bid)
         self._points = float(max(1, ruleset.deck_points))
         self.auction_slots = len(self.codec.bids) + p
-        self.info_size = self.size + self.auction_slots * (p + 1) + c
+        self.info_size = self.size + self.auction_slots * (p + 1) + 3 * c
 
     def _rel(self, observer: int, seat: int) -> int:
         return (seat - observer) % self.players
@@ -296,10 +298,20 @@ class ObservationEncoder:
         if rules.nest_size:
             out[o["buried_count"][0]] = obs.buried_count / rules.nest_size
 
-    def encode_info_state(self, obs: Observation, pending: int = 0) -> Tensor:
+    def encode_info_state(
+        self,
+        obs: Observation,
+        pending: int = 0,
+        *,
+        picked_up: int = 0,
+        bury_order: Sequence[int] = (),
+    ) -> Tensor:
         """The information-state tensor: the observation, then the auction in order (a slot per
         call: relative seat one-hot and the amount, 0 for a pass), then the play order (for each
-        card, its place in the hand's play sequence over the number of cards dealt, 0 if unplayed).
+        card, its place in the hand's play sequence over the number of cards dealt, 0 if
+        unplayed), then what only the bidder remembers once the observation forgets it:
+        ``picked_up`` (the nest as it took it, a card mask) and ``bury_order`` (the cards it chose
+        to bury, in the order chosen: each card's place over the nest's size).
         """
         out = np.zeros(self.info_size, dtype=np.float32)
         self.encode_into(out[: self.size], obs, pending)
@@ -317,4 +329,11 @@ class ObservationEncoder:
             for _, card in trick.cards:
                 index += 1
                 out[order + card] = index / total
+        nest = order + NUM_CARDS
+        if picked_up:
+            out[nest : nest + NUM_CARDS] = _bits(picked_up)
+        buried = nest + NUM_CARDS
+        size = float(max(1, self.ruleset.nest_size))
+        for place, card in enumerate(bury_order, 1):
+            out[buried + card] = place / size
         return out

@@ -274,6 +274,15 @@ def resampled(state: RookSpielState, player: int, rng: random.Random) -> RookSpi
         return new  # type: ignore[no-any-return]
     obs = state.observation_of(player)
     deal = sample_deal(obs, rng)
+    picked_up = state.table.picked_up(player)
+    if picked_up:
+        # The bidder remembers which of its cards came from the nest: the sample keeps them
+        # there (the sample's bidder's hand and nest hold the same cards, split otherwise).
+        dealt = state.table.game.deal.hands[player]
+        hands = list(deal.hands)
+        assert hands[player] | deal.nest == dealt | picked_up
+        hands[player] = dealt
+        deal = Deal(tuple(hands), picked_up, deal.dead)
     for card in _order_of(rules, deal):
         new.apply_action(card)
     codec = state.codec
@@ -311,6 +320,13 @@ class RookObserver:
         public = table.game.public_view()
         return dataclasses.replace(public, seat=player), 0
 
+    def _recall(self, state: RookSpielState, player: int) -> tuple[int, list[int]]:
+        """What the bidder remembers beyond its observation: the nest it took, its bury order."""
+        assert state.table is not None
+        if not self.private:
+            return 0, []
+        return state.table.picked_up(player), state.table.bury_order_for(player)
+
     def set_from(self, state: RookSpielState, player: int) -> None:
         self.tensor.fill(0.0)
         if state.table is None:
@@ -323,7 +339,10 @@ class RookObserver:
         obs, pending = self._view(state, player)
         encoder = self.game.encoder
         if self.perfect_recall:
-            self.tensor[:] = encoder.encode_info_state(obs, pending)
+            picked_up, bury_order = self._recall(state, player)
+            self.tensor[:] = encoder.encode_info_state(
+                obs, pending, picked_up=picked_up, bury_order=bury_order
+            )
         else:
             encoder.encode_into(self.tensor, obs, pending)
 
@@ -334,11 +353,26 @@ class RookObserver:
             return f"dealing; your cards so far: {' '.join(card_name(c) for c in sorted(mine))}"
         obs, pending = self._view(state, player)
         if self.perfect_recall:
+            picked_up, bury_order = self._recall(state, player)
             data = obs.to_dict()
             del data["ruleset"]
             data["pending_bury"] = [card_name(c) for c in cards_of(pending)]
+            data["picked_up"] = [card_name(c) for c in cards_of(picked_up)]
+            data["bury_order"] = [card_name(c) for c in bury_order]
             return json.dumps(data, sort_keys=True)
-        return render_view(obs, pending)
+        return observation_header(obs) + "\n" + render_view(obs, pending)
+
+
+def observation_header(obs: Observation) -> str:
+    """The state an observation tensor holds that the text view leaves out: the phase, the seat
+    to act, the high bid, how much of the bury is done and the points taken."""
+    rules = obs.ruleset
+    points = ", ".join(str(p) for p in obs.points_captured)
+    return (
+        f"Phase {obs.phase.name}; to act: seat {obs.current_player}; high bid {obs.high_bid} "
+        f"(seat {obs.high_bidder}); buried {obs.buried_count} of {rules.nest_size}; "
+        f"points taken by side: {points}."
+    )
 
 
 pyspiel.register_game(_GAME_TYPE, RookSpielGame)
