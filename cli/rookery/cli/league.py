@@ -95,6 +95,35 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     serve.add_argument("--build-timeout", type=float, default=300.0, help="a build's seconds")
     serve.add_argument("--local-root", default="", help="local folders may be submitted from here")
+    quotas = serve.add_argument_group("quotas (a refusal names the one spent)")
+    quotas.add_argument(
+        "--submissions-per-day",
+        type=int,
+        default=5,
+        metavar="N",
+        help="versions a bot may submit in any 24 h (default 5; 0: no limit)",
+    )
+    quotas.add_argument(
+        "--challenge-pairs",
+        type=int,
+        default=16,
+        metavar="N",
+        help="challenge pairs a bot's versions may have queued (default 16; 0: no limit)",
+    )
+    quotas.add_argument(
+        "--version-mb",
+        type=int,
+        default=256,
+        metavar="MIB",
+        help="what a submitted folder may hold (default 256)",
+    )
+    quotas.add_argument(
+        "--build-mb",
+        type=int,
+        default=512,
+        metavar="MIB",
+        help="what a version's folder may hold while it builds and after (default 512)",
+    )
     serve.add_argument("--web-address", default="off", help="the league's pages (HOST:PORT)")
     serve.add_argument("--port-file", help="write the gRPC port here once serving")
     serve.add_argument("--web-port-file", help="write the pages' port here once serving")
@@ -196,6 +225,10 @@ def _serve(args: argparse.Namespace) -> int:
         local_root=Path(args.local_root) if args.local_root else None,
         join_timeout_s=args.join_timeout,
         open_mode=not args.db,
+        submissions_per_day=max(0, args.submissions_per_day),
+        challenge_pairs=max(0, args.challenge_pairs),
+        version_bytes=max(1, args.version_mb) * 1024 * 1024,
+        build_bytes=max(1, args.build_mb) * 1024 * 1024,
     )
     config = ServerConfig(
         address=args.address,

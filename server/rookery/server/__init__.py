@@ -34,7 +34,7 @@ from ._errors import (
     UnknownTournamentError,
 )
 from ._gc import tune_gc
-from ._league import LeagueBackend, SubmissionsClosedError
+from ._league import LeagueBackend, QuotaExceededError, SubmissionsClosedError
 from ._logging import configure_logging
 from ._ports import SeatChannel, SeatedTable
 from ._registry import BotRecord, BotRegistry, validate_bot_name
@@ -54,6 +54,7 @@ __all__ = [
     "InvalidBotNameError",
     "LatePolicy",
     "LeagueBackend",
+    "QuotaExceededError",
     "RookeryServer",
     "SeatChannel",
     "SeatStats",

@@ -11,11 +11,16 @@ from typing import Protocol, runtime_checkable
 
 from rookery.v1 import league_pb2
 
-__all__ = ["LeagueBackend", "SubmissionsClosedError"]
+__all__ = ["LeagueBackend", "QuotaExceededError", "SubmissionsClosedError"]
 
 
 class SubmissionsClosedError(Exception):
     """The season's deadline has passed (or it is not open): no new versions, no challenges."""
+
+
+class QuotaExceededError(Exception):
+    """One of the league's quotas is spent (submissions a day, challenge pairs queued): the
+    message says which, its limit and when the call will be accepted."""
 
 
 @runtime_checkable
@@ -26,7 +31,8 @@ class LeagueBackend(Protocol):
     ``token`` is the caller's bearer token (``None`` without one): the backend checks that it is
     the token of the bot the call acts for. Errors: ``PermissionError`` → PERMISSION_DENIED,
     ``LookupError`` → NOT_FOUND, ``FileExistsError`` (a duplicate submission) → ALREADY_EXISTS,
-    :class:`SubmissionsClosedError` → FAILED_PRECONDITION, ``ValueError`` → INVALID_ARGUMENT;
+    :class:`SubmissionsClosedError` → FAILED_PRECONDITION, :class:`QuotaExceededError` →
+    RESOURCE_EXHAUSTED, ``ValueError`` → INVALID_ARGUMENT;
     each with the message passed to the client.
     """
 

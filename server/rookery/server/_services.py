@@ -37,7 +37,7 @@ from ._errors import (
     UnknownTableError,
 )
 from ._hub import ServerHub
-from ._league import LeagueBackend, SubmissionsClosedError
+from ._league import LeagueBackend, QuotaExceededError, SubmissionsClosedError
 from ._limits import peer_host
 from ._lobby import AdmissionError, Lobby, Refusal
 from ._outbox import Outbox
@@ -73,6 +73,7 @@ _LEAGUE_ERRORS: _ErrorCodes = (
     (FileExistsError, _Code.ALREADY_EXISTS),
     (LookupError, _Code.NOT_FOUND),
     (SubmissionsClosedError, _Code.FAILED_PRECONDITION),
+    (QuotaExceededError, _Code.RESOURCE_EXHAUSTED),
     (ValueError, _Code.INVALID_ARGUMENT),
 )
 #: What each refusal of a Hello (``Lobby.admit``) ends the stream with.

@@ -31,6 +31,7 @@ from rookery.arena.sandbox import SandboxLimits, SandboxRuntime
 from rookery.arena.storage import write_bytes_atomically
 from rookery.engine import Ruleset
 from rookery.server import (
+    QuotaExceededError,
     RookeryServer,
     SubmissionsClosedError,
     TableOutcome,
@@ -43,6 +44,7 @@ from rookery.wire import convert
 from .matchmaking import Placed, choose_pairing, final_pairing, separations
 from .store import GameRecord, LeagueStore, PairRecord, RatingPoint, VersionRecord, VersionState
 from .submissions import (
+    MAX_UNPACKED_BYTES,
     content_sha256,
     copy_folder,
     identity_sha256,
@@ -66,6 +68,10 @@ log = structlog.get_logger("rookery.league")
 #: The house bot every new version qualifies against.
 HOUSE_RANDOM = "rookery-random"
 _RANDOM_COMMAND = "rookery bot run rookery.client.bots.random_bot:RandomBot"
+
+
+#: The window of the submissions quota.
+_DAY_S = 86_400.0
 
 
 class LeagueError(ArenaError):
@@ -106,6 +112,14 @@ class LeagueOptions:
     join_timeout_s: float = 30.0
     #: Refuse bot tokens: anyone may submit for any bot (a league on one's own machine).
     open_mode: bool = False
+    #: Versions one bot may submit in any 24 hours (0: no limit).
+    submissions_per_day: int = 5
+    #: Challenge pairs one bot's versions may have queued at once (0: no limit).
+    challenge_pairs: int = 16
+    #: The most bytes a submitted folder may hold.
+    version_bytes: int = MAX_UNPACKED_BYTES
+    #: The most bytes a version's folder may hold while its build step runs and after.
+    build_bytes: int = 512 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -357,15 +371,20 @@ class League:
             raise ValueError("command and build: at most 4096 characters; note: 1024")
         if (archive is None) == (not local_folder):
             raise ValueError("give the bot's folder: an archive or a local folder (one of them)")
+        self._check_submission_quota(bot)
         versions_dir = self.folder / "versions"
         staging = staging_folder(versions_dir)
+        limit = self.options.version_bytes
         try:
             if archive is not None:
-                await asyncio.to_thread(unpack_archive, archive, staging)
+                await asyncio.to_thread(unpack_archive, archive, staging, limit)
             else:
                 source = self._local_source(local_folder)
-                await asyncio.to_thread(copy_folder, source, staging)
+                await asyncio.to_thread(copy_folder, source, staging, limit)
             content = await asyncio.to_thread(content_sha256, staging)
+            # Checked again with no await before the version is stored: two submissions sent
+            # at once cannot both take the last one of the day.
+            self._check_submission_quota(bot)
             version = self.store.add_version(
                 bot,
                 season.season_id,
@@ -383,6 +402,20 @@ class League:
         log.info("version submitted", version=version.version_id, sha256=content[:12])
         self._spawn(self._build_and_qualify(version))
         return version
+
+    def _check_submission_quota(self, bot: str) -> None:
+        """:class:`QuotaExceededError` once ``bot`` has submitted its versions of the last 24
+        hours (``submissions_per_day``), saying when the next one is accepted."""
+        limit = self.options.submissions_per_day
+        if limit <= 0:
+            return
+        recent = self.store.submission_times(bot, time.time() - _DAY_S)
+        if len(recent) >= limit:
+            again = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(recent[-limit] + _DAY_S))
+            raise QuotaExceededError(
+                f"bot {bot!r} has submitted {len(recent)} versions in the last 24 hours, the "
+                f"league's limit (submissions_per_day {limit}): the next is accepted from {again}"
+            )
 
     def _local_source(self, local_folder: str) -> Path:
         root = self.options.local_root
@@ -415,12 +448,15 @@ class League:
                 runtime=self.sandbox,
                 timeout_s=self.options.build_timeout_s,
                 server_target=self.server.target,
+                max_bytes=self.options.build_bytes,
             )
             self.store.record_build(
                 version.version_id, result.exit_code, result.seconds, result.log
             )
+            if result.over_quota:  # its files go: the disk they took is the organiser's
+                await asyncio.to_thread(shutil.rmtree, folder, True)
             if not result.ok:
-                why = (
+                why = result.over_quota or (
                     f"build timed out after {self.options.build_timeout_s:g} s"
                     if result.timed_out
                     else f"build exited with code {result.exit_code}"
@@ -520,11 +556,33 @@ class League:
         season = self.store.season()
         if season.status != "open":
             raise SubmissionsClosedError(f"season {season.name!r} takes no challenges now")
+        limit = self.options.challenge_pairs
+        if limit > 0:
+            queued = self.queued_challenge_pairs(season.season_id, version.bot)
+            if queued + pairs > limit:
+                raise QuotaExceededError(
+                    f"bot {version.bot!r} has {queued} challenge pair(s) queued, and the league "
+                    f"takes at most {limit} at once (challenge_pairs): ask for "
+                    f"{max(0, limit - queued)} or fewer now, or once they are played"
+                )
         challenge_id = self.store.add_challenge(
             season.season_id, version_id, opponent_id, pairs, rated
         )
         self._wake.set()
         return challenge_id
+
+    def queued_challenge_pairs(self, season_id: int, bot: str) -> int:
+        """The challenge pairs of ``bot``'s versions still to be played (those of a retired or
+        disqualified version, or against one, are dropped)."""
+        active = self._active_ids()
+        return sum(
+            left
+            for _id, a, b, left, _rated in self.store.open_challenges(season_id)
+            if self.store.version(a).bot == bot and a in active and b in active
+        )
+
+    def _active_ids(self) -> set[str]:
+        return {v.version_id for v in self.store.versions() if v.status == VersionState.ACTIVE}
 
     # Bots ---------------------------------------------------------------------------------------
 
@@ -829,8 +887,11 @@ class League:
         season = self.store.season()
         busy = {k: n for k, n in self._flight.busy.items() if n}
         if season.status == "open":
+            active = self._active_ids()  # a retired version plays none of its queued challenges
             for challenge_id, a, b, left, rated in self.store.open_challenges(season.season_id):
                 in_flight = sum(1 for t in self._challenges_in_flight if t == challenge_id)
+                if a not in active or b not in active:
+                    continue
                 if left - in_flight > 0 and not busy.get(a) and not busy.get(b):
                     return ("challenge", a, b, rated, challenge_id)
             choice = choose_pairing(

@@ -406,6 +406,15 @@ class LeagueStore:
             )
         return self.version(version_id)
 
+    def submission_times(self, bot: str, since: float) -> list[float]:
+        """When ``bot``'s versions submitted after ``since`` were submitted, oldest first."""
+        rows = self._all(
+            "SELECT submitted_at FROM versions WHERE bot = ? AND house = 0 AND submitted_at > ? "
+            "ORDER BY submitted_at",
+            (bot, since),
+        )
+        return [float(r[0]) for r in rows]
+
     def version(self, version_id: str) -> VersionRecord:
         """One version; ``LookupError`` if unknown."""
         rows = self._all(

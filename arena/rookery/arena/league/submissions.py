@@ -24,11 +24,13 @@ from rookery.arena.bot_process import start_bot_process
 from rookery.arena.sandbox import SandboxRuntime
 
 __all__ = [
+    "MAX_BUILD_FILES",
     "MAX_FILES",
     "MAX_UNPACKED_BYTES",
     "BuildResult",
     "content_sha256",
     "copy_folder",
+    "folder_usage",
     "identity_sha256",
     "pack_folder",
     "run_build",
@@ -38,8 +40,12 @@ __all__ = [
 
 #: The most files a submission may hold.
 MAX_FILES = 10_000
-#: The most bytes a submission may unpack to.
+#: The most bytes a submission may unpack to (by default: the league's ``version_bytes``).
 MAX_UNPACKED_BYTES = 256 * 1024 * 1024
+#: The most files and folders a version's folder may hold after its build step.
+MAX_BUILD_FILES = 100_000
+#: How often a running build's folder is measured.
+_BUILD_WATCH_S = 0.05
 #: The most bytes of a build's output kept in its log.
 BUILD_LOG_BYTES = 256 * 1024
 
@@ -51,10 +57,10 @@ def staging_folder(versions: Path) -> Path:
     return path
 
 
-def unpack_archive(data: bytes, target: Path) -> None:
+def unpack_archive(data: bytes, target: Path, max_bytes: int = MAX_UNPACKED_BYTES) -> None:
     """Unpacks a ``.tar.gz`` (or plain tar) of a bot's folder into ``target``; ``ValueError``
     for an archive that is not one, or names a path outside its folder, a device or a link that
-    leaves it, or is too big."""
+    leaves it, or unpacks to more than ``max_bytes``."""
     try:
         archive = tarfile.open(fileobj=io.BytesIO(data), mode="r:*")  # noqa: SIM115
     except (tarfile.TarError, EOFError, OSError) as error:
@@ -64,8 +70,11 @@ def unpack_archive(data: bytes, target: Path) -> None:
         if len(members) > MAX_FILES:
             raise ValueError(f"archive: {len(members)} entries, at most {MAX_FILES}")
         total = sum(m.size for m in members if m.isfile())
-        if total > MAX_UNPACKED_BYTES:
-            raise ValueError(f"archive: unpacks to {total} bytes, at most {MAX_UNPACKED_BYTES}")
+        if total > max_bytes:
+            raise ValueError(
+                f"archive: unpacks to {total} bytes, more than the league's {max_bytes} bytes a "
+                "version (version_bytes)"
+            )
         for member in members:
             if not (member.isfile() or member.isdir()):
                 raise ValueError(
@@ -94,11 +103,13 @@ def pack_folder(folder: Path) -> bytes:
     return buffer.getvalue()
 
 
-def copy_folder(source: Path, target: Path) -> None:
-    """Copies a local bot folder (files and folders only, no links) into ``target``."""
+def copy_folder(source: Path, target: Path, max_bytes: int = MAX_UNPACKED_BYTES) -> None:
+    """Copies a local bot folder (files and folders only, no links) into ``target``;
+    ``ValueError`` past ``MAX_FILES`` files or ``max_bytes`` bytes."""
     if not source.is_dir():
         raise ValueError(f"local_folder: {source} is not a folder")
     count = 0
+    total = 0
     for path in sorted(source.rglob("*")):
         if path.is_symlink() or "__pycache__" in path.parts:
             continue
@@ -109,6 +120,12 @@ def copy_folder(source: Path, target: Path) -> None:
         if path.is_dir():
             (target / relative).mkdir(parents=True, exist_ok=True)
         elif path.is_file():
+            total += path.stat().st_size
+            if total > max_bytes:
+                raise ValueError(
+                    f"local_folder: more than the league's {max_bytes} bytes a version "
+                    "(version_bytes)"
+                )
             (target / relative).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, target / relative)
     _open_for_reading(target)
@@ -149,19 +166,59 @@ def identity_sha256(content: str, command: str, build: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def folder_usage(folder: Path, stop_bytes: int = 0, stop_entries: int = 0) -> tuple[int, int]:
+    """The bytes of ``folder``'s files and how many files and folders it holds (links not
+    followed), counting stopped early once past ``stop_bytes`` or ``stop_entries`` (if given)."""
+    total = entries = 0
+    pending = [str(folder)]
+    while pending:
+        try:
+            scan = os.scandir(pending.pop())
+        except OSError:
+            continue  # removed meanwhile, or not readable: the build's own business
+        with scan:
+            for entry in scan:
+                entries += 1
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        pending.append(entry.path)
+                    else:
+                        total += entry.stat(follow_symlinks=False).st_size
+                except OSError:
+                    continue
+                if (stop_bytes and total > stop_bytes) or (stop_entries and entries > stop_entries):
+                    return total, entries
+    return total, entries
+
+
+def usage_problem(folder: Path, max_bytes: int, max_entries: int = MAX_BUILD_FILES) -> str:
+    """Why ``folder`` is over the league's cap of a built version ('' when it is not)."""
+    total, entries = folder_usage(folder, max_bytes, max_entries)
+    if total > max_bytes:
+        return (
+            f"build stopped: its folder passed the league's {max_bytes // (1024 * 1024)} MiB a "
+            f"build (build_bytes), at {total / (1024 * 1024):.1f} MiB"
+        )
+    if entries > max_entries:
+        return f"build stopped: its folder passed {max_entries} files and folders"
+    return ""
+
+
 @dataclass(frozen=True)
 class BuildResult:
-    """How a build step ended: its exit code (-1: timed out), time and log."""
+    """How a build step ended: its exit code (-1: timed out or stopped), time and log."""
 
     exit_code: int
     seconds: float
     log: str
     timed_out: bool = False
+    #: Why the league stopped it for the disk it took ('' if it did not).
+    over_quota: str = ""
 
     @property
     def ok(self) -> bool:
         """Whether it succeeded."""
-        return self.exit_code == 0 and not self.timed_out
+        return self.exit_code == 0 and not self.timed_out and not self.over_quota
 
     def last_line(self) -> str:
         """The log's last non-empty line (what a failed build's version shows)."""
@@ -189,9 +246,11 @@ async def run_build(
     runtime: SandboxRuntime | None,
     timeout_s: float,
     server_target: str,
+    max_bytes: int = 0,
 ) -> BuildResult:
     """Runs ``sh -c <build>`` in ``folder`` (in the sandbox when ``runtime`` is given, with the
-    folder writable and no network), killed after ``timeout_s``; its output goes to
+    folder writable and no network), killed after ``timeout_s``, or as soon as its folder holds
+    more than ``max_bytes`` (if given) or ``MAX_BUILD_FILES`` entries; its output goes to
     ``log_path``."""
     started = time.monotonic()
     await asyncio.to_thread(_prepare_build, folder, log_path, runtime is not None)
@@ -209,18 +268,40 @@ async def run_build(
         writable=True,
     )
     timed_out = False
+    over_quota = ""
+
+    async def watch() -> str:
+        while True:
+            await asyncio.sleep(_BUILD_WATCH_S)
+            problem = await asyncio.to_thread(usage_problem, folder, max_bytes)
+            if problem:
+                return problem
+
+    watcher = asyncio.ensure_future(watch() if max_bytes else asyncio.Event().wait())
+    waiter = asyncio.ensure_future(process.process.wait())
     try:
-        await asyncio.wait_for(process.process.wait(), timeout_s)
-    except TimeoutError:
-        timed_out = True
-        await process.stop(grace_s=0.5)
-    else:
-        await process.stop(grace_s=0.5)
+        done, _ = await asyncio.wait(
+            {watcher, waiter}, timeout=timeout_s, return_when="FIRST_COMPLETED"
+        )
+        if watcher in done:
+            over_quota = str(watcher.result())
+        elif not done:
+            timed_out = True
+    finally:
+        for task in (watcher, waiter):
+            task.cancel()
+        await asyncio.gather(watcher, waiter, return_exceptions=True)
+        await process.stop(grace_s=0.1 if over_quota else 0.5)
+    if max_bytes and not over_quota and not timed_out:  # what it wrote after the last look
+        over_quota = await asyncio.to_thread(usage_problem, folder, max_bytes)
     code = process.process.returncode
     seconds = time.monotonic() - started
     text = await asyncio.to_thread(_log_tail, log_path)
     if timed_out:
         text += f"\nbuild stopped: it ran longer than its time limit of {timeout_s:g} s\n"
-    if runtime is not None:
+    if over_quota:
+        text += f"\n{over_quota}\n"
+    if runtime is not None and not over_quota:
         _open_for_reading(folder)
-    return BuildResult(-1 if timed_out else int(code or 0), seconds, text, timed_out)
+    failed = timed_out or bool(over_quota)
+    return BuildResult(-1 if failed else int(code or 0), seconds, text, timed_out, over_quota)

@@ -1,0 +1,171 @@
+"""One author tries to take more of the league than its quotas give (docs/league.md, Quotas):
+a flood of submissions, a queue of challenge pairs that keeps another author's version busy, a
+build step that fills the organiser's disk, an archive bigger than a version may be, and a
+retired version whose queued challenges would go on playing. Each is refused or stopped with a
+precise error, and nobody else is held up."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import tarfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import grpc
+import pytest
+from league_support import LeagueUnderAttack, bot_folder, league_under_attack
+from rookery.arena.league.submissions import folder_usage
+from rookery.arena.sandbox import probe
+from rookery.v1 import league_pb2
+
+MIB = 1024 * 1024
+
+
+async def _active(league: LeagueUnderAttack, *authors: str) -> None:
+    for author in authors:
+        await league.submit(author, bot_folder(league.root / "sources", author))
+    for author in authors:
+        settled = await league.settled(f"{author}@1", timeout_s=90)
+        assert settled.status == league_pb2.VERSION_STATUS_ACTIVE, settled.detail
+
+
+async def test_a_flood_of_submissions_stops_at_the_daily_quota(tmp_path: Path) -> None:
+    async with league_under_attack(tmp_path, ("mallory", "alice"), submissions_per_day=3) as league:
+        accepted, refused = [], []
+        for n in range(10):
+            folder = bot_folder(tmp_path / "flood", f"m{n}")
+            try:
+                accepted.append(await league.submit("mallory", folder, build="exit 1"))
+            except grpc.aio.AioRpcError as error:
+                assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED, error
+                refused.append(str(error.details()))
+        assert [v.version_id for v in accepted] == ["mallory@1", "mallory@2", "mallory@3"]
+        assert len(refused) == 7
+        assert refused[0].startswith(
+            "bot 'mallory' has submitted 3 versions in the last 24 hours, the league's limit "
+            "(submissions_per_day 3): the next is accepted from "
+        ), refused[0]
+        stored = [v.version_id for v in league.running.league.store.versions("mallory")]
+        assert stored == ["mallory@1", "mallory@2", "mallory@3"]
+        other = await league.submit("alice", bot_folder(tmp_path, "alice"), build="exit 1")
+        assert other.version_id == "alice@1", "another author's quota is their own"
+
+
+async def test_challenge_pairs_queued_at_once_are_capped(tmp_path: Path) -> None:
+    async with league_under_attack(
+        tmp_path, ("mallory", "alice"), challenge_pairs=6, autoplay=False
+    ) as league:
+        await _active(league, "mallory", "alice")
+        token = league.tokens["mallory"]
+
+        def challenge(pairs: int) -> league_pb2.ChallengeRequest:
+            return league_pb2.ChallengeRequest(
+                version_id="mallory@1", opponent_version_id="alice@1", pairs=pairs
+            )
+
+        await league.call("Challenge", challenge(4), token)
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await league.call("Challenge", challenge(4), token)
+        assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert refused.value.details() == (
+            "bot 'mallory' has 4 challenge pair(s) queued, and the league takes at most 6 at "
+            "once (challenge_pairs): ask for 2 or fewer now, or once they are played"
+        )
+        await league.call("Challenge", challenge(2), token)
+        with pytest.raises(grpc.aio.AioRpcError) as again:
+            await league.call("Challenge", challenge(1), token)
+        assert again.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert league.running.league.queued_challenge_pairs(1, "mallory") == 6
+
+
+async def test_a_retired_version_plays_none_of_its_queued_challenges(tmp_path: Path) -> None:
+    async with league_under_attack(tmp_path, ("mallory", "alice", "bob"), autoplay=False) as league:
+        await _active(league, "mallory", "alice", "bob")
+        running = league.running.league
+        request = league_pb2.ChallengeRequest(
+            version_id="mallory@1", opponent_version_id="alice@1", pairs=10
+        )
+        await league.call("Challenge", request, league.tokens["mallory"])
+        assert running.next_pairing() == ("challenge", "mallory@1", "alice@1", False, 1)
+        retire = league_pb2.RetireVersionRequest(version_id="mallory@1")
+        await league.call("RetireVersion", retire, league.tokens["mallory"])
+        pairing = running.next_pairing()
+        assert pairing is not None and pairing[0] == "rated", pairing
+        assert "mallory@1" not in pairing[1:3], pairing
+        assert running.queued_challenge_pairs(1, "mallory") == 0
+        assert await running.step()
+        deadline = time.monotonic() + 60
+        while running.store.count_pairs(1, ("rated",)) < 1:
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.1)
+        assert running.store.count_pairs(1, ("challenge",)) == 0
+
+
+@contextmanager
+def _largest_size(folder: Path) -> Iterator[list[int]]:
+    """The largest size ``folder`` reaches while the block runs, measured every 10 ms."""
+    largest = [0]
+    stop = threading.Event()
+
+    def measure() -> None:
+        while not stop.wait(0.01):
+            largest[0] = max(largest[0], folder_usage(folder)[0])
+
+    thread = threading.Thread(target=measure, daemon=True)
+    thread.start()
+    try:
+        yield largest
+    finally:
+        stop.set()
+        thread.join()
+
+
+async def test_a_build_filling_the_disk_is_stopped_by_the_leagues_cap(tmp_path: Path) -> None:
+    if not probe().available:
+        pytest.fail(f"the build runs in the sandbox: {probe().describe()}")
+    # 1 GiB in 128 files of 8 MiB (under the sandbox's per-file limit, which does not stop it).
+    build = (
+        "i=0; while [ $i -lt 128 ]; do head -c 8388608 /dev/zero > fill.$i || exit 9; "
+        "i=$((i+1)); done; echo wrote 1 GiB"
+    )
+    async with league_under_attack(
+        tmp_path, ("mallory",), sandbox="on", build_bytes=32 * MIB
+    ) as league:
+        folder = league.running.league.version_folder("mallory@1")
+        with _largest_size(folder) as largest:
+            await league.submit("mallory", bot_folder(tmp_path, "mallory"), build=build)
+            settled = await league.settled("mallory@1", timeout_s=60)
+        assert settled.status == league_pb2.VERSION_STATUS_BUILD_FAILED
+        assert settled.detail.startswith(
+            "build stopped: its folder passed the league's 32 MiB a build (build_bytes), at "
+        ), settled.detail
+        print(f"\nthe build's folder reached {largest[0] / MIB:.0f} MiB before it was stopped")
+        assert largest[0] < 256 * MIB, f"it wrote {largest[0] / MIB:.0f} MiB"
+        assert not folder.exists(), "the stopped build's files are removed"
+        log = (await league.version("mallory@1", league.tokens["mallory"])).build_log
+        assert "\nwrote 1 GiB\n" not in log and "build stopped: its folder passed" in log
+
+
+async def test_an_archive_bigger_than_a_version_may_be_is_refused(tmp_path: Path) -> None:
+    async with league_under_attack(tmp_path, ("mallory",), version_bytes=1 * MIB) as league:
+        buffer = io.BytesIO()
+        with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+            member = tarfile.TarInfo("weights.bin")
+            member.size = 2 * MIB
+            archive.addfile(member, io.BytesIO(bytes(2 * MIB)))
+        request = league_pb2.SubmitVersionRequest(
+            bot_name="mallory", command="true", archive=buffer.getvalue()
+        )
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await league.call("SubmitVersion", request, league.tokens["mallory"])
+        assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert refused.value.details() == (
+            f"archive: unpacks to {2 * MIB} bytes, more than the league's {MIB} bytes a version "
+            "(version_bytes)"
+        )
+        assert league.running.league.store.versions() == []
+        assert not any((tmp_path / "league" / "versions").iterdir())
