@@ -88,10 +88,10 @@ def read_settings(role: str, fd_text: str) -> dict[str, Any]:
     return settings
 
 
-def _settings_fd(settings: dict[str, Any]) -> int:
-    """An inheritable descriptor holding ``settings`` (a memfd: on no path, no command line)."""
-    fd = os.memfd_create("rookery-init-settings", 0)
-    view = memoryview(json.dumps(settings).encode())
+def _memory_fd(name: str, data: bytes) -> int:
+    """An inheritable descriptor holding ``data`` (a memfd: on no path, no command line)."""
+    fd = os.memfd_create(name, 0)
+    view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
     os.lseek(fd, 0, os.SEEK_SET)
@@ -101,7 +101,8 @@ def _settings_fd(settings: dict[str, Any]) -> int:
 
 def guard(settings: dict[str, Any]) -> None:
     """Outside the sandbox: cgroup, rlimits, affinity, parent-death signal, then exec bwrap
-    (which passes init's settings on, on a descriptor of their own)."""
+    (which passes init's settings on, on a descriptor of their own, and installs the seccomp
+    filter read from another)."""
     cgroup = settings.get("cgroup", "")
     if cgroup:
         with open(os.path.join(cgroup, "cgroup.procs"), "w", encoding="ascii") as handle:
@@ -113,12 +114,16 @@ def guard(settings: dict[str, Any]) -> None:
         os.sched_setaffinity(0, cpus)
     _die_with_parent()
     try:
-        init_fd = _settings_fd(settings["init"])
+        init_fd = _memory_fd("rookery-init-settings", json.dumps(settings["init"]).encode())
+        seccomp = bytes.fromhex(settings.get("seccomp", ""))
+        filter_fd = _memory_fd("rookery-seccomp", seccomp) if seccomp else None
     except OSError as error:
         raise SystemExit(
             f"rookery sandbox: cannot pass the init settings on: {error.strerror}"
         ) from None
-    argv = [*settings["bwrap"], str(init_fd)]
+    bwrap = settings["bwrap"]
+    options = ["--seccomp", str(filter_fd)] if filter_fd is not None else []
+    argv = [bwrap[0], *options, *bwrap[1:], str(init_fd)]
     try:
         os.execv(argv[0], argv)
     except OSError as error:

@@ -14,6 +14,8 @@ every local user can read): they hold the bot's environment and launch key.
   address it was given (``ROOKERY_SERVER``): a Python SDK bot the server's Unix socket itself
   (``unix:/run/rookery/server.sock``), any other a loopback port where ``init`` forwards to it;
 - **user**: a fresh user id per process (as root), no capabilities, ``no_new_privs``;
+- **system calls**: a seccomp filter refuses those that would let two sandboxes talk through a
+  file both see (locks, watches, keyrings, page-cache probes: :mod:`rookery.arena._seccomp`);
 - **limits**: processes (``RLIMIT_NPROC`` of the fresh uid, and cgroup ``pids.max``), memory
   (cgroup ``memory.max``; ``RLIMIT_DATA`` where the memory controller is not delegated), file
   size (``RLIMIT_FSIZE``), output (the arena cuts the log), no core files;
@@ -40,6 +42,7 @@ from enum import Enum
 from pathlib import Path
 
 import structlog
+from rookery.arena import _seccomp
 
 __all__ = [
     "CPU_CLOCK_WALL_FACTOR",
@@ -165,6 +168,8 @@ class SandboxSupport:
             pids = "pids.max" if "pids" in self.controllers else "RLIMIT_NPROC"
             parts.append(f"memory by {memory}, processes by {pids}")
         parts.append("a user id per process" if self.as_root else "the organiser's user id")
+        if _seccomp.program():
+            parts.append("a seccomp filter (no file locks, watches, keyrings, io_uring)")
         return ", ".join(parts)
 
 
@@ -764,6 +769,7 @@ class SandboxRuntime:
         group = self._new_cgroup(label)
         cpus = list(self.cpu_sets[slot % len(self.cpu_sets)]) if self.cpu_sets else []
         guard = {
+            "seccomp": _seccomp.program().hex(),
             "cgroup": str(group) if group is not None else "",
             "rlimits": self._rlimits(),
             "cpus": cpus,
