@@ -11,6 +11,9 @@ NODE_STAMP := node_modules/.rookery-stamp
 RAY_STAMP := $(VENV)/.rookery-ray
 # The compiled engine (mypyc), built in place; its manifest is written last, by a finished build.
 NATIVE_STAMP := engine/rookery/engine/_native.json
+# The native Rook core (core/, Rust with PyO3), built by maturin into the venv where cargo is found.
+CORE_STAMP := $(VENV)/.rookery-core
+CORE_SOURCES := $(wildcard core/src/*.rs) core/Cargo.toml core/Cargo.lock core/pyproject.toml core/rookery_core.pyi
 # The benchmark's side venv: OpenSpiel's pyspiel, the reference of bench/engine_bench.py.
 OPENSPIEL_VENV := build/openspiel-venv
 OPENSPIEL_STAMP := $(OPENSPIEL_VENV)/.rookery-stamp
@@ -56,7 +59,7 @@ system-deps: ## install the missing Debian packages (apt-get as root; nothing wh
 	$$sudo apt-get update -qq && \
 	DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing
 
-setup: system-deps $(SETUP_STAMP) $(PROTO_STAMP) $(NODE_STAMP) $(NATIVE_STAMP) $(WIRE_NATIVE_STAMP) $(PLAYOUT_STAMP) $(CLIENT_NATIVE_STAMP) $(SERVER_NATIVE_STAMP) ## create .venv, install, generate the stubs, compile the hot paths (engine, wire, playouts, SDK, server)
+setup: system-deps $(SETUP_STAMP) $(PROTO_STAMP) $(NODE_STAMP) $(NATIVE_STAMP) $(WIRE_NATIVE_STAMP) $(PLAYOUT_STAMP) $(CLIENT_NATIVE_STAMP) $(SERVER_NATIVE_STAMP) $(CORE_STAMP) ## create .venv, install, generate the stubs, compile the hot paths (engine, wire, playouts, SDK, server) and the native core
 
 $(SETUP_STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -92,6 +95,19 @@ $(CLIENT_NATIVE_STAMP): $(CLIENT_NATIVE_SOURCES) clients/python/compile_client.p
 # Likewise the server's hot path (it imports the engine, the wire layer and the stubs).
 $(SERVER_NATIVE_STAMP): $(SERVER_NATIVE_SOURCES) server/compile_server.py engine/native_build.py engine/native_cache.py $(SETUP_STAMP) $(PROTO_STAMP) $(NATIVE_STAMP) $(WIRE_NATIVE_STAMP)
 	$(PY) server/compile_server.py
+
+# The native core: a release build (cargo's cache in build/core-target), installed as a wheel.
+# Without a Rust toolchain it says so once and the pure engine is used (it is then retried each time).
+$(CORE_STAMP): $(CORE_SOURCES) $(SETUP_STAMP)
+	@if ! command -v cargo >/dev/null; then \
+	  echo "rookery-core: no Rust toolchain (cargo) found: the pure engine is used"; \
+	else \
+	  rm -rf build/core-wheel && \
+	  CARGO_TARGET_DIR=build/core-target $(BIN)/maturin build --quiet --release --locked \
+	    -m core/Cargo.toml -o build/core-wheel -i $(PY) && \
+	  $(PY) -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps \
+	    build/core-wheel/rookery_core-*.whl && touch $@; \
+	fi
 
 $(NODE_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
@@ -158,4 +174,4 @@ clean: ## remove the venv, generated code and caches
 	$(PYTHON) wire/compile_wire.py --clean
 	$(PYTHON) clients/python/compile_client.py --clean
 	$(PYTHON) server/compile_server.py --clean
-	rm -rf $(VENV) gen node_modules .mypy_cache .ruff_cache .pytest_cache build/engine-native build/playouts-native build/wire-native build/client-native build/server-native
+	rm -rf $(VENV) gen node_modules .mypy_cache .ruff_cache .pytest_cache build/engine-native build/playouts-native build/wire-native build/client-native build/server-native build/core-target build/core-wheel

@@ -1,0 +1,12 @@
+//! `rookery_core`: Rookery's native Rook core. The whole game of every preset (`game`), dealt
+//! exactly as the pure engine deals (`deal`), with bitboard state and legal-action masks, bound
+//! to Python with PyO3 (`python`), plus a batched API stepping many tables at once (`batch`).
+//! `rookery.engine` (pure Python) stays the readable reference; the differential tests in
+//! `tests/engine/test_core_*.py` hold the two equal.
+
+pub mod batch;
+pub mod cards;
+pub mod deal;
+pub mod game;
+mod python;
+pub mod rules;
