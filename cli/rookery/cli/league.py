@@ -156,8 +156,20 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     client(versions)
     versions.set_defaults(func=_versions)
 
-    version = commands.add_parser("version", help="one version and its build log")
+    version = commands.add_parser(
+        "version", help="one version; its build log and runtime log (the author, the organiser)"
+    )
     version.add_argument("version_id")
+    version.add_argument(
+        "--log",
+        type=int,
+        nargs="?",
+        const=65536,
+        default=0,
+        metavar="BYTES",
+        help="also print the end of its runtime log, its processes' output (default 65536 "
+        "bytes; at most 262144)",
+    )
     client(version)
     version.set_defaults(func=_version)
 
@@ -383,15 +395,19 @@ def _versions(args: argparse.Namespace) -> int:
 def _version(args: argparse.Namespace) -> int:
     from rookery.v1 import league_pb2
 
-    request = league_pb2.GetVersionRequest(version_id=args.version_id)
+    request = league_pb2.GetVersionRequest(
+        version_id=args.version_id, runtime_log_bytes=max(0, args.log)
+    )
     response = _call(args, "GetVersion", request, args.token)
     print(_line(response.version))
     if not response.version.command:  # only its author and the organiser get it
-        print("command, build step and build log: for the bot's token or the admin token only")
+        print("command, build and runtime logs: for the bot's token or the admin token only")
         return 0
     print(f"command: {response.version.command}")
     if response.version.build:
         print(f"build: {response.version.build}\n--- build log ---\n{response.build_log}")
+    if args.log:
+        print(f"--- runtime log (its last {args.log} bytes) ---\n{response.runtime_log}")
     return 0
 
 

@@ -48,10 +48,10 @@ class LeagueBackend(Protocol):
         ...
 
     async def get_version(
-        self, version_id: str, token: str | None
+        self, request: league_pb2.GetVersionRequest, token: str | None
     ) -> league_pb2.GetVersionResponse:
-        """One version, with its command, build step and build log for its bot's token or the
-        admin token."""
+        """One version, with its command, build step, build log and the end of its runtime log
+        for its bot's token or the admin token."""
         ...
 
     async def retire_version(self, version_id: str, token: str | None) -> league_pb2.BotVersion:

@@ -562,7 +562,7 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
         self, request: league_pb2.GetVersionRequest, context: Any
     ) -> league_pb2.GetVersionResponse:
         token = self._token(context)
-        return await self._league(context, lambda b: b.get_version(request.version_id, token))
+        return await self._league(context, lambda b: b.get_version(request, token))
 
     async def RetireVersion(
         self, request: league_pb2.RetireVersionRequest, context: Any

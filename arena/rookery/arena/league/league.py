@@ -70,6 +70,8 @@ HOUSE_RANDOM = "rookery-random"
 _RANDOM_COMMAND = "rookery bot run rookery.client.bots.random_bot:RandomBot"
 
 
+#: The most bytes of a runtime log one GetVersion returns (within the 1 MiB message limit).
+RUNTIME_LOG_BYTES = 256 * 1024
 #: The window of the submissions quota.
 _DAY_S = 86_400.0
 
@@ -428,6 +430,22 @@ class League:
         if not source.is_relative_to(root.resolve()):
             raise PermissionError(f"local_folder: {local_folder} is not inside {root}")
         return source
+
+    def runtime_log(self, version_id: str, max_bytes: int) -> str:
+        """The end of a version's runtime log (every process's output, ``logs/<id>.log``): its
+        last ``max_bytes`` bytes, at most :data:`RUNTIME_LOG_BYTES`; ``ValueError`` beyond."""
+        if not 0 < max_bytes <= RUNTIME_LOG_BYTES:
+            raise ValueError(f"runtime_log_bytes: 1 to {RUNTIME_LOG_BYTES}, got {max_bytes}")
+        self.store.version(version_id)  # LookupError for an unknown one, before any path
+        path = self.folder / "logs" / f"{version_id}.log"
+        try:
+            with path.open("rb") as handle:
+                size = handle.seek(0, 2)
+                handle.seek(max(0, size - max_bytes))
+                data = handle.read(max_bytes)
+        except FileNotFoundError:
+            return ""
+        return data.decode("utf-8", "replace")
 
     def version_folder(self, version_id: str) -> Path:
         """Where a version's files are."""

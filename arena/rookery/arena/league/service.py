@@ -125,14 +125,17 @@ class LeagueService(LeagueBackend):
         return [self._rated(v, token) for v in self.league.store.versions(bot_name)]
 
     async def get_version(
-        self, version_id: str, token: str | None
+        self, request: league_pb2.GetVersionRequest, token: str | None
     ) -> league_pb2.GetVersionResponse:
-        version = self.league.store.version(version_id)
-        private = self.league.may_read_private(version.bot, token)
-        return league_pb2.GetVersionResponse(
-            version=self._rated(version, token),
-            build_log=self.league.store.build_log(version_id) if private else "",
-        )
+        version = self.league.store.version(request.version_id)
+        response = league_pb2.GetVersionResponse(version=self._rated(version, token))
+        if self.league.may_read_private(version.bot, token):
+            response.build_log = self.league.store.build_log(version.version_id)
+            if request.runtime_log_bytes:
+                response.runtime_log = await asyncio.to_thread(
+                    self.league.runtime_log, version.version_id, request.runtime_log_bytes
+                )
+        return response
 
     async def retire_version(self, version_id: str, token: str | None) -> league_pb2.BotVersion:
         return version_to_proto(self.league.retire(version_id, token), private=True)
