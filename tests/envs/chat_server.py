@@ -30,51 +30,101 @@ def first_legal_move(messages: list[dict[str, str]]) -> str:
 
 
 class ScriptedChat:
-    """What the server answers (``mode``) and every request it received."""
+    """What the server answers and every request it received.
 
-    def __init__(self, mode: str) -> None:
+    ``mode`` is the answer to every request, unless ``plan`` names the answer of request ``i``
+    (counted from 0 over the whole server) as ``plan[i]``. Answers: ``legal`` (the first legal
+    move), ``garbage``, ``illegal_then_legal``, ``slow`` (2 s, then legal), ``tool`` (a tool call
+    with no text), ``error`` or ``500`` (HTTP 500), ``429`` (with ``Retry-After: 0``), ``401``.
+    Every text answer reports its usage: ``prompt_tokens`` the request's characters / 4,
+    ``completion_tokens`` the reply's words; ``sent`` tallies what was answered.
+    """
+
+    def __init__(self, mode: str, plan: dict[int, str] | None = None) -> None:
         self.mode = mode
+        self.plan = dict(plan or {})
         self.requests: list[dict[str, Any]] = []
+        self.sent: dict[str, int] = {}
         self.lock = threading.Lock()
 
-    def reply(self, body: dict[str, Any]) -> tuple[int, str]:
+    def answer(self, index: int, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """The status and JSON body of request ``index``."""
+        mode = self.plan.get(index, self.mode)
+        status, text = self.reply(mode, body)
+        with self.lock:
+            self.sent[mode] = self.sent.get(mode, 0) + 1
+        if status != 200:
+            return status, {"error": {"message": text}}
+        message: dict[str, Any] = {"role": "assistant", "content": text}
+        usage = {
+            "prompt_tokens": len(json.dumps(body["messages"])) // 4,
+            "completion_tokens": len(text.split()),
+        }
+        if mode == "tool":
+            message = {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": "call_1",
+                        "type": "function",
+                        "function": {"name": "get_legal_moves", "arguments": "{}"},
+                    }
+                ],
+            }
+            usage["completion_tokens"] = 7
+        with self.lock:
+            self.sent["prompt_tokens"] = self.sent.get("prompt_tokens", 0) + usage["prompt_tokens"]
+            self.sent["completion_tokens"] = (
+                self.sent.get("completion_tokens", 0) + usage["completion_tokens"]
+            )
+        return 200, {"choices": [{"index": 0, "message": message}], "usage": usage}
+
+    def reply(self, mode: str, body: dict[str, Any]) -> tuple[int, str]:
         messages = body["messages"]
         answered = sum(1 for m in messages if m["role"] == "assistant")
-        if self.mode == "error":
+        if mode in ("error", "500"):
             return 500, "upstream overloaded"
-        if self.mode == "slow":
+        if mode in ("429", "401"):
+            return int(mode), "slow down" if mode == "429" else "bad key"
+        if mode == "tool":
+            return 200, ""
+        if mode == "slow":
             time.sleep(2.0)
-        if self.mode == "garbage":
+        if mode == "garbage":
             return 200, "I would rather talk about the weather."
-        if self.mode == "illegal_then_legal" and answered == 0:
+        if mode == "illegal_then_legal" and answered == 0:
             return 200, "Easy.\nMOVE: bid 3"
         move = first_legal_move(messages)
         return 200, f"Looking at my hand, the safest choice is the first one.\nMOVE: {move}"
 
 
 @contextmanager
-def chat_server(mode: str) -> Iterator[tuple[str, ScriptedChat]]:
-    """Serve ``ScriptedChat(mode)`` on 127.0.0.1; yields the API's base URL and the script."""
-    script = ScriptedChat(mode)
+def chat_server(
+    mode: str, plan: dict[int, str] | None = None
+) -> Iterator[tuple[str, ScriptedChat]]:
+    """Serve ``ScriptedChat(mode, plan)`` on 127.0.0.1; yields the API's base URL and the script."""
+    script = ScriptedChat(mode, plan)
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length", "0"))
             body = json.loads(self.rfile.read(length))
             with script.lock:
+                index = len(script.requests)
                 script.requests.append(
                     {"path": self.path, "body": body, "auth": self.headers.get("Authorization")}
                 )
-            status, text = script.reply(body)
-            if status != 200:
-                payload = json.dumps({"error": {"message": text}}).encode()
+            if self.path == "/v1/chat/completions":
+                status, answer = script.answer(index, body)
             else:
-                payload = json.dumps(
-                    {"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}]}
-                ).encode()
+                status, answer = 404, {"error": {"message": f"no route {self.path}"}}
+            payload = json.dumps(answer).encode()
             try:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
+                if status == 429:
+                    self.send_header("Retry-After", "0")
                 self.send_header("Content-Length", str(len(payload)))
                 self.end_headers()
                 self.wfile.write(payload)

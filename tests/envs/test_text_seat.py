@@ -98,16 +98,15 @@ async def test_garbage_until_the_retries_run_out_gives_no_move() -> None:
     assert all("does not end with a line 'MOVE: <move>'" in e for e in decision.errors)
 
 
-async def test_a_provider_error_is_an_incident_not_a_move() -> None:
+async def test_a_provider_error_is_retried_then_no_move_is_given() -> None:
     obs = _observation_in(Phase.PLAY)
-    with chat_server("error") as (url, _):
-        decision = await TextSeat(ChatEndpoint(url, "m", api_key="sk-hidden"), retries=2).decide(
-            obs
-        )
+    with chat_server("error") as (url, script):
+        endpoint = ChatEndpoint(url, "m", api_key="sk-hidden")
+        decision = await TextSeat(endpoint, retries=2, backoff_s=0.01).decide(obs)
     assert decision.outcome == "provider_error" and decision.action is None
-    assert decision.attempts == 1
+    assert decision.attempts == decision.provider_errors == 3 == len(script.requests)
     assert decision.errors[0].startswith("http_500: ")
-    assert "sk-hidden" not in decision.errors[0]
+    assert all("sk-hidden" not in e for e in decision.errors)
 
 
 async def test_a_provider_timeout_is_a_provider_error() -> None:
@@ -167,7 +166,7 @@ async def test_the_bot_ends_a_slow_agent_before_the_deadline_as_a_provider_timeo
     bot.deadline = time.monotonic() + 1.0
     obs = _observation_in(Phase.BIDDING)
     started = time.monotonic()
-    with pytest.raises(NoAnswer, match="provider error: timeout"):
+    with pytest.raises(NoAnswer, match="provider failed 1 time\\(s\\); last: timeout"):
         await bot.act(obs)
     assert time.monotonic() - started < 0.85
     assert bot.seat.decisions[-1].outcome == "provider_error"

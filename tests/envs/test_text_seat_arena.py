@@ -1,6 +1,7 @@
 """The text seat as a bot process in the arena, its agent behind a scripted chat server: legal
-play, the late policy when its retries run out (recorded), and a provider error recorded as an
-incident that voids the game instead of rating it."""
+play, the late policy when its retries run out (recorded), a provider that fails at chosen moments
+retried within bounds with every decision's ledger in the replay, and a provider that keeps
+failing charged to its own seat alone: the game is rated, never void."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import json
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
 from chat_server import chat_server
 from rookery.arena.config import BotSpec, TournamentConfig
@@ -27,7 +29,7 @@ OPTIONS = RunOptions(connect_timeout_s=30.0, join_timeout_s=20.0, game_timeout_s
 
 async def _tournament(
     tmp_path: Path, url: str, *, action_ms: int = 3000, strike_limit: int = 3
-) -> tuple[RunResult, list[GameRow], list[dict[str, object]]]:
+) -> tuple[RunResult, list[GameRow], list[dict[str, Any]]]:
     record = tmp_path / "decisions.jsonl"
     text = BotSpec(
         "text",
@@ -96,17 +98,62 @@ async def test_garbage_until_the_retries_run_out_gets_the_late_policy_recorded(
     assert text.auto_plays >= 2 and text.losses == 2
 
 
-async def test_a_provider_error_is_an_incident_and_the_game_is_void_not_lost(
+def _text_actions(run: Path, rows: list[GameRow]) -> list[replay_pb2.ReplayAction]:
+    actions: list[replay_pb2.ReplayAction] = []
+    for row in rows:
+        replay = read_replay(run / row.replay_path)
+        seats = {i for i, s in enumerate(replay.header.seats) if s.bot_name == "text"}
+        for hand in replay.hands:
+            actions += [a for a in hand.actions if a.seat in seats]
+    return actions
+
+
+async def test_provider_failures_at_chosen_moments_are_retried_and_every_move_is_ledgered(
     tmp_path: Path,
 ) -> None:
-    with chat_server("error") as (url, _):
+    plan = {1: "500", 4: "429", 5: "429", 8: "tool", 12: "500", 15: "garbage", 20: "tool"}
+    with chat_server("legal", plan) as (url, script):
+        result, rows, decisions = await _tournament(tmp_path, url)
+    assert result.recorded == 2
+    assert all(r.termination in ("TARGET_REACHED", "MAX_HANDS") for r in rows), rows
+    assert decisions and all(d["outcome"] == "answered" for d in decisions)
+    actions = _text_actions(tmp_path / "run", rows)
+    assert {a.outcome for a in actions} == {replay_pb2.ACTION_OUTCOME_ACCEPTED}
+    assert len(actions) == len(decisions)
+
+    def total(name: str) -> int:
+        return round(float(sum(a.note.values[name] for a in actions)))
+
+    sent = script.sent
+    assert total("provider_errors") == sent["500"] + sent["429"] == 4
+    assert total("invalid_replies") == sent["tool"] + sent["garbage"] == 3
+    assert total("attempts") == len(script.requests)
+    assert total("prompt_tokens") == sent["prompt_tokens"]
+    assert total("completion_tokens") == sent["completion_tokens"]
+    assert all(a.note.values["latency_ms"] > 0 for a in actions)
+    reasons = {a.note.text for a in actions}
+    assert reasons == {"Looking at my hand, the safest choice is the first one."}
+    with RunStore(tmp_path / "run") as store:
+        assert store.incidents("text") == []
+
+
+async def test_a_provider_that_keeps_failing_loses_its_own_games_and_they_are_rated(
+    tmp_path: Path,
+) -> None:
+    with chat_server("error") as (url, script):
         result, rows, decisions = await _tournament(tmp_path, url, action_ms=1500, strike_limit=2)
     assert result.recorded == 2
     assert decisions and all(d["outcome"] == "provider_error" for d in decisions)
-    assert all(r.termination == "ABORTED" and "provider_error" in r.detail for r in rows)
+    assert all(d["provider_errors"] >= 2 and d["late_policy_applies"] for d in decisions)
+    assert len(script.requests) == sum(d["attempts"] for d in decisions)
+    assert all(r.termination == "FORFEIT_STRIKES" for r in rows), [r.detail for r in rows]
+    for row in rows:
+        assert row.seat_bots[row.forfeit_seat] == "text"  # the offender alone loses
+    outcomes = _outcomes_of_text_seats(tmp_path / "run", rows)
+    assert outcomes and set(outcomes) == {replay_pb2.ACTION_OUTCOME_AUTO_PLAYED}
     with RunStore(tmp_path / "run") as store:
-        incidents = store.incidents("text")
-    assert any(bot == "text" and kind == "provider_error" for bot, kind, _, _ in incidents)
+        assert store.incidents("text") == []
     standings = {s.name: s for s in load_run(tmp_path / "run").summary.standings}
-    assert standings["text"].losses == 0 and standings["text"].games == 0
-    assert standings["text"].elo == standings["random"].elo == 0.0
+    assert (standings["text"].games, standings["text"].losses) == (2, 2)
+    assert (standings["random"].wins, standings["random"].timeouts) == (2, 0)
+    assert standings["text"].elo < standings["random"].elo

@@ -1,24 +1,42 @@
 """An agent behind an OpenAI-compatible chat endpoint (``POST {url}/chat/completions``).
 
 The URL and the model come from the configuration; an API key, if any, only from the
-environment (``ROOKERY_CHAT_KEY``) and never into a log line or an error message. Every failure of
-the provider (connection refused, HTTP error, timeout, a response that is not a chat completion)
-is a :class:`~rookery.envs.text.ProviderError`, which the text seat records as an incident.
+environment (``ROOKERY_CHAT_KEY``) and never into a log line or an error message. A failure of the
+provider is a :class:`~rookery.envs.text.ProviderError`: transient (HTTP 408, 409, 425, 429 and
+5xx, a timeout, a refused or reset connection, a response that is not a chat completion) or not
+(any other HTTP error). A completion with no text (a tool call, a refusal) is returned as such:
+the text seat counts it as the model's invalid reply.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import math
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 
 import structlog
 
-from .text import Message, ProviderError
+from .text import Completion, Message, ProviderError
 
-__all__ = ["ChatEndpoint"]
+__all__ = ["TRANSIENT_STATUSES", "ChatEndpoint"]
+
+TRANSIENT_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+"""HTTP statuses worth retrying: the provider is busy or broken now, not the request wrong."""
+
+_RETRY_AFTER_MAX_S = 60.0
+
+
+def _retry_after(value: str | None) -> float | None:
+    """The seconds of a ``Retry-After`` header (a number; a date counts as none), at most 60."""
+    try:
+        seconds = float(value or "")
+    except ValueError:
+        return None
+    return min(max(seconds, 0.0), _RETRY_AFTER_MAX_S) if math.isfinite(seconds) else None
+
 
 log = structlog.get_logger("rookery.envs.chat")
 
@@ -45,12 +63,13 @@ class ChatEndpoint:
         """The completions URL."""
         return self.url.rstrip("/") + "/chat/completions"
 
-    async def __call__(self, messages: list[Message], timeout_s: float | None = None) -> str:
-        """The reply's text; ``ProviderError`` on any failure of the provider."""
+    async def __call__(self, messages: list[Message], timeout_s: float | None = None) -> Completion:
+        """The reply, its token counts and the tools it called; ``ProviderError`` on any
+        failure of the provider."""
         timeout = self.timeout_s if timeout_s is None else min(timeout_s, self.timeout_s)
         return await asyncio.to_thread(self._post, messages, max(0.05, timeout))
 
-    def _post(self, messages: list[Message], timeout: float) -> str:
+    def _post(self, messages: list[Message], timeout: float) -> Completion:
         body = json.dumps(
             {"model": self.model, "messages": messages, "temperature": self.temperature}
         ).encode()
@@ -62,12 +81,19 @@ class ChatEndpoint:
             with urllib.request.urlopen(request, timeout=timeout) as response:
                 payload = response.read()
         except urllib.error.HTTPError as error:
+            transient = error.code in TRANSIENT_STATUSES or error.code >= 500
             log.warning(
-                "chat provider error", url=self.endpoint, model=self.model, status=error.code
+                "chat provider error",
+                url=self.endpoint,
+                model=self.model,
+                status=error.code,
+                transient=transient,
             )
             raise ProviderError(
                 f"http_{error.code}",
                 f"the chat endpoint {self.endpoint} answered HTTP {error.code}",
+                transient=transient,
+                retry_after_s=_retry_after(error.headers.get("Retry-After")),
             ) from None
         except TimeoutError:
             log.warning(
@@ -76,21 +102,47 @@ class ChatEndpoint:
             raise ProviderError(
                 "timeout",
                 f"the chat endpoint {self.endpoint} did not answer within {timeout:.1f} s",
+                transient=True,
             ) from None
         except (urllib.error.URLError, OSError) as error:
             reason = getattr(error, "reason", error)
             log.warning("chat provider unreachable", url=self.endpoint, reason=str(reason))
             raise ProviderError(
-                "unreachable", f"cannot reach the chat endpoint {self.endpoint}: {reason}"
+                "unreachable",
+                f"cannot reach the chat endpoint {self.endpoint}: {reason}",
+                transient=True,
             ) from None
+        return self._completion(payload)
+
+    def _completion(self, payload: bytes) -> Completion:
         try:
             data = json.loads(payload)
-            content = data["choices"][0]["message"]["content"]
-        except (ValueError, KeyError, IndexError, TypeError):
+            message = data["choices"][0]["message"]
+            content = message.get("content")
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError):
             raise ProviderError(
                 "bad_response",
-                f"the chat endpoint {self.endpoint} sent no choices[0].message.content",
+                f"the chat endpoint {self.endpoint} sent no choices[0].message",
+                transient=True,
             ) from None
-        if not isinstance(content, str):
-            raise ProviderError("bad_response", "the reply's content is not text")
-        return content
+        if content is not None and not isinstance(content, str):
+            raise ProviderError("bad_response", "the reply's content is not text", transient=True)
+        calls = message.get("tool_calls") or []
+        names = tuple(
+            str(call.get("function", {}).get("name", "?"))[:64]
+            for call in (calls if isinstance(calls, list) else [])
+            if isinstance(call, dict)
+        )
+        usage = data.get("usage") if isinstance(data, dict) else None
+        usage = usage if isinstance(usage, dict) else {}
+        return Completion(
+            content or "",
+            _count(usage.get("prompt_tokens")),
+            _count(usage.get("completion_tokens")),
+            tool_calls=names,
+        )
+
+
+def _count(value: object) -> int:
+    """A token count as sent (a non-negative integer), else 0."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0

@@ -2,19 +2,23 @@
 
 Configuration from the environment: ``ROOKERY_CHAT_URL`` (an OpenAI-compatible API's base URL),
 ``ROOKERY_CHAT_MODEL``, ``ROOKERY_CHAT_KEY`` (optional, never logged), ``ROOKERY_CHAT_RETRIES``
-(2), ``ROOKERY_CHAT_TIMEOUT_S`` (30; each request also ends well before the table's deadline),
-``ROOKERY_TEXT_RECORD`` (optional: a JSON-lines file of
-every decision). A move the agent fails to give, after its retries or because its provider failed,
-is never invented: the bot sends no answer (``NoAnswer``) and the table's late policy applies; the
-decision is recorded as such. A provider failure is also written as an incident to
-``ROOKERY_INCIDENT_FILE`` (the arena sets it; it records the incident and voids the game rather
-than rating it).
+(2: re-prompts after an invalid reply), ``ROOKERY_CHAT_PROVIDER_RETRIES`` (2: retries of a
+transient provider error), ``ROOKERY_CHAT_TIMEOUT_S`` (30; each request also ends well before the
+table's deadline), ``ROOKERY_TEXT_RECORD`` (optional: a JSON-lines file of every decision).
+
+A move the agent fails to give, after its re-prompts or because its provider kept failing, is
+never invented: the bot sends no answer (``NoAnswer``) and the table's late policy applies to this
+seat alone (auto-play and a strike, forfeit past the strike limit): a failure of the entrant's
+provider is the entrant's failure, never a void game. Every move sent carries a note: the model's
+stated reason as its text, and the decision's ``attempts``, ``invalid_replies``,
+``provider_errors``, tokens and latency as its values.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import math
 import os
 import time
 from pathlib import Path
@@ -25,11 +29,12 @@ from rookery.client import Bot, NoAnswer
 from rookery.engine import Action, Observation
 
 from .chat import ChatEndpoint
-from .text import ChatAgent, Decision, Message, ProviderError, TextSeat
+from .text import ChatAgent, Completion, Decision, Message, ProviderError, TextSeat
 
-__all__ = ["INCIDENT_FILE_ENV", "TextSeatBot"]
+__all__ = ["NOTE_TEXT_MAX_BYTES", "TextSeatBot"]
 
-INCIDENT_FILE_ENV = "ROOKERY_INCIDENT_FILE"
+NOTE_TEXT_MAX_BYTES = 512
+"""A note's text bound (the protocol's): a longer stated reason is cut at a character."""
 
 log = structlog.get_logger("rookery.envs.seat")
 
@@ -62,26 +67,31 @@ class TextSeatBot(Bot):
         self.endpoint = agent
         if retries is None:
             retries = int(env.get("ROOKERY_CHAT_RETRIES", "2"))
-        self.seat = TextSeat(self._ask, retries=retries)
+        provider_retries = int(env.get("ROOKERY_CHAT_PROVIDER_RETRIES", "2"))
+        self.seat = TextSeat(
+            self._ask, retries=retries, provider_retries=provider_retries, time_left=self._budget
+        )
         self.record_path = env.get("ROOKERY_TEXT_RECORD", "")
-        self.incident_path = env.get(INCIDENT_FILE_ENV, "")
 
-    async def _ask(self, messages: list[Message]) -> str:
+    def _budget(self) -> float:
+        """Seconds this decision may still use: it must end well before the SDK's own cut-off
+        (which would send a fallback move), so no move is ever invented."""
         left = self.time_left()
-        if not left:
+        return left - max(0.3, left * 0.15) if left else math.inf
+
+    async def _ask(self, messages: list[Message]) -> str | Completion:
+        budget = self._budget()
+        if budget == math.inf:
             return await self.endpoint(messages)
-        # Finish well before the SDK's own cut-off (which would send a fallback move): a reply
-        # that cannot arrive in time is a provider timeout, and no move is invented.
-        budget = left - max(0.3, left * 0.15)
         if budget < 0.05:
-            raise ProviderError("timeout", f"no time left for another request ({left:.2f} s)")
+            raise ProviderError("timeout", f"no time left for another request ({budget:.2f} s)")
         if isinstance(self.endpoint, ChatEndpoint):
             return await self.endpoint(messages, timeout_s=budget)
         try:
             return await asyncio.wait_for(self.endpoint(messages), budget)
         except TimeoutError:
             raise ProviderError(
-                "timeout", f"the agent did not answer within {budget:.1f} s"
+                "timeout", f"the agent did not answer within {budget:.1f} s", transient=True
             ) from None
 
     async def act(self, observation: Observation) -> Action:
@@ -89,12 +99,27 @@ class TextSeatBot(Bot):
         self._record(observation, decision)
         if decision.outcome == "answered":
             assert decision.action is not None
+            self._note(decision)
             return decision.action
         if decision.outcome == "provider_error":
-            self._incident(observation, decision)
-            raise NoAnswer(f"provider error: {decision.errors[-1]}")
+            raise NoAnswer(
+                f"provider failed {decision.provider_errors} time(s); last: {decision.errors[-1]}"
+            )
         raise NoAnswer(
             f"no legal move in {decision.attempts} attempts; last: {decision.errors[-1]}"
+        )
+
+    def _note(self, decision: Decision) -> None:
+        """The decision's ledger on the reply: the stated reason, the counts, the latency."""
+        text = decision.reason.encode()[:NOTE_TEXT_MAX_BYTES].decode(errors="ignore")
+        self.note(
+            text,
+            attempts=decision.attempts,
+            invalid_replies=decision.invalid_replies,
+            provider_errors=decision.provider_errors,
+            prompt_tokens=decision.prompt_tokens,
+            completion_tokens=decision.completion_tokens,
+            latency_ms=round(decision.seconds * 1000, 1),
         )
 
     def _record(self, obs: Observation, decision: Decision) -> None:
@@ -108,6 +133,10 @@ class TextSeatBot(Bot):
             "late_policy_applies": decision.outcome != "answered",
             "action": str(decision.action) if decision.action is not None else None,
             "attempts": decision.attempts,
+            "invalid_replies": decision.invalid_replies,
+            "provider_errors": decision.provider_errors,
+            "prompt_tokens": decision.prompt_tokens,
+            "completion_tokens": decision.completion_tokens,
             "errors": list(decision.errors),
             "seconds": round(decision.seconds, 3),
             "at": time.time(),
@@ -115,17 +144,3 @@ class TextSeatBot(Bot):
         log.info("text seat decision", **{k: v for k, v in record.items() if k != "errors"})
         if self.record_path:
             _append_line(self.record_path, record)
-
-    def _incident(self, obs: Observation, decision: Decision) -> None:
-        table = getattr(self, "table", None)
-        if not self.incident_path or table is None:
-            return
-        kind = decision.errors[-1].split(":", 1)[0]
-        _append_line(
-            self.incident_path,
-            {
-                "table_id": table.table_id,
-                "kind": "provider_error",
-                "detail": f"seat {obs.seat}, {obs.phase.name}: {decision.errors[-1]} ({kind})",
-            },
-        )

@@ -4,12 +4,16 @@ The prompt gives a summary of the rules once (the system message), then for ever
 seat's view and its legal moves. The reply may reason freely but must end with one line
 ``MOVE: <move>`` (:data:`ANSWER_FORMAT`); :func:`parse_reply` accepts that line alone, or says
 precisely what is wrong, and :class:`TextSeat` asks again, at most ``retries`` times.
-It never substitutes a move of its own: an agent that fails its retries, or whose provider fails,
-gets no answer sent (:class:`Decision` says why), so the table's late policy applies.
+A provider's transient failure (HTTP 429 or 5xx, a timeout, a refused connection) is retried at
+most ``provider_retries`` times, after a short back-off. It never substitutes a move of its own:
+an agent that fails its retries, or whose provider keeps failing, gets no answer sent
+(:class:`Decision` says why), so the table's late policy applies to that seat alone.
 """
 
 from __future__ import annotations
 
+import asyncio
+import math
 import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -38,6 +42,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ANSWER_FORMAT",
     "ChatAgent",
+    "Completion",
     "Decision",
     "Message",
     "ProviderError",
@@ -54,8 +59,22 @@ __all__ = [
 Message = dict[str, str]
 """A chat message: ``{"role": "system" | "user" | "assistant", "content": ...}``."""
 
-ChatAgent = Callable[[list[Message]], Awaitable[str]]
-"""An agent: the conversation so far in, its reply text out (raises ``ProviderError``)."""
+
+@dataclass(frozen=True)
+class Completion:
+    """One reply of an agent: its text and the tokens its provider counted (0 when unknown)."""
+
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    tool_calls: tuple[str, ...] = ()
+    """The names of the tools the reply called (a text seat offers none: an invalid reply)."""
+
+
+ChatAgent = Callable[[list[Message]], Awaitable[str | Completion]]
+"""An agent: the conversation so far in, its reply out (text or a :class:`Completion`).
+
+It raises :class:`ProviderError` when its provider failed."""
 
 
 class ReplyError(ValueError):
@@ -63,12 +82,22 @@ class ReplyError(ValueError):
 
 
 class ProviderError(Exception):
-    """The agent's provider failed (HTTP error, timeout, unreadable response): not the agent's
-    move, and not a loss; ``kind`` is a short code (``"http_500"``, ``"timeout"``, …)."""
+    """The agent's provider failed (HTTP error, timeout, unreadable response); ``kind`` is a
+    short code (``"http_500"``, ``"timeout"``, …). ``transient`` errors are worth retrying,
+    ``retry_after_s`` is the provider's own hint (HTTP ``Retry-After``), if any."""
 
-    def __init__(self, kind: str, message: str) -> None:
+    def __init__(
+        self,
+        kind: str,
+        message: str,
+        *,
+        transient: bool = False,
+        retry_after_s: float | None = None,
+    ) -> None:
         super().__init__(message)
         self.kind = kind
+        self.transient = transient
+        self.retry_after_s = retry_after_s
 
 
 # Rendering ------------------------------------------------------------------------------------
@@ -306,8 +335,11 @@ Outcome = Literal["answered", "gave_up", "provider_error"]
 class Decision:
     """One request answered (or not) by the agent.
 
-    ``outcome``: ``answered`` (``action`` is legal), ``gave_up`` (every attempt failed: no move
-    is sent, the table's late policy applies) or ``provider_error`` (an incident: no move sent).
+    ``outcome``: ``answered`` (``action`` is legal), ``gave_up`` (every re-prompt got an invalid
+    reply) or ``provider_error`` (the provider kept failing, or failed for good); in both last
+    cases no move is sent and the table's late policy applies to the seat. ``attempts`` counts
+    the requests made, ``invalid_replies`` the replies refused, ``provider_errors`` the requests
+    that failed; ``reason`` is what the accepted reply said before its move line.
     """
 
     outcome: Outcome
@@ -316,26 +348,64 @@ class Decision:
     errors: tuple[str, ...]
     seconds: float
     transcript: tuple[Message, ...] = field(repr=False)
+    invalid_replies: int = 0
+    provider_errors: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    reason: str = field(default="", repr=False)
+
+
+TimeLeft = Callable[[], float]
+"""Seconds the seat may still spend on the current decision (``math.inf``: no limit)."""
+
+
+def _no_limit() -> float:
+    return math.inf
 
 
 @dataclass
 class TextSeat:
-    """Asks ``agent`` for a move, at most ``1 + retries`` times, and never invents one."""
+    """Asks ``agent`` for a move and never invents one.
+
+    An invalid reply is re-prompted with why, at most ``retries`` times; a transient provider
+    error is retried at most ``provider_retries`` times, after ``backoff_s`` doubling each time
+    (or the provider's ``Retry-After``, at most ``max_backoff_s``), never past ``time_left()``.
+    """
 
     agent: ChatAgent
     retries: int = 2
+    provider_retries: int = 2
+    backoff_s: float = 0.5
+    max_backoff_s: float = 4.0
+    time_left: TimeLeft = _no_limit
     decisions: list[Decision] = field(default_factory=list)
     _system: dict[str, Message] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.retries < 0:
             raise ValueError(f"retries must be ≥ 0, got {self.retries}")
+        if self.provider_retries < 0:
+            raise ValueError(f"provider_retries must be ≥ 0, got {self.provider_retries}")
+        if not 0 <= self.backoff_s <= self.max_backoff_s:
+            raise ValueError(
+                f"need 0 ≤ backoff_s ≤ max_backoff_s, got {self.backoff_s} and {self.max_backoff_s}"
+            )
 
     def system_message(self, ruleset: Ruleset) -> Message:
         """The rules summary of ``ruleset`` (built once)."""
         if ruleset.name not in self._system:
             self._system[ruleset.name] = {"role": "system", "content": rules_summary(ruleset)}
         return self._system[ruleset.name]
+
+    def _pause(self, error: ProviderError, failures: int) -> float | None:
+        """How long to wait before retrying ``error`` (the ``failures``-th), or ``None``."""
+        if not error.transient or failures > self.provider_retries:
+            return None
+        delay = error.retry_after_s
+        if delay is None:
+            delay = self.backoff_s * 2 ** (failures - 1)
+        delay = min(delay, self.max_backoff_s)
+        return delay if delay < self.time_left() else None
 
     async def decide(self, obs: Observation, legal: LegalActions | None = None) -> Decision:
         """Ask for ``obs``'s move; the decision is also appended to ``decisions``."""
@@ -348,26 +418,55 @@ class TextSeat:
         errors: list[str] = []
         outcome: Outcome = "gave_up"
         action: Action | None = None
-        attempts = 0
-        for _ in range(1 + self.retries):
+        attempts = invalid = failures = prompt_tokens = completion_tokens = 0
+        reason = ""
+        while True:
             attempts += 1
             try:
-                reply = await self.agent(list(messages))
-            except ProviderError as error:
-                errors.append(f"{error.kind}: {error}")
-                outcome = "provider_error"
-                break
-            messages.append({"role": "assistant", "content": reply})
-            try:
+                got = await self.agent(list(messages))
+                got = got if isinstance(got, Completion) else Completion(got)
+                reply = got.text
+                prompt_tokens += got.prompt_tokens
+                completion_tokens += got.completion_tokens
+                messages.append({"role": "assistant", "content": reply})
+                if got.tool_calls and not reply.strip():
+                    raise ReplyError(
+                        f"your reply was a tool call ({', '.join(got.tool_calls)[:80]}), with no "
+                        f"text: this seat offers no tools; answer in text, ending with one line "
+                        f"'{ANSWER_FORMAT}'"
+                    )
                 action = parse_reply(reply, legal)
+            except ProviderError as error:
+                failures += 1
+                errors.append(f"{error.kind}: {error}")
+                pause = self._pause(error, failures)
+                if pause is None:
+                    outcome = "provider_error"
+                    break
+                await asyncio.sleep(pause)
+                continue
             except ReplyError as error:
+                invalid += 1
                 errors.append(str(error))
                 messages.append({"role": "user", "content": f"{error}. Try again."})
+                if invalid > self.retries:
+                    break
                 continue
             outcome = "answered"
+            reason = stated_reason(reply)
             break
         decision = Decision(
-            outcome, action, attempts, tuple(errors), time.monotonic() - started, tuple(messages)
+            outcome,
+            action,
+            attempts,
+            tuple(errors),
+            time.monotonic() - started,
+            tuple(messages),
+            invalid_replies=invalid,
+            provider_errors=failures,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            reason=reason,
         )
         self.decisions.append(decision)
         return decision
@@ -377,7 +476,7 @@ def scripted_agent(replies: Sequence[str]) -> ChatAgent:
     """An agent that answers with ``replies`` in turn (for tests and examples)."""
     queue = list(replies)
 
-    async def agent(messages: list[Message]) -> str:
+    async def agent(messages: list[Message]) -> str | Completion:
         if not queue:
             raise ProviderError("exhausted", "the scripted agent has no replies left")
         return queue.pop(0)
