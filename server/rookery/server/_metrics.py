@@ -7,6 +7,7 @@ labels are those of go-grpc-prometheus so that existing dashboards work.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import time
 from bisect import bisect_left
@@ -210,12 +211,14 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
 
         async def count_requests(requests: AsyncIterator[Any]) -> AsyncIterator[Any]:
             tally = _Tally(received)
+            messages = aiter(requests)
             try:
-                async for request in requests:
+                async for request in messages:
                     tally.add()
                     yield request
             finally:
                 tally.flush()
+                await _close(messages)
 
         if not handler.response_streaming:
 
@@ -228,9 +231,16 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
                     received.inc()
                 try:
                     response = await inner(request, context)
+                except grpc.aio.AbortError as error:
+                    _release(error)
+                    finish(context, begin, None)
+                    return None  # gRPC raises its abort itself (the status is sent already)
                 except BaseException as error:
                     finish(context, begin, error)
                     raise
+                finally:
+                    if handler.request_streaming:
+                        await _close(request)
                 sent.inc()
                 finish(context, begin, None)
                 return response
@@ -248,9 +258,14 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
                     received.inc()
                 try:
                     await inner(request, context)
+                except grpc.aio.AbortError as error:
+                    _release(error)
                 except BaseException as error:
                     finish(context, begin, error)
                     raise
+                finally:
+                    if handler.request_streaming:
+                        await _close(request)
                 finish(context, begin, None)
 
             return _rebuild(handler, kind, writing_response)
@@ -272,16 +287,45 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
                 async for response in responses:
                     tally.add()
                     await context.write(response)
+            except grpc.aio.AbortError as error:
+                _release(error)
             except BaseException as error:
                 tally.flush()
                 finish(context, begin, error)
                 raise
             finally:
                 await responses.aclose()
+                if handler.request_streaming:
+                    await _close(request)
             tally.flush()
             finish(context, begin, None)
 
         return _rebuild(handler, kind, streaming_response)
+
+
+def _release(error: BaseException) -> None:
+    """Lets the handler's frames go with an abort that gRPC keeps until the call is freed.
+
+    ``context.abort`` stores its AbortError in the call's state and raises it; its traceback
+    holds the handler's frames, which hold the context, which holds the state: a cycle that
+    only the garbage collector breaks, and with it the call's memory (the request it received,
+    up to max_message_bytes) is kept. A stranger's refused oversize Hellos grew a server from
+    59 to 251 MiB in 200 connections, none of it returned. Cut from its frames (the handler
+    returns normally; gRPC raises the stored abort itself), the call is freed at once.
+    """
+    error.__traceback__ = None
+    error.__context__ = None
+    error.__cause__ = None
+
+
+async def _close(requests: Any) -> None:
+    """Closes a request stream's async generator the handler may have left suspended (gRPC's
+    own holds the call in a cycle with its reader until collected); one still running in
+    another task (a reader being cancelled) is left to end there."""
+    close = getattr(requests, "aclose", None)
+    if close is not None:
+        with contextlib.suppress(RuntimeError):
+            await close()
 
 
 class _Tally:

@@ -36,8 +36,10 @@ CREATE TABLE IF NOT EXISTS bot_tokens (
 def validate_bot_name(name: str) -> str:
     """``name`` if it is a valid bot name, else :class:`InvalidBotNameError` saying why."""
     if not _NAME.fullmatch(name):
+        # At most 64 characters of it are repeated: an error is no amplifier.
+        shown = repr(name) if len(name) <= 64 else f"{name[:64]!r}… ({len(name)} characters)"
         raise InvalidBotNameError(
-            f"invalid bot name {name!r}: use 1–64 letters, digits, '-', '_' or '.'"
+            f"invalid bot name {shown}: use 1–64 letters, digits, '-', '_' or '.'"
         )
     return name
 
