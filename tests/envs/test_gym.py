@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import gymnasium
 import numpy as np
 import pytest
 from envs_positions import ALL_PRESETS
@@ -15,7 +16,27 @@ from rookery.envs.gym import RookGymEnv
 
 @pytest.mark.parametrize("name", ALL_PRESETS)
 def test_gymnasiums_check_env_passes_against_the_heuristic(name: str) -> None:
-    check_env(RookGymEnv(name, seat=1, opponents="heuristic"), skip_render_check=True)
+    # Made by id, so that the checker also renders in every other mode (human, ansi).
+    check_env(gymnasium.make("Rook-v0", preset=name, seat=1, opponents="heuristic").unwrapped)
+
+
+def test_human_mode_prints_the_view_after_reset_and_render_returns_none(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    env = RookGymEnv("standard", seat=2, opponents="random", render_mode="human")
+    env.reset(seed=1)
+    assert env.render() is None
+    assert "You are seat 2 of 4" in capsys.readouterr().out
+
+
+def test_gymnasium_makes_rook_v0_by_its_id() -> None:
+    made = gymnasium.make("Rook-v0", preset="five-handed", seat=3, opponents="random")
+    assert isinstance(made.unwrapped, RookGymEnv) and made.unwrapped.seat == 3
+    obs, _ = made.reset(seed=1)
+    assert obs.shape == made.observation_space.shape
+    by_module = gymnasium.make("rookery.envs.gym:Rook-v0")
+    assert isinstance(by_module.unwrapped, RookGymEnv)
+    assert by_module.unwrapped.ruleset.name == "standard"
 
 
 def test_check_env_passes_against_pimc_and_a_callable() -> None:

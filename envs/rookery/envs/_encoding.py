@@ -47,13 +47,13 @@ from rookery.engine import (
     cards_of,
 )
 
-__all__ = ["ActionCodec", "ObservationEncoder", "Tensor"]
+__all__ = ["ActionCodec", "ObservationEncoder", "Tensor", "card_bits"]
 
 Tensor = npt.NDArray[np.float32]
 """A float32 vector: an observation or information-state tensor."""
 
 
-def _bits(mask: int) -> npt.NDArray[np.uint8]:
+def card_bits(mask: int) -> npt.NDArray[np.uint8]:
     """The ``NUM_CARDS`` bits of a card mask, card 0 first."""
     raw = np.frombuffer(mask.to_bytes(8, "little"), dtype=np.uint8)
     return np.unpackbits(raw, bitorder="little")[:NUM_CARDS]
@@ -254,7 +254,7 @@ class ObservationEncoder:
         ):
             if mask:
                 base = o[name][0]
-                out[base : base + NUM_CARDS] = _bits(mask)
+                out[base : base + NUM_CARDS] = card_bits(mask)
         last_bid, passed = o["last_bid"][0], o["passed"][0]
         for seat, amount in obs.auction:
             if amount:
@@ -331,7 +331,7 @@ class ObservationEncoder:
                 out[order + card] = index / total
         nest = order + NUM_CARDS
         if picked_up:
-            out[nest : nest + NUM_CARDS] = _bits(picked_up)
+            out[nest : nest + NUM_CARDS] = card_bits(picked_up)
         buried = nest + NUM_CARDS
         size = float(max(1, self.ruleset.nest_size))
         for place, card in enumerate(bury_order, 1):

@@ -8,7 +8,10 @@
 
 Agents are ``seat_0`` … ``seat_{n-1}``; each observation is a dict of the seat's
 ``observation`` tensor and its ``action_mask`` (PettingZoo's classic-games convention). An episode
-is one hand by default (``hands=None``: the whole game to the target). There is no parallel
+is one hand by default (``hands=None``: the whole game to the target). ``env()`` wraps the
+environment in PettingZoo's standard stack (an illegal id ends the episode with
+``illegal_reward`` for its seat, out-of-range ids are refused, the call order is enforced);
+``state()`` is the whole table for centralised critics. There is no parallel
 wrapper: in Rook one seat acts at a time, in an order that depends on the play (the auction skips
 passed seats, the trick's winner leads), which PettingZoo's parallel API cannot express.
 """
@@ -20,13 +23,14 @@ from typing import Any, ClassVar
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv  # type: ignore[import-untyped]
-from rookery.engine import Ruleset
+from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
+from rookery.engine import NUM_CARDS, Ruleset
 
 from ._core import Reward, RookTable, episode_rules, reward_kind
-from ._encoding import ActionCodec, ObservationEncoder
+from ._encoding import ActionCodec, ObservationEncoder, Tensor, card_bits
 from .text import render_table
 
-__all__ = ["RookAECEnv", "env", "observation_bounds"]
+__all__ = ["RookAECEnv", "env", "observation_bounds", "raw_env"]
 
 
 def observation_bounds(encoder: ObservationEncoder, size: int) -> tuple[Any, Any]:
@@ -50,8 +54,9 @@ class RookAECEnv(AECEnv):  # type: ignore[misc]
 
     metadata: ClassVar[dict[str, Any]] = {
         "name": "rookery_rook_v0",
-        "render_modes": ["ansi"],
+        "render_modes": ["human", "ansi"],
         "is_parallelizable": False,
+        "render_fps": 1,
     }
 
     def __init__(
@@ -66,8 +71,10 @@ class RookAECEnv(AECEnv):  # type: ignore[misc]
         self.reward = reward_kind(reward)
         base = preset if isinstance(preset, Ruleset) else Ruleset.preset(preset)
         self.ruleset = episode_rules(base, hands)
-        if render_mode is not None and render_mode != "ansi":
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}"
+            )
         self.render_mode = render_mode
         self.codec = ActionCodec(self.ruleset)
         self.encoder = ObservationEncoder(self.ruleset)
@@ -80,6 +87,12 @@ class RookAECEnv(AECEnv):  # type: ignore[misc]
             }
         )
         self.observation_spaces = dict.fromkeys(self.possible_agents, space)
+        players = self.ruleset.players
+        self.state_space = spaces.Box(
+            np.concatenate([*[low] * players, np.zeros(2 * NUM_CARDS, np.float32)]),
+            np.concatenate([*[high] * players, np.ones(2 * NUM_CARDS, np.float32)]),
+            dtype=np.float32,
+        )
         self.action_spaces = {a: spaces.Discrete(self.codec.size) for a in self.possible_agents}
         self._seeds = np.random.default_rng()
         self.table: RookTable | None = None
@@ -111,6 +124,8 @@ class RookAECEnv(AECEnv):  # type: ignore[misc]
         seat = self.table.current_player
         assert seat is not None
         self.agent_selection = self._agent(seat)
+        if self.render_mode == "human":
+            self.render()
 
     def observe(self, agent: str) -> dict[str, Any]:
         table = self._require_table()
@@ -140,12 +155,28 @@ class RookAECEnv(AECEnv):  # type: ignore[misc]
             assert seat is not None
             self.agent_selection = self._agent(seat)
         self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def state(self) -> Tensor:
+        """The whole table, for a centralised critic: every seat's observation tensor (each
+        relative to its seat, in seat order), then the nest as dealt and the dead cards."""
+        table = self._require_table()
+        deal = table.game.deal
+        parts = [table.tensor(seat) for seat in range(self.ruleset.players)]
+        parts += [card_bits(deal.nest).astype(np.float32), card_bits(deal.dead).astype(np.float32)]
+        return np.concatenate(parts)
 
     def render(self) -> str | None:
+        """``ansi``: the view of the seat to act as text; ``human``: that text printed to the
+        terminal (after every reset and step too, as PettingZoo's classic games do)."""
         if self.render_mode is None:
             return None
-        table = self._require_table()
-        return render_table(table)
+        text = render_table(self._require_table())
+        if self.render_mode == "human":
+            print(text + "\n")
+            return None
+        return text
 
     def close(self) -> None:
         pass
@@ -156,6 +187,17 @@ class RookAECEnv(AECEnv):  # type: ignore[misc]
         return self.table
 
 
-def env(preset: str | Ruleset = "standard", **kwargs: Any) -> RookAECEnv:
-    """PettingZoo's conventional constructor name."""
+def raw_env(preset: str | Ruleset = "standard", **kwargs: Any) -> RookAECEnv:
+    """The environment without wrappers (PettingZoo's conventional name)."""
     return RookAECEnv(preset, **kwargs)
+
+
+def env(
+    preset: str | Ruleset = "standard", *, illegal_reward: float = -1.0, **kwargs: Any
+) -> AECEnv:
+    """The environment in PettingZoo's standard wrapper stack, as its classic games build it: an
+    id outside the mask ends the episode with ``illegal_reward`` for its seat (0 for the
+    others), an id outside the action space is refused, and calls out of order are refused."""
+    wrapped = wrappers.TerminateIllegalWrapper(raw_env(preset, **kwargs), illegal_reward)
+    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    return wrappers.OrderEnforcingWrapper(wrapped)

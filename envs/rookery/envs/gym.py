@@ -15,6 +15,13 @@ sides'), ``reward="general-sum"`` for its side's own change (see ``docs/ai.md``)
 ``info["action_mask"]`` the same mask. An id outside the mask changes nothing and costs
 ``illegal_penalty`` (``info["illegal_action"]``), or raises ``ValueError`` with
 ``illegal="raise"``: the table never plays a move the agent did not choose.
+
+Importing this module registers ``Rook-v0`` with Gymnasium (keyword arguments as above):
+
+>>> import gymnasium
+>>> env = gymnasium.make("Rook-v0", preset="cutthroat", opponents="random")
+>>> env.unwrapped.ruleset.players
+3
 """
 
 from __future__ import annotations
@@ -34,7 +41,10 @@ from ._core import Reward, RookTable, episode_rules, reward_kind
 from ._encoding import ActionCodec, ObservationEncoder, Tensor
 from .aec import observation_bounds
 
-__all__ = ["Opponent", "RookGymEnv", "resolve_policy"]
+__all__ = ["ENV_ID", "Opponent", "RookGymEnv", "resolve_policy"]
+
+ENV_ID = "Rook-v0"
+"""The id ``gymnasium.make`` knows the environment by once this module is imported."""
 
 Opponent = str | Policy
 """A reference bot's short name or a policy callable."""
@@ -57,7 +67,7 @@ def resolve_policy(opponent: Opponent) -> Policy:
 class RookGymEnv(gymnasium.Env[Tensor, int]):
     """One Rook table where ``seat`` is the agent and every other seat plays ``opponents``."""
 
-    metadata = {"render_modes": ["ansi"]}  # noqa: RUF012 (gymnasium.Env declares it so)
+    metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}  # noqa: RUF012 (gymnasium.Env)
 
     def __init__(
         self,
@@ -98,6 +108,10 @@ class RookGymEnv(gymnasium.Env[Tensor, int]):
         low, high = observation_bounds(self.encoder, self.encoder.size)
         self.observation_space = spaces.Box(low, high, dtype=np.float32)
         self.action_space = spaces.Discrete(self.codec.size)  # type: ignore[assignment]
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}"
+            )
         self.render_mode = render_mode
         self.table: RookTable | None = None
         self._rng = random.Random(0)
@@ -113,6 +127,8 @@ class RookGymEnv(gymnasium.Env[Tensor, int]):
         self._rng = random.Random(f"opponents:{game_seed}")
         self.table = RookTable.new(self.ruleset, int(game_seed), reward=self.reward)
         self._opponents_play()
+        if self.render_mode == "human":
+            self.render()
         return self._observe(), self._info()
 
     def step(self, action: int) -> tuple[Tensor, float, bool, bool, dict[str, Any]]:
@@ -128,6 +144,8 @@ class RookGymEnv(gymnasium.Env[Tensor, int]):
             return self._observe(), self.illegal_penalty, False, False, info
         reward = table.step(action)[self.seat]
         reward += self._opponents_play()
+        if self.render_mode == "human":
+            self.render()
         return self._observe(), reward, table.is_over, False, self._info()
 
     def action_masks(self) -> npt.NDArray[np.bool_]:
@@ -135,11 +153,17 @@ class RookGymEnv(gymnasium.Env[Tensor, int]):
         return self._require_table().mask().astype(bool)
 
     def render(self) -> str | None:
-        if self.render_mode != "ansi":
+        """``ansi``: the view of the seat to act as text; ``human``: that text printed to the
+        terminal (after every reset and step too, as Gymnasium's ``human`` mode does)."""
+        if self.render_mode is None:
             return None
         from .text import render_table
 
-        return render_table(self._require_table())
+        text = render_table(self._require_table())
+        if self.render_mode == "human":
+            print(text + "\n")
+            return None
+        return text
 
     def _opponents_play(self) -> float:
         """Let the other seats act until the agent's turn or the end; the agent's reward."""
@@ -162,3 +186,6 @@ class RookGymEnv(gymnasium.Env[Tensor, int]):
         if self.table is None:
             raise RuntimeError("call reset() before using the environment")
         return self.table
+
+
+gymnasium.register(ENV_ID, entry_point="rookery.envs.gym:RookGymEnv")
