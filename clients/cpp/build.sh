@@ -25,16 +25,32 @@ HASH=$(inputs_hash)
 configure() {
   if [[ ! -f build/.configured || ! -f build/CMakeCache.txt ]]; then
     rm -f build/.configured build/CMakeCache.txt
+    echo "[cpp-kit] configuring with CMake (log: build.configure.log)" >&2
     cmake -S . -B build -DROOKERY_PROTO_DIR="$PROTO_DIR" > build.configure.log 2>&1 \
       || { cat build.configure.log; rm -f build/CMakeCache.txt; exit 1; }
     touch build/.configured
   fi
 }
 
+# compile TARGET: builds it into build/, its output in build.log, CMake's progress lines ("[ 40%]
+# Building CXX object ...") on stderr as they come: the first build compiles the generated gRPC
+# code and takes minutes, which would otherwise pass in silence.
+compile() {
+  echo "[cpp-kit] building $1 with $JOBS jobs (the first build takes minutes; log: build.log)" >&2
+  local status
+  set +e
+  cmake --build build --target "$1" -j "$JOBS" -- --no-print-directory 2>&1 | tee build.log \
+    | while IFS= read -r line; do
+        if [[ $line == \[*%\]* ]]; then echo "[cpp-kit] $line" >&2; fi
+      done
+  status=${PIPESTATUS[0]}
+  set -e
+  [[ $status == 0 ]] || { cat build.log; exit 1; }
+}
+
 if [[ ! -x $BIN || ! -f .build.stamp || $(cat .build.stamp) != "$HASH" ]]; then
   configure
-  cmake --build build --target rookery-cpp-bot -j "$JOBS" -- --no-print-directory > build.log 2>&1 \
-    || { cat build.log; exit 1; }
+  compile rookery-cpp-bot
   mkdir -p bin
   cp build/rookery-cpp-bot "$BIN.tmp" && mv "$BIN.tmp" "$BIN"
   echo "$HASH" > .build.stamp
@@ -46,8 +62,7 @@ if [[ ${1:-} == test ]]; then
   else
     rm -f .test.stamp
     configure
-    cmake --build build --target rookery_kit_tests -j "$JOBS" -- --no-print-directory > build.log 2>&1 \
-      || { cat build.log; exit 1; }
+    compile rookery_kit_tests
     (cd build && ctest --output-on-failure) > .test.log 2>&1 || { cat .test.log; exit 1; }
     cat .test.log
     echo "$HASH" > .test.stamp

@@ -61,3 +61,17 @@ def test_a_failed_configure_does_not_poison_the_next_build(root: Path, tmp_path:
     binary = kit / "bin" / "rookery-cpp-bot"
     assert built.stdout.strip().splitlines()[-1] == str(binary)
     assert subprocess.run([str(binary)], timeout=10, check=False).returncode == 0
+
+
+def test_a_build_shows_its_progress_as_it_goes(root: Path, tmp_path: Path) -> None:
+    """The kit's first build takes minutes: CMake's progress lines reach stderr, its log a file."""
+    kit = _tiny_kit(root, tmp_path)
+    built = _build(kit)
+    assert built.returncode == 0, built.stdout + built.stderr
+    progress = [line for line in built.stderr.splitlines() if line.startswith("[cpp-kit] [")]
+    assert any("Building CXX object" in line for line in progress), built.stderr
+    assert progress[-1].startswith("[cpp-kit] [100%]"), built.stderr
+    assert "[cpp-kit] configuring with CMake" in built.stderr
+    assert "Building CXX object" in (kit / "build.log").read_text()
+    again = _build(kit)  # nothing changed: no CMake run, nothing shown
+    assert again.returncode == 0 and "[cpp-kit]" not in again.stderr, again.stderr

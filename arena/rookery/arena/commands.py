@@ -50,15 +50,26 @@ def working_folder(workdir: str) -> str | None:
     return None
 
 
-def check_program(bot: str, argv: list[str], cwd: str | None, path: str | None) -> None:
+def check_program(
+    bot: str, argv: list[str], cwd: str | None, path: str | None, folder: str = ""
+) -> None:
     """Raise :class:`CommandNotFoundError` unless ``argv[0]`` names a program that can start.
 
     A name with a ``/`` is a file (relative to ``cwd``); a bare name is looked up in ``path``
-    (the bot's ``PATH``), as ``execvp`` would.
+    (the bot's ``PATH``), as ``execvp`` would. The script of the arena's Python
+    (``python my_bot.py``) must be a file in ``cwd`` or the bot's ``folder``: missing, Python
+    would name whatever folder it was started in (in the sandbox, the one of ``python``).
     """
     program = argv[0] if argv else ""
     if not program:
         raise CommandNotFoundError(f"bot {bot!r}: the command is empty")
+    if program == sys.executable and len(argv) > 1 and not argv[1].startswith("-"):
+        script, base = argv[1], Path(cwd or ".")
+        places = [base, base / folder] if folder else [base]
+        if not any((place / script).is_file() for place in places):
+            raise CommandNotFoundError(
+                f"bot {bot!r}: python cannot open {script!r}: no such file in {base.absolute()}"
+            )
     if os.sep in program:
         file = Path(cwd or ".") / program
         if not file.is_file():

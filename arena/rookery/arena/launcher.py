@@ -294,6 +294,7 @@ class BotLauncher:
                 list(self.plan.argv),
                 working_folder(self.bot.workdir),
                 self._environment(self.plan, self.token).get("PATH"),
+                self.bot.folder,
             )
         except CommandNotFoundError as error:
             self.not_found = True

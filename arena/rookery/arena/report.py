@@ -101,7 +101,8 @@ def _fmt_elo(value: float) -> str:
 
 _CAPTION = (
     "Elo: Bradley-Terry, field mean 0, ± 95 % ({interval}); LOS: P(stronger than the next); "
-    "G/W/L/D: games; pts: point difference; ms: mean think time; late: timeouts; fallback: moves "
+    "G/W/L/D: games; pts: point difference; ms: mean think time; late: timeouts; crash: its "
+    "processes' exits in play (a remote bot: its disconnects); fallback: moves "
     "the bot's SDK made for its failed code (rookery arena incidents RUN_DIR lists each)"
 )
 

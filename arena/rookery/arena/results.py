@@ -11,9 +11,11 @@ result: they are counted but not rated.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from statistics import NormalDist
 
 from rookery.arena.ratings import (
     BradleyTerryFit,
@@ -233,7 +235,9 @@ def summarize(
     by_name = fit.by_name()
     mixed = has_mixed_partnerships(scores)
     teams = team_ratings(scores) if mixed else {}
-    crashes = {bot.name: bot.crashes for bot in bots}
+    # A launched bot's crashes are its processes' exits (each one also drops its seats: those
+    # disconnects are not counted again); a remote bot has no process here, only disconnects.
+    crashes = {bot.name: bot.crashes for bot in bots if not bot.remote}
     versions = {bot.name: bot.version for bot in bots}
     standings: list[Standing] = []
     for name in names:
@@ -259,7 +263,7 @@ def summarize(
                 think_ms_max=s.think_ms_max,
                 timeouts=s.timeouts,
                 auto_plays=s.auto_plays,
-                crashes=crashes.get(name, 0) + s.disconnects,
+                crashes=crashes.get(name, s.disconnects),
                 illegal_replies=s.illegal_replies + s.malformed_replies,
                 fallbacks=s.fallbacks,
                 team_mu=team.mu if team else None,
@@ -272,6 +276,10 @@ def summarize(
         los = None
         if i + 1 < len(standings):
             los = fit.los.get((standing.name, standings[i + 1].name))
+            if los is not None and los in (0.0, 1.0):
+                # Every refit agreed, or there were none to make (under two duplicate groups):
+                # the intervals shown say how sure the order is, so the LOS is read from them.
+                los = los_from_intervals(standing, standings[i + 1], fit.confidence)
         with_los.append(_replace_los(standing, los))
     crosstable = {
         a: {
@@ -297,6 +305,22 @@ def summarize(
         mixed_partnerships=mixed,
         duration_s=sum(r.duration_s for r in rows),
     )
+
+
+def los_from_intervals(first: Standing, second: Standing, confidence: float) -> float:
+    """P(``first`` is stronger than ``second``) from their ratings and intervals, as normal
+    errors: after two games of 2-0 it is about 0.94 (an interval of ±309 each), not 1.
+
+    >>> a = Standing("a", "", 100, 0, 200, 0, 4, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    >>> b = Standing("b", "", -100, -200, 0, 0, 4, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    >>> round(los_from_intervals(a, b, 0.95), 3)
+    0.997
+    """
+    z = NormalDist().inv_cdf(0.5 + confidence / 2.0)
+    spread = math.hypot(first.elo_error, second.elo_error) / z
+    if spread <= 0.0:
+        return 0.5 if first.elo == second.elo else float(first.elo > second.elo)
+    return NormalDist().cdf((first.elo - second.elo) / spread)
 
 
 def _replace_los(standing: Standing, los: float | None) -> Standing:

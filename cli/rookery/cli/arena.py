@@ -550,6 +550,18 @@ def _expand_reference_bot(text: str) -> str:
     from rookery.client.bots import BOTS, bot_reference
 
     if text not in BOTS:
+        import difflib
+
+        from rookery.arena.errors import ConfigError
+
+        close = difflib.get_close_matches(text, list(BOTS), n=1, cutoff=0.6)
+        if close:  # a reference bot misspelt (--bot heurstic)
+            raise ConfigError(
+                "--bot",
+                text,
+                f"no reference bot {text!r}: did you mean --bot {close[0]}? (the reference "
+                f"bots: {', '.join(BOTS)}; a bot of your own: NAME=COMMAND)",
+            )
         return text  # parse_bot_flag explains what a --bot flag must be
     command = [sys.executable, "-m", "rookery.cli.main", "bot", "run", bot_reference(text)]
     return f"{text}={shlex.join(command)}"

@@ -1,14 +1,15 @@
 #!/usr/bin/env node
 // The sample bot's command line: `node dist/src/main.js --name NAME [--server HOST:PORT] …`.
 
+import { basename } from "node:path";
 import { parseArgs } from "node:util";
 import { status } from "@grpc/grpc-js";
 import { BotFactory, ClientStats, DEFAULT_SERVER, RookeryClient, RookeryError } from "./client";
 import { SampleBot } from "./sampleBot";
 
-const USAGE = `usage: rookery-sample-bot [options]
+const usage = (program: string): string => `usage: ${program} [options]
 
-Connects to a Rookery server and plays every table it is seated at with the sample strategy.
+Connects to a Rookery server and plays every table it is seated at.
 
 options:
   --server HOST:PORT   the server (env ROOKERY_SERVER, default ${DEFAULT_SERVER})
@@ -42,6 +43,8 @@ function positiveInt(name: string, text: string | undefined, fallback: number): 
 export interface MainDefaults {
   /** The bot's version, sent in Hello when neither --version nor ROOKERY_BOT_VERSION gives one. */
   version?: string;
+  /** The name its messages and usage start with; default: its script's file name (`myBot.js`). */
+  program?: string;
 }
 
 /** Runs `factory` as a bot with the command-line options; resolves with the exit code. */
@@ -50,6 +53,8 @@ export async function runMain(
   argv: string[] = process.argv.slice(2),
   defaults: MainDefaults = {},
 ): Promise<number> {
+  const program = defaults.program ?? basename(process.argv[1] ?? "rookery-bot");
+  const USAGE = usage(program);
   let values;
   try {
     values = parseArgs({
@@ -87,7 +92,7 @@ export async function runMain(
       connectTimeoutS: positiveInt("connect-timeout", values["connect-timeout"], 10),
     };
   } catch (e) {
-    process.stderr.write(`rookery-sample-bot: ${e instanceof Error ? e.message : String(e)}\n${USAGE}\n`);
+    process.stderr.write(`${program}: ${e instanceof Error ? e.message : String(e)}\n${USAGE}\n`);
     return 2;
   }
   try {
@@ -127,7 +132,7 @@ export async function runMain(
     );
     return 0;
   } catch (e) {
-    process.stderr.write(`rookery-sample-bot: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.stderr.write(`${program}: ${e instanceof Error ? e.message : String(e)}\n`);
     return exitCode(e);
   }
 }
@@ -142,5 +147,7 @@ export function exitCode(e: unknown): number {
 }
 
 if (require.main === module) {
-  runMain(() => new SampleBot()).then((code) => process.exit(code));
+  runMain(() => new SampleBot(), process.argv.slice(2), { program: "rookery-sample-bot" }).then((code) =>
+    process.exit(code),
+  );
 }
