@@ -33,10 +33,10 @@ def _observation_in(phase: Phase, seed: int = 4) -> Observation:
 def test_the_prompt_gives_the_rules_once_then_the_view_and_the_legal_moves() -> None:
     obs = _observation_in(Phase.PLAY)
     summary = rules_summary(obs.ruleset)
-    assert "bid from 70 in steps of 5 up to 120" in summary
+    assert "a multiple of 5, at least 70 and above the high bid, at most 120" in summary
     prompt = decision_prompt(obs, obs.legal_actions())
     assert "Your hand: " in prompt and "Your legal moves: play " in prompt
-    assert "bid from" not in prompt  # the rules are in the system message only
+    assert "a multiple of" not in prompt  # the rules are in the system message only
     others = [s for s in range(4) if s != obs.seat]
     assert all(f"seat {s} holds" not in prompt for s in others)
 

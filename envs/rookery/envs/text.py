@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Literal
 
 from rookery.engine import (
     Action,
+    AllPass,
+    BothOver,
     Bury,
     FirstLead,
     LegalActions,
@@ -50,6 +52,7 @@ __all__ = [
     "TextSeat",
     "legal_moves",
     "parse_reply",
+    "preset_prompts",
     "render_table",
     "render_view",
     "rules_summary",
@@ -106,57 +109,121 @@ _SUIT_NAMES = {"B": "Black", "R": "Red", "Y": "Yellow", "G": "Green"}
 
 
 def rules_summary(ruleset: Ruleset) -> str:
-    """The rules in a few lines, for the system message (sent once a table)."""
+    """The complete rules of ``ruleset`` in plain words, for the system message (sent once a
+    table): every parameter of RULES.md that changes what a player may do or how a hand scores."""
     r = ruleset
     if r.partnership is Partnership.FIXED:
         teams = (
             f"{r.players} players in {r.num_sides} fixed teams (seat s partners the seats with the "
-            f"same s mod {r.num_sides})"
+            f"same s mod {r.num_sides}); a team scores together"
         )
     elif r.partnership is Partnership.CALLED:
         teams = (
-            f"{r.players} players; the bidder calls a card and whoever holds it is the bidder's "
-            "secret partner"
+            f"{r.players} players, each scoring alone, except that in each hand the bidder calls "
+            "a card and whoever holds it is the bidder's secret partner for that hand"
         )
     else:
         teams = f"{r.players} players, each for themself"
-    ranks = f"{r.lowest_rank}-14"
     rook = "one Rook card (ROOK)" if r.rook_cards == 1 else "two Rook cards (ROOK, ROOK2)"
-    bury = f"buries {r.nest_size} cards"
-    order = f"names trump, then {bury}" if r.trump_first else f"{bury}, then names trump"
+    trump_order = "ROOK" if r.rook_cards == 1 else "ROOK, then ROOK2"
+    deal = f"Each hand, every player gets {r.hand_size} cards"
+    deal += f" and {r.nest_size} go face down to the nest" if r.nest_size else " (no nest)"
+    if r.dead_count:
+        deal += (
+            f"; the {r.dead_count} card(s) left over ({r.deck_size} - {r.nest_size} does not "
+            f"divide by {r.players}) are dead: out of play for the whole hand, seen by nobody, "
+            "their points counted for nobody"
+        )
+    deal += ". The dealer moves one seat left after every hand played out."
+    if r.all_pass is AllPass.REDEAL:
+        all_pass = "If everyone passes, the same dealer deals a new hand."
+    else:
+        all_pass = f"If everyone passes, the dealer becomes the bidder at {r.min_bid}."
+    bury = f"bury exactly {r.nest_size} cards (any cards, point cards and the Rook included)"
+    if r.nest_size:
+        order = f"name trump, then {bury}" if r.trump_first else f"{bury}, then name trump"
+        contract = (
+            f"The last bidder left is the bidder: they add the nest to their hand, {order}; only "
+            "the bidder sees the nest and the buried cards, and the buried points count for the "
+            "bidder's side."
+        )
+    else:
+        contract = "The last bidder left is the bidder and names trump."
     lead = (
         "The bidder leads"
         if r.first_lead is FirstLead.BIDDER
         else "The seat left of the bidder leads"
     )
+    bonus = (
+        f" The side that wins the last trick scores {r.last_trick_bonus} more."
+        if r.last_trick_bonus
+        else ""
+    )
+    if r.is_per_player:
+        score = (
+            f"Points: each 5 is worth 5, each 10 and 14 is worth 10, each Rook 20 (deck total "
+            f"{r.deck_points}).{bonus} "
+            + (
+                "If the bidder and partner take at least the bid between them (the bidder's "
+                "buried cards included), each of them scores all the two took, else each loses "
+                "the bid"
+                if r.partnership is Partnership.CALLED
+                else "If the bidder takes at least the bid (the buried cards included), they "
+                "score all they took, else they lose the bid"
+            )
+            + "; every other player scores the points in the tricks they won. Scores may go "
+            "negative."
+        )
+    else:
+        score = (
+            f"Points: each 5 is worth 5, each 10 and 14 is worth 10, each Rook 20 (deck total "
+            f"{r.deck_points}).{bonus} If the bidding side takes at least its bid it scores all "
+            "it took, else it loses the bid; the other sides score what they took. Scores may "
+            "go negative."
+        )
+    if r.both_over is BothOver.HIGHER_TOTAL:
+        both = "if several reach it, the higher total wins (an exact tie plays another hand)"
+    else:
+        both = (
+            "if several reach it, the bidding side wins if it is among them, else the higher "
+            "total (an exact tie plays another hand)"
+        )
     lines = [
         f"You play Rook (rules '{r.name}'): {teams}.",
-        f"Deck: four suits B (Black), R (Red), Y (Yellow), G (Green), ranks {ranks} (14 high), and "
-        f"{rook}, which always belongs to the trump suit as its highest card(s). Cards are written "
-        "like R14, B5, ROOK.",
-        f"Each player gets {r.hand_size} cards; {r.nest_size} go face down to the nest.",
-        f"Bidding: bid from {r.min_bid} in steps of {r.bid_step} up to {r.effective_max_bid}, "
-        "above the high bid, or pass (a pass is final). "
+        f"Deck: four suits B (Black), R (Red), Y (Yellow), G (Green), ranks {r.lowest_rank}-14 "
+        f"(14 high, {r.lowest_rank} low), and {rook}. Cards are written like R14, B5, ROOK.",
+        deal,
+        "Bidding starts left of the dealer and goes clockwise: bid a multiple of "
+        f"{r.bid_step}, at least {r.min_bid} and above the high bid, at most "
+        f"{r.effective_max_bid}, or pass (a pass is final for the hand). {all_pass}",
+        contract,
+    ]
+    if r.partnership is Partnership.CALLED:
+        lines.append(
+            "Then the bidder calls a card that is neither in their hand nor buried (a Rook "
+            "card may be called): its holder is the bidder's secret partner, known to all when "
+            "the card is played"
+            + ("; if the called card is dead, the bidder plays alone." if r.dead_count else ".")
+        )
+    lines += [
+        f"{lead} the first trick; the winner of a trick leads the next; {r.hand_size} tricks "
+        "are played. The Rook is a trump: it belongs to the trump suit whenever it is played. "
+        "Follow the suit led if you can (a trump lead is followed by any trump, the Rook "
+        "included); otherwise play any card."
         + (
-            f"The last bidder left takes the nest, {order} (the buried points count for the "
-            "bidder's side)."
-            if r.nest_size
-            else "The last bidder left names trump."
+            " You may also play the Rook on any trick, even when you could follow suit."
+            if r.rook_free_play
+            else ""
         ),
-        f"{lead} the first trick; the winner of a trick leads the next. Follow the suit led if "
-        "you can (a trump lead is followed by any trump, the Rook included); otherwise play any "
-        "card. The highest trump wins the trick, else the highest card of the suit led.",
-        f"Points: each 5 is worth 5, each 10 and 14 is worth 10, each Rook 20 (deck total "
-        f"{r.deck_points}). If the bidding side takes at least its bid it scores all it took, "
-        f"else it loses the bid; the others score what they took. The game goes to {r.target}.",
+        f"If any trump was played the highest trump wins the trick ({trump_order}, then trump "
+        "14 down); otherwise the highest card of the suit led wins.",
+        score,
+        f"The game goes to {r.target}: after a hand, a side that has reached it wins; {both}. "
+        f"After {r.max_hands} hands the higher total wins (a tie is a draw).",
         "Answer with your reasoning if you like, then end your reply with one line "
         f"'{ANSWER_FORMAT}', the move written exactly as listed (like 'MOVE: play R14'). Only "
         "that last line counts; a reply without it is invalid.",
     ]
-    if r.rook_free_play:
-        lines.insert(5, "You may play the Rook on any trick, even when you could follow suit.")
-    if r.partnership is Partnership.CALLED:
-        lines.insert(5, "After the bury the bidder calls a card not in their hand or bury.")
     return "\n".join(lines)
 
 
@@ -254,6 +321,55 @@ def render_table(table: RookTable) -> str:
         result = table.game.result
         return f"Game over: {result}"
     return render_view(table.observation(seat), table.pending_for(seat))
+
+
+def _example_move(legal: LegalActions, step: int) -> Action:
+    """A move chosen without a random generator (every engine build picks the same)."""
+    if legal.phase is Phase.BURY:
+        return Bury(sum(1 << c for c in cards_of(legal.bury_from)[: legal.bury_count]))
+    moves = list(legal)
+    return moves[(step * 7) % len(moves)]
+
+
+def preset_prompts(seed: int = 3) -> str:
+    """For every preset, the system message and one decision's prompt (the second trick, the
+    seat to act), as the markdown page ``docs/ai-prompts.md`` shows them."""
+    from rookery.engine import PRESETS, Game
+
+    parts = [
+        "# What a language model is sent: one position of each preset",
+        "",
+        "Generated by `rookery.envs.text.preset_prompts()`; `tests/envs/test_text_prompts.py` "
+        "checks this page against it. The system message is sent once a table, the decision "
+        "prompt at every request (after an invalid reply, the reason and the legal moves "
+        "again).",
+    ]
+    for name in PRESETS:
+        game = Game(Ruleset.preset(name), seed, events=False)
+        step = 0
+        while game.phase is not Phase.PLAY or not game.observation_for(0).completed_tricks:
+            game.apply(_example_move(game.legal_actions(), step))
+            step += 1
+        seat = game.current_player
+        assert seat is not None
+        obs = game.observation_for(seat)
+        parts += [
+            "",
+            f"## `{name}`",
+            "",
+            "System message:",
+            "",
+            "```text",
+            rules_summary(obs.ruleset),
+            "```",
+            "",
+            f"Decision prompt (seat {seat}, game seed {seed}):",
+            "",
+            "```text",
+            decision_prompt(obs, obs.legal_actions()),
+            "```",
+        ]
+    return "\n".join(parts) + "\n"
 
 
 # Parsing --------------------------------------------------------------------------------------
