@@ -105,3 +105,62 @@ def test_openspiels_ismcts_searches_information_states_through_our_resampling() 
     heuristic = engine_chooser(HeuristicPolicy(), seed=2)
     play_hand(state, [ismcts, heuristic, ismcts, heuristic])
     assert state.is_terminal()
+
+
+def _ismcts_hand(seed: int) -> list[int]:
+    from rookery.client.bots import HeuristicPolicy
+    from rookery.envs.spiel import deal_state, engine_chooser, ismcts_chooser, play_hand
+
+    game = _load("standard")
+    state = deal_state(game, 5)
+    ismcts = ismcts_chooser(game, simulations=4, seed=seed)
+    heuristic = engine_chooser(HeuristicPolicy(), seed=2)
+    play_hand(state, [ismcts, heuristic, ismcts, heuristic])
+    return list(state.history())
+
+
+def test_ismcts_with_one_seed_plays_one_hand() -> None:
+    first = _ismcts_hand(3)
+    assert _ismcts_hand(3) == first
+    assert any(_ismcts_hand(seed) != first for seed in (4, 5, 6))
+
+
+def test_openspiels_cpp_ismcts_bot_refuses_the_python_game_with_a_clear_error() -> None:
+    from rookery.envs.spiel import deal_state
+
+    def cpp_bot() -> pyspiel.Bot:
+        return pyspiel.ISMCTSBot(
+            1,
+            pyspiel.RandomRolloutEvaluator(1, 1),
+            2.0,
+            10,
+            10,
+            pyspiel.ISMCTSFinalPolicyType.NORMALIZED_VISIT_COUNT,
+            False,
+            False,
+        )
+
+    state = deal_state(_load("standard"), 1)
+    with pytest.raises(TypeError, match=r"cannot search a Python game.*ismcts_chooser"):
+        cpp_bot().step(state)
+    with pytest.raises(TypeError, match="cannot search a Python game"):
+        cpp_bot().step_with_policy(state)
+    kuhn = pyspiel.load_game("kuhn_poker").new_initial_state()
+    kuhn.apply_action(0)
+    kuhn.apply_action(1)
+    assert cpp_bot().step(kuhn) in kuhn.legal_actions()
+
+
+def test_a_deal_lists_each_card_left_once_with_equal_chances() -> None:
+    game = _load("five-handed")
+    state = game.new_initial_state()
+    rng = random.Random(4)
+    dealt: list[int] = []
+    while state.is_chance_node():
+        outcomes = state.chance_outcomes()
+        cards = [card for card, _ in outcomes]
+        assert sorted(cards) == sorted(set(state.ruleset.deck_cards) - set(dealt))
+        assert all(p == pytest.approx(1 / len(cards)) for _, p in outcomes)
+        dealt.append(rng.choice(cards))
+        state.apply_action(dealt[-1])
+    assert state.dealt == dealt and state.undealt == 0

@@ -157,6 +157,8 @@ class RookSpielState(pyspiel.State):  # type: ignore[misc]
         super().__init__(game)
         self.shared = _Shared(game.ruleset, game.codec, game.reward)
         self.dealt: list[int] = []
+        self.undealt = game.ruleset.deck_mask
+        """The cards not dealt yet, a card mask (the chance outcomes)."""
         self.table: RookTable | None = None
         self.totals = [0.0] * self.ruleset.players
 
@@ -186,13 +188,14 @@ class RookSpielState(pyspiel.State):  # type: ignore[misc]
         return self.table.legal_ids()
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        left = [card for card in self.ruleset.deck_cards if card not in set(self.dealt)]
+        left = cards_of(self.undealt)
         p = 1.0 / len(left)
         return [(card, p) for card in left]
 
     def _apply_action(self, action: int) -> None:
         if self.table is None:
             self.dealt.append(action)
+            self.undealt &= ~(1 << action)
             if len(self.dealt) == self.ruleset.deck_size:
                 deal = deal_from_order(self.ruleset, self.dealt)
                 game = Game.from_deal(
@@ -378,6 +381,31 @@ def observation_header(obs: Observation) -> str:
 pyspiel.register_game(_GAME_TYPE, RookSpielGame)
 
 
+def _refuse_python_rook(state: object) -> None:
+    if isinstance(state, RookSpielState):
+        raise TypeError(
+            "OpenSpiel's C++ ISMCTSBot cannot search a Python game (on python_rook it crashes "
+            "the process); use rookery.envs.spiel.ismcts_chooser (OpenSpiel's Python IS-MCTS)"
+        )
+
+
+class GuardedCppISMCTSBot(pyspiel.ISMCTSBot):  # type: ignore[misc]
+    """OpenSpiel's C++ ``ISMCTSBot``, refusing ``python_rook`` states with a ``TypeError``
+    instead of crashing the process; every other game's states pass through unchanged."""
+
+    def step(self, state: Any) -> int:
+        _refuse_python_rook(state)
+        return int(super().step(state))
+
+    def step_with_policy(self, state: Any) -> Any:
+        _refuse_python_rook(state)
+        return super().step_with_policy(state)
+
+
+# Importing this module guards ``pyspiel.ISMCTSBot`` (a name bound before the import is not).
+pyspiel.ISMCTSBot = GuardedCppISMCTSBot
+
+
 def play_hand(
     state: RookSpielState,
     choosers: Sequence[Callable[[RookSpielState], int]],
@@ -425,13 +453,16 @@ def ismcts_chooser(
     game: RookSpielGame, *, simulations: int = 40, seed: int = 0
 ) -> Callable[[RookSpielState], int]:
     """OpenSpiel's Python IS-MCTS (``open_spiel.python.algorithms.ismcts``): one search tree over
-    information states, each simulation on a world drawn by this game's
-    ``resample_from_infostate`` (the engine's deal sampler)."""
+    information states, each simulation on a world drawn by the engine's deal sampler
+    (:func:`resampled`). Reproducible: equal seeds, equal choices (the bot's own resampler
+    draws from an unseeded generator, so it is replaced by one seeded from ``seed``)."""
     from open_spiel.python.algorithms import ismcts, mcts
 
     rng = np.random.RandomState(seed)
+    draws = random.Random(seed)
     evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng)
     bot = ismcts.ISMCTSBot(game, evaluator, 2.0, simulations, random_state=rng)
+    bot.set_resampler(lambda state, player: resampled(state, player, draws))
 
     def choose(state: RookSpielState) -> int:
         return int(bot.step(state))
@@ -485,6 +516,7 @@ def mcts_policy(*, simulations: int = 20, seed: int = 0) -> Policy:
         deal = sample_deal(world_obs, draws)
         state = game.new_initial_state()
         state.dealt = _order_of(rules, deal)
+        state.undealt = 0
         world = Game.from_observation(world_obs, deal)
         state.table = RookTable(rules, world, reward=game.reward)
         while True:
