@@ -217,6 +217,10 @@ class BradleyTerryFit:
     confidence: float
     #: How the intervals were made: ``"pair bootstrap"``, or ``"asymptotic"`` (under two groups).
     interval: str = "pair bootstrap"
+    #: The names in the order of :attr:`samples`' entries (the order they were fitted in).
+    names: Sequence[str] = ()
+    #: Each bootstrap refit's ratings (field mean 0), one entry per name of :attr:`names`.
+    samples: Sequence[Sequence[float]] = ()
 
     def by_name(self) -> dict[str, Rating]:
         """The ratings keyed by bot name."""
@@ -510,7 +514,15 @@ def fit_bradley_terry(
     ratings.sort(key=lambda r: (-r.elo, r.name))
     interval = "pair bootstrap" if samples else "asymptotic"
     return BradleyTerryFit(
-        tuple(ratings), los, design.games, groups, len(samples), confidence, interval
+        tuple(ratings),
+        los,
+        design.games,
+        groups,
+        len(samples),
+        confidence,
+        interval,
+        tuple(names),
+        samples,
     )
 
 

@@ -38,6 +38,10 @@ _EXAMPLES = textwrap.dedent(
 )
 
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)([smhd])$")
+#: The time control's defaults (``rookery.server.TimeControl``; a test holds them equal), here so
+#: that ``--help`` needs no server import.
+ACTION_MS = 5000
+GRACE_MS = 10000
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -87,8 +91,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     serve.add_argument("--concurrency", type=int, default=2, help="games at once (default 2)")
     serve.add_argument("--min-pairs", type=int, default=3, help="pairs a new version plays first")
     serve.add_argument("--bootstrap", type=int, default=100, help="refits per rating interval")
-    serve.add_argument("--action-ms", type=int, default=0, help="a move's time (default 2000)")
-    serve.add_argument("--grace-ms", type=int, default=0, help="a disconnected seat's grace")
+    serve.add_argument(
+        "--action-ms", type=int, default=ACTION_MS, help=f"a move's time (default {ACTION_MS})"
+    )
+    serve.add_argument(
+        "--grace-ms",
+        type=int,
+        default=GRACE_MS,
+        help=f"how long a disconnected seat may take to come back (default {GRACE_MS})",
+    )
     serve.add_argument("--join-timeout", type=float, default=30.0, help="seconds to join a game")
     serve.add_argument(
         "--sandbox", choices=("auto", "on", "off"), default="auto", help="run versions sandboxed"
@@ -221,11 +232,11 @@ def _serve(args: argparse.Namespace) -> int:
     except (RulesetError, KeyError, ValueError) as error:
         print(f"rookery league serve: {error}", file=sys.stderr)
         return 2
-    clock = TimeControl()
-    if args.action_ms:
-        clock = dataclasses.replace(clock, action_ms=args.action_ms)
-    if args.grace_ms:
-        clock = dataclasses.replace(clock, grace_ms=args.grace_ms)
+    try:
+        clock = TimeControl(action_ms=args.action_ms, grace_ms=args.grace_ms)
+    except ValueError as error:
+        print(f"rookery league serve: {error}", file=sys.stderr)
+        return 2
     options = LeagueOptions(
         ruleset=ruleset,
         concurrency=args.concurrency,
@@ -377,9 +388,12 @@ _STATUS_NAMES = {
 
 
 def _line(version: Any) -> str:
-    rating = f"{version.elo:+7.1f} ± {version.elo_error:5.1f}" if version.games else " " * 15
+    if version.games:
+        rating = f"{version.elo:+7.1f} ± {version.elo_error:5.1f} {version.games:>5}"
+    else:
+        rating = "no rated games"  # not 0.0 ± 0.0: it has no rating yet
     status = _STATUS_NAMES.get(version.status, "?")
-    return f"{version.version_id:<24} {status:<20} {rating} {version.games:>5}  {version.detail}"
+    return f"{version.version_id:<24} {status:<20} {rating:<21}  {version.detail}"
 
 
 def _versions(args: argparse.Namespace) -> int:

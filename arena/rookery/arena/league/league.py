@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import dataclasses
 import hmac
+import itertools
 import secrets
 import shutil
 import time
@@ -41,7 +42,7 @@ from rookery.server import (
 from rookery.v1 import results_pb2
 from rookery.wire import convert
 
-from .matchmaking import Placed, choose_pairing, final_pairing, separations
+from .matchmaking import Placed, centred_los, choose_pairing, final_pairing, separations
 from .store import GameRecord, LeagueStore, PairRecord, RatingPoint, VersionRecord, VersionState
 from .submissions import (
     MAX_UNPACKED_BYTES,
@@ -84,6 +85,20 @@ def seat_name(version_id: str) -> str:
     """The name a version's bot plays under at the tables: ``alpha@3`` → ``alpha.v3``."""
     bot, _, number = version_id.rpartition("@")
     return f"{bot}.v{number}"
+
+
+def neighbour_los(fit: Any, ranked: list[str]) -> dict[tuple[str, str], float]:
+    """Each neighbour pair of ``ranked`` (best first) and its likelihood of superiority, from
+    the fit's refits centred on its own ratings (:func:`~.matchmaking.centred_los`): at least ½
+    for the upper one of every pair ranked by rating."""
+    index = {name: i for i, name in enumerate(fit.names)}
+    elo = {r.name: r.elo for r in fit.ratings}
+    result = {}
+    for upper, lower in itertools.pairwise(ranked):
+        i, j = index[upper], index[lower]
+        differences = [sample[i] - sample[j] for sample in fit.samples]
+        result[(upper, lower)] = centred_los(elo[upper] - elo[lower], differences)
+    return result
 
 
 @dataclass(frozen=True)
@@ -842,6 +857,12 @@ class League:
             ranked = [versions[v] for v in season.final["ranking"] if v in versions]
             tied = {tuple(pair) for pair in season.final.get("tied", [])}
             verdicts = tuple(season.final.get("verdicts", ()))
+            final_ratings = season.final.get("ratings")
+            if final_ratings is not None:  # (a season closed before they were stored has none)
+                ratings = {
+                    v: RatingPoint(0, 0.0, v, elo, lower, upper, games)
+                    for v, (elo, lower, upper, games) in final_ratings.items()
+                }
         else:
             field = [v for v in versions.values() if v.status == VersionState.ACTIVE]
             ranked = sorted(
@@ -929,15 +950,15 @@ class League:
         names = [v.version_id for v in self.playing_field()]
         fit = self.fit(season_id, names)
         ranked = [r.name for r in fit.ratings]
-        return ranked, separations(ranked, fit.los, season.confidence), fit
+        return ranked, separations(ranked, neighbour_los(fit, ranked), season.confidence), fit
 
     def _final_step(self, season: Any) -> tuple[str, str, str, bool, int | None] | None:
         played_final = self.store.count_pairs(season.season_id, ("final",))
         in_flight = len(self._flight.tasks)  # until committed, not just until played
-        ranked, steps, _fit = self.final_state(season.season_id)
+        ranked, steps, fit = self.final_state(season.season_id)
         if all(s.separated for s in steps) or played_final + in_flight >= season.final_pair_budget:
             if in_flight == 0:
-                self._close_season(season, ranked, steps)
+                self._close_season(season, ranked, steps, fit)
             return None
         played: dict[frozenset[str], int] = {}
         for pair in self.store.pairs(season.season_id, kinds=("final",)):
@@ -946,7 +967,7 @@ class League:
         choice = final_pairing(steps, played, {k: n for k, n in self._flight.busy.items() if n})
         return ("final", *choice, True, None) if choice else None
 
-    def _close_season(self, season: Any, ranked: list[str], steps: list[Any]) -> None:
+    def _close_season(self, season: Any, ranked: list[str], steps: list[Any], fit: Any) -> None:
         verdicts = []
         for s in steps:
             if s.separated:
@@ -958,6 +979,8 @@ class League:
                 )
         final: dict[str, Any] = {
             "ranking": ranked,
+            # The ranking's own fit: the standings show the ratings they are ordered by.
+            "ratings": {r.name: [r.elo, r.lower, r.upper, r.games] for r in fit.ratings},
             "verdicts": verdicts,
             "tied": [[s.upper, s.lower] for s in steps if not s.separated],
             "final_pairs": self.store.count_pairs(season.season_id, ("final",)),

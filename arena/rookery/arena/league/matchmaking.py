@@ -17,16 +17,21 @@ from __future__ import annotations
 
 import itertools
 import math
+import statistics
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 __all__ = [
     "Placed",
     "Separation",
+    "centred_los",
     "choose_pairing",
     "final_pairing",
     "separations",
 ]
+
+#: Rating differences within this many Elo are ties (one half), as in the ratings' own LOS.
+_TIE_ELO = 1e-6
 
 
 @dataclass(frozen=True)
@@ -93,6 +98,31 @@ def choose_pairing(
                 best = (score, a.version_id, b.version_id)
     assert best is not None
     return best[1], best[2]
+
+
+def centred_los(point_difference: float, differences: Sequence[float]) -> float:
+    """The likelihood that ``a``, rated ``point_difference`` Elo above ``b`` by the fit, is the
+    stronger: the share of bootstrap refits rating ``a`` above ``b`` (ties one half), their
+    differences shifted so that their median is the fit's own difference.
+
+    The refits' raw share can fall below ½ for two near-equal versions, the bootstrap's bias
+    putting its median on the other side of the fit's difference; shifted, the share is ≥ ½
+    exactly when the fit rates ``a`` above ``b``, so a ranking by rating never shows an upper
+    neighbour less likely to be the stronger. Equal ratings, or no refits, are ½.
+
+    >>> centred_los(10.0, [-3.0, -1.0, 2.0])  # raw share 1/3; shifted: 8, 10, 13
+    1.0
+    >>> centred_los(0.0, [-5.0, 5.0])
+    0.5
+    """
+    if abs(point_difference) <= _TIE_ELO or not differences:
+        return 0.5  # equal, or no refits to tell (under two pairs)
+    shift = point_difference - statistics.median(differences)
+    total = 0.0
+    for difference in differences:
+        shifted = difference + shift
+        total += 0.5 if abs(shifted) <= _TIE_ELO else 1.0 if shifted > 0 else 0.0
+    return total / len(differences)
 
 
 def separations(
