@@ -268,7 +268,7 @@ async def test_the_unix_socket_serves_bot_service_only(tmp_path: Path) -> None:
     (the registry's versions, finished tables' events, aborting a table) only over TCP."""
     path = tmp_path / "server.sock"
     async with running_server(log_level="warning", unix_socket=str(path)) as server:
-        bot = RawBot(f"unix:{path}", "mallory")
+        bot = RawBot(f"unix:{path}", "mallory", token=server.issue_launch_key("mallory", 1))
         welcome = await bot.connect()
         assert welcome.session_id
         await bot.close()

@@ -41,6 +41,7 @@ from rookery.arena.launcher import (
     EXIT_NOT_FOUND,
     BotLauncher,
     GameLaunch,
+    LaunchPlan,
     cores_per_bot,
     is_python_sdk_command,
     plan_launch,
@@ -342,8 +343,8 @@ class TournamentRunner:
         support = probe()
         if not support.available:
             why = support.describe()
-        elif self._external_server is not None:
-            why = "no sandbox: the arena plays on a server it did not start (no Unix socket)"
+        elif self._external_server is not None and not self._external_server.config.unix_socket:
+            why = "no sandbox: the arena plays on a server without a Unix socket for its bots"
         if why:
             if mode is SandboxMode.ON:
                 raise SandboxUnavailableError(f"sandbox = 'on' but {why}")
@@ -356,13 +357,18 @@ class TournamentRunner:
                 f"cannot mount into the sandbox what does not exist: {', '.join(missing)} "
                 "(sandbox_paths, bots.folder)"
             )
-        self._socket_dir = Path(tempfile.mkdtemp(prefix="rookery-server-"))
-        self._socket_dir.chmod(0o711)
+        if self._external_server is not None:
+            # A running server (`rookery serve`): its bots reach it through its own socket.
+            socket = Path(self._external_server.config.unix_socket)
+        else:
+            self._socket_dir = Path(tempfile.mkdtemp(prefix="rookery-server-"))
+            self._socket_dir.chmod(0o711)
+            socket = self._socket_dir / "server.sock"
         slots = self.config.concurrency if self.config.pin_cpus else 0
         runtime = SandboxRuntime(
             support,
             self.config.limits,
-            self._socket_dir / "server.sock",
+            socket,
             read_only=self.config.sandbox_paths,
             cpu_sets=cpu_sets(slots) if slots else (),
             run_dirs=(self.run_dir,),
@@ -552,6 +558,9 @@ class TournamentRunner:
                 _, token = server.bots.add(bot.name)
             seats = seats_per_table(self.schedule, bot.name)
             plan = plan_launch(bot, self.concurrency_limit, seats, cores)
+            if self.sandbox is not None and not self.process_per_game:
+                # The sandbox's Unix socket admits only sessions with a launch key.
+                token = server.issue_launch_key(bot.name, _launch_sessions(plan))
             folder = _launch_folder(bot)
             if self.sandbox is not None and folder is not None:
                 _check_folder_is_open(bot.name, folder)
@@ -763,9 +772,9 @@ class TournamentRunner:
             launcher = self.launchers.get(name)
             if launcher is None:
                 continue  # a remote bot
-            key = self.server.issue_launch_key(name)
             seats = game.seat_bots.count(name)
             plan = plan_launch(launcher.bot, 1, seats, 1)
+            key = self.server.issue_launch_key(name, _launch_sessions(plan))
             try:
                 launches[name] = await launcher.start_game(f"game {game.index}", plan, key, slot)
             except OSError as error:
@@ -1042,6 +1051,12 @@ def estimated_seconds(runner: TournamentRunner) -> float | None:
     """Seconds left at the current rate, or None before the first game."""
     eta = runner.live.eta_s
     return None if eta is None or math.isinf(eta) else eta
+
+
+def _launch_sessions(plan: LaunchPlan) -> int:
+    """The sessions a launch key admits at once: twice those its processes open (a restarted
+    process opens its own while the old ones still await their resume)."""
+    return 2 * plan.processes * plan.sessions
 
 
 def _launch_folder(bot: BotSpec) -> Path | None:

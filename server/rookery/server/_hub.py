@@ -42,7 +42,7 @@ class ServerHub(Protocol):
         """A session (connected or awaiting resume) by id."""
         ...
 
-    def admission_problem(self, bot: str, peer: str) -> str:
+    def admission_problem(self, bot: str, peer: str, key: str = "") -> str:
         """Why a new session of ``bot`` from ``peer`` is refused ("" when admitted)."""
         ...
 

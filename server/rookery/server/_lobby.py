@@ -78,7 +78,7 @@ class Lobby:
         resume = hello.resume if hello.HasField("resume") else None
         if resume is not None and resume.session_id:
             return self._resume(hello, resume, peer)
-        refusal = hub.admission_problem(hello.name, peer)
+        refusal = hub.admission_problem(hello.name, peer, hello.token)
         if refusal:
             raise AdmissionError(Refusal.CROWDED, refusal)
         try:

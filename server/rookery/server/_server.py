@@ -144,6 +144,8 @@ class RookeryServer:
         self.port = 0
         self.metrics_port = 0
         self._launch_keys: dict[str, str] = {}
+        self._launch_sessions: dict[str, int] = {}
+        """The most sessions each launch key may hold at once (absent: no cap of its own)."""
         self._log = log
 
     # Running ------------------------------------------------------------------------------------
@@ -571,14 +573,32 @@ class RookeryServer:
                 )
             await asyncio.sleep(0.01)
 
-    def admission_problem(self, bot: str, peer: str) -> str:
+    def admission_problem(self, bot: str, peer: str, key: str = "") -> str:
         """Why a new session of ``bot`` from ``peer`` is refused ("" when it is admitted).
 
         Caps: ``max_sessions`` in all, ``max_sessions_per_bot`` per name (per token),
         ``max_sessions_per_peer`` per network address; the last ``reserved_sessions`` go only to
         bots a waiting table names and, in token mode, to a registered bot's first session.
+
+        A session presenting a live launch key (``key``, its Hello's token) is a peer of its own,
+        limited to the sessions the key was issued for. The Unix socket is the sandboxed bots'
+        way in, one address for all of them: it admits only such sessions.
         """
         c = self.config
+        launched = self.is_launch_key(bot, key)
+        if launched:
+            budget = self._launch_sessions.get(key, 0)
+            of_key = sum(1 for s in self._sessions.values() if s.launch_key == key)
+            if budget and of_key >= budget:
+                return (
+                    f"the launch key of bot {bot!r} has {of_key} sessions already: a launched "
+                    f"process may open the {budget} it was started for"
+                )
+        elif peer.startswith("unix:"):
+            return (
+                "the Unix socket admits only launched bots' sessions, each with its launch key "
+                "(the ROOKERY_TOKEN the arena gave it) as Hello.token"
+            )
         total = len(self._sessions)
         if total >= c.max_sessions:
             return f"the server has its maximum of {c.max_sessions} sessions"
@@ -588,8 +608,8 @@ class RookeryServer:
                 f"bot {bot!r} has {of_bot} sessions already: at most {c.max_sessions_per_bot} "
                 "per bot (max_sessions_per_bot); a session plays up to max_tables tables at once"
             )
-        of_peer = sum(1 for s in self._sessions.values() if s.peer == peer)
-        if of_peer >= c.max_sessions_per_peer:
+        of_peer = sum(1 for s in self._sessions.values() if s.peer == peer and not s.launch_key)
+        if not launched and of_peer >= c.max_sessions_per_peer:
             return (
                 f"{peer} has {of_peer} sessions already: at most {c.max_sessions_per_peer} per "
                 "network address (max_sessions_per_peer)"
@@ -622,16 +642,23 @@ class RookeryServer:
         else:
             self._watchers_by_peer.pop(peer, None)
 
-    def issue_launch_key(self, bot: str) -> str:
+    def issue_launch_key(self, bot: str, sessions: int = 0) -> str:
         """A secret for one launch of ``bot`` (its ``ROOKERY_TOKEN``): valid as a token in token
-        mode, and what binds the seats of a table whose spec names it (``seat_keys``)."""
+        mode, and what binds the seats of a table whose spec names it (``seat_keys``).
+
+        ``sessions``: the most sessions it may hold at once (0: no cap of its own); its
+        sessions count against that, never against their address's ``max_sessions_per_peer``.
+        """
         key = "rl_" + secrets.token_urlsafe(24)
         self._launch_keys[key] = bot
+        if sessions:
+            self._launch_sessions[key] = sessions
         return key
 
     def revoke_launch_key(self, key: str) -> None:
         """Ends a launch key (its sessions stay; new Hellos with it are refused in token mode)."""
         self._launch_keys.pop(key, None)
+        self._launch_sessions.pop(key, None)
 
     def is_launch_key(self, bot: str, key: str) -> bool:
         """Whether ``key`` is a live launch key of ``bot``."""
