@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import dataclasses
 import os
+import shutil
 import signal
 import sys
+import tempfile
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -116,11 +121,28 @@ def _run(args: argparse.Namespace) -> int:
     except ConfigError as error:
         print(f"rookery serve: {error}", file=sys.stderr)
         return 2
+    with _bots_socket(config) as config:
+        try:
+            return asyncio.run(_serve(config, args.port_file, args.web_address, args.web_runs))
+        except OSError as error:
+            print(f"rookery serve: {error}", file=sys.stderr)
+            return 1
+
+
+@contextlib.contextmanager
+def _bots_socket(config: ServerConfig) -> Iterator[ServerConfig]:
+    """``config`` with a Unix socket in a private folder (removed at the end) unless it names
+    one: the tournaments created over ArenaService launch their bots in the arena's sandbox,
+    and a sandboxed bot reaches the server through that socket only."""
+    if config.unix_socket:
+        yield config
+        return
+    folder = Path(tempfile.mkdtemp(prefix="rookery-serve-"))
     try:
-        return asyncio.run(_serve(config, args.port_file, args.web_address, args.web_runs))
-    except OSError as error:
-        print(f"rookery serve: {error}", file=sys.stderr)
-        return 1
+        folder.chmod(0o711)  # the socket's folder: no listing, the sandboxes bind the socket
+        yield dataclasses.replace(config, unix_socket=str(folder / "server.sock"))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 async def _serve(
