@@ -29,8 +29,9 @@ def test_importing_the_engine_imports_neither_grpc_nor_asyncio() -> None:
     assert completed.returncode == 0, completed.stderr
 
 
-#: Read by the compiler (mypyc's class attributes), and imported only where a fallback follows.
-OPTIONAL = {"mypy_extensions"}
+#: Read by the compiler (mypyc's class attributes), and the native core (core/, Rust), imported
+#: only where a fallback follows.
+OPTIONAL = {"mypy_extensions", "rookery_core"}
 
 
 def _optional_imports(tree: ast.Module) -> set[ast.AST]:
