@@ -139,7 +139,7 @@ def play(
     ``win_first_auction``: bid the highest bid until the seat has won an auction once;
     ``screenshot``: where to save the page with a bury picked and ready to confirm."""
     seat_id = page.url.rsplit("/", 1)[1]
-    secret = page.evaluate(f"sessionStorage.getItem('rookery-seat-{seat_id}')")
+    secret = page.evaluate(f"localStorage.getItem('rookery-seat-{seat_id}')")
     page.wait_for_selector("#status[data-hand]")
     played = Played(seat_id, secret, -1)
     page.on("response", lambda response: _keep(response, played))
@@ -342,6 +342,15 @@ def test_a_seat_that_walks_away_gets_the_late_policy(page: Page, site: Site) -> 
         if a.seat == played.seat and a.outcome == replay_pb2.ACTION_OUTCOME_AUTO_PLAYED
     ]
     assert len(auto) >= 1
+    # The page says which moves were the server's, never as the person's own.
+    marked = {
+        (step["hand"], step["seq"])
+        for state in played.stream + played.responses
+        if isinstance(state, dict)
+        for step in state.get("steps", [])
+        if step.get("auto")
+    }
+    assert len(marked) >= 1, "no move was marked as played by the server"
 
 
 def test_another_tab_without_the_seats_key_sees_nothing(page: Page, site: Site) -> None:

@@ -80,7 +80,8 @@ async def _serve(args: argparse.Namespace) -> int:
         ServerConfig(address=args.address, log_level="warning", replay_dir=args.replay_dir or "")
     )
     await server.start()
-    web = WebServer(args.web_address, server=server)
+    # Three of each of the usual opponents started now: a table takes them at once.
+    web = WebServer(args.web_address, server=server, warm_bots={"heuristic": 3, "pimc": 3})
     try:
         await web.start()
         url = f"{web.url}/play"

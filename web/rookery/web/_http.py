@@ -13,7 +13,7 @@ import json
 import resource
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any
@@ -75,6 +75,7 @@ class WebServer:
         max_connections: int = 256,
         max_connections_per_address: int = 32,
         league: Any = None,
+        warm_bots: Mapping[str, int] | None = None,
     ) -> None:
         self.address = address
         self.server = server
@@ -109,7 +110,9 @@ class WebServer:
         self._replays: OrderedDict[str, tuple[JSON, replay_pb2.ReplayHeader, bool]] = OrderedDict()
         """Replay views by game id, with the header and whether the game server gave it: the
         withholding is checked again on every hit."""
-        self.play = PlayRoutes(server) if server is not None else None
+        self.play = PlayRoutes(server, warm_bots) if server is not None else None
+        """The human seats (``/play``); ``warm_bots``: reference bots of each kind started ahead
+        for them (``{"pimc": 3}``), so that a person's table starts at once."""
         self._routes: list[tuple[str, Callable[..., Awaitable[tuple[str, bytes]]]]] = [
             ("api/tournaments", self._api_tournaments),
             ("api/tournaments/*", self._api_tournament),
@@ -152,6 +155,8 @@ class WebServer:
         )
         self.port = self._listener.sockets[0].getsockname()[1]
         self._serving = True
+        if self.play is not None:
+            self.play.seats.warm_up()
         log.info("web dashboard started", url=self.url)
 
     async def stop(self) -> None:

@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import secrets
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -156,9 +157,43 @@ class HumanSeat:
 class HumanSeats:
     """Every human seat of a game server: opening one, finding one, closing them all."""
 
-    def __init__(self, server: RookeryServer) -> None:
+    def __init__(self, server: RookeryServer, warm_bots: Mapping[str, int] | None = None) -> None:
         self.server = server
         self.seats: dict[str, HumanSeat] = {}
+        self.warm_bots = dict(warm_bots or {})
+        """Reference bots kept started ahead, by kind (open mode): a table takes them at once
+        instead of waiting seconds for new processes, and new ones are started behind it."""
+        for kind in self.warm_bots:
+            if kind not in REFERENCE_BOTS:
+                raise ValueError(f"no reference bot {kind!r}: choose from {sorted(REFERENCE_BOTS)}")
+        self._warm: dict[str, list[tuple[str, asyncio.subprocess.Process]]] = {}
+        self._warming: asyncio.Task[None] | None = None
+        self._closing = False
+
+    def warm_up(self) -> None:
+        """Start the missing warm bots in the background (one start at a time)."""
+        if self.is_token_mode or not self.warm_bots or self._closing:
+            return
+        if self._warming is None or self._warming.done():
+            self._warming = asyncio.get_running_loop().create_task(self._fill_warm())
+
+    async def _fill_warm(self) -> None:
+        for kind, wanted in self.warm_bots.items():
+            ready = self._warm.setdefault(kind, [])
+            ready[:] = [(n, p) for n, p in ready if p.returncode is None]
+            while len(ready) < wanted and not self._closing:
+                name = f"{kind}-w{secrets.token_hex(3)}"
+                ready.append((name, await self._launch(REFERENCE_BOTS[kind], name)))
+
+    def _take_warm(self, kind: str) -> tuple[str, asyncio.subprocess.Process] | None:
+        """A warm bot of ``kind`` that is connected now, taken out of the pool."""
+        ready = self._warm.get(kind, [])
+        connected = self.server.sessions
+        for index, (name, process) in enumerate(ready):
+            if process.returncode is None and connected.get(name):
+                del ready[index]
+                return name, process
+        return None
 
     @property
     def is_token_mode(self) -> bool:
@@ -179,6 +214,28 @@ class HumanSeats:
             "token_mode": self.is_token_mode,
             "action_s": DEFAULT_ACTION_S,
         }
+
+    def state(self, seat: HumanSeat, turn: JSON | None = None) -> JSON:
+        """What the seat's page gets: the seat's view, and who is to act."""
+        return seat.view.json(turn if turn is not None else self.turn(seat))
+
+    def turn(self, seat: HumanSeat) -> JSON | None:
+        """Who is to act and the time they have left (``{seat, ms_left}``): the table's public
+        clock, as every spectator of the table sees it, read only once the seat has received
+        every event so far (so the page never shows a turn ahead of its cards); None meanwhile."""
+        view = seat.view
+        if view.status != "playing":
+            return None
+        if view.request is not None:
+            return {"seat": view.seat, "ms_left": None}  # the page runs its own clock
+        table = self.server.tables.get(view.table_id)
+        if table is None or table.is_finished or table.game_seq != view.last_seq:
+            return None
+        clock = table.clock_view()
+        to_act = clock.get("to_act", -1)
+        if not isinstance(to_act, int) or to_act < 0:
+            return None
+        return {"seat": to_act, "ms_left": clock.get("ms_left")}
 
     def get(self, seat_id: str, secret: str) -> HumanSeat:
         """The seat, for the holder of its secret only."""
@@ -252,6 +309,7 @@ class HumanSeats:
             del self.seats[seat.seat_id]
             raise HumanSeatError(str(error)) from None
         log.info("human seat opened", seat_id=seat.seat_id, name=name, ruleset=ruleset.name)
+        self.warm_up()  # the warm bots taken are replaced behind this table
         return seat
 
     def _forget_finished(self) -> None:
@@ -276,9 +334,14 @@ class HumanSeats:
                     "choose a connected bot or a reference bot"
                 )
             elif bot in REFERENCE_BOTS and not self.is_token_mode:
-                launched = f"{bot}-{seat.seat_id[:6]}-{tag}{index}"
+                warm = self._take_warm(bot)
+                if warm is not None:
+                    launched, process = warm
+                else:
+                    launched = f"{bot}-{seat.seat_id[:6]}-{tag}{index}"
+                    process = await self._launch(REFERENCE_BOTS[bot], launched)
                 seat.launched.append(launched)
-                seat._processes.append(await self._launch(REFERENCE_BOTS[bot], launched))
+                seat._processes.append(process)
                 names.append(launched)
             elif bot in connected:
                 names.append(bot)
@@ -293,6 +356,7 @@ class HumanSeats:
         names = {s.name for s in self.seats.values() if s._task is not None and not s._task.done()}
         for other in self.seats.values():
             names.update(other.launched)
+        names.update(name for ready in self._warm.values() for name, _ in ready)
         return names
 
     async def compare(self, seat: HumanSeat, bot: str) -> JSON:
@@ -435,9 +499,17 @@ class HumanSeats:
         await _stop_processes(seat, wait_s=0.0)
 
     async def close(self) -> None:
-        """End every seat's session and every launched bot."""
+        """End every seat's session and every launched bot (the warm ones too)."""
+        self._closing = True
+        if self._warming is not None:  # it ends after the start under way (never orphaned)
+            with contextlib.suppress(Exception):
+                await self._warming
         for seat in list(self.seats.values()):
             await self._close(seat)
+        warm = HumanSeat("", "", "")
+        warm._processes = [process for ready in self._warm.values() for _, process in ready]
+        self._warm.clear()
+        await _stop_processes(warm, wait_s=0.0)
 
 
 async def _stop_processes(seat: HumanSeat, wait_s: float) -> None:

@@ -23,6 +23,8 @@ import asyncio
 import contextlib
 import html
 import json
+import time
+from collections.abc import Mapping
 from http import HTTPStatus
 from typing import Any
 from urllib.parse import parse_qs, unquote
@@ -55,8 +57,8 @@ class _Refused(Exception):
 class PlayRoutes:
     """The human seat's routes on the dashboard's HTTP server (``handles``, then ``serve``)."""
 
-    def __init__(self, server: RookeryServer) -> None:
-        self.seats = HumanSeats(server)
+    def __init__(self, server: RookeryServer, warm_bots: Mapping[str, int] | None = None) -> None:
+        self.seats = HumanSeats(server, warm_bots)
 
     @staticmethod
     def handles(target: str) -> bool:
@@ -109,7 +111,7 @@ class PlayRoutes:
                 await _send_json(writer, self.seats.choices())
             elif len(parts) == 3 and parts[:2] == ["api", "play"]:
                 seat = self._seat(parts[2], headers.get("x-rookery-seat", ""))
-                await _send_json(writer, seat.view.json())
+                await _send_json(writer, self.seats.state(seat))
             elif len(parts) == 4 and parts[:2] == ["api", "play"] and parts[3] == "events":
                 seat = self._seat(parts[2], query.get("key", ""))
                 await self._stream(writer, seat)
@@ -159,24 +161,32 @@ class PlayRoutes:
             b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\n"
             b"X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\nretry: 1000\n\n"
         )
-        sent = -1
+        sent: tuple[int, int] = (-1, -1)
+        last_write = time.monotonic()
         while True:
             changed = seat.changed
             view = seat.view
-            if view.version != sent:
-                sent = view.version
-                data = json.dumps(view.json(), separators=(",", ":"))
+            turn = self.seats.turn(seat)
+            mark = (view.version, -1 if turn is None else turn["seat"])
+            if mark != sent:
+                sent = mark
+                data = json.dumps(self.seats.state(seat, turn), separators=(",", ":"))
                 writer.write(f"event: state\ndata: {data}\n\n".encode())
                 await writer.drain()
+                last_write = time.monotonic()
             if view.status in ("finished", "failed"):
                 writer.write(b"event: end\ndata: {}\n\n")
                 await writer.drain()
                 return
+            # While the turn is not known yet (the table is ahead of this seat's events, or
+            # between requests), look again soon; otherwise wait for the seat's next message.
+            wait_s = 0.25 if turn is None and view.status == "playing" else 15.0
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(changed.wait(), 15.0)
-            if not changed.is_set():
+                await asyncio.wait_for(changed.wait(), wait_s)
+            if time.monotonic() - last_write > 15.0:
                 writer.write(b": keep-alive\n\n")
                 await writer.drain()
+                last_write = time.monotonic()
 
 
 def _headers(head: bytes) -> dict[str, str]:

@@ -24,6 +24,9 @@ __all__ = ["SeatView"]
 JSON = dict[str, Any]
 
 _SUITS = {1: "B", 2: "R", 3: "Y", 4: "G"}
+#: The events that are a seat's own move (its reply to a request), and their steps' types.
+_ACTIONS = ("bid_made", "passed", "trump_named", "cards_buried", "card_called", "card_played")
+_KINDS = ("bid", "pass", "trump", "buried", "called", "play")
 
 
 def _cards(cards: Any) -> int:
@@ -67,7 +70,8 @@ class SeatView:
         self._answered: JSON | None = None
         self.rejected = ""
         self.result: JSON | None = None
-        self.auto_played: list[JSON] = []
+        self.last_seq = 0
+        """The sequence number of the last event this seat received."""
 
     def _changed(self) -> None:
         self.version += 1
@@ -100,6 +104,7 @@ class SeatView:
         """One event, as this seat may see it."""
         kind = event.WhichOneof("kind")
         step: JSON = {"seq": event.seq, "hand": event.hand_number, "type": kind}
+        self.last_seq = max(self.last_seq, event.seq)
         if kind == "hand_dealt":
             dealt = event.hand_dealt
             if self.steps and self.hand_number >= 0:
@@ -169,6 +174,10 @@ class SeatView:
                 type="game_over",
                 result=game_result_json(convert.game_result_from_proto(event.game_over.result)),
             )
+        if step.get("seat") == self.seat and self.request is not None and kind in _ACTIONS:
+            # The seat's move came while its request was still open: the server's clock played it.
+            step["auto"] = True
+            self.request = None
         self.steps.append(step)
         self._changed()
 
@@ -228,6 +237,11 @@ class SeatView:
         )
         if reopen and answered is not None and answered["request_id"] == rejected.request_id:
             self.request = answered
+        if rejected.reason == bot_service_pb2.REJECTION_REASON_LATE:
+            # The reply came after the clock had played for the seat: that move was the server's.
+            mine = [s for s in self.steps if s.get("seat") == self.seat and s["type"] in _KINDS]
+            if mine:
+                mine[-1]["auto"] = True
         self._changed()
 
     def finished(self, finished: bot_service_pb2.TableFinished) -> None:
@@ -238,6 +252,8 @@ class SeatView:
         self.result = result
         self.request = None
         self.status = "finished"
+        if any(s["type"] == "scored" for s in self.steps):
+            self._close_hand()  # the last hand is revealed too
         self._changed()
 
     def failed(self, message: str) -> None:
@@ -250,8 +266,9 @@ class SeatView:
 
     # The page's data --------------------------------------------------------------------------
 
-    def json(self) -> JSON:
-        """Everything the page shows, as of now."""
+    def json(self, turn: JSON | None = None) -> JSON:
+        """Everything the page shows, as of now; ``turn``: the table's public "who is to act"
+        (``{seat, ms_left}``) when it is known to match this seat's events."""
         request = self.request
         if request is not None:
             elapsed = int((time.time() - request["received_at"]) * 1000)
@@ -277,5 +294,6 @@ class SeatView:
             "request": request,
             "rejected": self.rejected,
             "result": self.result,
+            "turn": turn,
             "replay": f"/replays/{self.table_id}" if self.status == "finished" else None,
         }
