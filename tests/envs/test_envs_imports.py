@@ -12,6 +12,8 @@ PACKAGE = Path(next(iter(rookery.envs.__path__)))
 SDK_USERS = {"bridge.py", "gym.py", "chat.py", "seat.py"}
 """Modules that may import the SDK: the bridge and the text seat's bot, and the Gymnasium env
 (its opponents are the SDK's reference bots)."""
+REPLAY_READERS = {"ledger.py"}
+"""Modules that may read replays (``rookery.wire``, ``rookery.v1``): the language-model ledger."""
 
 
 def _rookery_imports(path: Path) -> set[str]:
@@ -31,6 +33,7 @@ def test_every_envs_module_imports_only_the_engine_and_where_allowed_the_sdk(pat
         parts = name.split(".")
         component = parts[1] if len(parts) > 1 else ""
         allowed = {"engine", "envs"} | ({"client"} if path.name in SDK_USERS else set())
+        allowed |= {"wire", "v1"} if path.name in REPLAY_READERS else set()
         assert component in allowed, f"{path.name} imports {name}"
 
 

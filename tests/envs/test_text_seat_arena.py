@@ -5,12 +5,14 @@ failing charged to its own seat alone: the game is rated, never void."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shlex
 import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from chat_server import chat_server
 from rookery.arena.config import BotSpec, TournamentConfig
 from rookery.arena.report import load_run
@@ -18,6 +20,7 @@ from rookery.arena.runner import RunOptions, RunResult, TournamentRunner
 from rookery.arena.sandbox import SandboxMode
 from rookery.arena.storage import GameRow, RunStore
 from rookery.engine import Ruleset
+from rookery.envs.ledger import run_ledger
 from rookery.server import TimeControl
 from rookery.v1 import replay_pb2
 from rookery.wire.replay import read_replay
@@ -28,7 +31,7 @@ OPTIONS = RunOptions(connect_timeout_s=30.0, join_timeout_s=20.0, game_timeout_s
 
 
 async def _tournament(
-    tmp_path: Path, url: str, *, action_ms: int = 3000, strike_limit: int = 3
+    tmp_path: Path, url: str, *, action_ms: int = 3000, strike_limit: int = 3, price: str = ""
 ) -> tuple[RunResult, list[GameRow], list[dict[str, Any]]]:
     record = tmp_path / "decisions.jsonl"
     text = BotSpec(
@@ -39,6 +42,7 @@ async def _tournament(
             "ROOKERY_CHAT_MODEL": "scripted",
             "ROOKERY_CHAT_KEY": SECRET,
             "ROOKERY_TEXT_RECORD": str(record),
+            "ROOKERY_CHAT_PRICE": price,
         },
     )
     random_bot = BotSpec(
@@ -157,3 +161,52 @@ async def test_a_provider_that_keeps_failing_loses_its_own_games_and_they_are_ra
     assert (standings["text"].games, standings["text"].losses) == (2, 2)
     assert (standings["random"].wins, standings["random"].timeouts) == (2, 0)
     assert standings["text"].elo < standings["random"].elo
+
+
+async def test_the_ledger_of_a_run_adds_up_to_the_servers_own_counts(tmp_path: Path) -> None:
+    # Six garbage replies in a row: with at most two text seats asking at once, at least one
+    # decision gets three and is given no move (its counts ride on that seat's next reply).
+    plan = {1: "500", 4: "429", 15: "tool"} | dict.fromkeys(range(6, 12), "garbage")
+    with chat_server("legal", plan) as (url, script):
+        result, rows, decisions = await _tournament(tmp_path, url)
+    assert result.recorded == 2
+    missed = sum(1 for d in decisions if d["outcome"] != "answered")
+    assert missed >= 1
+    ledger = run_ledger(tmp_path / "run")
+    assert set(ledger) == {"text"}  # the random bot notes nothing: no ledger
+    text = ledger["text"]
+    sent = script.sent
+    assert (text.games, text.seat_games, text.decisions) == (2, 4, len(decisions))
+    assert (
+        text.missed
+        == missed
+        == _outcomes_of_text_seats(tmp_path / "run", rows).count(
+            replay_pb2.ACTION_OUTCOME_AUTO_PLAYED
+        )
+    )
+    assert text.attempts == len(script.requests) == sum(d["attempts"] for d in decisions)
+    assert text.invalid_replies == sent["garbage"] + sent["tool"] == 7
+    assert text.provider_errors == sent["500"] + sent["429"] == 2
+    assert text.prompt_tokens == sent["prompt_tokens"]
+    assert text.completion_tokens == sent["completion_tokens"]
+    assert text.invalid_reply_rate == pytest.approx(7 / len(script.requests))
+    assert 0 <= text.durability < text.decisions / text.seat_games
+    assert text.mean_latency_ms > 0
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "rookery.cli.main", "llm", "ledger", str(tmp_path / "run"),
+        stdout=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    out, _ = await process.communicate()
+    assert process.returncode == 0
+    listed = out.decode().splitlines()
+    assert listed[0].split()[:3] == ["bot", "games", "decisions"]
+    assert listed[1].split()[:4] == ["text", "2", str(text.decisions), str(missed)]
+
+
+async def test_a_price_gives_each_decision_its_cost(tmp_path: Path) -> None:
+    with chat_server("legal") as (url, script):
+        _, _, decisions = await _tournament(tmp_path, url, price="2.5,10")
+    ledger = run_ledger(tmp_path / "run")["text"]
+    expected = (script.sent["prompt_tokens"] * 2.5 + script.sent["completion_tokens"] * 10) / 1e6
+    assert ledger.cost_usd == pytest.approx(expected) and expected > 0
+    assert sum(d["cost_usd"] for d in decisions) == pytest.approx(expected)

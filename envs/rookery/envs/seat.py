@@ -1,7 +1,9 @@
 """The text seat as a Rookery bot: ``rookery bot run rookery.envs.seat:TextSeatBot``.
 
 Configuration from the environment: ``ROOKERY_CHAT_URL`` (an OpenAI-compatible API's base URL),
-``ROOKERY_CHAT_MODEL``, ``ROOKERY_CHAT_KEY`` (optional, never logged), ``ROOKERY_CHAT_RETRIES``
+``ROOKERY_CHAT_MODEL``, ``ROOKERY_CHAT_KEY`` (optional, never logged), ``ROOKERY_CHAT_PRICE``
+(optional: ``"IN,OUT"``, the model's US dollars per million prompt and completion tokens, for the
+ledger's cost), ``ROOKERY_CHAT_RETRIES``
 (2: re-prompts after an invalid reply), ``ROOKERY_CHAT_PROVIDER_RETRIES`` (2: retries of a
 transient provider error), ``ROOKERY_CHAT_TIMEOUT_S`` (30; each request also ends well before the
 table's deadline), ``ROOKERY_TEXT_RECORD`` (optional: a JSON-lines file of every decision).
@@ -10,8 +12,8 @@ A move the agent fails to give, after its re-prompts or because its provider kep
 never invented: the bot sends no answer (``NoAnswer``) and the table's late policy applies to this
 seat alone (auto-play and a strike, forfeit past the strike limit): a failure of the entrant's
 provider is the entrant's failure, never a void game. Every move sent carries a note: the model's
-stated reason as its text, and the decision's ``attempts``, ``invalid_replies``,
-``provider_errors``, tokens and latency as its values.
+stated reason as its text, and the decision's ledger as its values (:data:`NOTE_VALUES`), with the
+sums of the decisions given no move since the seat's previous reply (``unanswered_*``).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import json
 import math
 import os
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,12 +34,66 @@ from rookery.engine import Action, Observation
 from .chat import ChatEndpoint
 from .text import ChatAgent, Completion, Decision, Message, ProviderError, TextSeat
 
-__all__ = ["NOTE_TEXT_MAX_BYTES", "TextSeatBot"]
+__all__ = ["NOTE_TEXT_MAX_BYTES", "NOTE_VALUES", "Price", "TextSeatBot"]
+
+NOTE_VALUES = (
+    "attempts",
+    "invalid_replies",
+    "provider_errors",
+    "prompt_tokens",
+    "completion_tokens",
+    "cost_usd",
+)
+"""A decision's counts in its move's note; ``latency_ms`` too, and ``unanswered_`` + each name
+for the decisions given no move since the seat's previous reply (no reply carries those)."""
 
 NOTE_TEXT_MAX_BYTES = 512
 """A note's text bound (the protocol's): a longer stated reason is cut at a character."""
 
 log = structlog.get_logger("rookery.envs.seat")
+
+
+@dataclass(frozen=True)
+class Price:
+    """A model's price in US dollars per million prompt and completion tokens."""
+
+    prompt_usd_per_mtok: float = 0.0
+    completion_usd_per_mtok: float = 0.0
+
+    @classmethod
+    def from_text(cls, text: str) -> Price:
+        """``"0.15,0.60"``; ``""`` is free. ``ValueError`` naming the setting otherwise."""
+        if not text.strip():
+            return cls()
+        try:
+            prompt, completion = (float(part) for part in text.split(","))
+        except ValueError:
+            raise ValueError(
+                f"ROOKERY_CHAT_PRICE must be 'IN,OUT' (US dollars per million prompt and "
+                f"completion tokens, like '0.15,0.60'), got {text!r}"
+            ) from None
+        if not (math.isfinite(prompt) and math.isfinite(completion)) or min(prompt, completion) < 0:
+            raise ValueError(f"ROOKERY_CHAT_PRICE must be two finite prices ≥ 0, got {text!r}")
+        return cls(prompt, completion)
+
+    def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
+        """The cost of the tokens, in US dollars."""
+        return (
+            prompt_tokens * self.prompt_usd_per_mtok
+            + completion_tokens * self.completion_usd_per_mtok
+        ) / 1e6
+
+
+def _ledger(decision: Decision, price: Price) -> dict[str, float]:
+    """The counts of ``decision``, as :data:`NOTE_VALUES` names them."""
+    return {
+        "attempts": decision.attempts,
+        "invalid_replies": decision.invalid_replies,
+        "provider_errors": decision.provider_errors,
+        "prompt_tokens": decision.prompt_tokens,
+        "completion_tokens": decision.completion_tokens,
+        "cost_usd": price.cost(decision.prompt_tokens, decision.completion_tokens),
+    }
 
 
 def _append_line(path: str, record: dict[str, Any]) -> None:
@@ -72,6 +129,9 @@ class TextSeatBot(Bot):
             self._ask, retries=retries, provider_retries=provider_retries, time_left=self._budget
         )
         self.record_path = env.get("ROOKERY_TEXT_RECORD", "")
+        self.price = Price.from_text(env.get("ROOKERY_CHAT_PRICE", ""))
+        #: Per table: the summed counts of the decisions given no move since the last reply.
+        self._unanswered: dict[str, dict[str, float]] = {}
 
     def _budget(self) -> float:
         """Seconds this decision may still use: it must end well before the SDK's own cut-off
@@ -97,10 +157,15 @@ class TextSeatBot(Bot):
     async def act(self, observation: Observation) -> Action:
         decision = await self.seat.decide(observation)
         self._record(observation, decision)
+        table = getattr(self, "table", None)
+        key = table.table_id if table is not None else ""
         if decision.outcome == "answered":
             assert decision.action is not None
-            self._note(decision)
+            self._note(decision, self._unanswered.pop(key, {}))
             return decision.action
+        pending = self._unanswered.setdefault(key, {})
+        for name, value in _ledger(decision, self.price).items():
+            pending[name] = pending.get(name, 0) + value
         if decision.outcome == "provider_error":
             raise NoAnswer(
                 f"provider failed {decision.provider_errors} time(s); last: {decision.errors[-1]}"
@@ -109,18 +174,14 @@ class TextSeatBot(Bot):
             f"no legal move in {decision.attempts} attempts; last: {decision.errors[-1]}"
         )
 
-    def _note(self, decision: Decision) -> None:
-        """The decision's ledger on the reply: the stated reason, the counts, the latency."""
+    def _note(self, decision: Decision, unanswered: dict[str, float]) -> None:
+        """The decision's ledger on the reply: the stated reason, the counts, the latency, and
+        the counts of the decisions given no move since the previous reply."""
         text = decision.reason.encode()[:NOTE_TEXT_MAX_BYTES].decode(errors="ignore")
-        self.note(
-            text,
-            attempts=decision.attempts,
-            invalid_replies=decision.invalid_replies,
-            provider_errors=decision.provider_errors,
-            prompt_tokens=decision.prompt_tokens,
-            completion_tokens=decision.completion_tokens,
-            latency_ms=round(decision.seconds * 1000, 1),
-        )
+        values = _ledger(decision, self.price)
+        values["latency_ms"] = round(decision.seconds * 1000, 1)
+        values.update({f"unanswered_{k}": v for k, v in unanswered.items() if v})
+        self.note(text, **values)
 
     def _record(self, obs: Observation, decision: Decision) -> None:
         table = getattr(self, "table", None)
@@ -137,6 +198,7 @@ class TextSeatBot(Bot):
             "provider_errors": decision.provider_errors,
             "prompt_tokens": decision.prompt_tokens,
             "completion_tokens": decision.completion_tokens,
+            "cost_usd": self.price.cost(decision.prompt_tokens, decision.completion_tokens),
             "errors": list(decision.errors),
             "seconds": round(decision.seconds, 3),
             "at": time.time(),
