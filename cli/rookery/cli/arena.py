@@ -308,7 +308,7 @@ def run_tournament(config: Any, out: Path, options: Any, *, write_files: bool = 
     )
     from rookery.arena.runner import TournamentRunner
     from rookery.arena.sprt import SprtDecision
-    from rookery.server import configure_logging, tune_gc
+    from rookery.server import AddressUnavailableError, configure_logging, tune_gc
 
     configure_logging("error", json=False, stream=sys.stderr)
     tune_gc()  # the run's server lives in this process
@@ -328,6 +328,10 @@ def run_tournament(config: Any, out: Path, options: Any, *, write_files: bool = 
         result = asyncio.run(main())
     except ArenaError as error:
         print(f"rookery arena run: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    except AddressUnavailableError as error:
+        fix = "listen elsewhere: --listen HOST:PORT (port 0, the default, picks a free one)"
+        print(f"rookery arena run: {error}; {fix}", file=sys.stderr)
         return EXIT_ERROR
     data = load_run(out, result.tournament_id)
     console.print(standings_table(data.summary, title=f"{config.name}: standings"))

@@ -107,7 +107,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _run(args: argparse.Namespace) -> int:
-    from rookery.server import ConfigError, ServerConfig
+    from rookery.server import AddressUnavailableError, ConfigError, ServerConfig
 
     overrides: dict[str, Any] = {
         dest: getattr(args, dest) for _, dest, _, _, _ in _FLAGS if getattr(args, dest) is not None
@@ -124,6 +124,12 @@ def _run(args: argparse.Namespace) -> int:
     with _bots_socket(config) as config:
         try:
             return asyncio.run(_serve(config, args.port_file, args.web_address, args.web_runs))
+        except AddressUnavailableError as error:
+            fix = ""
+            if not error.address.startswith("unix:"):
+                fix = "; listen elsewhere: --address HOST:PORT (port 0 picks a free one)"
+            print(f"rookery serve: {error}{fix}", file=sys.stderr)
+            return 1
         except OSError as error:
             print(f"rookery serve: {error}", file=sys.stderr)
             return 1

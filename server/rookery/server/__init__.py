@@ -22,6 +22,7 @@ _BUILD = choose_build(__name__, _Path(__file__).resolve().parent)
 
 from ._config import AuthMode, ServerConfig
 from ._errors import (
+    AddressUnavailableError,
     BotRegistryError,
     ConfigError,
     InvalidBotNameError,
@@ -46,6 +47,7 @@ from ._tournament import TournamentBackend
 
 __all__ = [
     "SERVER_VERSION",
+    "AddressUnavailableError",
     "AuthMode",
     "BotRecord",
     "BotRegistry",

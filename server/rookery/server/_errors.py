@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 __all__ = [
+    "AddressUnavailableError",
     "BotRegistryError",
     "ConfigError",
     "InvalidBotNameError",
@@ -26,6 +27,15 @@ class ConfigError(ServerError, ValueError):
     def __init__(self, option: str, reason: str) -> None:
         super().__init__(f"invalid server option {option!r}: {reason}")
         self.option = option
+        self.reason = reason
+
+
+class AddressUnavailableError(ServerError, OSError):
+    """The server cannot listen on ``address`` (its port in use, say): ``reason`` says why."""
+
+    def __init__(self, address: str, reason: str) -> None:
+        super().__init__(f"cannot listen on {address}: {reason}")
+        self.address = address
         self.reason = reason
 
 

@@ -35,6 +35,7 @@ from ._bot_seeds import new_bot_seed_key
 from ._config import ServerConfig
 from ._decoding import MalformedRequestInterceptor
 from ._errors import (
+    AddressUnavailableError,
     ServerStoppingError,
     TableNotFinishedError,
     TableSpecError,
@@ -42,6 +43,7 @@ from ._errors import (
 )
 from ._league import LeagueBackend
 from ._limits import open_file_limit, raise_open_file_limit
+from ._listen import listen_problem
 from ._metrics import Metrics, MetricsHttpServer, MetricsInterceptor
 from ._ports import SeatedTable, TableHooks
 from ._registry import BotRegistry, validate_bot_name
@@ -205,18 +207,26 @@ class RookeryServer:
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
         names = (*_SERVICE_NAMES, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name)
         reflection.enable_server_reflection((*names, reflection.SERVICE_NAME), server)
-        if c.is_tls:
-            credentials = grpc.ssl_server_credentials([_read_key_pair(c.tls_key, c.tls_cert)])
-            self.port = server.add_secure_port(c.address, credentials)
-        else:
-            self.port = server.add_insecure_port(c.address)
-        if not self.port:
-            raise OSError(f"could not bind {c.address}")
+        problem = listen_problem(c.address)
+        if problem:
+            raise AddressUnavailableError(c.address, problem)
+        try:
+            if c.is_tls:
+                credentials = grpc.ssl_server_credentials([_read_key_pair(c.tls_key, c.tls_cert)])
+                self.port = server.add_secure_port(c.address, credentials)
+            else:
+                self.port = server.add_insecure_port(c.address)
+        except RuntimeError:  # "Failed to bind", after a plain socket could
+            raise AddressUnavailableError(c.address, "gRPC could not bind it") from None
         if c.unix_socket:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(c.unix_socket)
-            if not server.add_insecure_port(f"unix:{c.unix_socket}"):
-                raise OSError(f"could not bind unix:{c.unix_socket}")
+            try:
+                server.add_insecure_port(f"unix:{c.unix_socket}")
+            except RuntimeError:
+                raise AddressUnavailableError(
+                    f"unix:{c.unix_socket}", "its folder is missing or not writable"
+                ) from None
         await server.start()
         if c.unix_socket:
             os.chmod(c.unix_socket, 0o666)  # the sandboxed bots' own user ids connect to it
