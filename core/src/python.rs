@@ -605,6 +605,98 @@ impl PyGame {
         Ok(out)
     }
 
+    /// `observation(seat)`'s values as one tuple in `Observation`'s field order (from `seat` to
+    /// `scores`), the phase as its index, the completed tricks only from index `since` on.
+    fn observation_fields<'py>(
+        &self,
+        py: Python<'py>,
+        seat: i64,
+        since: usize,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let game = &self.game;
+        let players = game.rules.players;
+        if !(-1..players as i64).contains(&seat) {
+            return Err(PyValueError::new_err(format!("not a seat: {seat}")));
+        }
+        let seat = seat as i32;
+        let is_bidder = seat >= 0 && seat == game.bidder;
+        let current: TrickTuple = if game.phase == crate::game::Phase::Play {
+            let leader = if game.trick_len > 0 {
+                game.lead
+            } else {
+                game.current as usize
+            };
+            (
+                leader as i64,
+                seated(players, leader, &game.trick[..game.trick_len]),
+                -1,
+                game.trick_points,
+            )
+        } else {
+            (-1, Vec::new(), -1, 0)
+        };
+        let start = since.min(game.tricks.len());
+        let completed: Vec<TrickTuple> = game.tricks[start..]
+            .iter()
+            .map(|trick| completed_trick(players, trick))
+            .collect();
+        let trump: PyObject = if game.trump < 0 {
+            py.None()
+        } else {
+            game.trump.into_pyobject(py)?.into_any().unbind()
+        };
+        let items: Vec<PyObject> = vec![
+            seat.into_pyobject(py)?.into_any().unbind(),
+            game.hand_number.into_pyobject(py)?.into_any().unbind(),
+            game.dealer.into_pyobject(py)?.into_any().unbind(),
+            (game.phase as u8).into_pyobject(py)?.into_any().unbind(),
+            game.current.into_pyobject(py)?.into_any().unbind(),
+            (if seat >= 0 {
+                game.hands[seat as usize]
+            } else {
+                0
+            })
+            .into_pyobject(py)?
+            .into_any()
+            .unbind(),
+            (if is_bidder { game.nest } else { 0 })
+                .into_pyobject(py)?
+                .into_any()
+                .unbind(),
+            PyTuple::new(py, game.auction.iter().copied())?
+                .into_any()
+                .unbind(),
+            game.high_bid.into_pyobject(py)?.into_any().unbind(),
+            game.high_bidder.into_pyobject(py)?.into_any().unbind(),
+            game.bidder.into_pyobject(py)?.into_any().unbind(),
+            game.bid.into_pyobject(py)?.into_any().unbind(),
+            trump,
+            (if is_bidder { game.buried } else { 0 })
+                .into_pyobject(py)?
+                .into_any()
+                .unbind(),
+            game.buried
+                .count_ones()
+                .into_pyobject(py)?
+                .into_any()
+                .unbind(),
+            game.called.into_pyobject(py)?.into_any().unbind(),
+            game.partner_for(seat)
+                .into_pyobject(py)?
+                .into_any()
+                .unbind(),
+            current.into_pyobject(py)?.into_any().unbind(),
+            completed.into_pyobject(py)?.into_any().unbind(),
+            PyTuple::new(py, game.points_captured())?
+                .into_any()
+                .unbind(),
+            PyTuple::new(py, &game.scores[..game.rules.num_sides])?
+                .into_any()
+                .unbind(),
+        ];
+        PyTuple::new(py, items)
+    }
+
     /// Plays the game out with uniformly random legal actions from a generator seeded
     /// `rng_seed` (bids: pass or the lowest bid, even odds); returns the actions applied.
     fn random_playout(&mut self, rng_seed: u64) -> usize {

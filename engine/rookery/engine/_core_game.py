@@ -169,6 +169,7 @@ class CoreGame:
         "_result",
         "_rules",
         "_seed",
+        "_tricks",
     )
 
     def __init__(
@@ -189,6 +190,8 @@ class CoreGame:
         self._hand_results: list[HandResult] = []
         self._result: GameResult | None = None
         self._origin: dict[str, Any] | None = None  # from_deal's arguments, for pickling
+        # The current hand's completed tricks as observations show them: (hand number, tricks).
+        self._tricks: tuple[int, tuple[Trick, ...]] = (-1, ())
 
     # Public state ---------------------------------------------------------------------------
 
@@ -403,6 +406,7 @@ class CoreGame:
         other._hand_results = self._hand_results[:]
         other._result = self._result
         other._origin = self._origin
+        other._tricks = self._tricks
         return other
 
     def __reduce__(self) -> tuple[object, tuple[object, ...]]:
@@ -535,34 +539,73 @@ class CoreGame:
         rules = self._rules
         if type(seat) is not int or not -1 <= seat < rules.players:
             raise ValueError(f"not a seat: {seat!r}")
-        plain = self._native.observation(seat)
-        trump = plain["trump"]
-        current = plain["current_trick"]
+        (
+            seat,
+            hand_number,
+            dealer,
+            phase,
+            current_player,
+            hand,
+            nest,
+            auction,
+            high_bid,
+            high_bidder,
+            bidder,
+            bid,
+            trump,
+            buried,
+            buried_count,
+            called_card,
+            partner,
+            current,
+            new_tricks,
+            points_captured,
+            scores,
+        ) = self._native.observation_fields(seat, len(self._tricks[1]))
+        completed = self._completed_tricks(hand_number, new_tricks)
         return new_observation(
-            ruleset=rules,
-            seat=seat,
-            hand_number=plain["hand_number"],
-            dealer=plain["dealer"],
-            phase=_PHASES[plain["phase"]],
-            current_player=plain["current_player"],
-            hand=plain["hand"],
-            nest=plain["nest"],
-            auction=plain["auction"],
-            high_bid=plain["high_bid"],
-            high_bidder=plain["high_bidder"],
-            bidder=plain["bidder"],
-            bid=plain["bid"],
-            trump=None if trump is None else _SUITS[trump],
-            buried=plain["buried"],
-            buried_count=plain["buried_count"],
-            called_card=plain["called_card"],
-            partner=plain["partner"],
-            current_trick=NO_TRICK if current[0] < 0 else _trick(current),
-            completed_tricks=tuple(_trick(trick) for trick in plain["completed_tricks"]),
-            points_captured=plain["points_captured"],
-            scores=plain["scores"],
-            sides=rules.sides,
+            rules,
+            seat,
+            hand_number,
+            dealer,
+            _PHASES[phase],
+            current_player,
+            hand,
+            nest,
+            auction,
+            high_bid,
+            high_bidder,
+            bidder,
+            bid,
+            None if trump is None else _SUITS[trump],
+            buried,
+            buried_count,
+            called_card,
+            partner,
+            NO_TRICK if current[0] < 0 else _trick(current),
+            completed,
+            points_captured,
+            scores,
+            rules.sides,
         )
+
+    def _completed_tricks(self, hand_number: int, new: list[Any]) -> tuple[Trick, ...]:
+        """The hand's completed tricks as Trick values, each built once (``new``: the core's
+        tricks past the ones kept for this hand)."""
+        kept_hand, kept = self._tricks
+        if kept_hand != hand_number:  # another hand: its tricks from the first
+            if kept:
+                return self._completed_tricks_from_start(hand_number)
+            kept = ()
+        if new:
+            kept = kept + tuple(_trick(trick) for trick in new)
+        self._tricks = (hand_number, kept)
+        return kept
+
+    def _completed_tricks_from_start(self, hand_number: int) -> tuple[Trick, ...]:
+        self._tricks = (hand_number, ())
+        fields = self._native.observation_fields(-1, 0)
+        return self._completed_tricks(hand_number, fields[18])
 
     def public_view(self) -> Observation:
         """What a spectator may know: public information only (``seat = -1``)."""
