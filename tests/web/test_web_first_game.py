@@ -100,7 +100,9 @@ class Game:
 def _start(page: Page, site: Site, preset: str, seat: int, players: int, target: str) -> float:
     """Fill the setup form as a newcomer would and click Start; the seconds from the click to the
     first action request the page shows."""
-    page.goto(site.web.url + "/play")
+    page.goto(site.web.url + "/")  # a newcomer starts from the dashboard
+    page.click("#play-link")
+    page.wait_for_selector("#setup")
     assert "null" not in page.inner_text("#setup")
     page.select_option("#preset", preset)
     for index in range(players):

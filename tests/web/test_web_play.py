@@ -309,7 +309,16 @@ def test_a_whole_game_of_standard_with_a_reload_and_a_bury(
     assert played.phases.get("BURY", 0) >= 1, played.phases
     replay = _verify(site, played)
     assert replay.result.reason == results_pb2.TERMINATION_REASON_TARGET_REACHED
-    assert page.get_attribute("#replay-link", "href") == f"/replays/play-{played.seat_id}"
+    link = f"/replays/play-{played.seat_id}#seat={played.seat}"
+    assert page.get_attribute("#replay-link", "href") == link
+    # The person's own replay opens following their seat: their cards face up from the start.
+    page.click("#replay-link")
+    page.wait_for_selector("[data-card]")
+    first = replay.hands[0].deal.hands[played.seat].cards
+    shown = set(
+        page.eval_on_selector_all("[data-card][data-hand='0']", "ns => ns.map(n => n.dataset.card)")
+    )
+    assert _names(first) <= shown
     assert check_no_leak(replay, played) > 20
 
 

@@ -502,7 +502,7 @@ class WebServer:
     # Pages --------------------------------------------------------------------------------------
 
     def _page(self, title: str, view: str, item: str = "") -> tuple[str, bytes]:
-        boot = {"mode": "live", "view": view, "id": item}
+        boot = {"mode": "live", "view": view, "id": item, "play": self.play is not None}
         return "text/html; charset=utf-8", page_html(title, boot).encode()
 
     async def _page_dashboard(self, *, query: dict[str, str]) -> tuple[str, bytes]:

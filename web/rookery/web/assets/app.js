@@ -830,7 +830,9 @@
     crumbs([{ text: "dashboard" }]);
     clear(app);
     var tournaments = el("div", { id: "tournaments" }), tables = el("div", { id: "tables" }), finished = el("div", { id: "finished" });
-    append(app, el("h1", { text: "Dashboard" }), el("h2", { text: "Tournaments" }), tournaments, el("h2", { text: "Live tables" }), tables,
+    append(app, el("h1", { text: "Dashboard" }),
+      boot.play ? el("p", { class: "panel" }, el("a", { href: "/play", id: "play-link", text: "Play a game yourself" }), " against the bots of this server (or watch the tables below).") : null,
+      el("h2", { text: "Tournaments" }), tournaments, el("h2", { text: "Live tables" }), tables,
       el("h2", { text: "Recently finished" }), finished);
     function lost(error) { staleBanner(true, "The server does not answer (" + error.message + "): this page is not updating (retrying\u2026)."); }
     function tableRows(list, id) {

@@ -409,7 +409,7 @@
       el("strong", { class: won ? "win" : "" }, won ? "You won! " : r.reason_name === "ABORTED" ? "No result. " : "You lost. "),
       `${/^[a-z]/.test(why) && !r.winners.some((side) => why.startsWith(sideName(side))) ? why[0].toUpperCase() + why.slice(1) : why}. ` +
         `Final score: ${scores}; ${r.hands_played} hands. `,
-      el("a", { href: state.replay, id: "replay-link" }, "your replay"), " · ", el("a", { href: "/play" }, "play again"),
+      el("a", { href: `${state.replay}#seat=${state.seat}`, id: "replay-link" }, "your replay (your cards face up)"), " · ", el("a", { href: "/play" }, "play again"),
       comparePanel());
   }
 
