@@ -11,7 +11,7 @@ import io
 import tarfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -169,3 +169,47 @@ async def test_an_archive_bigger_than_a_version_may_be_is_refused(tmp_path: Path
         )
         assert league.running.league.store.versions() == []
         assert not any((tmp_path / "league" / "versions").iterdir())
+
+
+async def _upload(
+    league: LeagueUnderAttack, bot: str, token: str, chunks: int, sent: list[int]
+) -> league_pb2.SubmitVersionResponse:
+    """A streamed submission of ``chunks`` chunks of 256 KiB, counting those the server took."""
+
+    async def messages() -> AsyncIterator[league_pb2.SubmitVersionChunk]:
+        request = league_pb2.SubmitVersionRequest(bot_name=bot, command="true")
+        yield league_pb2.SubmitVersionChunk(request=request)
+        for _ in range(chunks):
+            sent[0] += 1
+            yield league_pb2.SubmitVersionChunk(archive_chunk=bytes(256 * 1024))
+
+    metadata = (("authorization", f"Bearer {token}"),)
+    response = await league.stub.SubmitVersionUpload(messages(), metadata=metadata, timeout=30)
+    assert isinstance(response, league_pb2.SubmitVersionResponse)
+    return response
+
+
+async def test_an_upload_for_another_authors_bot_is_refused_before_its_archive(
+    tmp_path: Path,
+) -> None:
+    async with league_under_attack(tmp_path, ("mallory", "alice")) as league:
+        sent = [0]
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await _upload(league, "alice", league.tokens["mallory"], 400, sent)  # 100 MiB
+        assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
+        assert "only bot 'alice''s own token" in str(refused.value.details())
+        assert sent[0] < 400, "the upload was cut at its first message"
+        assert league.running.league.store.versions() == []
+
+
+async def test_an_upload_past_the_version_cap_is_refused_midway(tmp_path: Path) -> None:
+    async with league_under_attack(tmp_path, ("mallory",), version_bytes=1 * MIB) as league:
+        sent = [0]
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await _upload(league, "mallory", league.tokens["mallory"], 400, sent)
+        assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert refused.value.details() == (
+            f"archive: more than the league's {MIB} bytes a version (version_bytes)"
+        )
+        assert sent[0] < 400
+        assert league.running.league.store.versions() == []

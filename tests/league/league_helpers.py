@@ -44,6 +44,8 @@ class LeagueProcess:
     web_port: int = 0
     #: ``--league`` as given (relative paths are taken from ``root``, the server's folder).
     league_path: str = "league/league.sqlite"
+    #: Variables added to the server's environment (``ROOKERY_<OPTION>``).
+    env: dict[str, str] = field(default_factory=dict)
 
     @property
     def target(self) -> str:
@@ -68,6 +70,7 @@ class LeagueProcess:
             stdout=log,
             stderr=log,
             cwd=self.root,
+            env={**os.environ, **self.env},
             start_new_session=True,
         )  # fmt: skip
         deadline = time.monotonic() + 60

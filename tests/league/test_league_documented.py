@@ -1,16 +1,21 @@
 """The season of docs/league.md as printed: ``rookery league serve --league league/league.sqlite``
-(a path relative to the organiser's folder) with the sandbox on, and a Python version submitted
-as an archive that builds and qualifies there."""
+(a path relative to the organiser's folder) with the sandbox on, a Python version submitted as
+an archive that builds and qualifies there, and one bigger than a gRPC message submitted with
+``rookery league submit ./folder`` as the docs print it (sent in chunks)."""
 
 from __future__ import annotations
 
+import os
+import random
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import grpc
 import pytest
 from google.protobuf.timestamp_pb2 import Timestamp
-from league_helpers import ADMIN, MIX_COMMAND, LeagueProcess, mix_folder
+from league_helpers import ADMIN, MIX_COMMAND, ROOKERY, LeagueProcess, mix_folder
 from rookery.arena.league.submissions import pack_folder
 from rookery.arena.sandbox import probe
 from rookery.v1 import league_pb2
@@ -77,3 +82,60 @@ def test_the_relative_league_path_of_the_docs_runs_a_python_version_in_the_sandb
     assert status == league_pb2.VERSION_STATUS_ACTIVE, detail
     stored = documented.root / "league" / "versions" / version.version_id
     assert (stored / "built.txt").read_text() == "built\n", "the build ran in its folder"
+
+
+def test_a_submission_bigger_than_a_message_is_sent_in_chunks_by_the_cli(
+    documented: LeagueProcess,
+) -> None:
+    token = documented.add_bot("beta")
+    folder = mix_folder(documented.root, "beta-bot", 0.5)
+    (folder / "weights.bin").write_bytes(random.Random(3).randbytes(3 * 1024 * 1024))
+    assert len(pack_folder(folder)) > 3 * 1024 * 1024, "incompressible: over the 1 MiB limit"
+    done = subprocess.run(
+        [
+            str(ROOKERY), "league", "submit", "beta", "./beta-bot", "--command", MIX_COMMAND,
+            "--build", "wc -c weights.bin > size.txt", "--server", documented.target,
+        ],
+        cwd=documented.root, env={**os.environ, "ROOKERY_TOKEN": token},
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("beta@1 submitted"), done.stdout
+    status = wait_settled(documented, "beta@1")
+    detail = {v.version_id: v.detail for v in documented.versions()}["beta@1"]
+    assert status == league_pb2.VERSION_STATUS_ACTIVE, detail
+    built = documented.root / "league" / "versions" / "beta@1" / "size.txt"
+    assert built.read_text().split()[0] == str(3 * 1024 * 1024)
+
+
+@pytest.mark.parametrize(
+    "how", ["nothing", "--config", "ROOKERY_MAX_MESSAGE_BYTES", "--max-message-mb"]
+)
+def test_league_serve_takes_the_servers_options_from_a_file_the_environment_or_a_flag(
+    league_process: LeagueProcess, how: str
+) -> None:
+    big = 4 * 1024 * 1024
+    league_process.args = ["--sandbox", "off"]
+    if how == "--config":
+        (league_process.root / "server.toml").write_text(f"max_message_bytes = {big}\n")
+        league_process.args += ["--config", "server.toml"]
+    elif how == "--max-message-mb":
+        league_process.args += ["--max-message-mb", "4"]
+    elif how != "nothing":
+        league_process.env = {how: str(big)}
+    league_process.start()
+    deadline = Timestamp()
+    deadline.FromSeconds(int(time.time()) + 3600)
+    league_process.call(
+        "CreateSeason", league_pb2.CreateSeasonRequest(name="s", deadline=deadline), ADMIN
+    )
+    token = league_process.add_bot("gamma")
+    folder = mix_folder(league_process.root, "gamma-bot", 0.5)
+    (folder / "weights.bin").write_bytes(random.Random(4).randbytes(2 * 1024 * 1024))
+    if how == "nothing":  # the default 1 MiB: such a message is refused (the CLI sends chunks)
+        with pytest.raises(grpc.RpcError) as refused:
+            submit(league_process, "gamma", token, folder)
+        assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        return
+    version = submit(league_process, "gamma", token, folder)  # one message of over 2 MiB
+    assert version.version_id == "gamma@1"

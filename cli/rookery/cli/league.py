@@ -42,6 +42,8 @@ _DURATION = re.compile(r"^(\d+(?:\.\d+)?)([smhd])$")
 #: that ``--help`` needs no server import.
 ACTION_MS = 5000
 GRACE_MS = 10000
+#: The bytes of an archive in each message of a submission's upload.
+UPLOAD_CHUNK_BYTES = 256 * 1024
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -82,9 +84,25 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     serve = commands.add_parser("serve", help="run a league server until SIGTERM or SIGINT")
     serve.add_argument("--league", default="league/league.sqlite", help="the league's file")
-    serve.add_argument("--address", default="127.0.0.1:50051", help="gRPC HOST:PORT")
+    serve.add_argument("--address", help="gRPC HOST:PORT (default 127.0.0.1:50051)")
     serve.add_argument("--db", default="", help="the bot registry (token mode); empty: open")
-    serve.add_argument("--admin-token", default=os.environ.get("ROOKERY_ADMIN_TOKEN", ""))
+    serve.add_argument(
+        "--admin-token", default="", help="the organiser's token (env ROOKERY_ADMIN_TOKEN)"
+    )
+    serve.add_argument(
+        "--config",
+        metavar="FILE",
+        help="a TOML file of server options (as rookery serve's; ROOKERY_<OPTION> variables "
+        "too); the flags here win",
+    )
+    serve.add_argument(
+        "--max-message-mb",
+        type=int,
+        default=0,
+        metavar="MIB",
+        help="the largest gRPC message (default: the server's max_message_bytes, 1 MiB); "
+        "bigger submissions are sent in chunks anyway",
+    )
     serve.add_argument("--preset", default="standard", help="the rules (a partnership preset)")
     serve.add_argument("--target", type=int, default=0, help="override the preset's target")
     serve.add_argument("--max-hands", type=int, default=0, help="override max_hands")
@@ -92,12 +110,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     serve.add_argument("--min-pairs", type=int, default=3, help="pairs a new version plays first")
     serve.add_argument("--bootstrap", type=int, default=100, help="refits per rating interval")
     serve.add_argument(
-        "--action-ms", type=int, default=ACTION_MS, help=f"a move's time (default {ACTION_MS})"
+        "--action-ms", type=int, default=None, help=f"a move's time (default {ACTION_MS})"
     )
     serve.add_argument(
         "--grace-ms",
         type=int,
-        default=GRACE_MS,
+        default=None,
         help=f"how long a disconnected seat may take to come back (default {GRACE_MS})",
     )
     serve.add_argument("--join-timeout", type=float, default=30.0, help="seconds to join a game")
@@ -218,7 +236,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     from rookery.arena.league import LeagueError, LeagueOptions, LeagueServer
     from rookery.engine import Ruleset, RulesetError
-    from rookery.server import ServerConfig, TimeControl, configure_logging
+    from rookery.server import ConfigError, ServerConfig, configure_logging
 
     try:
         ruleset = Ruleset.preset(args.preset)
@@ -232,11 +250,28 @@ def _serve(args: argparse.Namespace) -> int:
     except (RulesetError, KeyError, ValueError) as error:
         print(f"rookery league serve: {error}", file=sys.stderr)
         return 2
+    overrides: dict[str, Any] = {"log_level": "warning"}
+    if args.address:
+        overrides["address"] = args.address
+    if args.db:
+        overrides.update(db=args.db, auth="token")
+    if args.admin_token:
+        overrides["admin_token"] = args.admin_token
+    if args.max_message_mb:
+        overrides["max_message_bytes"] = args.max_message_mb * 1024 * 1024
+    clock_given = {
+        name: value
+        for name, value in (("action_ms", args.action_ms), ("grace_ms", args.grace_ms))
+        if value is not None
+    }
+    if clock_given:
+        overrides["time_control"] = clock_given
     try:
-        clock = TimeControl(action_ms=args.action_ms, grace_ms=args.grace_ms)
-    except ValueError as error:
+        config = ServerConfig.load(args.config, overrides=overrides)
+    except (ConfigError, ValueError, OSError) as error:
         print(f"rookery league serve: {error}", file=sys.stderr)
         return 2
+    clock = config.time_control
     options = LeagueOptions(
         ruleset=ruleset,
         concurrency=args.concurrency,
@@ -247,19 +282,11 @@ def _serve(args: argparse.Namespace) -> int:
         build_timeout_s=args.build_timeout,
         local_root=Path(args.local_root) if args.local_root else None,
         join_timeout_s=args.join_timeout,
-        open_mode=not args.db,
+        open_mode=config.auth != "token",
         submissions_per_day=max(0, args.submissions_per_day),
         challenge_pairs=max(0, args.challenge_pairs),
         version_bytes=max(1, args.version_mb) * 1024 * 1024,
         build_bytes=max(1, args.build_mb) * 1024 * 1024,
-    )
-    config = ServerConfig(
-        address=args.address,
-        auth="token" if args.db else "open",
-        db=args.db,
-        admin_token=args.admin_token,
-        log_level="warning",
-        time_control=clock,
     )
     configure_logging("warning", json=True)
 
@@ -363,13 +390,19 @@ def _submit(args: argparse.Namespace) -> int:
     )
     if args.local:
         request.local_folder = str(Path(args.folder).resolve())
+        version = _call(args, "SubmitVersion", request, args.token).version
     else:
         try:
-            request.archive = pack_folder(Path(args.folder))
+            archive = pack_folder(Path(args.folder))
         except (ValueError, OSError) as error:
             print(f"rookery league submit: {error}", file=sys.stderr)
             return 2
-    version = _call(args, "SubmitVersion", request, args.token).version
+        # In chunks, whatever its size: an archive may be bigger than one message.
+        chunks = [league_pb2.SubmitVersionChunk(request=request)] + [
+            league_pb2.SubmitVersionChunk(archive_chunk=archive[i : i + UPLOAD_CHUNK_BYTES])
+            for i in range(0, len(archive), UPLOAD_CHUNK_BYTES)
+        ]
+        version = _call(args, "SubmitVersionUpload", iter(chunks), args.token).version
     print(f"{version.version_id} submitted (sha256 {version.content_sha256[:16]}): it builds")
     print("and plays its qualification game now; see `rookery league version ID`")
     return 0

@@ -7,6 +7,7 @@ the server never imports the arena.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Protocol, runtime_checkable
 
 from rookery.v1 import league_pb2
@@ -40,6 +41,13 @@ class LeagueBackend(Protocol):
         self, request: league_pb2.SubmitVersionRequest, token: str | None
     ) -> league_pb2.BotVersion:
         """Stores a new immutable version; it builds and qualifies in the background."""
+        ...
+
+    async def submit_version_upload(
+        self, chunks: AsyncIterator[league_pb2.SubmitVersionChunk], token: str | None
+    ) -> league_pb2.BotVersion:
+        """:meth:`submit_version` with the archive in chunks: the first message is the request,
+        the token and quotas are checked before any chunk is kept."""
         ...
 
     async def list_versions(self, bot_name: str, token: str | None) -> list[league_pb2.BotVersion]:

@@ -551,6 +551,15 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
         version = await self._league(context, lambda b: b.submit_version(request, token))
         return league_pb2.SubmitVersionResponse(version=version)
 
+    async def SubmitVersionUpload(
+        self, request_iterator: AsyncIterator[league_pb2.SubmitVersionChunk], context: Any
+    ) -> league_pb2.SubmitVersionResponse:
+        token = self._token(context)
+        version = await self._league(
+            context, lambda b: b.submit_version_upload(request_iterator, token)
+        )
+        return league_pb2.SubmitVersionResponse(version=version)
+
     async def ListVersions(
         self, request: league_pb2.ListVersionsRequest, context: Any
     ) -> league_pb2.ListVersionsResponse:

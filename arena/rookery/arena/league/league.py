@@ -43,7 +43,15 @@ from rookery.v1 import results_pb2
 from rookery.wire import convert
 
 from .matchmaking import Placed, centred_los, choose_pairing, final_pairing, separations
-from .store import GameRecord, LeagueStore, PairRecord, RatingPoint, VersionRecord, VersionState
+from .store import (
+    GameRecord,
+    LeagueStore,
+    PairRecord,
+    RatingPoint,
+    SeasonRecord,
+    VersionRecord,
+    VersionState,
+)
 from .submissions import (
     MAX_UNPACKED_BYTES,
     content_sha256,
@@ -372,23 +380,13 @@ class League:
         note: str = "",
     ) -> VersionRecord:
         """Stores a new immutable version of ``bot`` and starts its build and qualification."""
-        if bot == HOUSE_RANDOM:
-            raise PermissionError(f"{HOUSE_RANDOM!r} is the league's own bot")
-        self.check_token(bot, token)
-        self._check_deadline()
-        season = self.store.season()
-        if season.status != "open":
-            raise SubmissionsClosedError(
-                f"season {season.name!r} closed its submissions at its deadline "
-                f"({time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime(season.deadline))})"
-            )
+        season = self.check_submission(bot, token)
         if not command.strip():
             raise ValueError("command: give the command line that runs the bot in its folder")
         if len(command) > 4096 or len(build) > 4096 or len(note) > 1024:
             raise ValueError("command and build: at most 4096 characters; note: 1024")
         if (archive is None) == (not local_folder):
             raise ValueError("give the bot's folder: an archive or a local folder (one of them)")
-        self._check_submission_quota(bot)
         versions_dir = self.folder / "versions"
         staging = staging_folder(versions_dir)
         limit = self.options.version_bytes
@@ -419,6 +417,22 @@ class League:
         log.info("version submitted", version=version.version_id, sha256=content[:12])
         self._spawn(self._build_and_qualify(version))
         return version
+
+    def check_submission(self, bot: str, token: str | None) -> SeasonRecord:
+        """The open season if ``token`` may submit a version of ``bot`` now (its token, before
+        the deadline, within the day's quota); else the error that says why not."""
+        if bot == HOUSE_RANDOM:
+            raise PermissionError(f"{HOUSE_RANDOM!r} is the league's own bot")
+        self.check_token(bot, token)
+        self._check_deadline()
+        season = self.store.season()
+        if season.status != "open":
+            raise SubmissionsClosedError(
+                f"season {season.name!r} closed its submissions at its deadline "
+                f"({time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime(season.deadline))})"
+            )
+        self._check_submission_quota(bot)
+        return season
 
     def _check_submission_quota(self, bot: str) -> None:
         """:class:`QuotaExceededError` once ``bot`` has submitted its versions of the last 24

@@ -12,6 +12,7 @@ import contextlib
 import dataclasses
 import shutil
 import tempfile
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -116,6 +117,41 @@ class LeagueService(LeagueBackend):
             request.command,
             archive=request.archive if source == "archive" else None,
             local_folder=request.local_folder if source == "local_folder" else "",
+            build=request.build,
+            note=request.note,
+        )
+        return version_to_proto(version, private=True)
+
+    async def submit_version_upload(
+        self, chunks: AsyncIterator[league_pb2.SubmitVersionChunk], token: str | None
+    ) -> league_pb2.BotVersion:
+        first = await anext(aiter(chunks), None)
+        if first is None or first.WhichOneof("part") != "request":
+            raise ValueError(
+                "an upload's first message is the submission (request), its archive after it"
+            )
+        request = first.request
+        if request.WhichOneof("source") is not None:
+            raise ValueError("request: leave its source empty, the archive follows in chunks")
+        # Who may submit, and the day's quota, before a byte of the archive is kept.
+        self.league.check_submission(request.bot_name, token)
+        limit = self.league.options.version_bytes
+        parts: list[bytes] = []
+        size = 0
+        async for chunk in chunks:
+            if chunk.WhichOneof("part") != "archive_chunk":
+                raise ValueError("after the first message an upload sends only archive_chunk")
+            size += len(chunk.archive_chunk)
+            if size > limit:
+                raise ValueError(
+                    f"archive: more than the league's {limit} bytes a version (version_bytes)"
+                )
+            parts.append(chunk.archive_chunk)
+        version = await self.league.submit(
+            request.bot_name,
+            token,
+            request.command,
+            archive=b"".join(parts),
             build=request.build,
             note=request.note,
         )
