@@ -96,17 +96,21 @@ $(CLIENT_NATIVE_STAMP): $(CLIENT_NATIVE_SOURCES) clients/python/compile_client.p
 $(SERVER_NATIVE_STAMP): $(SERVER_NATIVE_SOURCES) server/compile_server.py engine/native_build.py engine/native_cache.py $(SETUP_STAMP) $(PROTO_STAMP) $(NATIVE_STAMP) $(WIRE_NATIVE_STAMP)
 	$(PY) server/compile_server.py
 
-# The native core: a release build (cargo's cache in build/core-target), installed as a wheel.
-# Without a Rust toolchain it says so once and the pure engine is used (it is then retried each time).
+# The native core: a release build (cargo's cache in build/core-target; about 20 s of CPU from
+# scratch), installed as a wheel. Without a Rust toolchain, or when the build fails, it says so
+# once and the pure engine is used (it is then retried each time; the core's tests fail where
+# cargo is found but the core is not built).
 $(CORE_STAMP): $(CORE_SOURCES) $(SETUP_STAMP)
 	@if ! command -v cargo >/dev/null; then \
 	  echo "rookery-core: no Rust toolchain (cargo) found: the pure engine is used"; \
-	else \
-	  rm -rf build/core-wheel && \
+	elif rm -rf build/core-wheel && \
 	  CARGO_TARGET_DIR=build/core-target $(BIN)/maturin build --quiet --release --locked \
 	    -m core/Cargo.toml -o build/core-wheel -i $(PY) && \
 	  $(PY) -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps \
-	    build/core-wheel/rookery_core-*.whl && touch $@; \
+	    build/core-wheel/rookery_core-*.whl; then \
+	  touch $@; \
+	else \
+	  echo "rookery-core: the build failed (above): the pure engine is used"; \
 	fi
 
 $(NODE_STAMP): package.json package-lock.json
