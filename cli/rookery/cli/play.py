@@ -18,7 +18,8 @@ _EXAMPLES = textwrap.dedent(
       rookery play --no-browser --web-address 127.0.0.1:8080
 
     The page (/play) seats you at a new table with the bots of your choice (random, heuristic,
-    pimc, or any bot connected to this server) on any preset. Stop with Ctrl-C. To host a page for
+    pimc, or any bot connected to this server) on any preset; three heuristic and three pimc bots
+    start with the page, so a table of them starts at once. Stop with Ctrl-C. To host a page for
     others, run 'rookery serve' (its dashboard has the same /play page): see docs/web.md.
     """
 )
