@@ -23,10 +23,13 @@ from rookery.v1 import league_pb2
 SERVE_ARGS = [
     "--sandbox", "on", "--target", "100", "--max-hands", "2", "--concurrency", "2",
     "--min-pairs", "1", "--bootstrap", "20", "--grace-ms", "1000",
+    # Sandboxed bots start afresh for every game: on a loaded machine (a load of 17 on two
+    # cores failed the default 30 s once) they take longer to join.
+    "--join-timeout", "90",
 ]  # fmt: skip
 
 
-def wait_settled(league: LeagueProcess, version_id: str, timeout_s: float = 90) -> int:
+def wait_settled(league: LeagueProcess, version_id: str, timeout_s: float = 200) -> int:
     """The version's status once it has built and qualified (or failed to)."""
     pending = (league_pb2.VERSION_STATUS_BUILDING, league_pb2.VERSION_STATUS_QUALIFYING)
     deadline = time.monotonic() + timeout_s
