@@ -104,6 +104,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     run.add_argument("--ca-cert", default=None, help="PEM file of the CA to trust (implies --tls)")
     run.add_argument(
+        "--expect-server",
+        metavar="NAME",
+        default=os.environ.get("ROOKERY_EXPECT_SERVER", ""),
+        help="leave (exit 4) unless the server is named NAME (rookery serve --name): another "
+        "server may hold the port on a shared machine (env ROOKERY_EXPECT_SERVER)",
+    )
+    run.add_argument(
         "--connect-timeout",
         type=float,
         default=10.0,
@@ -157,6 +164,7 @@ def _run(args: argparse.Namespace) -> int:
             credentials=credentials,
             connect_timeout_s=args.connect_timeout,
             batching=args.batching,
+            expect_server=args.expect_server,
         )
     except TokenRejectedError as error:
         print(f"rookery bot run: {error}", file=sys.stderr)

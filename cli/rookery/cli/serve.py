@@ -43,6 +43,7 @@ _EXAMPLES = textwrap.dedent(
 # Command-line flags that map one to one onto ServerConfig options.
 _FLAGS: tuple[tuple[str, str, Any, str, str], ...] = (
     ("--address", "address", str, "HOST:PORT", "where to listen (default 127.0.0.1:50051)"),
+    ("--name", "server_name", str, "NAME", "the name every Welcome carries (bots may check it)"),
     ("--metrics-address", "metrics_address", str, "HOST:PORT", "serve Prometheus /metrics here"),
     ("--db", "db", str, "FILE", "the bot registry (SQLite); implies token mode unless --open"),
     ("--admin-token", "admin_token", str, "TOKEN", "the token guarding ArenaService mutations"),

@@ -19,6 +19,7 @@ AuthMode = str
 """``"open"`` (any bot name, no tokens) or ``"token"`` (bot tokens from the registry)."""
 
 _AUTH_MODES = ("open", "token")
+_MAX_SERVER_NAME = 64
 _ENV_PREFIX = "ROOKERY_"
 
 
@@ -28,6 +29,9 @@ class ServerConfig:
 
     address: str = "127.0.0.1:50051"
     """Where the gRPC server listens (``host:port``; port 0 picks a free one)."""
+    server_name: str = ""
+    """The server's name, sent in every Welcome: a bot that expects another (the SDK's
+    ``--expect-server``) leaves. Empty: unnamed."""
     unix_socket: str = ""
     """A Unix socket path the server also listens on (mode 0666; the arena's sandboxed bots
     reach the server through it, so it serves BotService only); empty: none."""
@@ -133,6 +137,10 @@ class ServerConfig:
                 raise ConfigError(name, f"must be ≥ 0, got {getattr(self, name)}")
         if self.reserved_sessions < 0:
             raise ConfigError("reserved_sessions", f"must be ≥ 0, got {self.reserved_sessions}")
+        if len(self.server_name) > _MAX_SERVER_NAME or not self.server_name.isprintable():
+            raise ConfigError(
+                "server_name", f"must be at most {_MAX_SERVER_NAME} printable characters"
+            )
         if self.log_level.lower() not in ("debug", "info", "warning", "error"):
             raise ConfigError("log_level", f"unknown level {self.log_level!r}")
 

@@ -306,6 +306,7 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
             idle_timeout_ms=int(config.idle_timeout_s * 1000),
             resumed=resumed,
             batching=session.batching,
+            server_name=config.server_name,
         )
 
     async def _read(

@@ -32,6 +32,7 @@ from ._errors import (
     ServerUnreachableError,
     SessionRefusedError,
     TokenRejectedError,
+    WrongServerError,
 )
 from ._loading import load_bot
 from ._logging import configure_logging
@@ -50,6 +51,7 @@ __all__ = [
     "SessionRefusedError",
     "Table",
     "TokenRejectedError",
+    "WrongServerError",
     "arun_bot",
     "client_build",
     "configure_logging",

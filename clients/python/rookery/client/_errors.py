@@ -9,6 +9,7 @@ __all__ = [
     "ServerUnreachableError",
     "SessionRefusedError",
     "TokenRejectedError",
+    "WrongServerError",
 ]
 
 
@@ -46,6 +47,21 @@ class ServerUnreachableError(ClientError):
         if detail:
             message += f": {detail}"
         super().__init__(message)
+
+
+class WrongServerError(ServerUnreachableError):
+    """The server at the address is not the one the bot expects (``Welcome.server_name``):
+    another server holds the address, so the expected one is not reachable there."""
+
+    def __init__(self, address: str, expected: str, named: str) -> None:
+        self.expected = expected
+        self.named = named
+        found = f"is named {named!r}" if named else "has no name"
+        detail = (
+            f"the server there {found}, not {expected!r} (--expect-server): another server "
+            "holds that address; connect to the right one with --server HOST:PORT"
+        )
+        super().__init__(address, detail)
 
 
 class SessionRefusedError(ClientError):

@@ -62,6 +62,7 @@ async def arun_bot(
     stop: asyncio.Event | None = None,
     batching: bool = True,
     defer_events: bool = True,
+    expect_server: str | None = None,
 ) -> RunStats:
     """Play as bot ``name`` at ``server`` (``host:port``) until ``stop`` is set or ``games`` end.
 
@@ -79,6 +80,11 @@ async def arun_bot(
     hook that acts, but not while other seats play; turn it off for a bot that thinks between its
     turns on what just happened.
 
+    ``expect_server`` (or ``ROOKERY_EXPECT_SERVER``) is the name of the server the bot means to
+    play on (``rookery serve --name``): a server that answers with another name, or none (another
+    organiser's on the same port of a shared machine), ends the run with
+    :class:`WrongServerError`, a :class:`ServerUnreachableError`, before any game.
+
     What is not given comes from the environment the arena sets for a bot it launches:
     ``ROOKERY_SERVER`` (default ``127.0.0.1:50051``), ``ROOKERY_TOKEN``, ``ROOKERY_BOT_NAME``
     (default: the class name), ``ROOKERY_SESSIONS`` and ``ROOKERY_MAX_TABLES`` (default 1), so
@@ -89,6 +95,8 @@ async def arun_bot(
     :class:`SessionRefusedError` (the server refused the Hello).
     """
     server = server or os.environ.get("ROOKERY_SERVER", "").strip() or DEFAULT_SERVER
+    if expect_server is None:
+        expect_server = os.environ.get("ROOKERY_EXPECT_SERVER", "").strip()
     token = os.environ.get("ROOKERY_TOKEN", "") if token is None else token
     sessions = _env_count("ROOKERY_SESSIONS") if sessions is None else sessions
     max_tables = _env_count("ROOKERY_MAX_TABLES") if max_tables is None else max_tables
@@ -110,6 +118,7 @@ async def arun_bot(
         reconnect_timeout_s=reconnect_timeout_s,
         batching=batching,
         defer_events=defer_events,
+        expect_server=expect_server,
     )
     stop = stop if stop is not None else asyncio.Event()
     stats = RunStats()
@@ -158,6 +167,7 @@ def run_bot(
     reconnect_timeout_s: float = 60.0,
     batching: bool = True,
     defer_events: bool = True,
+    expect_server: str | None = None,
 ) -> RunStats:
     """Blocking :func:`arun_bot`: runs its own event loop and stops cleanly on SIGINT or SIGTERM.
 
@@ -192,6 +202,7 @@ def run_bot(
                 stop=stop,
                 batching=batching,
                 defer_events=defer_events,
+                expect_server=expect_server,
             )
         finally:
             for signum in installed:

@@ -41,6 +41,7 @@ from ._errors import (
     ServerUnreachableError,
     SessionRefusedError,
     TokenRejectedError,
+    WrongServerError,
 )
 
 __all__ = ["RunOptions", "RunStats", "Session"]
@@ -103,6 +104,9 @@ class RunOptions:
     """Let the server hold a table's events until the seat's next request or the game's end
     (``Hello.defer_events``): the same events in the same order, fewer messages. Off, each event
     comes as it happens."""
+    expect_server: str = ""
+    """The server's name the bot expects in the Welcome (``Welcome.server_name``); any other
+    server ends the run with :class:`WrongServerError`. Empty: any server."""
 
 
 @dataclass
@@ -399,6 +403,9 @@ class Session:
             raise SessionRefusedError(
                 self._options.name, "PROTOCOL", f"expected a Welcome, got {kind or 'nothing'}"
             )
+        expected = self._options.expect_server
+        if expected and welcome.server_name != expected:
+            raise WrongServerError(self._options.server, expected, welcome.server_name)
         if resuming and not welcome.resumed:
             self._forget_session()
         self._session_id = welcome.session_id
