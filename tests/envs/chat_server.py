@@ -36,6 +36,8 @@ class ScriptedChat:
     (counted from 0 over the whole server) as ``plan[i]``. Answers: ``legal`` (the first legal
     move), ``garbage``, ``illegal_then_legal``, ``slow`` (2 s, then legal), ``tool`` (a tool call
     with no text), ``error`` or ``500`` (HTTP 500), ``429`` (with ``Retry-After: 0``), ``401``.
+    A request that offers ``tools`` is answered as a tool-calling model would (:meth:`tool_step`;
+    ``garbage`` is then text with no tool call).
     Every text answer reports its usage: ``prompt_tokens`` the request's characters / 4,
     ``completion_tokens`` the reply's words; ``sent`` tallies what was answered.
     """
@@ -56,6 +58,14 @@ class ScriptedChat:
         if status != 200:
             return status, {"error": {"message": text}}
         message: dict[str, Any] = {"role": "assistant", "content": text}
+        if body.get("tools") and mode in ("legal", "bad_play", "slow"):
+            name, arguments = self.tool_step(mode, body["messages"])
+            with self.lock:
+                self.sent[f"tool:{name}"] = self.sent.get(f"tool:{name}", 0) + 1
+            call = {"name": name, "arguments": json.dumps(arguments)}
+            message["content"] = None
+            message["tool_calls"] = [{"id": f"call_{index}", "type": "function", "function": call}]
+            text = json.dumps(call)
         usage = {
             "prompt_tokens": len(json.dumps(body["messages"])) // 4,
             "completion_tokens": len(text.split()),
@@ -80,6 +90,22 @@ class ScriptedChat:
             )
         return 200, {"choices": [{"index": 0, "message": message}], "usage": usage}
 
+    def tool_step(self, mode: str, messages: list[dict[str, Any]]) -> tuple[str, dict[str, str]]:
+        """A tool-calling model's next call: history, then legal_actions, then play the first
+        legal move (``bad_play``: play 'bid 3'); after a refused play, legal_actions again."""
+        last = messages[-1]
+        if mode == "bad_play":
+            return "play", {"move": "bid 3", "reason": "a bargain"}
+        if last["role"] != "tool":
+            return "history", {}
+        content = str(last["content"])
+        if content.startswith("Your legal moves: "):
+            listed = content.removeprefix("Your legal moves: ").rstrip(".")
+            example = _EXAMPLE.search(listed)
+            move = example.group(1) if example else listed.split(", ")[0]
+            return "play", {"move": move, "reason": "the first listed move"}
+        return "legal_actions", {}
+
     def reply(self, mode: str, body: dict[str, Any]) -> tuple[int, str]:
         messages = body["messages"]
         answered = sum(1 for m in messages if m["role"] == "assistant")
@@ -95,6 +121,8 @@ class ScriptedChat:
             return 200, "I would rather talk about the weather."
         if mode == "illegal_then_legal" and answered == 0:
             return 200, "Easy.\nMOVE: bid 3"
+        if body.get("tools") or mode == "bad_play":
+            return 200, ""
         move = first_legal_move(messages)
         return 200, f"Looking at my hand, the safest choice is the first one.\nMOVE: {move}"
 

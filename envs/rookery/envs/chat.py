@@ -15,11 +15,13 @@ import json
 import math
 import urllib.error
 import urllib.request
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import structlog
 
-from .text import Completion, Message, ProviderError
+from .text import Completion, ProviderError, ToolCall
 
 __all__ = ["TRANSIENT_STATUSES", "ChatEndpoint"]
 
@@ -63,16 +65,32 @@ class ChatEndpoint:
         """The completions URL."""
         return self.url.rstrip("/") + "/chat/completions"
 
-    async def __call__(self, messages: list[Message], timeout_s: float | None = None) -> Completion:
-        """The reply, its token counts and the tools it called; ``ProviderError`` on any
-        failure of the provider."""
+    async def __call__(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[Mapping[str, Any]] = (),
+        *,
+        timeout_s: float | None = None,
+    ) -> Completion:
+        """The reply, its token counts and the tools it called (``tools``: OpenAI-style
+        function tools offered to the model); ``ProviderError`` on any failure of the provider."""
         timeout = self.timeout_s if timeout_s is None else min(timeout_s, self.timeout_s)
-        return await asyncio.to_thread(self._post, messages, max(0.05, timeout))
+        return await asyncio.to_thread(self._post, messages, tools, max(0.05, timeout))
 
-    def _post(self, messages: list[Message], timeout: float) -> Completion:
-        body = json.dumps(
-            {"model": self.model, "messages": messages, "temperature": self.temperature}
-        ).encode()
+    def _post(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[Mapping[str, Any]],
+        timeout: float,
+    ) -> Completion:
+        asked: dict[str, Any] = {
+            "model": self.model,
+            "messages": list(messages),
+            "temperature": self.temperature,
+        }
+        if tools:
+            asked["tools"] = list(tools)
+        body = json.dumps(asked).encode()
         headers = {"Content-Type": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
@@ -128,19 +146,28 @@ class ChatEndpoint:
         if content is not None and not isinstance(content, str):
             raise ProviderError("bad_response", "the reply's content is not text", transient=True)
         calls = message.get("tool_calls") or []
-        names = tuple(
-            str(call.get("function", {}).get("name", "?"))[:64]
-            for call in (calls if isinstance(calls, list) else [])
-            if isinstance(call, dict)
-        )
+        tool_calls = tuple(_tool_call(call) for call in (calls if isinstance(calls, list) else []))
         usage = data.get("usage") if isinstance(data, dict) else None
         usage = usage if isinstance(usage, dict) else {}
         return Completion(
             content or "",
             _count(usage.get("prompt_tokens")),
             _count(usage.get("completion_tokens")),
-            tool_calls=names,
+            tool_calls=tool_calls,
         )
+
+
+def _tool_call(call: object) -> ToolCall:
+    """A ``tool_calls`` entry as sent (a malformed one keeps what it has, name ``?``)."""
+    entry = call if isinstance(call, dict) else {}
+    function = entry.get("function")
+    function = function if isinstance(function, dict) else {}
+    arguments = function.get("arguments", "{}")
+    return ToolCall(
+        str(entry.get("id", ""))[:128],
+        str(function.get("name", "?"))[:64],
+        arguments if isinstance(arguments, str) else json.dumps(arguments),
+    )
 
 
 def _count(value: object) -> int:

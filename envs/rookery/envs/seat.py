@@ -1,4 +1,5 @@
-"""The text seat as a Rookery bot: ``rookery bot run rookery.envs.seat:TextSeatBot``.
+"""The text seat as a Rookery bot: ``rookery bot run rookery.envs.seat:TextSeatBot``; the
+tool-calling seat likewise: ``rookery bot run rookery.envs.seat:ToolSeatBot``.
 
 Configuration from the environment: ``ROOKERY_CHAT_URL`` (an OpenAI-compatible API's base URL),
 ``ROOKERY_CHAT_MODEL``, ``ROOKERY_CHAT_KEY`` (optional, never logged), ``ROOKERY_CHAT_PRICE``
@@ -23,9 +24,10 @@ import json
 import math
 import os
 import time
+from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar, cast
 
 import structlog
 from rookery.client import Bot, NoAnswer
@@ -33,8 +35,25 @@ from rookery.engine import Action, Observation
 
 from .chat import ChatEndpoint
 from .text import ChatAgent, Completion, Decision, Message, ProviderError, TextSeat
+from .tools import ToolAgent, ToolSeat
 
-__all__ = ["NOTE_TEXT_MAX_BYTES", "NOTE_VALUES", "Price", "TextSeatBot"]
+_Reply = TypeVar("_Reply")
+
+
+class Seat(Protocol):
+    """What the bot asks: a decision for an observation (each one also kept in ``decisions``)."""
+
+    @property
+    def decisions(self) -> list[Decision]:
+        """Every decision so far."""
+        ...
+
+    async def decide(self, obs: Observation) -> Decision:
+        """The agent's decision at ``obs``."""
+        ...
+
+
+__all__ = ["NOTE_TEXT_MAX_BYTES", "NOTE_VALUES", "Price", "Seat", "TextSeatBot", "ToolSeatBot"]
 
 NOTE_VALUES = (
     "attempts",
@@ -105,7 +124,10 @@ class TextSeatBot(Bot):
     """A language-model agent at a Rookery table, through :class:`TextSeat`."""
 
     def __init__(
-        self, agent: ChatEndpoint | ChatAgent | None = None, *, retries: int | None = None
+        self,
+        agent: ChatEndpoint | ChatAgent | ToolAgent | None = None,
+        *,
+        retries: int | None = None,
     ) -> None:
         env = os.environ
         if agent is None:
@@ -121,17 +143,21 @@ class TextSeatBot(Bot):
                 timeout_s=float(env.get("ROOKERY_CHAT_TIMEOUT_S", "30")),
                 api_key=env.get("ROOKERY_CHAT_KEY", ""),
             )
-        self.endpoint = agent
+        self.endpoint: ChatEndpoint | ChatAgent | ToolAgent = agent
         if retries is None:
             retries = int(env.get("ROOKERY_CHAT_RETRIES", "2"))
         provider_retries = int(env.get("ROOKERY_CHAT_PROVIDER_RETRIES", "2"))
-        self.seat = TextSeat(
-            self._ask, retries=retries, provider_retries=provider_retries, time_left=self._budget
-        )
+        self.seat: Seat = self._seat(retries, provider_retries)
         self.record_path = env.get("ROOKERY_TEXT_RECORD", "")
         self.price = Price.from_text(env.get("ROOKERY_CHAT_PRICE", ""))
         #: Per table: the summed counts of the decisions given no move since the last reply.
         self._unanswered: dict[str, dict[str, float]] = {}
+
+    def _seat(self, retries: int, provider_retries: int) -> Seat:
+        """The seat that asks the agent (a text seat here)."""
+        return TextSeat(
+            self._ask, retries=retries, provider_retries=provider_retries, time_left=self._budget
+        )
 
     def _budget(self) -> float:
         """Seconds this decision may still use: it must end well before the SDK's own cut-off
@@ -142,17 +168,13 @@ class TextSeatBot(Bot):
     async def _ask(self, messages: list[Message]) -> str | Completion:
         budget = self._budget()
         if budget == math.inf:
-            return await self.endpoint(messages)
+            return await cast(ChatAgent, self.endpoint)(messages)
         if budget < 0.05:
             raise ProviderError("timeout", f"no time left for another request ({budget:.2f} s)")
         if isinstance(self.endpoint, ChatEndpoint):
             return await self.endpoint(messages, timeout_s=budget)
-        try:
-            return await asyncio.wait_for(self.endpoint(messages), budget)
-        except TimeoutError:
-            raise ProviderError(
-                "timeout", f"the agent did not answer within {budget:.1f} s", transient=True
-            ) from None
+        agent = cast(ChatAgent, self.endpoint)
+        return await _within(agent(messages), budget)
 
     async def act(self, observation: Observation) -> Action:
         decision = await self.seat.decide(observation)
@@ -206,3 +228,42 @@ class TextSeatBot(Bot):
         log.info("text seat decision", **{k: v for k, v in record.items() if k != "errors"})
         if self.record_path:
             _append_line(self.record_path, record)
+
+
+class ToolSeatBot(TextSeatBot):
+    """A tool-calling language-model agent at a Rookery table, through :class:`ToolSeat`: the
+    same settings, notes and ledger as :class:`TextSeatBot`; ``ROOKERY_CHAT_MAX_REQUESTS`` (12)
+    bounds the requests of one decision (looks included)."""
+
+    def _seat(self, retries: int, provider_retries: int) -> Seat:
+        return ToolSeat(
+            self._ask_with_tools,
+            retries=retries,
+            provider_retries=provider_retries,
+            max_requests=int(os.environ.get("ROOKERY_CHAT_MAX_REQUESTS", "12")),
+            time_left=self._budget,
+        )
+
+    async def _ask_with_tools(
+        self, messages: list[dict[str, Any]], tools: Sequence[Mapping[str, Any]]
+    ) -> Completion:
+        budget = self._budget()
+        if budget < 0.05:
+            raise ProviderError("timeout", f"no time left for another request ({budget:.2f} s)")
+        if isinstance(self.endpoint, ChatEndpoint):
+            timeout = None if budget == math.inf else budget
+            return await self.endpoint(messages, tools, timeout_s=timeout)
+        agent = cast(ToolAgent, self.endpoint)
+        return await _within(agent(messages, tools), budget)
+
+
+async def _within(reply: Awaitable[_Reply], budget: float) -> _Reply:
+    """``reply``, or a transient provider timeout after ``budget`` seconds."""
+    if budget == math.inf:
+        return await reply
+    try:
+        return await asyncio.wait_for(reply, budget)
+    except TimeoutError:
+        raise ProviderError(
+            "timeout", f"the agent did not answer within {budget:.1f} s", transient=True
+        ) from None

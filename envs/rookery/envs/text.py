@@ -18,7 +18,7 @@ import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from rookery.engine import (
     Action,
@@ -49,12 +49,16 @@ __all__ = [
     "Message",
     "ProviderError",
     "ReplyError",
+    "RetrySettings",
     "TextSeat",
+    "ToolCall",
     "legal_moves",
+    "parse_move",
     "parse_reply",
     "preset_prompts",
     "render_table",
     "render_view",
+    "retry_pause",
     "rules_summary",
     "stated_reason",
 ]
@@ -64,14 +68,23 @@ Message = dict[str, str]
 
 
 @dataclass(frozen=True)
+class ToolCall:
+    """A tool the reply called: the provider's call id, the tool's name, its JSON arguments."""
+
+    id: str
+    name: str
+    arguments: str = "{}"
+
+
+@dataclass(frozen=True)
 class Completion:
     """One reply of an agent: its text and the tokens its provider counted (0 when unknown)."""
 
     text: str
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    tool_calls: tuple[str, ...] = ()
-    """The names of the tools the reply called (a text seat offers none: an invalid reply)."""
+    tool_calls: tuple[ToolCall, ...] = ()
+    """The tools the reply called (a text seat offers none: an invalid reply)."""
 
 
 ChatAgent = Callable[[list[Message]], Awaitable[str | Completion]]
@@ -428,13 +441,21 @@ def parse_reply(reply: str, legal: LegalActions) -> Action:
         )
     match = _MOVE_LINE.match(lines[-1])
     assert match is not None
-    text = match.group(1).strip()
+    return parse_move(match.group(1), legal, where=" after 'MOVE:'")
+
+
+def parse_move(text: str, legal: LegalActions, *, where: str = "") -> Action:
+    """``text`` as exactly one legal move, written as listed (a final period and commas between
+    a bury's cards allowed); :class:`ReplyError` saying why and listing the legal moves."""
+    moves = ", ".join(legal_moves(legal))
+    example = legal_moves(legal)[0] if legal.phase is not Phase.BURY else "bury B5 R10 ..."
+    text = text.strip()
     text = text[:-1].rstrip() if text.endswith(".") else text
     try:
         action = parse_action(text.replace(",", " "))
     except MalformedActionError:
         raise ReplyError(
-            f"'{text[:80]}' after 'MOVE:' is not one move written as listed (like '{example}'). "
+            f"'{text[:80]}'{where} is not one move written as listed (like '{example}'). "
             f"Legal moves: {moves}"
         ) from None
     if action not in legal:
@@ -469,6 +490,31 @@ class Decision:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     reason: str = field(default="", repr=False)
+
+
+class RetrySettings(Protocol):
+    """A seat's bounds on a provider's transient errors (see :class:`TextSeat`)."""
+
+    @property
+    def provider_retries(self) -> int: ...
+    @property
+    def backoff_s(self) -> float: ...
+    @property
+    def max_backoff_s(self) -> float: ...
+    @property
+    def time_left(self) -> TimeLeft: ...
+
+
+def retry_pause(seat: RetrySettings, error: ProviderError, failures: int) -> float | None:
+    """How long ``seat`` waits before retrying ``error`` (its ``failures``-th in a decision), or
+    ``None`` when it must not retry: not transient, retries spent, or no time left for it."""
+    if not error.transient or failures > seat.provider_retries:
+        return None
+    delay = error.retry_after_s
+    if delay is None:
+        delay = seat.backoff_s * 2 ** (failures - 1)
+    delay = min(delay, seat.max_backoff_s)
+    return delay if delay < seat.time_left() else None
 
 
 TimeLeft = Callable[[], float]
@@ -515,13 +561,7 @@ class TextSeat:
 
     def _pause(self, error: ProviderError, failures: int) -> float | None:
         """How long to wait before retrying ``error`` (the ``failures``-th), or ``None``."""
-        if not error.transient or failures > self.provider_retries:
-            return None
-        delay = error.retry_after_s
-        if delay is None:
-            delay = self.backoff_s * 2 ** (failures - 1)
-        delay = min(delay, self.max_backoff_s)
-        return delay if delay < self.time_left() else None
+        return retry_pause(self, error, failures)
 
     async def decide(self, obs: Observation, legal: LegalActions | None = None) -> Decision:
         """Ask for ``obs``'s move; the decision is also appended to ``decisions``."""
@@ -547,7 +587,8 @@ class TextSeat:
                 messages.append({"role": "assistant", "content": reply})
                 if got.tool_calls and not reply.strip():
                     raise ReplyError(
-                        f"your reply was a tool call ({', '.join(got.tool_calls)[:80]}), with no "
+                        f"your reply was a tool call "
+                        f"({', '.join(c.name for c in got.tool_calls)[:80]}), with no "
                         f"text: this seat offers no tools; answer in text, ending with one line "
                         f"'{ANSWER_FORMAT}'"
                     )
