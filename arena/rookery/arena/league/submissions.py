@@ -15,6 +15,7 @@ import os
 import secrets
 import shutil
 import stat
+import sys
 import tarfile
 import time
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ __all__ = [
     "MAX_FILES",
     "MAX_UNPACKED_BYTES",
     "BuildResult",
+    "build_environment",
     "content_sha256",
     "copy_folder",
     "folder_usage",
@@ -226,8 +228,45 @@ class BuildResult:
         return lines[-1].strip()[:200] if lines else ""
 
 
+#: The folder of a build's caches and temporary files, inside the version's folder (counted in
+#: its disk, removed once the build ends): the sandbox's ``/tmp`` is small.
+BUILD_CACHE = ".build-cache"
+#: Toolchains whose folders go on a build's ``PATH`` when this machine has them.
+BUILD_TOOLS = ("go", "node", "npm", "cargo", "rustc", "javac", "cmake", "g++")
+
+
+def build_environment(folder: Path) -> dict[str, str]:
+    """The variables of a build step in ``folder`` (docs/league.md, Build environments): the
+    toolchains on ``PATH``, their caches and temporary files in ``folder/.build-cache``, and
+    no network (modules vendored: Go ``-mod=vendor``, npm offline, cargo offline)."""
+    cache = folder / BUILD_CACHE
+    path = [str(Path(sys.executable).parent)]
+    for tool in BUILD_TOOLS:
+        found = shutil.which(tool)
+        if found and str(Path(found).parent) not in path:
+            path.append(str(Path(found).parent))
+    path += [p for p in ("/usr/local/bin", "/usr/bin", "/bin") if p not in path]
+    return {
+        "PATH": ":".join(path),
+        "HOME": str(cache / "home"),
+        "TMPDIR": str(cache / "tmp"),
+        "GOCACHE": str(cache / "go-build"),
+        "GOTMPDIR": str(cache / "tmp"),
+        "GOPATH": str(cache / "go"),
+        "GOFLAGS": "-mod=vendor",
+        "GOPROXY": "off",
+        "GOTOOLCHAIN": "local",
+        "npm_config_cache": str(cache / "npm"),
+        "npm_config_offline": "true",
+        "CARGO_HOME": str(cache / "cargo"),
+        "CARGO_NET_OFFLINE": "true",
+    }
+
+
 def _prepare_build(folder: Path, log_path: Path, sandboxed: bool) -> None:
     log_path.unlink(missing_ok=True)
+    for name in ("home", "tmp"):
+        (folder / BUILD_CACHE / name).mkdir(parents=True, exist_ok=True)
     if sandboxed:  # the build runs as a user of its own: it may write its folder
         for path in [folder, *folder.rglob("*")]:
             if path.is_dir() and not path.is_symlink():
@@ -254,10 +293,10 @@ async def run_build(
     ``log_path``."""
     started = time.monotonic()
     await asyncio.to_thread(_prepare_build, folder, log_path, runtime is not None)
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": "/tmp", "LANG": "C.UTF-8"}
+    env = build_environment(folder)
     process = await start_bot_process(
         ["/bin/sh", "-c", build],
-        runtime.environment({}, {}) if runtime is not None else {**os.environ, **env},
+        runtime.environment({}, env) if runtime is not None else {**os.environ, **env},
         log_path,
         "build",
         label="build",
@@ -301,6 +340,8 @@ async def run_build(
         text += f"\nbuild stopped: it ran longer than its time limit of {timeout_s:g} s\n"
     if over_quota:
         text += f"\n{over_quota}\n"
+    if not over_quota:
+        await asyncio.to_thread(shutil.rmtree, folder / BUILD_CACHE, True)
     if runtime is not None and not over_quota:
         _open_for_reading(folder)
     failed = timed_out or bool(over_quota)
