@@ -121,8 +121,8 @@ def issued_keys(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     keys: list[str] = []
     issue = RookeryServer.issue_launch_key
 
-    def recording(self: RookeryServer, bot: str) -> str:
-        key = issue(self, bot)
+    def recording(self: RookeryServer, bot: str, sessions: int = 0) -> str:
+        key = issue(self, bot, sessions)
         keys.append(key)
         return key
 
