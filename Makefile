@@ -34,17 +34,24 @@ PYTEST_ARGS ?=
 # The suite runs on this many pytest-xdist worker processes (one per core of a 2-core machine);
 # PYTEST_WORKERS=0 runs it in one process.
 PYTEST_WORKERS ?= 2
-# The Debian packages the suites need: the C++ kit (gRPC, protobuf, GoogleTest, CMake, g++), the
-# browser tests (Chromium and a font), the launched bots' sandbox (bubblewrap).
-SYSTEM_PACKAGES ?= protobuf-compiler libprotobuf-dev libgrpc++-dev protobuf-compiler-grpc \
-  libgtest-dev cmake g++ chromium fonts-dejavu-core bubblewrap
+# The Debian packages of the test suites, by suite: the C++ kit (gRPC, protobuf, GoogleTest,
+# CMake, g++), the browser tests (Chromium and a font), the launched bots' sandbox (bubblewrap).
+# `make setup` and `make demo` need none of them (Python 3.11+ alone); `make test` installs them
+# (`make system-deps`). README.md says what they are called on macOS and other distributions.
+KIT_PACKAGES := protobuf-compiler libprotobuf-dev libgrpc++-dev protobuf-compiler-grpc \
+  libgtest-dev cmake g++
+BROWSER_PACKAGES := chromium fonts-dejavu-core
+SANDBOX_PACKAGES := bubblewrap
+SYSTEM_PACKAGES ?= $(KIT_PACKAGES) $(BROWSER_PACKAGES) $(SANDBOX_PACKAGES)
+# The oldest Python `make setup` makes the venv with.
+PYTHON_MINIMUM := 3.11
 
 .PHONY: system-deps setup setup-ray demo test lint pytest bench proto buf-lint buf-breaking ladder pimc-match soak clean help
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
 
-system-deps: ## install the missing Debian packages (apt-get as root; nothing when all are there)
+system-deps: ## install the test suites' missing Debian packages (apt-get as root; nothing when all are there)
 	@missing=$$(for p in $(SYSTEM_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}\n' "$$p" 2>/dev/null | grep -q '^install ok installed$$' || echo "$$p"; \
 	done); \
@@ -59,9 +66,18 @@ system-deps: ## install the missing Debian packages (apt-get as root; nothing wh
 	$$sudo apt-get update -qq && \
 	DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing
 
-setup: system-deps $(SETUP_STAMP) $(PROTO_STAMP) $(NODE_STAMP) $(NATIVE_STAMP) $(WIRE_NATIVE_STAMP) $(PLAYOUT_STAMP) $(CLIENT_NATIVE_STAMP) $(SERVER_NATIVE_STAMP) $(CORE_STAMP) ## create .venv, install, generate the stubs, compile the hot paths (engine, wire, playouts, SDK, server) and the native core
+# No system package: Python 3.11+ is all it needs (the compiled builds need a C compiler and
+# Python's headers, else the pure modules are used; buf needs npm, else `make lint` installs it).
+setup: $(SETUP_STAMP) $(PROTO_STAMP) $(NATIVE_STAMP) $(WIRE_NATIVE_STAMP) $(PLAYOUT_STAMP) $(CLIENT_NATIVE_STAMP) $(SERVER_NATIVE_STAMP) $(CORE_STAMP) ## create .venv, install, generate the stubs, compile the hot paths (engine, wire, playouts, SDK, server) and the native core
+	@if command -v npm >/dev/null; then $(MAKE) --no-print-directory $(NODE_STAMP); \
+	else echo "setup: no npm on PATH: make lint's buf needs Node 20+ (the rest is ready)" >&2; fi
 
 $(SETUP_STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -c 'import sys; sys.exit(sys.version_info < tuple(map(int, "$(PYTHON_MINIMUM)".split("."))))' 2>/dev/null || { \
+	  echo "setup: Rookery needs Python $(PYTHON_MINIMUM) or later; $(PYTHON) is $$($(PYTHON) --version 2>/dev/null || echo "not found")" >&2; \
+	  echo "setup: name another one, e.g. make demo PYTHON=python3.12 (macOS: brew install python@3.12)" >&2; exit 1; }
+	@test -x $(PY) || $(PYTHON) -c 'import ensurepip, venv' 2>/dev/null || { \
+	  echo "setup: $(PYTHON) cannot make a venv (no ensurepip); on Debian or Ubuntu: apt-get install python3-venv" >&2; exit 1; }
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
 	@# The distribution was called `rookery` before it became `rookery-arena`: drop the old one.
@@ -150,7 +166,7 @@ buf-breaking: $(NODE_STAMP) ## compare the contract with the previous commit's
 
 # Every test with the compiled builds where they are built, then the engine's, the wire layer's,
 # the server's and the SDK's own on the pure builds.
-pytest: setup setup-ray
+pytest: system-deps setup setup-ray
 	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadgroup -m "not alone" $(PYTEST_ARGS)
 	$(BIN)/pytest -m alone $(PYTEST_ARGS)
 	ROOKERY_PURE_ENGINE=1 $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadgroup tests/engine tests/wire tests/server tests/client $(PYTEST_ARGS)

@@ -155,6 +155,15 @@ def test_the_readme_first_session_works_as_printed(root: Path, tmp_path: Path) -
     env["PATH"] = os.pathsep.join(
         p for p in env["PATH"].split(os.pathsep) if p and not p.startswith(str(root))
     )
+    # The first session needs no system package: apt-get and dpkg-query here say none is
+    # installed and none can be, and write down that they were asked.
+    asked = tmp_path / "system-packages-asked.log"
+    fakes = tmp_path / "no-system-packages"
+    fakes.mkdir()
+    for tool in ("apt-get", "dpkg-query"):
+        (fakes / tool).write_text(f'#!/bin/sh\necho "{tool} $*" >> {asked}\nexit 1\n')
+        (fakes / tool).chmod(0o755)
+    env["PATH"] = f"{fakes}{os.pathsep}{env['PATH']}"
     checks: list[tuple[str, Checker]] = [
         ("make setup", _check_setup(clone)),
         ("rookery rules", _check_rules),
@@ -210,3 +219,4 @@ def test_the_readme_first_session_works_as_printed(root: Path, tmp_path: Path) -
             assert len(checkers) == 1, f"no single check for the README command {command!r}"
             checkers[0](command, done)
     assert any("table create" in c for c in ran) and any("arena run" in c for c in ran)
+    assert not asked.exists(), asked.read_text()

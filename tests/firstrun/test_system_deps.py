@@ -1,4 +1,5 @@
-"""``make system-deps``: installs the missing Debian packages with apt-get, and only those.
+"""``make system-deps``: installs the missing Debian packages with apt-get, and only those; the
+test suites ask for them, `make setup` and `make demo` do not (Python 3.11+ alone, checked first).
 
 A recording ``apt-get`` stands first on PATH (the real one would fetch from the network and
 change this machine); ``dpkg-query`` is the real one, so "installed" is this machine's truth.
@@ -7,6 +8,7 @@ change this machine); ``dpkg-query`` is the real one, so "installed" is this mac
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -43,13 +45,51 @@ def _system_deps(root: Path, apt_log: Path, *make_args: str) -> subprocess.Compl
     )
 
 
-def test_setup_and_test_depend_on_system_deps(root: Path) -> None:
+def _prerequisites(root: Path, target: str) -> dict[str, list[str]]:
     plan = subprocess.run(
-        ["make", "-C", str(root), "-pn", "test"], capture_output=True, text=True, timeout=60
+        ["make", "-C", str(root), "-pn", target], capture_output=True, text=True, timeout=60
     ).stdout
-    rules = {line.split(":", 1)[0]: line for line in plan.splitlines() if ":" in line}
-    assert "system-deps" in rules["setup"].split(":", 1)[1].split()
-    assert "system-deps" in rules["test"].split(":", 1)[1].split()
+    return {
+        line.split(":", 1)[0]: line.split(":", 1)[1].split("##")[0].split()
+        for line in plan.splitlines()
+        if ":" in line and not line.startswith(("#", "\t"))
+    }
+
+
+def test_the_test_suites_install_the_system_packages(root: Path) -> None:
+    rules = _prerequisites(root, "test")
+    assert "system-deps" in rules["test"]
+    assert rules["test"].index("system-deps") < rules["test"].index("setup")
+    assert "system-deps" in rules["pytest"]
+
+
+def test_setup_and_demo_need_no_system_package(root: Path) -> None:
+    """A first session needs Python alone: no browser, no C++ toolchain (README.md)."""
+    rules = _prerequisites(root, "demo")
+    assert "system-deps" not in rules["setup"] and "system-deps" not in rules["demo"]
+    plan = subprocess.run(
+        ["make", "-C", str(root), "-n", "demo", "SETUP_STAMP=/nonexistent/stamp"],
+        capture_output=True, text=True, timeout=60,
+    ).stdout  # fmt: skip
+    assert "dpkg-query" not in plan and "apt-get install -y" not in plan, plan
+
+
+def test_an_old_or_missing_python_is_named_with_what_to_do(root: Path, tmp_path: Path) -> None:
+    """`make setup` in a folder of its own (the Makefile and pyproject.toml): it stops at once."""
+    shutil.copy2(root / "pyproject.toml", tmp_path / "pyproject.toml")
+    old = tmp_path / "python3.10"
+    old.write_text('#!/bin/sh\n[ "$1" = --version ] && echo "Python 3.10.12" || exit 1\n')
+    old.chmod(0o755)
+    for python, said in ((old, "is Python 3.10.12"), (tmp_path / "none", "is not found")):
+        done = subprocess.run(
+            ["make", "--no-print-directory", "-f", str(root / "Makefile"), "-C", str(tmp_path),
+             f"PYTHON={python}", "setup"],
+            capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+        assert done.returncode != 0, done.stdout + done.stderr
+        assert f"needs Python 3.11 or later; {python} {said}" in done.stderr, done.stderr
+        assert "make demo PYTHON=python3.12" in done.stderr
+        assert not (tmp_path / ".venv").exists()
 
 
 def test_nothing_is_installed_when_every_package_is_there(root: Path, apt_log: Path) -> None:
