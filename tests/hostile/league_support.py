@@ -89,7 +89,7 @@ async def league_under_attack(
         "sandbox": "off",
         "time_control": TimeControl(grace_ms=500),
         "build_timeout_s": 30,
-        "join_timeout_s": 20,
+        "join_timeout_s": 60,
         "bootstrap": 10,
     }
     settings.update(options)
