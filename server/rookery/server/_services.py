@@ -167,11 +167,17 @@ def _canceller(context: Any) -> Callable[[], None]:
     assert handler is not None
 
     async def abort() -> None:
-        with contextlib.suppress(Exception):
+        try:
             await context.abort(
                 _Code.RESOURCE_EXHAUSTED,
                 "the bot did not read its stream: resume the session to continue",
             )
+        except grpc.aio.AbortError as error:
+            # gRPC keeps the abort with the call: cut from this frame (which holds the context),
+            # or the call and what it received wait for the garbage collector.
+            error.__traceback__ = None
+        except Exception:  # the RPC ended meanwhile: nothing to tell
+            pass
 
     def cut() -> None:
         loop = asyncio.get_running_loop()
