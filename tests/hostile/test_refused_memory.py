@@ -19,7 +19,13 @@ from pathlib import Path
 
 import grpc
 import pytest
-from rookery.v1 import arena_service_pb2, arena_service_pb2_grpc, bot_service_pb2
+from rookery.v1 import (
+    arena_service_pb2,
+    arena_service_pb2_grpc,
+    bot_service_pb2,
+    results_pb2,
+    table_pb2,
+)
 from rookery.v1 import bot_service_pb2_grpc as bot_grpc
 
 _SCRIPT = Path(sys.executable).with_name("rookery")
@@ -149,3 +155,46 @@ async def test_refused_oversize_messages_leave_no_memory_behind(
         f"{_CONNECTIONS} refused {attack} messages of {_BIG // 1024} KiB left the server "
         f"{kept:.0f} MiB larger (from {start:.0f} MiB)"
     )
+
+
+_HONEST_BOT = """
+from rookery.client import Bot
+
+
+class Honest(Bot):
+    def act(self, observation):
+        return next(iter(observation.legal_actions()))
+"""
+
+
+@pytest.mark.parametrize("serve", ["open"], indirect=True)
+async def test_an_honest_game_beside_the_attack_finishes_undisturbed(
+    serve: tuple[int, str], tmp_path: Path
+) -> None:
+    _, target = serve
+    (tmp_path / "honest.py").write_text(_HONEST_BOT)
+    bot = await asyncio.create_subprocess_exec(
+        str(_SCRIPT), "bot", "run", f"{tmp_path / 'honest.py'}:Honest", "--server", target,
+        "--sessions", "4", "--games", "1", "--log-level", "error",
+        stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    async with grpc.aio.insecure_channel(target) as channel:
+        stub = arena_service_pb2_grpc.ArenaServiceStub(channel)
+        request = arena_service_pb2.CreateTableRequest(
+            preset="standard",
+            seat_bots=["Honest"] * 4,
+            time_control=table_pb2.TimeControl(action_ms=2000, strike_limit=3),
+        )
+        table = (await stub.CreateTable(request, timeout=10)).table
+        attacks = [_attack(target, attack, _CONNECTIONS // 2) for attack in ATTACKS]
+        await asyncio.gather(*attacks)
+        _, err = await asyncio.wait_for(bot.communicate(), 120)
+        assert bot.returncode == 0, err.decode()
+        summary = err.decode().splitlines()[-1]
+        assert "games=1 " in summary and "fallbacks=0 rejections=0 reconnects=0" in summary
+        get = arena_service_pb2.GetTableRequest(table_id=table.table_id)
+        result = (await stub.GetTable(get, timeout=10)).table.result
+    assert result.reason in (
+        results_pb2.TERMINATION_REASON_TARGET_REACHED,
+        results_pb2.TERMINATION_REASON_MAX_HANDS,
+    ), result.detail
