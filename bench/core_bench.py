@@ -11,8 +11,11 @@ smaller number of steps), standard preset:
     core.vector[core] table_steps/s=... n=1024       rookery_core.Batch: the same loop into
                                                      preallocated arrays (observations, masks,
                                                      seats, rewards, done)
-    core.vector ratio=...                            core over python
-    core.playout[pure] hands/s=...                   rookery.engine.random_playout, events off
+    core.vector[env core] table_steps/s=... n=1024   RookVectorEnv(backend="core"): the first
+                                                     loop on the core (it returns copies)
+    core.vector ratio=...                            core over python, env core over python
+    core.playout[engine] hands/s=...                 rookery.engine.random_playout, events off
+                                                     (the build in use: compiled or pure)
     core.playout[core] hands/s=...                   rookery_core.Game.random_playout
     core.playout ratio=...
 """
@@ -27,7 +30,7 @@ from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
-from rookery.engine import Ruleset, random_playout
+from rookery.engine import Ruleset, build_info, random_playout
 
 try:
     import rookery_core
@@ -59,6 +62,18 @@ def vector_python(seed: int) -> float:
     steps = 0
     start = time.process_time()
     while steps < 6 * TABLES:
+        _, masks, _, _, _ = batch.step(_choose(rng, masks))
+        steps += TABLES
+    return steps / (time.process_time() - start)
+
+
+def vector_env_core(seed: int) -> float:
+    batch = RookVectorEnv(RULES, TABLES, backend="core")
+    _, masks, _ = batch.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    steps = 0
+    start = time.process_time()
+    while time.process_time() - start < 1.0:
         _, masks, _, _, _ = batch.step(_choose(rng, masks))
         steps += TABLES
     return steps / (time.process_time() - start)
@@ -109,12 +124,18 @@ def main() -> None:
     print(f"core.vector[python] table_steps/s={python:,.0f} n={TABLES}", flush=True)
     native = _median(vector_core)
     print(f"core.vector[core] table_steps/s={native:,.0f} n={TABLES}", flush=True)
-    print(f"core.vector ratio={native / python:.1f} (core / python)", flush=True)
+    env = _median(vector_env_core)
+    print(f"core.vector[env core] table_steps/s={env:,.0f} n={TABLES}", flush=True)
+    print(
+        f"core.vector ratio={native / python:.1f} (core / python), "
+        f"{env / python:.1f} (env core / python)",
+        flush=True,
+    )
     pure = _median(playout_pure)
-    print(f"core.playout[pure] hands/s={pure:,.0f}", flush=True)
+    print(f"core.playout[engine] hands/s={pure:,.0f} ({build_info()})", flush=True)
     fast = _median(playout_core)
     print(f"core.playout[core] hands/s={fast:,.0f}", flush=True)
-    print(f"core.playout ratio={fast / pure:.1f} (core / pure)", flush=True)
+    print(f"core.playout ratio={fast / pure:.1f} (core / engine)", flush=True)
 
 
 if __name__ == "__main__":

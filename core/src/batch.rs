@@ -193,10 +193,12 @@ pub struct Batch {
     pub pending: Vec<u64>,
     pub seeds: Rng,
     pub episodes: u64,
+    /// Rewards: the side's change minus the mean change of the others (else the side's own).
+    pub zero_sum: bool,
 }
 
 impl Batch {
-    pub fn new(rules: Arc<Rules>, n: usize, seed: u64) -> Batch {
+    pub fn new(rules: Arc<Rules>, n: usize, seed: u64, zero_sum: bool) -> Batch {
         let mut seeds = Rng::new(seed);
         let tables = (0..n)
             .map(|_| Game::new(Arc::clone(&rules), seeds.next_u64() >> 1, false))
@@ -209,6 +211,7 @@ impl Batch {
             pending: vec![0; n],
             seeds,
             episodes: 0,
+            zero_sum,
         }
     }
 
@@ -303,7 +306,11 @@ impl Batch {
                     let others = (sides - 1) as f64;
                     for seat in 0..players {
                         let change = changes[self.rules.sides[seat]];
-                        row[seat] = (change - (total - change) / others) as f32;
+                        row[seat] = if self.zero_sum {
+                            (change - (total - change) / others) as f32
+                        } else {
+                            change as f32
+                        };
                     }
                 }
             }

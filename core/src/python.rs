@@ -739,13 +739,16 @@ pub struct PyBatch {
 
 #[pymethods]
 impl PyBatch {
+    /// `zero_sum`: each seat's reward is its side's score change minus the mean change of the
+    /// other sides (else its side's own change), over the deck's points, as `RookTable`'s.
     #[new]
-    fn new(rules: &PyRules, n: usize, seed: u64) -> PyResult<PyBatch> {
+    #[pyo3(signature = (rules, n, seed, zero_sum = true))]
+    fn new(rules: &PyRules, n: usize, seed: u64, zero_sum: bool) -> PyResult<PyBatch> {
         if n == 0 {
             return Err(PyValueError::new_err("a batch needs at least one table"));
         }
         Ok(PyBatch {
-            batch: Batch::new(Arc::clone(&rules.rules), n, seed),
+            batch: Batch::new(Arc::clone(&rules.rules), n, seed, zero_sum),
         })
     }
 

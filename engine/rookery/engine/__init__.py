@@ -109,6 +109,7 @@ from ._rulebook import (
 from ._ruleset import PRESETS, AllPass, BothOver, FirstLead, HandSeeds, Partnership, Ruleset
 from ._sampling import sample_deal, sample_deals
 from ._seats import Forfeit, ForfeitKind, SeatAssignment
+from ._table_batch import TableBatch
 from ._text import format_replay_text
 
 __all__ = [
@@ -176,6 +177,7 @@ __all__ = [
     "RulesetError",
     "SeatAssignment",
     "Suit",
+    "TableBatch",
     "Termination",
     "Trick",
     "TrickWon",

@@ -96,6 +96,13 @@ def core_version() -> str | None:
     return None if _core is None else str(_core.__version__)
 
 
+def _new_batch(ruleset: Ruleset, n: int, seed: int, zero_sum: bool) -> Any:
+    """The core's batch of ``n`` tables of ``ruleset`` (the core must be built)."""
+    if _core is None:
+        raise RuntimeError("the native core (rookery_core) is not built")
+    return _core.Batch(_core_rules(ruleset), n, seed, zero_sum)
+
+
 def _core_rules(ruleset: Ruleset) -> Any:
     """The core's rules of ``ruleset`` (cached per ruleset object)."""
     cached = _RULES.get(id(ruleset))

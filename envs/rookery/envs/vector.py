@@ -14,13 +14,18 @@ whichever seat is to act at each table).
 
 A finished table is dealt again at once (its ``done`` is true for that step, and ``rewards``
 holds its last rewards); every table's game seed comes from the batch's generator.
+
+``backend="core"`` steps the tables on the native core (``rookery.engine.TableBatch``, where
+``make setup`` built it): the same observations, masks, seats, rewards and ends as the Python
+tables for the same game seeds, with no Python object per table per step (``tables`` stays
+empty; the game seeds come from the core's own generator, seeded from the batch's).
 """
 
 from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
-from rookery.engine import Ruleset
+from rookery.engine import Ruleset, TableBatch
 
 from ._core import Reward, RookTable, episode_rules, reward_kind
 from ._encoding import ActionCodec, ObservationEncoder
@@ -40,9 +45,16 @@ class RookVectorEnv:
         *,
         hands: int | None = 1,
         reward: Reward | str = Reward.ZERO_SUM,
+        backend: str = "python",
     ) -> None:
         if n < 1:
             raise ValueError(f"a batch needs at least one table, got n={n}")
+        if backend not in ("python", "core"):
+            raise ValueError(f"backend must be 'python' or 'core', got {backend!r}")
+        if backend == "core" and not TableBatch.available():
+            raise RuntimeError("backend='core' needs the native core, not built here")
+        self.backend = backend
+        self._native: TableBatch | None = None
         base = preset if isinstance(preset, Ruleset) else Ruleset.preset(preset)
         self.ruleset = episode_rules(base, hands)
         self.n = n
@@ -54,7 +66,9 @@ class RookVectorEnv:
         self._obs = np.zeros((n, self.encoder.size), dtype=np.float32)
         self._masks = np.zeros((n, self.codec.size), dtype=np.int8)
         self._seats = np.zeros(n, dtype=np.int64)
-        self.episodes = 0
+        self._rewards = np.zeros((n, self.ruleset.players), dtype=np.float32)
+        self._done = np.zeros(n, dtype=np.uint8)
+        self._episodes = 0
 
     def _deal(self) -> RookTable:
         return RookTable.new(self.ruleset, int(self._seeds.integers(0, 2**63)), reward=self.reward)
@@ -63,9 +77,23 @@ class RookVectorEnv:
         """Deal every table; the observations, masks and seats to act."""
         if seed is not None:
             self._seeds = np.random.default_rng(seed)
+        if self.backend == "core":
+            self._native = TableBatch(
+                self.ruleset,
+                self.n,
+                int(self._seeds.integers(0, 2**63)),
+                zero_sum=self.reward is Reward.ZERO_SUM,
+            )
+            self._native.write(self._obs, self._masks, self._seats)
+            return self._obs.copy(), self._masks.copy(), self._seats.copy()
         self.tables = [self._deal() for _ in range(self.n)]
         self._write_all()
         return self._obs.copy(), self._masks.copy(), self._seats.copy()
+
+    @property
+    def episodes(self) -> int:
+        """The games finished so far."""
+        return self._native.episodes if self._native is not None else self._episodes
 
     def _write_all(self) -> None:
         """Every table's observation of the seat to act, its mask and the seat, in one pass."""
@@ -97,6 +125,16 @@ class RookVectorEnv:
         (``n`` x players) and which tables finished (and were dealt again)."""
         if len(actions) != self.n:
             raise ValueError(f"give one action per table ({self.n}), got {len(actions)}")
+        if self._native is not None:
+            ids = np.ascontiguousarray(actions, dtype=np.int64)
+            self._native.step(ids, self._obs, self._masks, self._seats, self._rewards, self._done)
+            return (
+                self._obs.copy(),
+                self._masks.copy(),
+                self._seats.copy(),
+                self._rewards.copy(),
+                self._done.astype(bool),
+            )
         rewards = np.zeros((self.n, self.ruleset.players), dtype=np.float32)
         done = np.zeros(self.n, dtype=bool)
         for index, action in enumerate(actions):
@@ -104,7 +142,7 @@ class RookVectorEnv:
             rewards[index] = table.step(int(action))
             if table.is_over:
                 done[index] = True
-                self.episodes += 1
+                self._episodes += 1
                 self.tables[index] = self._deal()
         self._write_all()
         return self._obs.copy(), self._masks.copy(), self._seats.copy(), rewards, done
