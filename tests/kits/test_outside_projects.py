@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import socket
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -151,6 +152,27 @@ async def test_bot_project_outside_the_repository_depends_on_the_kit_as_its_guid
     if language in ("go", "typescript"):
         replay = await fetch_replay(server.target, outcome.table_id)
         assert replay.header.seats[0].bot_version == GUIDE_BOT_VERSION, bot.log()
+    check_unreachable_exit(ecosystem.command(project))
+
+
+#: What a crash's trace looks like in each language: a guide's bot must not end with one.
+TRACES = ("panicked at", "RUST_BACKTRACE", "Exception in thread", "\tat ", "terminate called",
+          "Traceback", "goroutine ", "    at ")  # fmt: skip
+
+
+def check_unreachable_exit(command: list[str]) -> None:
+    """The guide's bot, given a server that is not there, exits 4 (the kit contract) with a line
+    naming the address, and no trace (Rust's panic was 101, C++'s abort 134, Java's 1)."""
+    with socket.socket() as probe:  # a port nobody listens on: bound here, never listened to
+        probe.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{probe.getsockname()[1]}"
+        env = {k: v for k, v in os.environ.items() if not k.startswith("ROOKERY_")}
+        done = subprocess.run(
+            [*command, "--server", address, "--name", "mybot", "--connect-timeout", "1"],
+            capture_output=True, text=True, timeout=60, env=env, check=False,
+        )  # fmt: skip
+    assert done.returncode == 4, done.stdout + done.stderr
+    assert address in done.stderr and not [t for t in TRACES if t in done.stderr], done.stderr
 
 
 def test_the_rust_crate_carries_the_contract_its_code_is_generated_from() -> None:

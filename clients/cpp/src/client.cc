@@ -532,6 +532,27 @@ class Runner {
 
 Stats Run(const Config& config, const BotFactory& factory) { return Runner(config, factory).Run(); }
 
+int RunMain(int argc, char** argv, const std::string& program, const std::string& default_name,
+            const BotFactory& factory, const std::function<void(Config&)>& configure) {
+  try {
+    Config config = ParseConfig(argc, argv, default_name);
+    if (config.help) {
+      std::cout << "usage: " << program << " [options]\n" << kUsage << std::endl;
+      return 0;
+    }
+    if (configure) configure(config);
+    Stats stats = Run(config, factory);
+    std::cerr << "[rookery] done: " << stats.ToString() << std::endl;
+    return 0;
+  } catch (const ClientError& e) {
+    std::cerr << program << ": " << e.what() << std::endl;
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    std::cerr << program << ": unexpected error: " << e.what() << std::endl;
+    return 1;
+  }
+}
+
 Handled HandleMessages(const Config& config, const BotFactory& factory,
                        const std::vector<v1::ConnectResponse>& messages, bool batching) {
   Runner runner(config, factory);

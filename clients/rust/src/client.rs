@@ -178,6 +178,39 @@ impl fmt::Display for ClientError {
 
 impl std::error::Error for ClientError {}
 
+/// Runs a bot as its program's `main`, as the kit contract says a bot ends: the usage text for
+/// `--help`, the summary line on exit 0, else one line naming the cause with the exit code (2 bad
+/// arguments, 3 token rejected, 4 server unreachable, 5 session refused), never a panic. `config`
+/// is what [`Config::from_args`] gave (a bot may set its version on it first); `program` starts
+/// the lines it writes.
+pub async fn run_main<F>(program: &str, config: Result<Config, ClientError>, factory: F) -> std::process::ExitCode
+where
+    F: FnMut(&TableJoined) -> Box<dyn Bot>,
+{
+    use std::process::ExitCode;
+    let config = match config {
+        Ok(config) => config,
+        Err(ClientError::Usage(m)) if m.is_empty() => {
+            println!("usage: {program} [options]\n{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            eprintln!("{program}: {e}");
+            return ExitCode::from(e.exit_code());
+        }
+    };
+    match run(config, factory).await {
+        Ok(stats) => {
+            eprintln!("[rookery] done: {stats}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("{program}: {e}");
+            ExitCode::from(e.exit_code())
+        }
+    }
+}
+
 /// What a run did.
 #[derive(Debug, Default, Clone)]
 pub struct Stats {

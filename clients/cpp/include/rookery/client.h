@@ -91,6 +91,14 @@ struct Stats {
 // or the session is refused, or when the server stays unreachable.
 Stats Run(const Config& config, const BotFactory& factory);
 
+// Runs a bot as its program's main and returns the exit code for main to return, as the kit
+// contract says a bot ends: the usage text for --help, the summary line on exit 0, else one line
+// naming the cause (2 bad arguments, 3 token rejected, 4 server unreachable, 5 session refused,
+// 1 anything else), never an uncaught exception. `program` starts the lines it writes;
+// `configure`, when given, may change the parsed Config first (e.g. set a version).
+int RunMain(int argc, char** argv, const std::string& program, const std::string& default_name,
+            const BotFactory& factory, const std::function<void(Config&)>& configure = {});
+
 // The messages to send for `requests`: with `batching` (the Welcome agreed to it), each run of two
 // or more consecutive replies packed into one ReplyBatch; otherwise `requests` unchanged.
 std::vector<v1::ConnectRequest> Pack(std::vector<v1::ConnectRequest> requests, bool batching);

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import rookery.v1.Actions.Action;
 import rookery.v1.Actions.LegalActions;
@@ -105,6 +106,58 @@ public final class BotRunner {
 
   static void log(String message) {
     System.err.println("[rookery] " + message);
+  }
+
+  /**
+   * Runs a bot as its program's main and returns the exit code for {@code System.exit}, as the
+   * kit contract says a bot ends: the usage text for --help, the summary line on exit 0, else one
+   * line naming the cause (2 bad arguments, 3 token rejected, 4 server unreachable, 5 session
+   * refused, 1 anything else), never a stack trace.
+   *
+   * @param program starts the lines it writes
+   * @param configure may change the parsed Config first (e.g. set a version); may be null
+   */
+  public static int runMain(
+      String[] args,
+      String program,
+      String defaultName,
+      Function<TableJoined, Bot> factory,
+      Consumer<Config> configure) {
+    Config config;
+    try {
+      config = Config.parse(args, System.getenv(), defaultName);
+    } catch (ClientException e) {
+      System.err.println(program + ": " + e.getMessage());
+      return e.exitCode();
+    }
+    if (config.help) {
+      System.out.println("usage: " + program + " [options]\n" + Config.USAGE);
+      return 0;
+    }
+    if (configure != null) {
+      configure.accept(config);
+    }
+    try {
+      Stats stats = new BotRunner(config, factory).run();
+      System.err.println("[rookery] done: " + stats);
+      return 0;
+    } catch (ClientException e) {
+      System.err.println(program + ": " + e.getMessage());
+      return e.exitCode();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      System.err.println(program + ": interrupted");
+      return 1;
+    } catch (RuntimeException e) {
+      System.err.println(program + ": unexpected error: " + e);
+      return 1;
+    }
+  }
+
+  /** {@link #runMain(String[], String, String, Function, Consumer)} without a configure step. */
+  public static int runMain(
+      String[] args, String program, String defaultName, Function<TableJoined, Bot> factory) {
+    return runMain(args, program, defaultName, factory, null);
   }
 
   /**
