@@ -17,6 +17,7 @@ from rookery.arena.league.matchmaking import centred_los
 from rookery.arena.league.store import GameRecord, PairRecord
 from rookery.cli.league import ACTION_MS, GRACE_MS
 from rookery.server import RookeryServer, ServerConfig, TimeControl
+from rookery.web._league import league_json
 
 
 def test_centred_los_is_at_least_half_for_the_higher_rated_and_below_for_the_lower() -> None:
@@ -91,6 +92,10 @@ def test_the_final_standings_are_in_rating_order_with_each_upper_los_at_least_ha
             assert verdict.startswith(line.version.version_id), verdict
             los = float(verdict.split("LOS ")[1][:5])
             assert los >= 0.5, verdict
+        page = league_json(league)["all"]  # the pages show the same ratings in the same order
+        assert [(v["version_id"], v["elo"]) for v in page] == [
+            (line.version.version_id, round(line.elo, 1)) for line in board.lines
+        ]
     finally:
         league.store.close()
 

@@ -150,7 +150,13 @@ def league_json(league: League) -> JSON:
         }
 
     def line_json(line: Any) -> JSON:
-        data = _version_json(line.version, ratings.get(line.version.version_id))
+        # The line's own rating: once the season is closed, the final fit's the ranking is in.
+        rating = ratings.get(line.version.version_id)
+        if every.final:
+            version_id = line.version.version_id
+            rating = RatingPoint(0, 0.0, version_id, line.elo, line.lower, line.upper, line.games)
+            rating = rating if line.games else None
+        data = _version_json(line.version, rating)
         data["rank"] = line.rank
         data["tied_with_next"] = line.tied_with_next
         return data
