@@ -731,6 +731,26 @@ fn writable<'py, T: pyo3::buffer::Element>(
     Ok(buffer)
 }
 
+/// The bytes a buffer covers, as `(start, end)` addresses.
+fn span<T: pyo3::buffer::Element>(buffer: &PyBuffer<T>) -> (usize, usize) {
+    let start = buffer.buf_ptr() as usize;
+    (start, start + buffer.len_bytes())
+}
+
+/// Refuses output arrays that share memory (each is written as a whole).
+fn disjoint(spans: &[(usize, usize)]) -> PyResult<()> {
+    for (index, a) in spans.iter().enumerate() {
+        for b in &spans[index + 1..] {
+            if a.0 < b.1 && b.0 < a.1 {
+                return Err(PyValueError::new_err(
+                    "the output arrays must not share memory",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// `n` tables of one ruleset stepped together from an array of action ids.
 #[pyclass(name = "Batch", module = "rookery_core")]
 pub struct PyBatch {
@@ -781,6 +801,7 @@ impl PyBatch {
         let obs = writable::<f32>(obs, "obs", n * self.batch.layout.size)?;
         let masks = writable::<i8>(masks, "masks", n * self.batch.codec.size)?;
         let seats = writable::<i64>(seats, "seats", n)?;
+        disjoint(&[span(&obs), span(&masks), span(&seats)])?;
         let out = unsafe { out_views(&obs, &masks, &seats, None, None) };
         py.allow_threads(|| self.batch.write_all(out));
         Ok(())
@@ -821,6 +842,13 @@ impl PyBatch {
         let seats = writable::<i64>(seats, "seats", n)?;
         let rewards = writable::<f32>(rewards, "rewards", n * players)?;
         let done = writable::<u8>(done, "done", n)?;
+        disjoint(&[
+            span(&obs),
+            span(&masks),
+            span(&seats),
+            span(&rewards),
+            span(&done),
+        ])?;
         let out = unsafe { out_views(&obs, &masks, &seats, Some(&rewards), Some(&done)) };
         py.allow_threads(|| self.batch.step(&ids, out));
         Ok(())
