@@ -115,4 +115,5 @@ def test_arrays_of_the_wrong_shape_type_or_flags_are_refused() -> None:
         core.Batch(core_rules(PRESETS["standard"]), 0, 1)
     shared = np.zeros(4 * 811 * 4 + 4 * 190, dtype=np.uint8)
     with pytest.raises(ValueError, match="must not share memory"):
-        batch.write(shared[: 4 * 811 * 4].view(np.float32), shared[:760].view(np.int8), out["seats"])
+        obs = shared[: 4 * 811 * 4].view(np.float32)
+        batch.write(obs, shared[:760].view(np.int8), out["seats"])
