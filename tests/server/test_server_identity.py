@@ -9,6 +9,7 @@ name it plays as before. Real processes: the server, the bot, an ArenaService ta
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -123,3 +124,44 @@ def test_a_bot_plays_on_the_server_it_expects(named: str, tmp_path: Path) -> Non
     _, err = bot.communicate(timeout=120)
     assert bot.returncode == 0, err
     assert "games=1" in err
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_the_arena_server_is_named_after_its_tournament(tmp_path: Path) -> None:
+    """`arena run --name club-night --listen …`: a remote bot expecting another server leaves
+    with exit 4 naming 'club-night'; one expecting 'club-night' plays its game."""
+    target = f"127.0.0.1:{_free_port()}"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ROOKERY_")}
+    arena = subprocess.Popen(
+        [str(_SCRIPT), "arena", "run", "--name", "club-night", "--listen", target,
+         "--bot", "mine=remote", "--bot", "random", "--games", "1", "--remote-wait", "60",
+         "--out", str(tmp_path / "run"), "--no-report"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+    )  # fmt: skip
+    bots: list[subprocess.Popen[str]] = []
+    try:
+        wrong = _bot(tmp_path, target, "--name", "mine", "--expect-server", "other")
+        bots.append(wrong)
+        _, err = wrong.communicate(timeout=60)
+        assert wrong.returncode == 4, err
+        assert "the server there is named 'club-night', not 'other'" in err
+        right = _bot(tmp_path, target, "--name", "mine", "--sessions", "2",
+                     "--expect-server", "club-night")  # fmt: skip
+        bots.append(right)
+        out, err = arena.communicate(timeout=180)
+        assert arena.returncode == 0, out + err
+        assert right.poll() is None, "the expected server's bot left it"
+    finally:
+        for process in (*bots, arena):
+            if process.poll() is None:
+                process.terminate()
+                process.wait(timeout=30)

@@ -438,6 +438,8 @@ class TournamentRunner:
                         with_session_limits(
                             ServerConfig(
                                 address=self.options.listen,
+                                # Remote bots may check it (the SDK's --expect-server).
+                                server_name=_server_name(self.config.name),
                                 unix_socket=str(socket) if socket is not None else "",
                                 auth=self.options.auth,
                                 db=self.options.registry,
@@ -1057,6 +1059,12 @@ def _launch_sessions(plan: LaunchPlan) -> int:
     """The sessions a launch key admits at once: twice those its processes open (a restarted
     process opens its own while the old ones still await their resume)."""
     return 2 * plan.processes * plan.sessions
+
+
+def _server_name(tournament: str) -> str:
+    """The name the embedded server gives itself in every Welcome: the tournament's, its
+    printable characters, at most 64 (the server's bound)."""
+    return "".join(c for c in tournament if c.isprintable())[:64]
 
 
 def _launch_folder(bot: BotSpec) -> Path | None:
