@@ -196,6 +196,11 @@ def play_first_game(
                 if plays == 0:  # leading: the finished trick still lies on the felt
                     assert page.is_visible("#trick-caption")
                 game.last_tricks_checked += 1
+        before = page.query_selector("#previous")
+        if phase == "BIDDING" and before is not None and " bid " in before.inner_text():
+            # A new hand after a played one: the last trick of the hand before is on the felt.
+            assert "last trick of hand" in look["lastTrick"], look["lastTrick"]
+            game.last_tricks_checked += 1
         shot = f"play-{phase.lower().replace('_', '-')}-{label}.png"
         if shot not in game.shots and (phase != "PLAY" or _trick_state(page)[0] >= 2):
             game.shots.add(shot)

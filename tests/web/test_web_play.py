@@ -87,15 +87,17 @@ def _start(page: Page, site: Site, preset: str, bots: list[str], **fields: str) 
 
 
 def _snapshot(page: Page, played: Played) -> None:
-    """The cards the page shows now (outside the previous hand's reveal), with its hand: read in
+    """The cards the page shows now (outside the previous hand's reveal and last trick: that hand
+    is over), with its hand: read in
     one script, so that no update of the page falls between the hand and its cards."""
     hand, plays, over, cards, text = page.evaluate(
         """() => {
           const status = document.getElementById('status');
           const cards = [...document.querySelectorAll('#play [data-card]')]
-            .filter(n => !n.closest('#previous, #result')).map(n => n.dataset.card);
+            .filter(n => !n.closest('#previous, #result, .previous-hand')).map(n => n.dataset.card);
           const copy = document.getElementById('play').cloneNode(true);
-          copy.querySelectorAll('#previous, #result, #actions, script').forEach(n => n.remove());
+          copy.querySelectorAll('#previous, #result, .previous-hand, #actions, script')
+            .forEach(n => n.remove());
           return [Number(status.dataset.hand), Number(status.dataset.plays),
                   status.dataset.over === '1', cards, copy.textContent];
         }"""

@@ -176,11 +176,11 @@
       ` (${r.scores_after.map((v, side) => (side === mySide() ? null : `${sideName(side)} ${v}`)).filter(Boolean).join(", ")}).`;
   }
 
-  function tricks() {
-    // The current trick's plays, and the last completed trick of this hand with its winner.
+  function tricks(steps) {
+    // The current trick's plays, and the last completed trick of these steps with its winner.
     const current = [];
     let last = null;
-    for (const step of state.steps) {
+    for (const step of steps || state.steps) {
       if (step.type === "play") current.push(step);
       else if (step.type === "trick") last = { plays: current.splice(0), winner: step.seat, points: step.points, trick: step.trick };
     }
@@ -336,9 +336,12 @@
       cardText(p.card)));
     const caption = !current.length && last ?
       el("div", { class: "tcaption", id: "trick-caption" }, `trick ${last.trick} to ${seatName(last.winner)} (${last.points} points)`) : null;
-    const lastBox = last ? el("div", { class: "lasttrick", id: "last-trick" },
-      el("div", { class: "ltitle" }, `last trick: ${seatName(last.winner)}, ${last.points} points`),
-      el("div", {}, last.plays.map((p) => el("span", { class: "lplay", title: seatName(p.seat) }, cardText(p.card))))) : null;
+    // Before this hand's first trick is over, the last trick of the hand before (it is public).
+    const before = !last && state.previous && state.previous.steps ? tricks(state.previous.steps).last : null;
+    const shown = last || before;
+    const lastBox = shown ? el("div", { class: `lasttrick${before ? " previous-hand" : ""}`, id: "last-trick" },
+      el("div", { class: "ltitle" }, `last trick${before ? ` of hand ${state.previous.number + 1}` : ""}: ${seatName(shown.winner)}, ${shown.points} points`),
+      el("div", {}, shown.plays.map((p) => el("span", { class: "lplay", title: seatName(p.seat) }, cardText(p.card))))) : null;
     return el("div", { class: "felt-html", id: "felt", role: "group", "aria-label": "the table" },
       ...seats, el("div", { class: "trick", id: "trick" }, ...trickCards), caption, lastBox);
   }
@@ -426,7 +429,7 @@
     const turn = el("div", { class: `turn${state.request ? " mine" : ""}`, id: "turn" }, turnText(),
       state.request ? el("span", { class: "clock", id: "clock" }, " ", myClockText()) : null);
     const dock = el("div", { class: "dock", id: "dock" }, turn, handPanel(), actionsPanel(),
-      el("p", { class: "error", id: "notice" }, state.rejected || ""));
+      el("p", { class: "error", id: "notice" }, (state.rejected || "").replace(/\bseat (\d+)\b/g, (_, n) => seatName(Number(n)))));
     const side = el("aside", { class: "side" },
       el("h2", {}, "Auction"), auctionGrid(),
       el("h2", {}, "This hand"),
