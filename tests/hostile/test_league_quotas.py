@@ -219,3 +219,34 @@ async def test_an_upload_past_the_version_cap_is_refused_midway(tmp_path: Path) 
         assert details == f"archive: more than the league's {MIB} bytes a version (version_bytes)"
         assert sent[0] < 400
         assert league.running.league.store.versions() == []
+
+
+LOUD_BOT = """
+import sys
+
+from rookery.client import Bot
+from rookery.client.bots.random_bot import RandomBot
+
+
+class LoudBot(RandomBot):
+    def act(self, observation):
+        sys.stdout.write("noise " * 20_000 + "\\n")  # 120 kB a move
+        sys.stdout.flush()
+        return super().act(observation)
+"""
+
+
+async def test_a_bot_printing_without_end_keeps_only_its_newest_log(tmp_path: Path) -> None:
+    async with league_under_attack(tmp_path, ("mallory",), log_bytes=256 * 1024) as league:
+        folder = tmp_path / "loud"
+        folder.mkdir()
+        (folder / "loud_bot.py").write_text(LOUD_BOT)
+        await league.submit("mallory", folder, command="rookery bot run loud_bot.py:LoudBot")
+        await league.settled("mallory@1", timeout_s=90)
+        log = league.running.league.folder / "logs" / "mallory@1.log"
+        size = log.stat().st_size
+        print(f"\nthe loud bot's log after its qualification pair: {size} bytes")
+        assert size <= 256 * 1024 + 100, f"{size} bytes kept"
+        text = log.read_text()
+        assert text.startswith("--- ") and "earlier bytes cut (log_bytes)" in text.splitlines()[0]
+        assert "noise noise" in text, "its newest output is kept"

@@ -153,6 +153,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="MIB",
         help="what a version's folder may hold while it builds and after (default 512)",
     )
+    quotas.add_argument(
+        "--log-mb",
+        type=int,
+        default=16,
+        metavar="MIB",
+        help="a version's runtime log kept on disk, its newest output (default 16; 0: all)",
+    )
     serve.add_argument("--web-address", default="off", help="the league's pages (HOST:PORT)")
     serve.add_argument("--port-file", help="write the gRPC port here once serving")
     serve.add_argument("--web-port-file", help="write the pages' port here once serving")
@@ -287,6 +294,7 @@ def _serve(args: argparse.Namespace) -> int:
         challenge_pairs=max(0, args.challenge_pairs),
         version_bytes=max(1, args.version_mb) * 1024 * 1024,
         build_bytes=max(1, args.build_mb) * 1024 * 1024,
+        log_bytes=max(0, args.log_mb) * 1024 * 1024,
     )
     configure_logging("warning", json=True)
 

@@ -95,6 +95,27 @@ def seat_name(version_id: str) -> str:
     return f"{bot}.v{number}"
 
 
+def _trim_log(path: Path, max_bytes: int) -> bool:
+    """Keeps only the last ``max_bytes`` of the log at ``path`` (in place: a process appending
+    to it goes on writing at its new end), from a line's start: whether it was cut."""
+    try:
+        with path.open("r+b") as handle:
+            size = handle.seek(0, 2)
+            if size <= max_bytes:
+                return False
+            handle.seek(size - max_bytes)
+            tail = handle.read()
+            start = tail.find(b"\n") + 1
+            marker = f"--- {size - max_bytes + start} earlier bytes cut (log_bytes)\n".encode()
+            kept = marker + tail[start:]
+            handle.seek(0)
+            handle.write(kept)
+            handle.truncate(len(kept))
+    except FileNotFoundError:
+        return False
+    return True
+
+
 def neighbour_los(fit: Any, ranked: list[str]) -> dict[tuple[str, str], float]:
     """Each neighbour pair of ``ranked`` (best first) and its likelihood of superiority, from
     the fit's refits centred on its own ratings (:func:`~.matchmaking.centred_los`): at least ½
@@ -145,6 +166,8 @@ class LeagueOptions:
     version_bytes: int = MAX_UNPACKED_BYTES
     #: The most bytes a version's folder may hold while its build step runs and after.
     build_bytes: int = 512 * 1024 * 1024
+    #: The most bytes of a version's runtime log kept on disk (its newest output; 0: no limit).
+    log_bytes: int = 16 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -739,6 +762,10 @@ class League:
         self.server.release_replays(pair_tag)
         pair = dataclasses.replace(pair, pair_id=pair_id)
         self.pairs_played_now += 1
+        if self.options.log_bytes:
+            for version_id in (a, b):
+                path = self.folder / "logs" / f"{version_id}.log"
+                await asyncio.to_thread(_trim_log, path, self.options.log_bytes)
         if pair.rated:
             await self.refit()
         if self.on_pair is not None:
