@@ -61,10 +61,14 @@ def _looks(root: Path) -> dict[str, str]:
     }
 
 
-@pytest.fixture
-def looker_log(tmp_path: Path) -> Iterator[str]:
-    """Plays a tournament of the looker and a plain bot on `rookery serve`; its log."""
+@pytest.fixture(params=["open", "token"])
+def looker_log(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """Plays a tournament of the looker and a plain bot on `rookery serve` (open mode, or token
+    mode with a registry and an admin token); its log."""
     root = tmp_path
+    token_mode = request.param == "token"
+    mode = ["--db", str(root / "bots.db"), "--admin-token", "admin-secret"] if token_mode else []
+    admin = [("authorization", "Bearer admin-secret")] if token_mode else []
     looker, plain = _bot_folder(root, "looker"), _bot_folder(root, "plain")
     (looker / "looks.json").write_text(json.dumps(_looks(root)))
     port_file = root / "port"
@@ -72,7 +76,8 @@ def looker_log(tmp_path: Path) -> Iterator[str]:
     with (root / "serve.log").open("wb") as log:
         serve = subprocess.Popen(
             [*CLI, "serve", "--address", "127.0.0.1:0", "--web-address", "off",
-             "--port-file", str(port_file), "--log-level", "info", "--log-format", "console"],
+             "--port-file", str(port_file), "--log-level", "info", "--log-format", "console",
+             *mode],
             stdout=log,
             stderr=log,
             env=env,
@@ -98,7 +103,8 @@ def looker_log(tmp_path: Path) -> Iterator[str]:
         )
         with grpc.insecure_channel(target) as channel:
             stub = arena_service_pb2_grpc.ArenaServiceStub(channel)
-            created = stub.CreateTournament(api.CreateTournamentRequest(spec=spec), timeout=10)
+            create = api.CreateTournamentRequest(spec=spec)
+            created = stub.CreateTournament(create, timeout=10, metadata=admin)
             tournament_id = created.tournament.tournament_id
             info = _finished(stub, tournament_id, root)
             standings = stub.GetStandings(
