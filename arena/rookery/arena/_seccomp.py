@@ -10,7 +10,8 @@ in one is seen from the other. The filter, a classic BPF program that bubblewrap
   with ``ENOLCK`` ("no locks available", what a file system without locking answers);
 - inotify and fanotify (watches on shared files see the other sandbox's reads), the kernel
   keyrings (``add_key``, ``request_key``, ``keyctl``: one per user id), io_uring and
-  ``cachestat``, with ``ENOSYS``;
+  ``cachestat``, with ``ENOSYS``; also System V shared memory and message queues (``shmget``,
+  ``msgget``: memory no limit of the sandbox counts);
 - a read that must not wait (``preadv2`` with ``RWF_NOWAIT``), which tells whether a page of a
   shared file is in the page cache, with ``EOPNOTSUPP``;
 - any system call of another ABI (32-bit, x32), with ``ENOSYS``.
@@ -63,6 +64,8 @@ _ARCHES = {
             "io_uring_enter": 426,
             "io_uring_register": 427,
             "cachestat": 451,
+            "shmget": 29,
+            "msgget": 68,
         },
     ),
     "aarch64": (
@@ -80,6 +83,8 @@ _ARCHES = {
             "io_uring_enter": 426,
             "io_uring_register": 427,
             "cachestat": 451,
+            "shmget": 194,
+            "msgget": 186,
         },
     ),
 }

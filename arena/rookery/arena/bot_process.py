@@ -107,6 +107,8 @@ class BotProcess:
     started: float = field(default_factory=time.monotonic)
     stopped_by_arena: bool = False
     leftover: int = 0
+    #: Why the arena killed it for what it held (memory, scratch files), or "".
+    over_limit: str = ""
     _sampler: asyncio.Task[None] | None = None
 
     @property
@@ -121,7 +123,28 @@ class BotProcess:
     async def _sample(self) -> None:
         while self.process.returncode is None:
             await asyncio.to_thread(self.meter.tasks)
+            if self.runtime is not None and not self.over_limit:
+                await asyncio.to_thread(self._check_footprint, self.runtime)
             await asyncio.sleep(_SAMPLE_S)
+
+    def _check_footprint(self, runtime: SandboxRuntime) -> None:
+        """Kill the sandbox once it holds more than its limits allow where no rlimit looks:
+        shared memory and memory files (without a memory controller), scratch files."""
+        limits = runtime.limits
+        footprint = self.meter.footprint(limits.scratch_mb * 1024 * 1024)
+        memory_mib = footprint.memory_bytes >> 20
+        if "memory" not in runtime.support.controllers and memory_mib > limits.memory_mb:
+            self.over_limit = (
+                f"{self.label}: held {memory_mib} MiB (shared memory and memory files "
+                f"included), over {limits.memory_mb} MiB"
+            )
+        elif footprint.files > limits.scratch_files:
+            self.over_limit = (
+                f"{self.label}: made {footprint.files} files in its scratch, over "
+                f"{limits.scratch_files}"
+            )
+        if self.over_limit:
+            self.meter.kill()
 
     def _log_tail(self) -> str:
         try:
@@ -188,7 +211,9 @@ class BotProcess:
         limits = runtime.limits
         events = self.meter.events()
         code = self.process.returncode
-        if events.get("memory_oom_kill", 0) or (
+        if self.over_limit:
+            found.append((IncidentKind.OUT_OF_MEMORY.value, self.over_limit))
+        elif events.get("memory_oom_kill", 0) or (
             "memory" not in runtime.support.controllers
             and any(word in self._log_tail() for word in _MEMORY_WORDS)
         ):

@@ -17,8 +17,10 @@ every local user can read): they hold the bot's environment and launch key.
 - **system calls**: a seccomp filter refuses those that would let two sandboxes talk through a
   file both see (locks, watches, keyrings, page-cache probes: :mod:`rookery.arena._seccomp`);
 - **limits**: processes (``RLIMIT_NPROC`` of the fresh uid, and cgroup ``pids.max``), memory
-  (cgroup ``memory.max``; ``RLIMIT_DATA`` where the memory controller is not delegated), file
-  size (``RLIMIT_FSIZE``), output (the arena cuts the log), no core files;
+  (cgroup ``memory.max``; where the memory controller is not delegated, ``RLIMIT_DATA`` and the
+  arena's look at the whole sandbox's memory, :meth:`ProcessMeter.footprint`), files in the
+  scratch (the same look), file size (``RLIMIT_FSIZE``), output (the arena cuts the log), no
+  core files;
 - **lifetime**: a pid namespace: when the bot's first process ends, or the arena kills it, or the
   arena dies, every process of the sandbox is killed by the kernel.
 
@@ -46,6 +48,7 @@ from rookery.arena import _seccomp
 
 __all__ = [
     "CPU_CLOCK_WALL_FACTOR",
+    "Footprint",
     "IncidentKind",
     "ProcessMeter",
     "SandboxLimits",
@@ -125,6 +128,11 @@ class SandboxLimits:
     #: Bytes of stdout and stderr kept in its log per process; the rest is cut.
     log_kb: int = 1024
 
+    @property
+    def scratch_files(self) -> int:
+        """Files and folders its tmpfs mounts may hold together: one per KiB of scratch."""
+        return self.scratch_mb * 1024
+
     def to_dict(self) -> dict[str, int]:
         """The limits as plain values (stored with the run)."""
         return {
@@ -164,7 +172,11 @@ class SandboxSupport:
             parts.append("no writable cgroup v2: CPU from /proc, limits by rlimits")
         else:
             parts.append(f"cgroup v2 at {self.cgroup_parent}")
-            memory = "memory.max" if "memory" in self.controllers else "RLIMIT_DATA per process"
+            memory = (
+                "memory.max"
+                if "memory" in self.controllers
+                else "RLIMIT_DATA per process and the arena's look every 0.1 s"
+            )
             pids = "pids.max" if "pids" in self.controllers else "RLIMIT_NPROC"
             parts.append(f"memory by {memory}, processes by {pids}")
         parts.append("a user id per process" if self.as_root else "the organiser's user id")
@@ -335,6 +347,39 @@ def _tree(root: int) -> list[int]:
     return pids
 
 
+def _status_kib(pid: int, keys: tuple[str, ...]) -> int:
+    """The sum of ``keys`` (``RssAnon`` …, in kB) in a process's ``/proc/<pid>/status``."""
+    total = 0
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key in keys:
+                total += int(value.split()[0])
+    return total
+
+
+def _memory_files(pid: int, seen: dict[tuple[int, int], int]) -> None:
+    """The anonymous memory files (memfd) a process holds open, by inode, with their bytes."""
+    with contextlib.suppress(OSError):
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            path = f"/proc/{pid}/fd/{fd}"
+            with contextlib.suppress(OSError):
+                if os.readlink(path).startswith("/memfd:"):
+                    stat = os.stat(path)
+                    seen[(stat.st_dev, stat.st_ino)] = stat.st_blocks * 512
+
+
+@dataclass(frozen=True)
+class Footprint:
+    """What a sandbox holds that its rlimits do not bound (:meth:`ProcessMeter.footprint`)."""
+
+    #: Resident private and shared memory of its processes, its memory files and the bytes of
+    #: its tmpfs mounts (``/tmp``, ``/dev/shm``).
+    memory_bytes: int
+    #: Files and folders in its tmpfs mounts (each inode is kernel memory).
+    files: int
+
+
 @dataclass
 class ProcessMeter:
     """CPU time, task count and limit events of one sandboxed process and all it started."""
@@ -379,6 +424,27 @@ class ProcessMeter:
                     count += _read_stat(pid)[1]
         self.peak_tasks = max(self.peak_tasks, count)
         return count
+
+    def footprint(self, scratch_bytes: int) -> Footprint:
+        """Memory and scratch files of the sandbox now (``RLIMIT_DATA`` sees only private
+        memory, and no limit counts inodes): resident anonymous and shared memory of every
+        process, open memory files, and its tmpfs mounts of ``scratch_bytes`` (``/tmp``,
+        ``/dev/shm``) seen through the root of its first process inside."""
+        memory_kib = 0
+        memory_files: dict[tuple[int, int], int] = {}
+        for pid in _tree(self.pid):
+            memory_kib += _status_kib(pid, ("RssAnon", "RssShmem"))
+            _memory_files(pid, memory_files)
+        used, files = 0, 0
+        for inner in _children(self.pid)[:1]:  # bwrap's pid 1 in the sandbox
+            for mount in ("tmp", "dev/shm"):
+                with contextlib.suppress(OSError):
+                    vfs = os.statvfs(f"/proc/{inner}/root/{mount}")
+                    if vfs.f_blocks * vfs.f_frsize != scratch_bytes:
+                        continue  # not the sandbox's own yet (its root is still the host's)
+                    used += (vfs.f_blocks - vfs.f_bfree) * vfs.f_frsize
+                    files += vfs.f_files - vfs.f_ffree
+        return Footprint(memory_kib * 1024 + sum(memory_files.values()) + used, files)
 
     def events(self) -> dict[str, int]:
         """The cgroup's limit events: ``oom_kill``, ``max`` (pids) — empty without cgroup."""
@@ -674,9 +740,13 @@ class SandboxRuntime:
                 args += ["--symlink", os.readlink(path), raw]
             elif path.is_dir():
                 args += ["--ro-bind", raw, raw]
+        scratch = str(self.limits.scratch_mb * 1024 * 1024)
         args += ["--proc", "/proc", "--dev", "/dev"]
-        args += ["--perms", "1777", "--size", str(self.limits.scratch_mb * 1024 * 1024)]
-        args += ["--tmpfs", "/tmp"]
+        # /dev's own tmpfs has the host's default size: its user may not write there, and its
+        # shared memory folder is a scratch of its own.
+        args += ["--perms", "1777", "--size", scratch, "--tmpfs", "/dev/shm"]
+        args += ["--remount-ro", "/dev"]
+        args += ["--perms", "1777", "--size", scratch, "--tmpfs", "/tmp"]
         extra = [*self._base_paths, *([folder] if folder is not None else [])]
         binds = [
             p
