@@ -20,11 +20,11 @@ from rookery.server.testing import RawBot, running_server
 from rookery.web import WebServer
 
 
-def _call(url: str, body: Any = None) -> tuple[int, Any]:
+def _call(url: str, body: Any = None, key: str = "") -> tuple[int, Any]:
     data = None if body is None else json.dumps(body).encode()
     request = urllib.request.Request(
         url, data=data, method="GET" if body is None else "POST",
-        headers={"Content-Type": "application/json"},
+        headers={"Content-Type": "application/json", "X-Rookery-Seat": key},
     )  # fmt: skip
     try:
         with urllib.request.urlopen(request, timeout=30) as response:
@@ -33,9 +33,36 @@ def _call(url: str, body: Any = None) -> tuple[int, Any]:
         return error.code, json.loads(error.read())
 
 
-async def call(url: str, body: Any = None) -> tuple[int, Any]:
+async def call(url: str, body: Any = None, key: str = "") -> tuple[int, Any]:
     """An HTTP request from a thread (the dashboard runs on this event loop)."""
-    return await asyncio.to_thread(_call, url, body)
+    return await asyncio.to_thread(_call, url, body, key)
+
+
+def _first_offer(offer: dict[str, Any]) -> str:
+    """The first action the seat's page offers."""
+    phase = offer["phase"]
+    if phase == "BIDDING":
+        return "pass" if offer["can_pass"] else f"bid {offer['bids'][0]}"
+    if phase == "NAME_TRUMP":
+        return f"trump {offer['suits'][0]}"
+    if phase == "BURY":
+        return "bury " + " ".join(offer["cards"][: offer["count"]])
+    return f"{'call' if phase == 'CALL' else 'play'} {offer['cards'][0]}"
+
+
+async def play_person(url: str, key: str) -> None:
+    """The person plays their seat through its API to the end of the game."""
+    for _ in range(2000):
+        _, state = await call(url, key=key)
+        if state["status"] in ("finished", "failed"):
+            return
+        request = state["request"]
+        if request is None:
+            await asyncio.sleep(0.02)
+            continue
+        action = {"request_id": request["request_id"], "action": _first_offer(request["offer"])}
+        await call(url + "/action", action, key=key)
+    raise AssertionError("the person's game did not end")
 
 
 async def _bots(server: RookeryServer, names: tuple[str, ...]) -> list[RawBot]:
@@ -53,13 +80,16 @@ async def test_a_strangers_table_cannot_name_a_persons_seat_as_a_bot() -> None:
         mine = await _bots(server, ("p1", "p2", "p3"))
         theirs = await _bots(server, ("s2", "s3"))
         playing = [asyncio.create_task(bot.play(wait_s=60.0)) for bot in mine]
-        # The person: a one-second clock, walking away (the server plays, then forfeits them).
+        # The person: a short game (to 50 points), played through the seat's API.
         code, opened = await call(
             web.url + "/api/play",
-            {"preset": "standard", "seat": 0, "bots": ["", "p1", "p2", "p3"], "action_s": 1},
+            {"preset": "standard", "seat": 0, "bots": ["", "p1", "p2", "p3"], "target": 50},
         )
         assert code == 200, opened
         table_id = f"play-{opened['seat_id']}"
+        person_plays = asyncio.create_task(
+            play_person(f"{web.url}/api/play/{opened['seat_id']}", opened["secret"])
+        )
         # The stranger reads the person's session name off the public tables list ...
         _, listed = await call(web.url + "/api/tables")
         person = next(t for t in listed["tables"] if t["table_id"] == table_id)["seats"][0]["bot"]
@@ -69,7 +99,7 @@ async def test_a_strangers_table_cannot_name_a_persons_seat_as_a_bot() -> None:
         code, answer = await call(web.url + "/api/play", attack)
         print(f"POST /api/play naming the person's session {person!r}: {code} {answer}")
         await asyncio.wait_for(server.get_table(table_id).wait_finished(), 60)
-        await asyncio.wait_for(asyncio.gather(*playing), 60)
+        await asyncio.wait_for(asyncio.gather(person_plays, *playing), 60)
         # The person's game is over: nothing may seat their session anywhere now.
         for _ in range(100):  # its stream ends with its game: within 5 s
             if person not in server.sessions:
