@@ -29,6 +29,9 @@ _EXAMPLES = textwrap.dedent(
       # a local server, open mode (any bot name, no tokens)
       rookery serve
 
+      # a named server on a shared machine: bots run with --expect-server club leave any other
+      rookery serve --name club --address 127.0.0.1:50061
+
       # a public server: bot tokens from a registry file, an admin token, TLS, metrics
       rookery bots add alpha --db rookery.db
       rookery serve --address 0.0.0.0:50051 --db rookery.db --admin-token "$ADMIN" \\
