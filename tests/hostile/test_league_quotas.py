@@ -250,3 +250,25 @@ async def test_a_bot_printing_without_end_keeps_only_its_newest_log(tmp_path: Pa
         text = log.read_text()
         assert text.startswith("--- ") and "earlier bytes cut (log_bytes)" in text.splitlines()[0]
         assert "noise noise" in text, "its newest output is kept"
+
+
+async def test_a_queue_of_challenges_takes_every_other_pair_at_most(tmp_path: Path) -> None:
+    async with league_under_attack(tmp_path, ("mallory", "alice", "bob"), autoplay=False) as league:
+        await _active(league, "mallory", "alice", "bob")
+        running = league.running.league
+        request = league_pb2.ChallengeRequest(
+            version_id="mallory@1", opponent_version_id="alice@1", pairs=10
+        )
+        await league.call("Challenge", request, league.tokens["mallory"])
+        kinds = []
+        for played in range(1, 5):
+            choice = running.next_pairing()
+            assert choice is not None
+            kinds.append(choice[0])
+            assert await running.step()
+            deadline = time.monotonic() + 60
+            while running.store.count_pairs(1, ("challenge", "rated")) < played:
+                assert time.monotonic() < deadline, kinds
+                await asyncio.sleep(0.05)
+            await asyncio.gather(*running._flight.tasks)  # its slot is free again
+        assert kinds == ["challenge", "rated", "challenge", "rated"], kinds

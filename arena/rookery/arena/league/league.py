@@ -245,6 +245,8 @@ class League:
         self._stopping = False
         self._fit_lock = asyncio.Lock()
         self._challenges_in_flight: list[int] = []
+        #: The kind of the last pair dispatched (challenges take every other pair at most).
+        self._last_kind = ""
         #: Pairs at once (two games each): qualifications and matchmaking share them.
         self._pair_slots = asyncio.Semaphore(max(1, self.options.concurrency // 2))
         self._qualifications_waiting = 0
@@ -967,22 +969,32 @@ class League:
         season = self.store.season()
         busy = {k: n for k, n in self._flight.busy.items() if n}
         if season.status == "open":
-            active = self._active_ids()  # a retired version plays none of its queued challenges
-            for challenge_id, a, b, left, rated in self.store.open_challenges(season.season_id):
-                in_flight = sum(1 for t in self._challenges_in_flight if t == challenge_id)
-                if a not in active or b not in active:
-                    continue
-                if left - in_flight > 0 and not busy.get(a) and not busy.get(b):
-                    return ("challenge", a, b, rated, challenge_id)
+            challenge = self._next_challenge(season.season_id, busy)
+            if challenge is not None and self._last_kind != "challenge":
+                return challenge
+            # Every other pair at most is a challenge: a queue of them against one version
+            # must not keep it (and the league) from rated play.
             choice = choose_pairing(
                 self._placed(season.season_id),
                 busy,
                 min_pairs=self.options.min_pairs,
                 exclude=set(busy),
             )
-            return ("rated", *choice, True, None) if choice else None
+            return ("rated", *choice, True, None) if choice else challenge
         if season.status == "final":
             return self._final_step(season)
+        return None
+
+    def _next_challenge(
+        self, season_id: int, busy: dict[str, int]
+    ) -> tuple[str, str, str, bool, int | None] | None:
+        active = self._active_ids()  # a retired version plays none of its queued challenges
+        for challenge_id, a, b, left, rated in self.store.open_challenges(season_id):
+            in_flight = sum(1 for t in self._challenges_in_flight if t == challenge_id)
+            if a not in active or b not in active:
+                continue
+            if left - in_flight > 0 and not busy.get(a) and not busy.get(b):
+                return ("challenge", a, b, rated, challenge_id)
         return None
 
     def final_state(self, season_id: int) -> tuple[list[str], list[Any], Any]:
@@ -1045,6 +1057,7 @@ class League:
             return False
         await self._pair_slots.acquire()
         kind, a, b, rated, challenge_id = choice
+        self._last_kind = kind
         if challenge_id is not None:
             self._challenges_in_flight.append(challenge_id)
         # Claim both sides now: the next choice must not pick them again.
