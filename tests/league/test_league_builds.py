@@ -102,3 +102,24 @@ def _archive(folder: Path) -> bytes:
     from rookery.arena.league.submissions import pack_folder
 
     return pack_folder(folder)
+
+
+async def test_go_is_on_a_sandboxed_builds_path_with_its_cache_in_the_folder(
+    league: LeagueServer, tmp_path: Path
+) -> None:
+    folder = tmp_path / "go-env"
+    folder.mkdir()
+    (folder / "README").write_text("go's environment in the sandbox\n")
+    build = (
+        "go version > version.txt && go env GOCACHE GOTMPDIR > goenv.txt && df -k /tmp > tmp.txt"
+    )
+    version = await league.league.submit(
+        "gopher", None, RANDOM, archive=_archive(folder), build=build
+    )
+    log = await _built(league, version.version_id)
+    stored = league.league.version_folder(version.version_id)
+    assert (stored / "version.txt").read_text().startswith("go version go"), log
+    cache, tmp = (stored / "goenv.txt").read_text().split()
+    assert cache == str(stored / BUILD_CACHE / "go-build")
+    assert tmp == str(stored / BUILD_CACHE / "tmp")
+    assert int((stored / "tmp.txt").read_text().split()[-5]) <= 64 * 1024, "the small /tmp"
