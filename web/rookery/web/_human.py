@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,6 +28,7 @@ from rookery.server import RookeryServer
 from rookery.v1 import bot_service_pb2, bot_service_pb2_grpc
 from rookery.wire import convert
 
+from ._launched import REFERENCE_BOTS, WarmBots, launch, stop_processes
 from ._seat import SeatView
 
 __all__ = ["REFERENCE_BOTS", "HumanSeat", "HumanSeatError", "HumanSeats", "SeatRequest"]
@@ -36,13 +36,6 @@ __all__ = ["REFERENCE_BOTS", "HumanSeat", "HumanSeatError", "HumanSeats", "SeatR
 log = structlog.get_logger("rookery.web.human")
 
 JSON = dict[str, Any]
-
-#: The reference bots a table may launch: name -> ``module:Class``.
-REFERENCE_BOTS = {
-    "random": "rookery.client.bots:RandomBot",
-    "heuristic": "rookery.client.bots:HeuristicBot",
-    "pimc": "rookery.client.bots:PimcBot",
-}
 
 #: The clock a person gets unless the page asks for another: a minute an action, a two-minute
 #: bank, the server playing for a late seat, and a forfeit after five such strikes.
@@ -160,40 +153,15 @@ class HumanSeats:
     def __init__(self, server: RookeryServer, warm_bots: Mapping[str, int] | None = None) -> None:
         self.server = server
         self.seats: dict[str, HumanSeat] = {}
-        self.warm_bots = dict(warm_bots or {})
-        """Reference bots kept started ahead, by kind (open mode): a table takes them at once
-        instead of waiting seconds for new processes, and new ones are started behind it."""
-        for kind in self.warm_bots:
-            if kind not in REFERENCE_BOTS:
-                raise ValueError(f"no reference bot {kind!r}: choose from {sorted(REFERENCE_BOTS)}")
-        self._warm: dict[str, list[tuple[str, asyncio.subprocess.Process]]] = {}
-        self._warming: asyncio.Task[None] | None = None
-        self._closing = False
+        self.warm = WarmBots(
+            lambda: server.target, warm_bots or {}, lambda name: bool(server.sessions.get(name))
+        )
+        """Reference bots started ahead, by kind (open mode only)."""
 
     def warm_up(self) -> None:
-        """Start the missing warm bots in the background (one start at a time)."""
-        if self.is_token_mode or not self.warm_bots or self._closing:
-            return
-        if self._warming is None or self._warming.done():
-            self._warming = asyncio.get_running_loop().create_task(self._fill_warm())
-
-    async def _fill_warm(self) -> None:
-        for kind, wanted in self.warm_bots.items():
-            ready = self._warm.setdefault(kind, [])
-            ready[:] = [(n, p) for n, p in ready if p.returncode is None]
-            while len(ready) < wanted and not self._closing:
-                name = f"{kind}-w{secrets.token_hex(3)}"
-                ready.append((name, await self._launch(REFERENCE_BOTS[kind], name)))
-
-    def _take_warm(self, kind: str) -> tuple[str, asyncio.subprocess.Process] | None:
-        """A warm bot of ``kind`` that is connected now, taken out of the pool."""
-        ready = self._warm.get(kind, [])
-        connected = self.server.sessions
-        for index, (name, process) in enumerate(ready):
-            if process.returncode is None and connected.get(name):
-                del ready[index]
-                return name, process
-        return None
+        """Start the missing warm bots in the background."""
+        if not self.is_token_mode:
+            self.warm.fill()
 
     @property
     def is_token_mode(self) -> bool:
@@ -334,12 +302,12 @@ class HumanSeats:
                     "choose a connected bot or a reference bot"
                 )
             elif bot in REFERENCE_BOTS and not self.is_token_mode:
-                warm = self._take_warm(bot)
+                warm = self.warm.take(bot)
                 if warm is not None:
                     launched, process = warm
                 else:
                     launched = f"{bot}-{seat.seat_id[:6]}-{tag}{index}"
-                    process = await self._launch(REFERENCE_BOTS[bot], launched)
+                    process = await launch(self.server.target, bot, launched)
                 seat.launched.append(launched)
                 seat._processes.append(process)
                 names.append(launched)
@@ -356,7 +324,7 @@ class HumanSeats:
         names = {s.name for s in self.seats.values() if s._task is not None and not s._task.done()}
         for other in self.seats.values():
             names.update(other.launched)
-        names.update(name for ready in self._warm.values() for name, _ in ready)
+        names.update(self.warm.names())
         return names
 
     async def compare(self, seat: HumanSeat, bot: str) -> JSON:
@@ -391,16 +359,6 @@ class HumanSeats:
         log.info("comparison started", seat_id=seat.seat_id, table=table_id, bot=bot)
         return comparison
 
-    async def _launch(self, path: str, name: str) -> asyncio.subprocess.Process:
-        return await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "rookery.cli.main", "bot", "run", path,
-            "--server", self.server.target, "--name", name, "--games", "1",
-            "--log-level", "warning",
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.DEVNULL,
-        )  # fmt: skip
-
     async def _session(self, seat: HumanSeat, token: str, welcomed: asyncio.Future[str]) -> None:
         """The seat's bot session: Hello, then every message into the view until the game ends."""
         view = seat.view
@@ -425,7 +383,7 @@ class HumanSeats:
                     with contextlib.suppress(asyncio.CancelledError, Exception):
                         await writer
                     call.cancel()
-            await _stop_processes(seat, wait_s=10.0)  # they stop after their one game
+            await stop_processes(seat._processes, wait_s=10.0)  # they stop after their one game
         except grpc.aio.AioRpcError as error:
             message = f"{error.code().name}: {error.details()}"
             if not welcomed.done():
@@ -496,34 +454,10 @@ class HumanSeats:
             seat._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await seat._task
-        await _stop_processes(seat, wait_s=0.0)
+        await stop_processes(seat._processes, wait_s=0.0)
 
     async def close(self) -> None:
         """End every seat's session and every launched bot (the warm ones too)."""
-        self._closing = True
-        if self._warming is not None:  # it ends after the start under way (never orphaned)
-            with contextlib.suppress(Exception):
-                await self._warming
+        await self.warm.close()
         for seat in list(self.seats.values()):
             await self._close(seat)
-        warm = HumanSeat("", "", "")
-        warm._processes = [process for ready in self._warm.values() for _, process in ready]
-        self._warm.clear()
-        await _stop_processes(warm, wait_s=0.0)
-
-
-async def _stop_processes(seat: HumanSeat, wait_s: float) -> None:
-    """The launched bots: given ``wait_s`` to exit by themselves, then terminated, then killed."""
-    for process in seat._processes:
-        if process.returncode is None and wait_s > 0:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(process.wait(), wait_s)
-        if process.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                process.terminate()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(process.wait(), 5.0)
-        if process.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                process.kill()
-            await process.wait()
