@@ -139,6 +139,24 @@ def _run(args: argparse.Namespace) -> int:
             return 1
 
 
+_SOCKET_PREFIX = "rookery-serve-"
+
+
+def _remove_stale_folders(base: Path) -> None:
+    """Removes the socket folders of this user's servers that are gone (killed: a server that
+    stops removes its own); one whose process id lives on is kept."""
+    for folder in base.glob(f"{_SOCKET_PREFIX}*-*"):
+        pid = folder.name.removeprefix(_SOCKET_PREFIX).partition("-")[0]
+        try:
+            if not pid.isdigit() or folder.stat().st_uid != os.getuid():
+                continue
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(folder, ignore_errors=True)
+        except OSError:  # another user's process, or the folder went meanwhile: not ours to clear
+            continue
+
+
 @contextlib.contextmanager
 def _bots_socket(config: ServerConfig) -> Iterator[ServerConfig]:
     """``config`` with a Unix socket in a private folder (removed at the end) unless it names
@@ -147,7 +165,10 @@ def _bots_socket(config: ServerConfig) -> Iterator[ServerConfig]:
     if config.unix_socket:
         yield config
         return
-    folder = Path(tempfile.mkdtemp(prefix="rookery-serve-"))
+    # A socket's path has at most 107 bytes: a long $TMPDIR gives way to /tmp.
+    base = Path(tempfile.gettempdir() if len(tempfile.gettempdir()) <= 64 else "/tmp")
+    _remove_stale_folders(base)
+    folder = Path(tempfile.mkdtemp(prefix=f"{_SOCKET_PREFIX}{os.getpid()}-", dir=base))
     try:
         folder.chmod(0o711)  # the socket's folder: no listing, the sandboxes bind the socket
         yield dataclasses.replace(config, unix_socket=str(folder / "server.sock"))

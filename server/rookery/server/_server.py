@@ -225,7 +225,9 @@ class RookeryServer:
                 server.add_insecure_port(f"unix:{c.unix_socket}")
             except RuntimeError:
                 raise AddressUnavailableError(
-                    f"unix:{c.unix_socket}", "its folder is missing or not writable"
+                    f"unix:{c.unix_socket}",
+                    "its folder is missing or not writable, or the path is longer than a "
+                    "socket's 107 bytes",
                 ) from None
         await server.start()
         if c.unix_socket:
