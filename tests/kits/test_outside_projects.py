@@ -11,17 +11,20 @@ cache. The guides' commands do not change for that.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import shutil
 import socket
 import subprocess
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from kit_support import REPO, Launcher, Tables, check_kit_seat, fetch_replay
+from rookery.arena.storage import RunStore
 from rookery.server import RookeryServer, TimeControl
 
 # On a fresh machine a guide's commands make the kit's cold build (Maven's downloads, say).
@@ -153,6 +156,42 @@ async def test_bot_project_outside_the_repository_depends_on_the_kit_as_its_guid
         replay = await fetch_replay(server.target, outcome.table_id)
         assert replay.header.seats[0].bot_version == GUIDE_BOT_VERSION, bot.log()
     check_unreachable_exit(ecosystem.command(project))
+    if language in GUIDE_ARENAS:
+        await asyncio.to_thread(check_guide_arena, language, project)
+
+
+#: The guides whose "In the arena" commands run here (Rust's relative program path and
+#: TypeScript's node_modules beside dist/ wait for the sandbox to mount them: issue 41, items 2-3).
+GUIDE_ARENAS = ("go", "java", "cpp")
+
+
+def check_guide_arena(language: str, project: Path) -> None:
+    """The guide's "In the arena" commands, as printed, in the project's folder with the sandbox
+    at its default: the bot plays its games against the heuristic to the end, without a crash."""
+    text = (GUIDES / f"{language}.md").read_text(encoding="utf-8")
+    section = text.split("\n## In the arena\n", 1)[1].split("\n## ", 1)[0]
+    ((_, block),) = FENCE.findall(section)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ROOKERY_")}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"  # `rookery`
+    lines = [line for line in block.splitlines() if line.strip()]
+    assert lines[0].startswith("rookery arena run ") and "--games 4" in lines[0], lines
+    for line in lines:
+        done = subprocess.run(
+            ["bash", "-c", line], cwd=project, env=env, capture_output=True, text=True,
+            timeout=600, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, (
+            f"{line!r} exited {done.returncode}:\n{done.stdout}{done.stderr}"
+        )
+        assert "mine" in done.stdout, done.stdout
+        if line.startswith("rookery arena run"):
+            assert "4/4 recorded in runs/arena-" in done.stdout, done.stdout
+            assert "sandbox: bubblewrap" in done.stdout + done.stderr, done.stdout + done.stderr
+    with RunStore(project / "runs" / "latest") as store:
+        games = store.games("arena")
+        crashes = [i for i in store.incidents("arena") if i[0] == "mine" and i[1] == "crash"]
+    assert len(games) == 4 and crashes == [], (games, crashes)
+    assert {g.termination for g in games} <= {"TARGET_REACHED", "MAX_HANDS"}, games
 
 
 #: What a crash's trace looks like in each language: a guide's bot must not end with one.
