@@ -88,10 +88,16 @@ def check_program(
 
 
 def absolute_paths(argv: Sequence[str], cwd: str | None) -> tuple[str, ...]:
-    """``argv`` with each word that names a file relative to ``cwd`` (``bots/mine.py``,
-    ``bot.py:Bot``) made absolute: a sandboxed bot starts in its own folder, not in ``cwd``."""
+    """``argv`` with its program when named by a relative path (``target/debug/mybot``) and each
+    word that names a file relative to ``cwd`` (``bots/mine.py``, ``bot.py:Bot``) made absolute:
+    a sandboxed bot starts in its own folder, not in ``cwd``."""
     base = Path(cwd) if cwd else Path.cwd()
-    words = [argv[0]] if argv else []
+    words = []
+    if argv:
+        program = argv[0]
+        if os.sep in program and not Path(program).is_absolute() and (base / program).is_file():
+            program = str((base / program).resolve())  # ``target/debug/mybot``, ``./bot``
+        words.append(program)
     for word in argv[1:]:
         path, colon, rest = word.partition(":")
         candidate = base / path

@@ -351,7 +351,9 @@ class TournamentRunner:
             self._message(f"bots run unconfined: {why}")
             return None
         missing = [str(p) for p in self.config.sandbox_paths if not p.exists()]
-        missing += [b.folder for b in launched if b.folder and not Path(b.folder).is_dir()]
+        missing += [
+            b.folder for b in launched if b.folder and not (_launch_folder(b) or Path()).is_dir()
+        ]
         if missing:
             raise SandboxUnavailableError(
                 f"cannot mount into the sandbox what does not exist: {', '.join(missing)} "
@@ -1068,8 +1070,12 @@ def _server_name(tournament: str) -> str:
 
 
 def _launch_folder(bot: BotSpec) -> Path | None:
-    """The folder a launched bot's sandbox mounts for it (its ``folder``, else its command's)."""
-    return Path(bot.folder) if bot.folder else bot_folder(bot.argv, working_folder(bot.workdir))
+    """The folder a launched bot's sandbox mounts for it: its ``folder`` (relative to its config
+    file's folder), else its command's."""
+    workdir = working_folder(bot.workdir)
+    if bot.folder:
+        return (Path(workdir or ".") / bot.folder).resolve()
+    return bot_folder(bot.argv, workdir)
 
 
 def _check_folder_is_open(bot: str, folder: Path) -> None:

@@ -79,6 +79,9 @@ _PROJECT_FILES = (
     "pyproject.toml",
     "build.sh",
 )
+#: Names of the folders a build writes into: a program or script there belongs to the project
+#: above (``dist/myBot.js``, ``target/release/bot``), which holds what it loads.
+_BUILD_FOLDERS = frozenset({"bin", "build", "dist", "out", "target", "debug", "release", "lib"})
 _UID_BASE = 1_100_000_000
 _UID_SPAN = 400_000_000
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
@@ -574,7 +577,7 @@ def bot_folder(argv: Sequence[str], workdir: str | None = None) -> Path | None:
         except OSError:  # a word too long to be a file name (a ``-c`` program)
             is_file = False
         if is_file:
-            return candidate.resolve().parent
+            return _project_folder(candidate.resolve().parent)
     program = argv[0]
     if "/" not in program:
         found = shutil.which(program)
@@ -587,7 +590,40 @@ def bot_folder(argv: Sequence[str], workdir: str | None = None) -> Path | None:
     folder = path.parent
     if any((folder.parent / marker).exists() for marker in _PROJECT_FILES):
         return folder.parent  # a build's bin/ or dist/: the project holds what it loads
+    return _project_folder(folder)
+
+
+def _project_folder(folder: Path) -> Path:
+    """The project a build folder belongs to (the folder above ``dist/`` or ``target/debug/``
+    that holds a project file), else ``folder`` itself."""
+    candidate = folder
+    for _ in range(2):
+        if candidate.name not in _BUILD_FOLDERS:
+            break
+        if any((candidate.parent / marker).exists() for marker in _PROJECT_FILES):
+            return candidate.parent
+        candidate = candidate.parent
     return folder
+
+
+def linked_packages(folder: Path) -> list[Path]:
+    """The folders that the packages in ``folder``'s ``node_modules`` link to outside it
+    (``npm install ../kit`` makes such a link): Node loads a package from where it lies."""
+    found: list[Path] = []
+    modules = folder / "node_modules"
+    with contextlib.suppress(OSError):
+        entries = [*modules.iterdir()]
+        for scope in [e for e in entries if e.name.startswith("@") and e.is_dir()]:
+            with contextlib.suppress(OSError):
+                entries += [*scope.iterdir()]
+        for entry in entries:
+            if not entry.is_symlink():
+                continue
+            with contextlib.suppress(OSError):
+                target = entry.resolve()
+                if target.is_dir() and not target.is_relative_to(folder.resolve()):
+                    found.append(target)
+    return found
 
 
 #: Folders not looked into for an older run's ``arena.sqlite`` (large, and never a run).
@@ -747,7 +783,9 @@ class SandboxRuntime:
         args += ["--perms", "1777", "--size", scratch, "--tmpfs", "/dev/shm"]
         args += ["--remount-ro", "/dev"]
         args += ["--perms", "1777", "--size", scratch, "--tmpfs", "/tmp"]
-        extra = [*self._base_paths, *([folder] if folder is not None else [])]
+        extra = [*self._base_paths]
+        if folder is not None:
+            extra += [folder, *linked_packages(folder)]
         binds = [
             p
             for p in _minimal(extra)
