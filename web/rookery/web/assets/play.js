@@ -119,18 +119,24 @@
     return seat === state.seat ? "you" : info ? info.name : `seat ${seat + 1}`;
   }
 
-  // Who a seat is to you: "your partner", "opponent", or, in called-partner, the hand's teams.
+  const isCalled = () => state.ruleset && state.ruleset.parameters && state.ruleset.parameters.partnership === "CALLED";
+
+  // Who a seat is to you: "your partner", "opponent", or, with a called partner, the hand's teams
+  // as far as you know them.
   function roleOf(seat) {
     if (seat === state.seat) return "you";
     if (isPartnership()) return sideOf(seat) === mySide() ? "your partner" : "opponent";
+    if (!isCalled()) return "opponent";
     const won = state.steps.find((s) => s.type === "auction_won");
+    if (!won) return "player";
     const partner = state.steps.find((s) => s.type === "partner");
-    if (won && partner) {
-      const team = [won.seat, partner.seat];
-      if (team.includes(state.seat)) return team.includes(seat) ? "your partner" : "opponent";
-      return team.includes(seat) ? "bidder's side" : "with you, against the bidder";
-    }
-    return "opponent";
+    const called = state.steps.find((s) => s.type === "called");
+    const holdsCalled = called && (state.hand.includes(called.card) ||
+      state.steps.some((s) => s.type === "play" && s.seat === state.seat && s.card === called.card));
+    const team = [won.seat, ...(partner ? [partner.seat] : holdsCalled ? [state.seat] : [])];
+    if (team.includes(state.seat)) return team.includes(seat) ? (partner ? "your partner" : "your partner (secret)") : "opponent";
+    if (seat === won.seat) return "bidder (against you)";
+    return partner ? (seat === partner.seat ? "bidder's partner" : "with you") : "player";
   }
 
   function sideName(side) {
@@ -342,8 +348,8 @@
     const lastBox = shown ? el("div", { class: `lasttrick${before ? " previous-hand" : ""}`, id: "last-trick" },
       el("div", { class: "ltitle" }, `last trick${before ? ` of hand ${state.previous.number + 1}` : ""}: ${seatName(shown.winner)}, ${shown.points} points`),
       el("div", {}, shown.plays.map((p) => el("span", { class: "lplay", title: seatName(p.seat) }, cardText(p.card))))) : null;
-    return el("div", { class: "felt-html", id: "felt", role: "group", "aria-label": "the table" },
-      ...seats, el("div", { class: "trick", id: "trick" }, ...trickCards), caption, lastBox);
+    return el("div", { class: `felt-html${n >= 5 ? " many" : ""}`, id: "felt", role: "group", "aria-label": "the table" },
+      el("div", { class: "felt-area" }, ...seats, el("div", { class: "trick", id: "trick" }, ...trickCards), caption), lastBox);
   }
 
   // Contract, trump, partner, points taken and scores: always on screen.
@@ -390,7 +396,7 @@
     }
     if (row.some(Boolean)) rows.push(row);
     return el("table", { class: "data auction-grid", id: "auction" },
-      el("thead", {}, el("tr", {}, columns.map((seat) => el("th", { class: seat === state.seat ? "me" : "" }, seatName(seat))))),
+      el("thead", {}, el("tr", {}, columns.map((seat) => el("th", { class: seat === state.seat ? "me" : "", title: seatName(seat) }, seatName(seat))))),
       el("tbody", {}, rows.map((cells) => el("tr", {}, cells.map((cell) => el("td", {}, cell))))));
   }
 
