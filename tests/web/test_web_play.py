@@ -70,6 +70,7 @@ class Played:
     phases: dict[str, int] = field(default_factory=dict)
     reloads: int = 0
     timeouts: int = 0
+    bank_seen: int = 0
     dom: list[tuple[int, int, bool, list[str], str]] = field(default_factory=list)
     responses: list[Any] = field(default_factory=list)
     stream: list[Any] = field(default_factory=list)
@@ -165,7 +166,19 @@ def play(
             page.wait_for_selector(f"#actions[data-request='{last}']", timeout=20000)
             played.reloads += 1
         if index == time_out_at:
-            # Walk away: the server's late policy (auto-play) answers for the seat.
+            # Walk away: the clock runs into the bank, which runs down too (it once froze at
+            # "0 s"); then the server's late policy (auto-play) answers for the seat.
+            page.wait_for_function(
+                "() => /bank \\d+ s$/.test(document.getElementById('clock').textContent.trim())"
+                " && !/\\+/.test(document.getElementById('clock').textContent)",
+                timeout=30000,
+            )
+            first = page.inner_text("#clock")
+            page.wait_for_timeout(1200)
+            if page.query_selector(f"#actions[data-request='{last}']"):
+                later = page.inner_text("#clock")
+                assert int(later.split()[-2]) < int(first.split()[-2]), (first, later)
+                played.bank_seen += 1
             page.wait_for_selector(f"#actions:not([data-request='{last}'])", timeout=30000)
             played.timeouts += 1
             continue
@@ -344,7 +357,7 @@ def test_a_seat_that_walks_away_gets_the_late_policy(page: Page, site: Site) -> 
     _start(page, site, "standard", ["", "heuristic", "heuristic", "heuristic"], target="100",
            action_s="2", seed="8")  # fmt: skip
     played = play(page, site, time_out_at=3)
-    assert played.timeouts == 1
+    assert played.timeouts == 1 and played.bank_seen == 1
     replay = _verify(site, played)
     auto = [
         a
