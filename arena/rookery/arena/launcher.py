@@ -206,12 +206,25 @@ class BotLauncher:
                 # without init's forwarder between (its two copies of every byte cost 13 % of a
                 # core with four fast bots, see docs/arena.md's performance section).
                 rookery["ROOKERY_SERVER"] = self.runtime.unix_target
-            return self.runtime.environment(rookery, self.bot.env)
+            return self.runtime.environment(rookery, self._env_with_whole_paths())
         env = dict(os.environ)
         env.update(self.bot.env)
         env.update(rookery)
         env["ROOKERY_INCIDENT_FILE"] = str(self.incident_path)
         env["PYTHONUNBUFFERED"] = "1"
+        return env
+
+    def _env_with_whole_paths(self) -> dict[str, str]:
+        """The bot's ``env`` with each value that names a file relative to its working folder
+        (``ROOKERY_POLICY = "policy.npz"``) made absolute: the sandbox mounts the files its
+        environment names, and the bot starts in its own folder."""
+        base = Path(working_folder(self.bot.workdir) or ".")
+        env: dict[str, str] = {}
+        for key, value in self.bot.env.items():
+            candidate = base / value
+            if value and not Path(value).is_absolute() and candidate.is_file():
+                value = str(candidate.resolve())
+            env[key] = value
         return env
 
     def _cut(self, label: str) -> Callable[[int], None]:

@@ -768,7 +768,9 @@ class SandboxRuntime:
             _write(group / "pids.max", str(self.limits.processes + _OWN_TASKS))
         return group
 
-    def _mounts(self, folder: Path | None, writable: bool = False) -> list[str]:
+    def _mounts(
+        self, folder: Path | None, writable: bool = False, named_files: Sequence[Path] = ()
+    ) -> list[str]:
         args: list[str] = []
         for raw in _SYSTEM_PATHS:
             path = Path(raw)
@@ -792,7 +794,7 @@ class SandboxRuntime:
             if not str(p).startswith(("/usr/", "/etc/", "/opt/")) and str(p) != "/tmp"
         ]
         # bwrap makes the folders above a mount point 0700: the bot's user must pass them.
-        above = {a for p in [*binds, Path(SOCKET_INSIDE)] for a in p.parents}
+        above = {a for p in [*binds, *named_files, Path(SOCKET_INSIDE)] for a in p.parents}
         for path in sorted(above - {Path("/"), Path("/tmp")}, key=lambda p: len(p.parts)):
             args += ["--perms", "0755", "--dir", str(path)]
         for path in binds:
@@ -801,6 +803,8 @@ class SandboxRuntime:
             args += ["--bind", str(folder), str(folder)]
         if folder is not None:
             args += self._cover_ups(folder)
+        for file in named_files:  # the organiser named them in the bot's env: read-only
+            args += ["--ro-bind", str(file), str(file)]
         args += ["--ro-bind", str(self.socket_path), SOCKET_INSIDE]
         return args
 
@@ -859,7 +863,15 @@ class SandboxRuntime:
             bwrap += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
         else:  # no capability even for a user id 0 inside (an arena run as root, unconfined)
             bwrap += ["--unshare-user", "--cap-drop", "ALL"]
-        bwrap += self._mounts(folder, writable)
+        visible = [*map(Path, _SYSTEM_PATHS), *self._base_paths, *([folder] if folder else [])]
+        named = [
+            Path(value)
+            for value in env.values()
+            if value.startswith("/")
+            and Path(value).is_file()
+            and not any(Path(value).is_relative_to(path) for path in visible)
+        ]
+        bwrap += self._mounts(folder, writable, named)
         bwrap += ["--chdir", "/"]
         host, _, port = server_target.rpartition(":")
         if host not in ("127.0.0.1", "localhost"):

@@ -143,6 +143,12 @@ def _run(args: argparse.Namespace) -> int:
     except BotLoadError as error:
         print(f"rookery bot run: {error}", file=sys.stderr)
         return 2
+    try:
+        factory()  # a bot that cannot be made (its policy file missing, say) never connects
+    except Exception as error:
+        print(f"rookery bot run: the bot cannot start: {type(error).__name__}: {error}",
+              file=sys.stderr)  # fmt: skip
+        return 2
     credentials = None
     if args.tls or args.ca_cert:
         root = None
