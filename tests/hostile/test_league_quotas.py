@@ -272,3 +272,51 @@ async def test_a_queue_of_challenges_takes_every_other_pair_at_most(tmp_path: Pa
                 await asyncio.sleep(0.05)
             await asyncio.gather(*running._flight.tasks)  # its slot is free again
         assert kinds == ["challenge", "rated", "challenge", "rated"], kinds
+
+
+SLOW_BOT = """
+import time
+
+from rookery.client.bots.random_bot import RandomBot
+
+
+class SlowBot(RandomBot):
+    def act(self, observation):
+        time.sleep(0.2)
+        return super().act(observation)
+"""
+
+
+async def test_a_retired_version_stops_the_games_it_is_playing(tmp_path: Path) -> None:
+    async with league_under_attack(tmp_path, ("mallory", "alice"), autoplay=False) as league:
+        folder = tmp_path / "slow"
+        folder.mkdir()
+        (folder / "slow_bot.py").write_text(SLOW_BOT)
+        await league.submit("mallory", folder, command="rookery bot run slow_bot.py:SlowBot")
+        await _active(league, "alice")
+        assert (await league.settled("mallory@1", timeout_s=120)).status == (
+            league_pb2.VERSION_STATUS_ACTIVE
+        )
+        running = league.running.league
+        request = league_pb2.ChallengeRequest(
+            version_id="mallory@1", opponent_version_id="alice@1", pairs=4
+        )
+        await league.call("Challenge", request, league.tokens["mallory"])
+        assert await running.step()
+        server = league.running.server
+        deadline = time.monotonic() + 30
+        while not any(
+            t.spec.tournament_id.startswith("league-") and t.outcome is None
+            for t in server.tables.values()
+        ):
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.01)
+        retired_at = time.monotonic()
+        retire = league_pb2.RetireVersionRequest(version_id="mallory@1")
+        await league.call("RetireVersion", retire, league.tokens["mallory"])
+        await asyncio.gather(*running._flight.tasks)
+        stopped_after = time.monotonic() - retired_at
+        (pair,) = running.store.pairs(1, kinds=("challenge",))
+        assert pair.void, "its games were aborted: the pair is void"
+        assert {g.termination for g in pair.games} == {"ABORTED"}
+        assert stopped_after < 5, f"it played on for {stopped_after:.1f} s"

@@ -565,6 +565,9 @@ class League:
                 await self._unlaunch(version.version_id)
         if pair is None and self._stopping:
             return  # played again after the restart
+        current = self.store.version(version.version_id).status
+        if current in (VersionState.RETIRED, VersionState.DISQUALIFIED):
+            return  # taken out of play while it qualified: so it stays
         if reason:
             self.store.set_version_status(
                 version.version_id, VersionState.QUALIFICATION_FAILED, reason
@@ -598,6 +601,7 @@ class League:
         if version.status in (VersionState.RETIRED, VersionState.DISQUALIFIED):
             raise ValueError(f"version {version_id} is {version.status} already")
         self.store.set_version_status(version_id, VersionState.RETIRED, "retired by its author")
+        self._abort_games_of(version_id, f"{version_id} was retired by its author")
         self._spawn(self._unlaunch(version_id))
         return self.store.version(version_id)
 
@@ -608,8 +612,20 @@ class League:
             raise ValueError("the league's own bot cannot be disqualified")
         detail = f"disqualified by the organiser: {reason or 'no reason given'}"
         self.store.set_version_status(version_id, VersionState.DISQUALIFIED, detail[:512])
+        self._abort_games_of(version_id, f"{version_id} was disqualified")
         self._spawn(self._unlaunch(version_id))
         return self.store.version(version_id)
+
+    def _abort_games_of(self, version_id: str, why: str) -> None:
+        """Aborts the games ``version_id`` is playing now: it plays no more (their pairs are
+        void, not rated)."""
+        seat = seat_name(version_id)
+        for table in list(self.server.tables.values()):
+            spec = table.spec
+            ours = spec.tournament_id.startswith("league-") and seat in spec.seat_bots
+            if ours and table.outcome is None:
+                with contextlib.suppress(Exception):
+                    self.server.abort_table(table.id, why)
 
     def challenge(
         self, version_id: str, opponent_id: str, pairs: int, rated: bool, token: str | None
