@@ -492,32 +492,38 @@ impl PyGame {
         Ok((game.phase as u8, game.current, data))
     }
 
-    fn bid(&mut self, amount: i64) -> PyResult<()> {
-        self.game.bid(amount).map_err(refused)
+    fn bid(&mut self, amount: i64) -> PyResult<u32> {
+        self.game.bid(amount).map_err(refused)?;
+        Ok(self.status())
     }
 
-    fn pass_(&mut self) -> PyResult<()> {
-        self.game.pass().map_err(refused)
+    fn pass_(&mut self) -> PyResult<u32> {
+        self.game.pass().map_err(refused)?;
+        Ok(self.status())
     }
 
-    fn name_trump(&mut self, suit: i64) -> PyResult<()> {
-        self.game.name_trump(suit).map_err(refused)
+    fn name_trump(&mut self, suit: i64) -> PyResult<u32> {
+        self.game.name_trump(suit).map_err(refused)?;
+        Ok(self.status())
     }
 
-    fn bury(&mut self, cards: u64) -> PyResult<()> {
-        self.game.bury(cards).map_err(refused)
+    fn bury(&mut self, cards: u64) -> PyResult<u32> {
+        self.game.bury(cards).map_err(refused)?;
+        Ok(self.status())
     }
 
-    fn call(&mut self, card: i64) -> PyResult<()> {
-        self.game.call(card).map_err(refused)
+    fn call(&mut self, card: i64) -> PyResult<u32> {
+        self.game.call(card).map_err(refused)?;
+        Ok(self.status())
     }
 
-    fn play(&mut self, card: i64) -> PyResult<()> {
-        self.game.play(card).map_err(refused)
+    fn play(&mut self, card: i64) -> PyResult<u32> {
+        self.game.play(card).map_err(refused)?;
+        Ok(self.status())
     }
 
     #[pyo3(signature = (seat, reason = String::new()))]
-    fn forfeit(&mut self, seat: i64, reason: String) -> PyResult<()> {
+    fn forfeit(&mut self, seat: i64, reason: String) -> PyResult<u32> {
         if self.game.is_over() {
             return Err(refused(Refusal::GameOver(
                 "the game is over: cannot forfeit".into(),
@@ -526,11 +532,29 @@ impl PyGame {
         if !(0..self.game.rules.players as i64).contains(&seat) {
             return Err(PyValueError::new_err(format!("not a seat: {seat}")));
         }
-        self.game.forfeit(seat as usize, &reason).map_err(refused)
+        self.game.forfeit(seat as usize, &reason).map_err(refused)?;
+        Ok(self.status())
     }
 
-    fn abort(&mut self) -> PyResult<()> {
-        self.game.abort().map_err(refused)
+    fn abort(&mut self) -> PyResult<u32> {
+        self.game.abort().map_err(refused)?;
+        Ok(self.status())
+    }
+
+    /// The phase's index and the seat to act in one int: `phase << 8 | (seat + 1)` (every
+    /// action returns it too).
+    #[getter]
+    fn status(&self) -> u32 {
+        (self.game.phase as u32) << 8 | (self.game.current + 1) as u32
+    }
+
+    /// The cards the seat to act may play (the PLAY phase; else 0).
+    fn play_mask(&self) -> u64 {
+        if self.game.phase == crate::game::Phase::Play {
+            self.game.legal_play_mask()
+        } else {
+            0
+        }
     }
 
     /// What `seat` may know now (-1: a spectator), as a dict of `Observation`'s fields

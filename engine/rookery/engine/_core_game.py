@@ -67,6 +67,8 @@ _PHASES: Final = (
     Phase.GAME_OVER,
 )
 _SUITS: Final = tuple(Suit)
+_GAME_OVER_INDEX: Final = 5
+_PLAY_INDEX: Final = 4
 _SEED_LIMIT: Final = 1 << 64
 _INT64: Final = range(-(1 << 63), 1 << 63)
 _EVENTS: Final[dict[str, type[Event]]] = {
@@ -176,7 +178,9 @@ class CoreGame:
         "_result",
         "_rules",
         "_seed",
+        "_status",
         "_tricks",
+        "is_over",
     )
 
     def __init__(
@@ -192,6 +196,11 @@ class CoreGame:
         self._seed = seed
         self._events_on = events
         self._native: Any = _native or _core.Game(_core_rules(ruleset), seed, events)
+        # The phase's index and the seat to act, ``phase << 8 | (seat + 1)``, as every call of
+        # the core returns it: read without asking the core again.
+        self._status: int = self._native.status
+        self.is_over: bool = self._status >> 8 == _GAME_OVER_INDEX
+        """Whether the game has ended (read it; the game sets it)."""
         self._actions: list[tuple[int, Action]] = []
         self._events: list[Event] = []
         self._hand_results: list[HandResult] = []
@@ -215,18 +224,18 @@ class CoreGame:
     @property
     def phase(self) -> Phase:
         """What the game waits for."""
-        return _PHASES[self._native.phase]
+        return _PHASES[self._status >> 8]
 
     @property
     def current_player(self) -> int | None:
         """The seat to act; ``None`` once the game is over."""
-        seat: int = self._native.current_player
+        seat = (self._status & 255) - 1
         return None if seat < 0 else seat
 
-    @property
-    def is_over(self) -> bool:
-        """Whether the game has ended."""
-        return bool(self._native.is_over)
+    def _moved(self, status: int) -> None:
+        self._status = status
+        if status >> 8 == _GAME_OVER_INDEX:
+            self.is_over = True
 
     @property
     def result(self) -> GameResult | None:
@@ -435,9 +444,10 @@ class CoreGame:
 
     def legal_actions(self) -> LegalActions:
         """Every legal action of the player to act (empty once the game is over)."""
+        status = self._status
+        if status >> 8 == _PLAY_INDEX:
+            return _PlayActions((status & 255) - 1, self._native.play_mask())
         phase, player, data = self._native.legal()
-        if phase == 4:
-            return _PlayActions(player, data)
         if phase == 0:
             return _BiddingActions(player, tuple(data))
         if phase == 1:
@@ -457,29 +467,31 @@ class CoreGame:
     def apply(self, action: Action) -> None:
         """Apply ``action`` for the player to act (``Game.apply``: the same refusals)."""
         native = self._native
-        seat = native.current_player
+        seat = (self._status & 255) - 1
         kind = type(action)
         try:
             if kind is PlayCard:
                 card = _card(action.card, "play")  # type: ignore[union-attr]
-                native.play(card)
+                self._status = status = native.play(card)
                 self._actions.append((seat, PLAY[card]))
+                if status >> 8 == _GAME_OVER_INDEX:
+                    self.is_over = True
             elif kind is Bid:
                 amount = action.amount  # type: ignore[union-attr]
                 if type(amount) is not int:
                     raise MalformedActionError(f"a bid amount must be an int, got {amount!r}")
                 if amount not in _INT64:
                     self._refuse_bid(amount)
-                native.bid(amount)
+                self._moved(native.bid(amount))
                 self._actions.append((seat, bid_action(amount)))
             elif kind is Pass:
-                native.pass_()
+                self._moved(native.pass_())
                 self._actions.append((seat, PASS))
             elif kind is NameTrump:
                 suit = action.suit  # type: ignore[union-attr]
                 if type(suit) is not Suit and (type(suit) is not int or not 0 <= suit < 4):
                     raise MalformedActionError(f"not a suit: {suit!r}")
-                native.name_trump(int(suit))
+                self._moved(native.name_trump(int(suit)))
                 self._actions.append((seat, TRUMP[int(suit)]))
             elif kind is Bury:
                 cards = action.cards  # type: ignore[union-attr]
@@ -492,11 +504,11 @@ class CoreGame:
                     raise MalformedActionError(
                         f"bury: not in the {self._rules.name} deck: {hex(outside)}"
                     )
-                native.bury(cards)
+                self._moved(native.bury(cards))
                 self._actions.append((seat, Bury(cards)))
             elif kind is CallCard:
                 card = _card(action.card, "call")  # type: ignore[union-attr]
-                native.call(card)
+                self._moved(native.call(card))
                 self._actions.append((seat, CallCard(card)))
             else:
                 raise MalformedActionError(f"not an action: {action!r}")
@@ -531,13 +543,13 @@ class CoreGame:
             raise GameOverError("the game is over: cannot forfeit")
         if type(seat) is not int or not 0 <= seat < self._rules.players:
             raise ValueError(f"not a seat: {seat!r}")
-        self._native.forfeit(seat, reason)
+        self._moved(self._native.forfeit(seat, reason))
 
     def abort(self) -> None:
         """End the game with no winner."""
         if self.is_over:
             raise GameOverError("the game is over: cannot abort")
-        self._native.abort()
+        self._moved(self._native.abort())
 
     # Observations ---------------------------------------------------------------------------
 
