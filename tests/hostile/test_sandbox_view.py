@@ -1,6 +1,6 @@
 """What a sandboxed bot sees of its own folder: the quick-start, run as printed, by a bot looking.
 
-The README's and the Python guide's first tournament (``rookery arena run --bot mine="python
+The README's and the Python guide's first tournaments (``rookery arena run --bot mine="python
 my_bot.py" ...``) runs in the bot's own folder, so the run directory (``runs/…``: the
 SQLite file with the tournament's seed, every bot's log) lies inside the folder the sandbox
 mounts for the bot. The bot here is the guide's example bot with a look around first: it walks
@@ -21,6 +21,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from rookery.arena.sandbox import probe
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,11 +63,12 @@ def _example_bot() -> str:
     return match.group(1)
 
 
-def _quick_start_command() -> list[str]:
-    """The README's arena line, as printed, with its ``.venv/bin/rookery`` this venv's."""
+def _quick_start_command(doc: Path) -> list[str]:
+    """``doc``'s arena line, as printed, with its ``rookery`` (``.venv/bin/rookery``) this
+    venv's."""
     line = next(
         line
-        for line in README.read_text(encoding="utf-8").splitlines()
+        for line in doc.read_text(encoding="utf-8").splitlines()
         if "arena run --bot mine=" in line
     )
     words = shlex.split(line.split("#")[0])
@@ -79,8 +81,9 @@ def _looked(log: str) -> list[list[str]]:
             if line.startswith("LOOKED ")]  # fmt: skip
 
 
+@pytest.mark.parametrize(("doc", "games"), [(README, 12), (GUIDE, 4)], ids=["README", "guide"])
 def test_the_quick_start_gives_the_bot_no_view_of_runs_logs_or_home_dotfiles(
-    tmp_path: Path,
+    tmp_path: Path, doc: Path, games: int
 ) -> None:
     support = probe(cgroups=False)
     assert support.available, support.describe()
@@ -101,7 +104,7 @@ def test_the_quick_start_gives_the_bot_no_view_of_runs_logs_or_home_dotfiles(
         "HOME": str(folder),  # the organiser runs the quick-start in their home folder
         "LANG": "C.UTF-8",
     }
-    command = _quick_start_command()
+    command = _quick_start_command(doc)
     done = subprocess.run(
         command, cwd=folder, env=env, capture_output=True, text=True, timeout=240, check=False
     )
@@ -116,7 +119,7 @@ def test_the_quick_start_gives_the_bot_no_view_of_runs_logs_or_home_dotfiles(
         assert readable == ["my_bot.py", "notes.txt"], f"{len(looks)} looks, one read {readable}"
     with sqlite3.connect(run_dir / "arena.sqlite") as db:
         kinds = [row[0] for row in db.execute("SELECT kind FROM incidents")]
-        games = db.execute("SELECT count(*) FROM games").fetchone()[0]
-    assert kinds == [] and games == 12, (kinds, games)
+        recorded = db.execute("SELECT count(*) FROM games").fetchone()[0]
+    assert kinds == [] and recorded == games, (kinds, recorded)
     shutil.rmtree(folder, ignore_errors=True)
     assert not os.path.exists(folder)
