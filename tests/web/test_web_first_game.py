@@ -162,6 +162,7 @@ def play_first_game(
     """Play to the end as a newcomer: the lowest bid once (or the highest, to win the auction),
     then pass; the offered trump, bury, call; the first legal card. Checks every decision."""
     seat_url = page.url
+    context = page.context
     page.evaluate("window.seatPage.watch()")
     game = Game()
     last = ""
@@ -206,11 +207,13 @@ def play_first_game(
             game.shots.add(shot)
             save_screenshot(page, shots / shot)
         if reopen_at is not None and index == reopen_at:
-            # Closing the tab and opening the seat again: the same browser resumes it.
-            fresh = page.context.new_page()
-            fresh.goto(seat_url)
-            fresh.wait_for_selector(f"#actions[data-request='{request}']", timeout=20000)
+            # Closing the tab, then opening /play again in the same browser: it offers the game
+            # still on, and the seat resumes at the same request.
             page.close()
+            fresh = context.new_page()
+            fresh.goto(seat_url.rsplit("/play/", 1)[0] + "/play")
+            fresh.click(f".resume-link[href='/play/{seat_url.rsplit('/', 1)[1]}']")
+            fresh.wait_for_selector(f"#actions[data-request='{request}']", timeout=20000)
             page = fresh
             page.evaluate("window.seatPage.watch()")
         if phase == "BIDDING":

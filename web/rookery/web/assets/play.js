@@ -15,7 +15,7 @@
       else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
       else node.setAttribute(key, value === true ? "" : String(value));
     }
-    for (const child of children.flat()) {
+    for (const child of children.flat(Infinity)) {
       if (child === null || child === undefined || child === false) continue;
       node.append(child instanceof Node ? child : document.createTextNode(String(child)));
     }
@@ -94,7 +94,27 @@
         form.querySelector("#start").disabled = false;
       }
     });
-    root.replaceChildren(form);
+    const resume = el("div", { id: "resume" });
+    root.replaceChildren(resume, form);
+    resumable(resume);
+  }
+
+  // The seats this browser holds whose game is still on: offered to go back to.
+  async function resumable(box) {
+    const ids = Object.keys(localStorage).filter((k) => k.startsWith("rookery-seat-")).map((k) => k.slice(13));
+    const open = [];
+    for (const id of ids) {
+      try {
+        const view = await api(`/api/play/${id}`, { headers: { "X-Rookery-Seat": localStorage.getItem("rookery-seat-" + id) } });
+        if (view.status === "playing" || view.status === "waiting") open.push([id, view]);
+      } catch (failure) {
+        localStorage.removeItem("rookery-seat-" + id);  // over and forgotten by the server
+      }
+    }
+    if (!open.length) return;
+    box.replaceChildren(el("div", { class: "panel" }, el("strong", {}, "Your game is still on: "),
+      open.map(([id, view], i) => [i ? " · " : "", el("a", { href: `/play/${id}`, class: "resume-link" },
+        `${view.ruleset ? view.ruleset.name : "a game"}, hand ${view.hand_number + 1}`)])));
   }
 
   // The seat ------------------------------------------------------------------------------------
