@@ -78,3 +78,46 @@ def test_a_bot_that_cannot_start_is_a_failed_start_never_a_rated_loss(tmp_path: 
     with sqlite3.connect(run_dir / "arena.sqlite") as db:
         rated = db.execute("SELECT count(*) FROM games").fetchone()[0]
     assert rated == 0, output[-3000:]
+
+
+PEEK = """\
+import os
+for key in ("SECRET_ABSOLUTE", "SECRET_ABOVE", "SECRET_DOTTED", "OWN_DATA"):
+    try:
+        with open(os.environ[key]) as handle:
+            print("PEEK", key, "read", handle.read().strip(), flush=True)
+    except OSError as error:
+        print("PEEK", key, "refused", type(error).__name__, flush=True)
+"""
+
+
+def test_only_files_in_the_config_files_folder_are_mounted_for_the_env(tmp_path: Path) -> None:
+    support = probe(cgroups=False)
+    assert support.available, support.describe()
+    secret = tmp_path / "secret.txt"
+    secret.write_text("organiser-secret")
+    folder = tmp_path / "contest"
+    (folder / ".hidden").mkdir(parents=True)
+    (folder / ".hidden" / "key").write_text("dotted-secret")
+    (folder / "data").mkdir()
+    (folder / "data" / "ok.txt").write_text("own-data")
+    (folder / "bot").mkdir()
+    (folder / "bot" / "peek.py").write_text(PEEK)
+    (folder / "peek.toml").write_text(
+        'name = "peek"\ngames = 1\nsandbox = "on"\n[[bots]]\nname = "peek"\n'
+        'command = "python bot/peek.py"\nfolder = "bot"\n'
+        f'env = {{ SECRET_ABSOLUTE = "{secret}", SECRET_ABOVE = "../secret.txt", '
+        'SECRET_DOTTED = ".hidden/key", OWN_DATA = "data/ok.txt" }\n'
+        '[[bots]]\nname = "random"\ncommand = "rookery bot run rookery.client.bots:RandomBot"\n'
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ROOKERY_")}
+    env["PATH"] = f"{ROOKERY.parent}{os.pathsep}{env.get('PATH', '/usr/bin:/bin')}"
+    subprocess.run(
+        [str(ROOKERY), "arena", "run", "peek.toml", "--out", str(tmp_path / "run")],
+        cwd=folder, env=env, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+
+    log = (tmp_path / "run" / "logs" / "peek.log").read_text()
+    assert "PEEK OWN_DATA read own-data" in log, log[-2000:]  # the control
+    for key in ("SECRET_ABSOLUTE", "SECRET_ABOVE", "SECRET_DOTTED"):
+        assert f"PEEK {key} refused" in log and f"PEEK {key} read" not in log, (key, log[-2000:])

@@ -267,12 +267,14 @@ async def start_bot_process(
     slot: int = 0,
     on_cut: Callable[[int], None] | None = None,
     writable: bool = False,
+    files: Sequence[Path] = (),
 ) -> BotProcess:
     """Start ``argv``: in a new sandbox when ``runtime`` is given, else as the arena's user.
 
     Unsandboxed, it execs through :mod:`rookery.arena._exec_guard` (dies with the arena) in
     ``cwd`` and writes straight to its log; sandboxed, it runs in its ``folder`` and its output
-    goes through a :class:`LogPump`.
+    goes through a :class:`LogPump`; ``files`` (that the organiser's config names) are mounted
+    into the sandbox read-only.
     """
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with log_path.open("ab") as handle:
@@ -295,7 +297,7 @@ async def start_bot_process(
             )
         return BotProcess(process, ProcessMeter(process.pid), log_path, log_start, label)
     command = runtime.command(
-        label, argv, env, server_target, folder=folder, slot=slot, writable=writable
+        label, argv, env, server_target, folder=folder, slot=slot, writable=writable, files=files
     )
     # The guard's settings hold the bot's environment and launch key: on a descriptor, never
     # on its command line (which every local user can read).

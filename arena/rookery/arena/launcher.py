@@ -214,18 +214,31 @@ class BotLauncher:
         env["PYTHONUNBUFFERED"] = "1"
         return env
 
-    def _env_with_whole_paths(self) -> dict[str, str]:
-        """The bot's ``env`` with each value that names a file relative to its working folder
-        (``ROOKERY_POLICY = "policy.npz"``) made absolute: the sandbox mounts the files its
-        environment names, and the bot starts in its own folder."""
-        base = Path(working_folder(self.bot.workdir) or ".")
-        env: dict[str, str] = {}
+    def _named_files(self) -> dict[str, Path]:
+        """The files the bot's ``env`` names that its sandbox mounts, by variable: a value that
+        names a file in its config file's folder (``ROOKERY_POLICY = "policy.npz"``), by a
+        relative or absolute path, no part of it hidden (``.ssh/…``). Nothing else: a spec from
+        elsewhere cannot mount a host file into a sandbox."""
+        workdir = working_folder(self.bot.workdir)
+        if workdir is None:
+            return {}
+        base = Path(workdir).resolve()
+        files: dict[str, Path] = {}
         for key, value in self.bot.env.items():
-            candidate = base / value
-            if value and not Path(value).is_absolute() and candidate.is_file():
-                value = str(candidate.resolve())
-            env[key] = value
-        return env
+            if not value:
+                continue
+            candidate = (base / value).resolve()
+            if not candidate.is_relative_to(base) or not candidate.is_file():
+                continue
+            if not any(part.startswith(".") for part in candidate.relative_to(base).parts):
+                files[key] = candidate
+        return files
+
+    def _env_with_whole_paths(self) -> dict[str, str]:
+        """The bot's ``env`` with the values that name a mounted file made absolute (the bot
+        starts in its own folder, not in its config file's)."""
+        named = self._named_files()
+        return {k: str(named[k]) if k in named else v for k, v in self.bot.env.items()}
 
     def _cut(self, label: str) -> Callable[[int], None]:
         def cut(limit: int) -> None:
@@ -253,6 +266,7 @@ class BotLauncher:
                 folder=self.folder,
                 cwd=working_folder(self.bot.workdir),
                 slot=slot,
+                files=tuple(self._named_files().values()) if self.runtime is not None else (),
                 on_cut=self._cut(label),
             )
         except OSError as error:

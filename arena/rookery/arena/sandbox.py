@@ -803,7 +803,7 @@ class SandboxRuntime:
             args += ["--bind", str(folder), str(folder)]
         if folder is not None:
             args += self._cover_ups(folder)
-        for file in named_files:  # the organiser named them in the bot's env: read-only
+        for file in named_files:  # the organiser's config named them in the bot's env
             args += ["--ro-bind", str(file), str(file)]
         args += ["--ro-bind", str(self.socket_path), SOCKET_INSIDE]
         return args
@@ -837,12 +837,14 @@ class SandboxRuntime:
         folder: Path | None = None,
         slot: int = 0,
         writable: bool = False,
+        files: Sequence[Path] = (),
     ) -> SandboxedCommand:
         """The guard command that starts ``argv`` in a new sandbox (and its cgroup, made now).
 
         ``server_target`` is the ``host:port`` the bot was told; ``folder`` the bot's own folder
         (mounted read-only, its working directory; ``writable``: read-write, for a league's build
-        step); ``slot`` picks the CPU set when pinning.
+        step); ``slot`` picks the CPU set when pinning; ``files`` are mounted read-only at their
+        own paths (the files the organiser's config names in the bot's ``env``).
         """
         folder = folder if folder is not None else bot_folder(argv)
         uid = _UID_BASE + random.randrange(_UID_SPAN) if self.support.as_root else None
@@ -864,13 +866,7 @@ class SandboxRuntime:
         else:  # no capability even for a user id 0 inside (an arena run as root, unconfined)
             bwrap += ["--unshare-user", "--cap-drop", "ALL"]
         visible = [*map(Path, _SYSTEM_PATHS), *self._base_paths, *([folder] if folder else [])]
-        named = [
-            Path(value)
-            for value in env.values()
-            if value.startswith("/")
-            and Path(value).is_file()
-            and not any(Path(value).is_relative_to(path) for path in visible)
-        ]
+        named = [f for f in files if not any(f.is_relative_to(path) for path in visible)]
         bwrap += self._mounts(folder, writable, named)
         bwrap += ["--chdir", "/"]
         host, _, port = server_target.rpartition(":")
