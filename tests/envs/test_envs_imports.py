@@ -9,9 +9,9 @@ import pytest
 import rookery.envs
 
 PACKAGE = Path(next(iter(rookery.envs.__path__)))
-SDK_USERS = {"bridge.py", "gym.py", "chat.py", "seat.py"}
-"""Modules that may import the SDK: the bridge and the text seat's bot, and the Gymnasium env
-(its opponents are the SDK's reference bots)."""
+SDK_USERS = {"bridge.py", "gym.py", "chat.py", "seat.py", "mcp_seat.py"}
+"""Modules that may import the SDK: the bridge, the text seat's and the MCP seat's bots, and the
+Gymnasium env (its opponents are the SDK's reference bots)."""
 REPLAY_READERS = {"ledger.py"}
 """Modules that may read replays (``rookery.wire``, ``rookery.v1``): the language-model ledger."""
 
