@@ -274,6 +274,9 @@ def test_a_first_game_on_a_desktop(browser: Browser, site: Site, shots: Path) ->
         first_s = _start(page, site, "standard", seat=1, players=4, target="100")
         print(f"from the click to the first action request: {first_s:.2f} s")
         assert first_s <= FIRST_REQUEST_S
+        # Nobody is offered the person's session or the bots started for people as opponents.
+        offered = page.evaluate("fetch('/api/play').then(r => r.json())")["connected_bots"]
+        assert not [n for n in offered if n.startswith(("heuristic-", "human-"))], offered
         page, game = play_first_game(page, shots, "desktop", reopen_at=4, win_first_auction=True)
         _ending(page, game)
         others = _turns_seen(page, game.seat)
