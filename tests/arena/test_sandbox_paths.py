@@ -119,6 +119,7 @@ def _built_typescript_kit() -> None:
     assert (KIT / "dist" / "src" / "index.js").is_file()
 
 
+@pytest.mark.timeout(900)  # on a fresh machine the kit's build.sh runs npm ci and tsc first
 def test_a_typescript_bot_in_dist_finds_its_linked_kit(tmp_path: Path) -> None:
     _built_typescript_kit()
     project = tmp_path / "mybot"
