@@ -18,6 +18,11 @@ smaller number of steps), standard preset:
                                                      (the build in use: compiled or pure)
     core.playout[core] hands/s=...                   rookery_core.Game.random_playout
     core.playout ratio=...
+    core.api_playout[Game] actions/s=...             game.apply(game.legal_actions().sample(rng))
+                                                     on rookery.engine.Game, events off
+    core.api_playout[CoreGame] actions/s=...         the same loop on CoreGame (Game's API on
+                                                     the core, not yet chosen for Game)
+    core.api_playout ratio=...
 """
 
 from __future__ import annotations
@@ -27,10 +32,12 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from rookery.engine import Ruleset, build_info, random_playout
+from rookery.engine import Game, Ruleset, build_info, random_playout
+from rookery.engine._core_game import CoreGame
 
 try:
     import rookery_core
@@ -119,6 +126,24 @@ def playout_core(seed: int) -> float:
     return hands / (time.process_time() - start)
 
 
+def api_playout(maker: Callable[..., Any]) -> Callable[[int], float]:
+    def run(seed: int) -> float:
+        rules = Ruleset.preset("standard")
+        rng = random.Random(seed)
+        actions = 0
+        game_seed = seed * 100_000
+        start = time.process_time()
+        while time.process_time() - start < 1.0:
+            game = maker(rules, game_seed, events=False)
+            while not game.is_over:
+                game.apply(game.legal_actions().sample(rng))
+                actions += 1
+            game_seed += 1
+        return actions / (time.process_time() - start)
+
+    return run
+
+
 def main() -> None:
     python = _median(vector_python)
     print(f"core.vector[python] table_steps/s={python:,.0f} n={TABLES}", flush=True)
@@ -136,6 +161,11 @@ def main() -> None:
     fast = _median(playout_core)
     print(f"core.playout[core] hands/s={fast:,.0f}", flush=True)
     print(f"core.playout ratio={fast / pure:.1f} (core / engine)", flush=True)
+    game = _median(api_playout(Game))
+    print(f"core.api_playout[Game] actions/s={game:,.0f} ({build_info()})", flush=True)
+    wrapped = _median(api_playout(CoreGame))
+    print(f"core.api_playout[CoreGame] actions/s={wrapped:,.0f}", flush=True)
+    print(f"core.api_playout ratio={wrapped / game:.2f} (CoreGame / Game)", flush=True)
 
 
 if __name__ == "__main__":
