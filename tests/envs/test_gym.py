@@ -116,3 +116,26 @@ def test_gymnasiums_vector_env_steps_several_tables() -> None:
         finished += int(terminated.sum())
     assert finished >= 1
     envs.close()
+
+
+def test_autoplay_leaves_the_agent_only_the_phases_it_does_not_name() -> None:
+    helpers = dict.fromkeys(("name_trump", "bury", "call", "play"), "heuristic")
+    env = RookGymEnv("standard", seat=0, opponents="heuristic", autoplay=helpers)
+    decisions = 0
+    for seed in range(20):
+        env.reset(options={"game_seed": seed})
+        done = False
+        while not done:
+            assert env.table is not None and env.table.game.phase.name == "BIDDING"
+            legal = np.flatnonzero(env.action_masks())
+            _, _, done, _, _ = env.step(int(legal[min(1, len(legal) - 1)]))
+            decisions += 1
+    assert 20 <= decisions < 80
+
+
+def test_autoplay_refuses_an_unknown_phase_and_leaving_the_agent_nothing() -> None:
+    with pytest.raises(ValueError, match=r"unknown phase 'trick' to autoplay; choose from BIDDING"):
+        RookGymEnv("standard", autoplay={"trick": "heuristic"})
+    every = dict.fromkeys(("bidding", "name_trump", "bury", "call", "play"), "random")
+    with pytest.raises(ValueError, match="no phase to decide"):
+        RookGymEnv("standard", autoplay=every)

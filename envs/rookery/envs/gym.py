@@ -16,6 +16,10 @@ sides'), ``reward="general-sum"`` for its side's own change (see ``docs/ai.md``)
 ``illegal_penalty`` (``info["illegal_action"]``), or raises ``ValueError`` with
 ``illegal="raise"``: the table never plays a move the agent did not choose.
 
+``autoplay`` maps phases of the agent's own seat (``"bidding"``, ``"name_trump"``, ``"bury"``,
+``"call"``, ``"play"``) to a bot that decides them for it: ``autoplay={"play": "heuristic", ...}``
+leaves the agent the auction alone, a bidding agent over a fixed card player.
+
 Importing this module registers ``Rook-v0`` with Gymnasium (keyword arguments as above):
 
 >>> import gymnasium
@@ -27,7 +31,7 @@ Importing this module registers ``Rook-v0`` with Gymnasium (keyword arguments as
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import gymnasium
@@ -35,13 +39,15 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 from rookery.client.bots import POLICIES, Policy
-from rookery.engine import Ruleset
+from rookery.engine import Phase, Ruleset
 
 from ._core import Reward, RookTable, episode_rules, reward_kind
 from ._encoding import ActionCodec, ObservationEncoder, Tensor
 from .aec import observation_bounds
 
 __all__ = ["ENV_ID", "Opponent", "RookGymEnv", "resolve_policy"]
+
+_DECISION_PHASES = (Phase.BIDDING, Phase.NAME_TRUMP, Phase.BURY, Phase.CALL, Phase.PLAY)
 
 ENV_ID = "Rook-v0"
 """The id ``gymnasium.make`` knows the environment by once this module is imported."""
@@ -77,6 +83,7 @@ class RookGymEnv(gymnasium.Env[Tensor, int]):
         opponents: Opponent | Sequence[Opponent] = "heuristic",
         hands: int | None = 1,
         reward: Reward | str = Reward.ZERO_SUM,
+        autoplay: Mapping[str, Opponent] | None = None,
         illegal: str = "penalize",
         illegal_penalty: float = -0.1,
         render_mode: str | None = None,
@@ -103,6 +110,18 @@ class RookGymEnv(gymnasium.Env[Tensor, int]):
         self.policies: dict[int, Policy] = {
             s: resolve_policy(o) for s, o in zip(others, chosen, strict=True)
         }
+        self.autoplay: dict[Phase, Policy] = {}
+        for name, helper in (autoplay or {}).items():
+            try:
+                phase = Phase[name.upper()]
+            except KeyError:
+                choices = ", ".join(p.name for p in _DECISION_PHASES)
+                raise ValueError(
+                    f"unknown phase {name!r} to autoplay; choose from {choices}"
+                ) from None
+            self.autoplay[phase] = resolve_policy(helper)
+        if set(self.autoplay) >= set(_DECISION_PHASES):
+            raise ValueError("autoplay leaves the learner no phase to decide")
         self.codec = ActionCodec(self.ruleset)
         self.encoder = ObservationEncoder(self.ruleset)
         low, high = observation_bounds(self.encoder, self.encoder.size)
@@ -166,14 +185,22 @@ class RookGymEnv(gymnasium.Env[Tensor, int]):
         return text
 
     def _opponents_play(self) -> float:
-        """Let the other seats act until the agent's turn or the end; the agent's reward."""
+        """Let the other seats act (and the autoplay helpers, for the agent's seat in their
+        phases) until the agent decides or the game ends; the agent's reward."""
         table = self._require_table()
         reward = 0.0
-        while not table.is_over and table.current_player != self.seat:
+        autoplay = self.autoplay
+        while not table.is_over:
             seat = table.current_player
             assert seat is not None
+            if seat == self.seat:
+                helper = autoplay.get(table.game.phase)
+                if helper is None:
+                    break
+            else:
+                helper = self.policies[seat]
             obs = table.observation(seat)
-            reward += table.apply(self.policies[seat](obs, table.legal(), self._rng))[self.seat]
+            reward += table.apply(helper(obs, table.legal(), self._rng))[self.seat]
         return reward
 
     def _observe(self) -> Tensor:
