@@ -40,9 +40,11 @@ fn field<'py, T: FromPyObject<'py>>(
     default: T,
 ) -> PyResult<T> {
     match data.get_item(key)? {
-        Some(value) => value
-            .extract::<T>()
-            .map_err(|_| PyTypeError::new_err(format!("ruleset {key}: wrong type"))),
+        Some(value) => value.extract::<T>().map_err(|_| {
+            PyValueError::new_err(format!(
+                "ruleset {key}: {value} is outside what the native core takes (64-bit ints)"
+            ))
+        }),
         None => Ok(default),
     }
 }

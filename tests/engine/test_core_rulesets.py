@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from core_support import core, core_rules
 from rookery.engine import (
     AllPass,
@@ -16,6 +17,7 @@ from rookery.engine import (
     Partnership,
     Ruleset,
     RulesetError,
+    TableBatch,
 )
 from test_core_differential import play_both
 
@@ -81,3 +83,11 @@ def test_the_core_refuses_what_the_ruleset_refuses() -> None:
             continue
         raise AssertionError(f"the core took {change}")
     assert core_rules(Ruleset.preset("standard")).hand_size == 13
+
+
+def test_a_ruleset_past_64_bits_is_refused_by_the_core_with_a_clear_error() -> None:
+    huge = Ruleset.preset("standard").replace(target=10**30)  # valid for the pure engine
+    with pytest.raises(ValueError, match=r"target: 10{30} is outside what the native core takes"):
+        core_rules(huge)
+    with pytest.raises(ValueError, match="outside what the native core takes"):
+        TableBatch(huge, 2, 1)
