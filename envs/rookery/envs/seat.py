@@ -4,10 +4,11 @@ tool-calling seat likewise: ``rookery bot run rookery.envs.seat:ToolSeatBot``.
 Configuration from the environment: ``ROOKERY_CHAT_URL`` (an OpenAI-compatible API's base URL),
 ``ROOKERY_CHAT_MODEL``, ``ROOKERY_CHAT_KEY`` (optional, never logged), ``ROOKERY_CHAT_PRICE``
 (optional: ``"IN,OUT"``, the model's US dollars per million prompt and completion tokens, for the
-ledger's cost), ``ROOKERY_CHAT_RETRIES``
-(2: re-prompts after an invalid reply), ``ROOKERY_CHAT_PROVIDER_RETRIES`` (2: retries of a
-transient provider error), ``ROOKERY_CHAT_TIMEOUT_S`` (30; each request also ends well before the
-table's deadline), ``ROOKERY_TEXT_RECORD`` (optional: a JSON-lines file of every decision).
+ledger's cost), ``ROOKERY_CHAT_RETRIES`` (2: re-prompts after an invalid reply),
+``ROOKERY_CHAT_PROVIDER_RETRIES`` (2: retries of a transient provider error),
+``ROOKERY_CHAT_TIMEOUT_S`` (30; each request also ends well before the table's deadline),
+``ROOKERY_CHAT_MAX_REQUESTS`` (12, the tool-calling seat's requests a decision),
+``ROOKERY_TEXT_RECORD`` (optional: a JSON-lines file of every decision).
 
 A move the agent fails to give, after its re-prompts or because its provider kept failing, is
 never invented: the bot sends no answer (``NoAnswer``) and the table's late policy applies to this
@@ -37,22 +38,6 @@ from .chat import ChatEndpoint
 from .text import ChatAgent, Completion, Decision, Message, ProviderError, TextSeat
 from .tools import ToolAgent, ToolSeat
 
-_Reply = TypeVar("_Reply")
-
-
-class Seat(Protocol):
-    """What the bot asks: a decision for an observation (each one also kept in ``decisions``)."""
-
-    @property
-    def decisions(self) -> list[Decision]:
-        """Every decision so far."""
-        ...
-
-    async def decide(self, obs: Observation) -> Decision:
-        """The agent's decision at ``obs``."""
-        ...
-
-
 __all__ = ["NOTE_TEXT_MAX_BYTES", "NOTE_VALUES", "Price", "Seat", "TextSeatBot", "ToolSeatBot"]
 
 NOTE_VALUES = (
@@ -70,6 +55,22 @@ NOTE_TEXT_MAX_BYTES = 512
 """A note's text bound (the protocol's): a longer stated reason is cut at a character."""
 
 log = structlog.get_logger("rookery.envs.seat")
+
+
+_Reply = TypeVar("_Reply")
+
+
+class Seat(Protocol):
+    """What the bot asks: a decision for an observation (each one also kept in ``decisions``)."""
+
+    @property
+    def decisions(self) -> list[Decision]:
+        """Every decision so far."""
+        ...
+
+    async def decide(self, obs: Observation) -> Decision:
+        """The agent's decision at ``obs``."""
+        ...
 
 
 @dataclass(frozen=True)
