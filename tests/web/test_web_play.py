@@ -180,6 +180,11 @@ def play(
                 assert int(later.split()[-2]) < int(first.split()[-2]), (first, later)
                 played.bank_seen += 1
             page.wait_for_selector(f"#actions:not([data-request='{last}'])", timeout=30000)
+            page.wait_for_function(  # said out loud, and marked in the log
+                "() => document.getElementById('announce').textContent.includes('out of time')"
+                " && document.querySelector('#log .auto-step')",
+                timeout=10000,
+            )
             played.timeouts += 1
             continue
         if phase == "BIDDING":

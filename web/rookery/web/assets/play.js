@@ -129,6 +129,8 @@
   let sending = false;
   let shownAt = 0;
   let announced = "";
+  let announcedAuto = -1;
+  let lateNotice = "";
 
   const mySide = () => (state.ruleset ? state.ruleset.sides[state.seat] : -1);
   const sideOf = (seat) => (state.ruleset ? state.ruleset.sides[seat] : seat);
@@ -489,13 +491,20 @@
     const region = document.getElementById("announce");
     if (!region) return;
     let text = "";
+    const auto = [...state.steps].reverse().find((s) => s.auto);
+    const late = Boolean(auto && auto.seq > announcedAuto);
+    if (late) {
+      announcedAuto = auto.seq;
+      lateNotice = "You were out of time: the server played for you. ";  // said again with your next turn
+    }
     if (state.result) text = state.result.winners.includes(mySide()) ? "The game is over: you won." : "The game is over: you lost.";
     else if (state.request) text = turnText();
     else if (state.previous && state.previous.result && state.steps.length <= 1) text = `Hand ${state.previous.number + 1} is over. ${handWords(state.previous.result)}`;
     const key = state.request ? `r${state.request.request_id}` : text;
-    if (text && key !== announced) {
+    if (late || (text && key !== announced)) {
       announced = key;
-      region.textContent = text;
+      region.textContent = lateNotice + text;
+      if (state.request || state.result) lateNotice = "";
     }
   }
 
