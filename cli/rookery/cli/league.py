@@ -411,6 +411,7 @@ def _submit(args: argparse.Namespace) -> int:
             for i in range(0, len(archive), UPLOAD_CHUNK_BYTES)
         ]
         version = _call(args, "SubmitVersionUpload", iter(chunks), args.token).version
+        print(f"sent {len(archive)} bytes in {len(chunks) - 1} chunks")
     print(f"{version.version_id} submitted (sha256 {version.content_sha256[:16]}): it builds")
     print("and plays its qualification game now; see `rookery league version ID`")
     return 0
