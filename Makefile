@@ -27,9 +27,6 @@ WIRE_NATIVE_SOURCES := $(addprefix wire/rookery/wire/,convert.py protobytes.py)
 # The compiled hot path of the SDK: a bot session's reads and replies (clients/python/compile_client.py).
 CLIENT_NATIVE_STAMP := clients/python/rookery/client/_native.json
 CLIENT_NATIVE_SOURCES := $(addprefix clients/python/rookery/client/,_decoding.py _encoding.py _session.py)
-# The compiled hot path of the server: its table, session and encodings (server/compile_server.py).
-SERVER_NATIVE_STAMP := server/rookery/server/_native.json
-SERVER_NATIVE_SOURCES := $(addprefix server/rookery/server/,_encoding.py _outbox.py _rate.py _session.py _table.py)
 PYTEST_ARGS ?=
 # The suite runs on this many pytest-xdist worker processes (one per core of a 2-core machine);
 # PYTEST_WORKERS=0 runs it in one process.
@@ -68,7 +65,7 @@ system-deps: ## install the test suites' missing Debian packages (apt-get as roo
 
 # No system package: Python 3.11+ is all it needs (the compiled builds need a C compiler and
 # Python's headers, else the pure modules are used; buf needs npm, else `make lint` installs it).
-setup: $(SETUP_STAMP) $(PROTO_STAMP) $(NATIVE_STAMP) $(WIRE_NATIVE_STAMP) $(PLAYOUT_STAMP) $(CLIENT_NATIVE_STAMP) $(SERVER_NATIVE_STAMP) $(CORE_STAMP) ## create .venv, install, generate the stubs, compile the hot paths (engine, wire, playouts, SDK, server) and the native core
+setup: $(SETUP_STAMP) $(PROTO_STAMP) $(NATIVE_STAMP) $(WIRE_NATIVE_STAMP) $(PLAYOUT_STAMP) $(CLIENT_NATIVE_STAMP) $(CORE_STAMP) ## create .venv, install, generate the stubs, compile the hot paths (engine, wire, playouts, SDK) and the native core
 	@if command -v npm >/dev/null; then $(MAKE) --no-print-directory $(NODE_STAMP); \
 	else echo "setup: no npm on PATH: make lint's buf needs Node 20+ (the rest is ready)" >&2; fi
 
@@ -107,10 +104,6 @@ $(WIRE_NATIVE_STAMP): $(WIRE_NATIVE_SOURCES) wire/compile_wire.py engine/native_
 # Likewise the SDK's session (it imports the engine, the wire layer and the stubs).
 $(CLIENT_NATIVE_STAMP): $(CLIENT_NATIVE_SOURCES) clients/python/compile_client.py engine/native_build.py engine/native_cache.py $(SETUP_STAMP) $(PROTO_STAMP) $(NATIVE_STAMP) $(WIRE_NATIVE_STAMP)
 	$(PY) clients/python/compile_client.py
-
-# Likewise the server's hot path (it imports the engine, the wire layer and the stubs).
-$(SERVER_NATIVE_STAMP): $(SERVER_NATIVE_SOURCES) server/compile_server.py engine/native_build.py engine/native_cache.py $(SETUP_STAMP) $(PROTO_STAMP) $(NATIVE_STAMP) $(WIRE_NATIVE_STAMP)
-	$(PY) server/compile_server.py
 
 # The native core: a release build (cargo's cache in build/core-target; about 20 s of CPU from
 # scratch), installed as a wheel. Without a Rust toolchain, or when the build fails, it says so
@@ -164,8 +157,8 @@ buf-breaking: $(NODE_STAMP) ## compare the contract with the previous commit's
 	  echo "buf breaking against HEAD~1"; npx --no-install buf breaking --against '.git#ref=HEAD~1'; \
 	else echo "buf breaking: no previous contract to compare with"; fi
 
-# Every test with the compiled builds where they are built, then the engine's, the wire layer's,
-# the server's and the SDK's own on the pure builds.
+# Every test with the compiled builds where they are built, then the engine's, the wire layer's
+# and the SDK's own on the pure builds, and the server's on them.
 pytest: system-deps setup setup-ray
 	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadgroup -m "not alone" $(PYTEST_ARGS)
 	$(BIN)/pytest -m alone $(PYTEST_ARGS)
@@ -193,5 +186,6 @@ clean: ## remove the venv, generated code and caches
 	$(PYTHON) clients/python/compile_playouts.py --clean
 	$(PYTHON) wire/compile_wire.py --clean
 	$(PYTHON) clients/python/compile_client.py --clean
-	$(PYTHON) server/compile_server.py --clean
+	@# What the server's mypyc build (removed) left in a clone set up before.
+	rm -f server/rookery/server/*.so server/rookery/server/_native.json
 	rm -rf $(VENV) gen node_modules .mypy_cache .ruff_cache .pytest_cache build/engine-native build/playouts-native build/wire-native build/client-native build/server-native build/core-target build/core-wheel

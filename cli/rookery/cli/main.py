@@ -48,7 +48,7 @@ def version() -> str:
 
 
 class _VersionAction(argparse.Action):
-    """``--version``: the version and which builds run (the server's read only when asked: it
+    """``--version``: the version and which builds run (the SDK's read only when asked: it
     imports gRPC, which no other option needs)."""
 
     def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
@@ -56,12 +56,11 @@ class _VersionAction(argparse.Action):
 
     def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
         from rookery.client import client_build
-        from rookery.server import server_build
         from rookery.wire import wire_build
 
         print(
             f"rookery {version()} (engine: {build_info()}; wire: {wire_build()}; "
-            f"SDK: {client_build()}; server: {server_build()})"
+            f"SDK: {client_build()})"
         )
         parser.exit()
 

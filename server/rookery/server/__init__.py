@@ -5,20 +5,7 @@
 
 ``await server.start()``, ``await server.create_table(TableSpec(...))``, ``await server.stop()``;
 see docs/dev/server-api.md and docs/server.md.
-
-The hot path (the table, the session and their encodings) is compiled by mypyc where ``make
-setup`` could build it (``server/compile_server.py``), the pure modules otherwise or with
-``ROOKERY_PURE_ENGINE=1``: ``server_build()`` says which is in use.
 """
-
-# ruff: noqa: E402 (the build is selected before the modules are imported)
-
-from pathlib import Path as _Path
-
-from rookery.engine import BuildInfo, choose_build
-
-# Before any module of the hot path is imported: the compiled modules or the pure ones.
-_BUILD = choose_build(__name__, _Path(__file__).resolve().parent)
 
 from ._config import AuthMode, ServerConfig
 from ._errors import (
@@ -79,16 +66,6 @@ __all__ = [
     "UnknownTournamentError",
     "configure_logging",
     "fallback_action",
-    "server_build",
     "tune_gc",
     "validate_bot_name",
 ]
-
-
-def server_build() -> BuildInfo:
-    """The build of the server's hot path in use: compiled (mypyc) or pure.
-
-    >>> server_build().kind in ("compiled", "pure")
-    True
-    """
-    return _BUILD

@@ -4,8 +4,7 @@ A table talks to the session of each of its seats through :class:`SeatChannel`; 
 to the tables it is seated at through :class:`SeatedTable`. ``Session`` and ``Table`` satisfy
 them structurally, so that neither module imports the other, and a test can put its own channel
 at a seat without a real stream. A table tells its server what happens through
-:class:`TableHooks`, which the server subclasses (here, not in the table's module: the table is
-compiled where the server's hot path is, and a compiled class cannot be subclassed by a pure one).
+:class:`TableHooks`, which the server subclasses.
 """
 
 from __future__ import annotations
