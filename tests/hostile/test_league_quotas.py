@@ -179,12 +179,12 @@ async def _upload(
     the call under a write): the server's status and details, ``sent`` counting the chunks the
     server took."""
 
-    def messages() -> Iterator[league_pb2.SubmitVersionChunk]:
+    def messages() -> Iterator[league_pb2.SubmitVersionUploadRequest]:
         request = league_pb2.SubmitVersionRequest(bot_name=bot, command="true")
-        yield league_pb2.SubmitVersionChunk(request=request)
+        yield league_pb2.SubmitVersionUploadRequest(request=request)
         for _ in range(chunks):
             sent[0] += 1
-            yield league_pb2.SubmitVersionChunk(archive_chunk=bytes(256 * 1024))
+            yield league_pb2.SubmitVersionUploadRequest(archive_chunk=bytes(256 * 1024))
 
     def run() -> tuple[grpc.StatusCode, str]:
         metadata = (("authorization", f"Bearer {token}"),)

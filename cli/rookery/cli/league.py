@@ -406,8 +406,8 @@ def _submit(args: argparse.Namespace) -> int:
             print(f"rookery league submit: {error}", file=sys.stderr)
             return 2
         # In chunks, whatever its size: an archive may be bigger than one message.
-        chunks = [league_pb2.SubmitVersionChunk(request=request)] + [
-            league_pb2.SubmitVersionChunk(archive_chunk=archive[i : i + UPLOAD_CHUNK_BYTES])
+        chunks = [league_pb2.SubmitVersionUploadRequest(request=request)] + [
+            league_pb2.SubmitVersionUploadRequest(archive_chunk=archive[i : i + UPLOAD_CHUNK_BYTES])
             for i in range(0, len(archive), UPLOAD_CHUNK_BYTES)
         ]
         version = _call(args, "SubmitVersionUpload", iter(chunks), args.token).version

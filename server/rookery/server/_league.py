@@ -44,7 +44,7 @@ class LeagueBackend(Protocol):
         ...
 
     async def submit_version_upload(
-        self, chunks: AsyncIterator[league_pb2.SubmitVersionChunk], token: str | None
+        self, chunks: AsyncIterator[league_pb2.SubmitVersionUploadRequest], token: str | None
     ) -> league_pb2.BotVersion:
         """:meth:`submit_version` with the archive in chunks: the first message is the request,
         the token and quotas are checked before any chunk is kept."""

@@ -559,13 +559,13 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
         return league_pb2.SubmitVersionResponse(version=version)
 
     async def SubmitVersionUpload(
-        self, request_iterator: AsyncIterator[league_pb2.SubmitVersionChunk], context: Any
-    ) -> league_pb2.SubmitVersionResponse:
+        self, request_iterator: AsyncIterator[league_pb2.SubmitVersionUploadRequest], context: Any
+    ) -> league_pb2.SubmitVersionUploadResponse:
         token = self._token(context)
         version = await self._league(
             context, lambda b: b.submit_version_upload(request_iterator, token)
         )
-        return league_pb2.SubmitVersionResponse(version=version)
+        return league_pb2.SubmitVersionUploadResponse(version=version)
 
     async def ListVersions(
         self, request: league_pb2.ListVersionsRequest, context: Any

@@ -123,7 +123,7 @@ class LeagueService(LeagueBackend):
         return version_to_proto(version, private=True)
 
     async def submit_version_upload(
-        self, chunks: AsyncIterator[league_pb2.SubmitVersionChunk], token: str | None
+        self, chunks: AsyncIterator[league_pb2.SubmitVersionUploadRequest], token: str | None
     ) -> league_pb2.BotVersion:
         first = await anext(aiter(chunks), None)
         if first is None or first.WhichOneof("part") != "request":
