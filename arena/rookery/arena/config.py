@@ -58,6 +58,7 @@ from rookery.server import LatePolicy, TimeControl
 
 __all__ = [
     "LATE_POLICY_NAMES",
+    "LLM_SEATS",
     "TOURNAMENT_TIME_CONTROL",
     "BotSpec",
     "ClockKind",
@@ -340,6 +341,15 @@ def _validate(config: TournamentConfig, source: str) -> None:
         raise ConfigError(source, "ratings.k", f"must be positive, got {config.elo_k}")
     if config.bootstrap < 0:
         raise ConfigError(source, "ratings.bootstrap", f"must be >= 0, got {config.bootstrap}")
+    online = [b.name for b in config.bots if "ROOKERY_CHAT_URL" in b.env]
+    if online and config.sandbox is not SandboxMode.OFF:
+        raise ConfigError(
+            source,
+            "sandbox",
+            f"{', '.join(online)}: a language-model seat reaches its model's API over the "
+            'network, which the sandbox forbids; run it unconfined (sandbox = "off", '
+            "--sandbox off), the organiser trusting that bot",
+        )
     if config.clock is ClockKind.CPU and config.process_per_game is False:
         raise ConfigError(
             source,
@@ -658,8 +668,30 @@ def load_config(path: str | Path) -> TournamentConfig:
     return config_from_dict(data, source, str(path.parent.absolute()))
 
 
+LLM_SEATS = {"llm": "rookery.envs.seat:TextSeatBot", "llm-tools": "rookery.envs.seat:ToolSeatBot"}
+"""``--bot NAME=llm:MODEL@URL``: a language-model seat (``llm-tools:`` the tool-calling one) for
+the model behind an OpenAI-compatible API at URL (docs/ai.md)."""
+
+
+def _llm_bot(name: str, kind: str, target: str, text: str) -> BotSpec:
+    model, at, url = target.partition("@")
+    if not at or not model.strip() or not url.strip().startswith(("http://", "https://")):
+        raise ConfigError(
+            "--bot",
+            text,
+            f"expected NAME={kind}:MODEL@URL, the model's name and its OpenAI-compatible API's "
+            f"base URL (like {kind}:gpt-4o-mini@https://api.openai.com/v1)",
+        )
+    return BotSpec(
+        name,
+        f"rookery bot run {LLM_SEATS[kind]}",
+        env={"ROOKERY_CHAT_URL": url.strip(), "ROOKERY_CHAT_MODEL": model.strip()},
+    )
+
+
 def parse_bot_flag(text: str) -> BotSpec:
-    """A ``--bot NAME=COMMAND`` flag (``NAME=remote`` for a connected bot)."""
+    """A ``--bot NAME=COMMAND`` flag (``NAME=remote`` for a connected bot, ``NAME=llm:MODEL@URL``
+    for a language-model seat)."""
     name, sep, command = text.partition("=")
     name = name.strip()
     if not sep or not name:
@@ -668,6 +700,9 @@ def parse_bot_flag(text: str) -> BotSpec:
         raise ConfigError("--bot", text, f"{name!r}: use 1-64 letters, digits, '.', '_' or '-'")
     if command.strip() == "remote":
         return BotSpec(name, remote=True)
+    kind, colon, target = command.strip().partition(":")
+    if colon and kind in LLM_SEATS:
+        return _llm_bot(name, kind, target, text)
     if not command.strip():
         raise ConfigError("--bot", text, f"bot {name!r} needs a command after '='")
     return BotSpec(name, command.strip())

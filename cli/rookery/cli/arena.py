@@ -72,8 +72,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=[],
         metavar="NAME=COMMAND",
         help=(
-            "add a launched bot (NAME=remote for a connected one; a bare random, heuristic or "
-            "pimc for that reference bot); repeatable"
+            "add a launched bot (NAME=remote for a connected one; NAME=llm:MODEL@URL for a "
+            "language model behind an OpenAI-compatible API, with --sandbox off; a bare random, "
+            "heuristic or pimc for that reference bot); repeatable"
         ),
     )
     run.add_argument(
