@@ -79,7 +79,7 @@ $(SETUP_STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
 	@# The distribution was called `rookery` before it became `rookery-arena`: drop the old one.
 	@$(PY) -m pip uninstall --quiet --yes rookery 2>/dev/null || true
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev,rl]'
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev,rl,rl-test]'
 	@touch $@
 
 setup-ray: $(RAY_STAMP) ## install the optional Ray extra (the Ray backend's tests and bench)
