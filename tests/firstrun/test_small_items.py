@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console
-from rookery.arena.report import load_run, standings_table
+from rookery.arena.report import load_run, report_dict, standings_table
 from rookery.arena.storage import RunStore
 
 _CRASHING_BOT = """\
@@ -69,6 +69,7 @@ def test_crashes_are_counted_once_and_two_games_are_not_a_sure_order(
     console = Console(width=200, record=True)
     console.print(standings_table(data.summary))
     assert "100%" not in console.export_text()
+    assert report_dict(data)["los"]["heuristic>crashing"] == top.los_next  # report.json agrees
 
 
 def test_a_misspelt_reference_bot_names_the_one_meant(venv_bin: Path, tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from rich.table import Table
 from rookery.arena.config import Format, TournamentConfig, config_from_dict
 from rookery.arena.errors import StorageError
 from rookery.arena.ratings import BradleyTerryFit
-from rookery.arena.results import Summary, rating_history, summarize
+from rookery.arena.results import Summary, los_table, rating_history, summarize
 from rookery.arena.sprt import SprtDecision
 from rookery.arena.storage import DATABASE_NAME, GameRow, RunStore, TournamentRecord
 
@@ -226,6 +226,7 @@ def sprt_line(summary: Summary, config: TournamentConfig) -> str:
 def report_dict(data: RunData) -> dict[str, Any]:
     """Everything of the report as JSON-able data."""
     summary = data.summary
+    standings = {s.name: s for s in summary.standings}
     sprt: dict[str, Any] | None = None
     if summary.sprt is not None:
         estimate = summary.sprt.estimate()
@@ -307,7 +308,7 @@ def report_dict(data: RunData) -> dict[str, Any]:
             }
             for a, row in summary.crosstable.items()
         },
-        "los": {f"{a}>{b}": v for (a, b), v in summary.fit.los.items()},
+        "los": {f"{a}>{b}": v for (a, b), v in los_table(summary.fit, standings).items()},
         "sprt": sprt,
     }
 

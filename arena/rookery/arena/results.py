@@ -35,6 +35,8 @@ __all__ = [
     "Standing",
     "Summary",
     "game_score",
+    "los_from_intervals",
+    "los_table",
     "rating_history",
     "sprt_from_games",
     "summarize",
@@ -305,6 +307,19 @@ def summarize(
         mixed_partnerships=mixed,
         duration_s=sum(r.duration_s for r in rows),
     )
+
+
+def los_table(
+    fit: BradleyTerryFit, standings: Mapping[str, Standing]
+) -> dict[tuple[str, str], float]:
+    """Every pair's LOS: the refits' share, except where it is 0 or 1 because every refit agreed
+    or there were none to make (under two duplicate groups): the intervals shown then say how
+    sure the order is, and the LOS is read from them (:func:`los_from_intervals`)."""
+    table = dict(fit.los)
+    for (a, b), los in fit.los.items():
+        if los in (0.0, 1.0) and a in standings and b in standings:
+            table[(a, b)] = los_from_intervals(standings[a], standings[b], fit.confidence)
+    return table
 
 
 def los_from_intervals(first: Standing, second: Standing, confidence: float) -> float:
