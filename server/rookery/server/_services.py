@@ -43,8 +43,9 @@ from ._lobby import AdmissionError, Lobby, Refusal
 from ._outbox import Outbox
 from ._registry import BotRecord
 from ._session import CloseStream, Session
-from ._table import TableSpec, TableStatus, Watcher
+from ._table import TableSpec, TableStatus
 from ._version import SERVER_VERSION
+from ._watchers import Watcher
 
 __all__ = ["ArenaServicer", "BotServicer", "SpectatorServicer"]
 

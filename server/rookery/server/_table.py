@@ -1,9 +1,11 @@
-"""A table: one engine game, its seats and clock, the bots' replies, the events, the replay.
+"""A table: the move loop of one engine game, with its clock and late policy.
 
 A table runs as one asyncio task. It asks the seat to act, enforces the deadline, and applies the
 reply that :meth:`Table.submit` accepted (validation happens there, synchronously, as the reply
 arrives). Nothing a table does waits on another table or on a bot's stream: messages go into each
-session's bounded queue.
+session's bounded queue. Its values are in ``_table_values``, its seats' state in ``_seats``, its
+events' sending in ``_table_events``, its messages in ``_table_views`` and its replay hooks in
+``_table_record``.
 """
 
 from __future__ import annotations
@@ -12,63 +14,51 @@ import asyncio
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from enum import Enum
-from typing import Any
 
 import structlog
-from google.protobuf.timestamp_pb2 import Timestamp
 from rookery.engine import (
-    Action,
-    Bid,
-    Bury,
-    CallCard,
-    EventBase,
     Forfeit,
     ForfeitKind,
     Game,
-    GameOverError,
-    GameResult,
     IllegalActionError,
-    LegalActions,
     MalformedActionError,
-    NameTrump,
-    Pass,
-    Phase,
-    PlayCard,
-    Ruleset,
-    SeatAssignment,
     Termination,
-    card_rank,
-    cards_of,
 )
 from rookery.v1 import (
-    actions_pb2,
     bot_service_pb2,
     events_pb2,
     notes_pb2,
     replay_pb2,
-    results_pb2,
     spectator_service_pb2,
     table_pb2,
 )
 from rookery.wire import convert, notes
 from rookery.wire.errors import MalformedMessageError
-from rookery.wire.replay import ActionOutcome, ReplayBuilder, encode_replay
+from rookery.wire.replay import ActionOutcome, ReplayBuilder
 
-from ._bot_seeds import bot_seed
-from ._encoding import (
-    RequestEncoder,
-    event_element,
-    event_message,
-    events_message,
-    public_event_element,
-    table_event_prefix,
-)
-from ._errors import TableSpecError
+from ._encoding import RequestEncoder
 from ._ports import SeatChannel, TableHooks
+from ._seats import OpenRequest, RequestEnd, SeatState
+from ._table_events import TableEvents
+from ._table_record import REJECTIONS_RECORDED_PER_REQUEST, finish_replay, recordable, start_replay
+from ._table_values import (
+    SeatStats,
+    TableOutcome,
+    TableSpec,
+    TableStatus,
+    fallback_action,
+)
+from ._table_views import (
+    clock_view,
+    joined_message,
+    public_snapshot,
+    seat_bot_seed,
+    seat_infos,
+    seat_snapshot,
+    summary,
+)
 from ._time_control import LatePolicy, TimeControl
+from ._watchers import Watcher
 
 __all__ = [
     "SeatStats",
@@ -83,182 +73,6 @@ log = structlog.get_logger("rookery.server.table")
 
 _Reason = bot_service_pb2.RejectionReason
 _ConnectResponse = bot_service_pb2.ConnectResponse
-
-
-class TableStatus(Enum):
-    """The lifecycle of a table."""
-
-    WAITING = table_pb2.TABLE_STATUS_WAITING
-    """Waiting for a connected session of every seated bot."""
-    PLAYING = table_pb2.TABLE_STATUS_PLAYING
-    """The game is being played."""
-    FINISHED = table_pb2.TABLE_STATUS_FINISHED
-    """The game has ended (or was aborted); its replay is available."""
-
-
-@dataclass(frozen=True, slots=True)
-class TableSpec:
-    """What a table plays and who sits where.
-
-    ``seed`` None picks a random seed; ``time_control`` None takes the server's default;
-    ``table_id`` None generates one; ``join_timeout_s`` is how long the table waits for its bots
-    before it is aborted; ``game_number`` is the table's number in a series (sent in TableJoined);
-    ``bot_seed_key`` keys every seat's ``TableJoined.bot_seed`` (see ``_bot_seeds``).
-    """
-
-    ruleset: Ruleset
-    seat_bots: tuple[str, ...]
-    seed: int | None = None
-    time_control: TimeControl | None = None
-    tournament_id: str = ""
-    table_id: str | None = None
-    join_timeout_s: float = 30.0
-    game_number: int = 0
-    seat_keys: tuple[str, ...] = ()
-    """Per seat, the launch key its session must have presented (``""``: any session of the
-    bot); empty: none bound. The arena binds each game's fresh bot processes to their seats."""
-    seat_clocks: tuple[Callable[[], float] | None, ...] = ()
-    """Per seat, a reading of the CPU seconds its bot's processes used so far (None: wall time).
-    A seat with a CPU clock is charged the CPU its bot used since its previous reply (background
-    thinking included), and may take at most ``CPU_WALL_FACTOR`` times its budget (at least
-    ``CPU_WALL_EXTRA_MS`` more than it) in wall time."""
-    #: The key of the seats' bot seeds (a tournament's secret); None takes the server's own.
-    bot_seed_key: bytes | None = field(default=None, repr=False)
-
-    def __post_init__(self) -> None:
-        if len(self.seat_bots) != self.ruleset.players:
-            raise TableSpecError(
-                f"the ruleset has {self.ruleset.players} seats but {len(self.seat_bots)} bots "
-                "were named"
-            )
-        for name in ("seat_keys", "seat_clocks"):
-            given = len(getattr(self, name))
-            if given and given != self.ruleset.players:
-                raise TableSpecError(f"{name} has {given} entries for {self.ruleset.players} seats")
-        if self.seed is not None and not 0 <= self.seed < 2**64:
-            raise TableSpecError(f"seed must be in 0..2**64-1, got {self.seed}")
-        if self.join_timeout_s <= 0:
-            raise TableSpecError(f"join_timeout_s must be > 0, got {self.join_timeout_s}")
-
-
-@dataclass(frozen=True, slots=True)
-class SeatStats:
-    """How one seat's bot behaved during a game."""
-
-    seat: int
-    bot_name: str
-    bot_version: str
-    actions: int
-    think_ms_mean: float
-    think_ms_max: int
-    timeouts: int
-    auto_plays: int
-    illegal_replies: int
-    malformed_replies: int
-    disconnects: int
-    cpu_timeouts: int = 0
-    """Timeouts of a seat with a CPU clock that came from CPU time used up (not wall time)."""
-    fallbacks: int = 0
-    """Accepted replies the bot's SDK or kit made itself because the bot's code failed."""
-
-
-@dataclass(frozen=True, slots=True)
-class TableOutcome:
-    """How a table's game ended, with its replay and per-seat statistics.
-
-    ``termination`` is a proto ``TerminationReason`` value; ``forfeit_seat`` is -1 unless a seat
-    forfeited; ``result_proto`` is the ``GameResult`` message sent to the bots.
-    """
-
-    table_id: str
-    result: GameResult
-    result_proto: results_pb2.GameResult
-    termination: int
-    forfeit_seat: int
-    detail: str
-    build_replay: Callable[[], replay_pb2.Replay] = field(repr=False, compare=False)
-    """Makes ``replay`` (once, when first asked for: the arena writes its file from
-    ``recorded`` and needs no message)."""
-    seat_stats: tuple[SeatStats, ...]
-    duration_s: float
-    recorded: ReplayBuilder | None = field(default=None, repr=False, compare=False)
-    """The builder that recorded ``replay`` (None for a table aborted before it started)."""
-    _built: list[replay_pb2.Replay] = field(
-        default_factory=list, init=False, repr=False, compare=False
-    )
-
-    @property
-    def replay(self) -> replay_pb2.Replay:
-        """The game's ``Replay`` message, made on first use (the same message after)."""
-        if not self._built:
-            self._built.append(self.build_replay())
-        return self._built[0]
-
-    @property
-    def has_move_incidents(self) -> bool:
-        """Whether a recorded move was rejected, auto-played or marked as its SDK's fallback
-        (``rookery.arena.move_incidents`` then has something to find in ``replay``)."""
-        return self.recorded is None or self.recorded.irregular_actions > 0
-
-    def replay_bytes(self, *, compress: bool = True) -> bytes:
-        """``encode_replay(self.replay, compress=compress)``: a replay file's bytes, written
-        from the recorded engine values where they are at hand (no pass over the message)."""
-        if self.recorded is None:
-            return encode_replay(self.replay, compress=compress)
-        return self.recorded.encode(self.result_proto, compress=compress)
-
-
-REJECTIONS_RECORDED_PER_REQUEST = 8
-"""Rejected replies kept in the replay per request (the rest are only counted in the stats)."""
-
-_RECORDED_CARDS = 64
-
-
-def _recordable(action: actions_pb2.Action) -> actions_pb2.Action:
-    """A rejected action as the replay keeps it: no unknown fields, at most 64 bury cards."""
-    kept = actions_pb2.Action()
-    kept.CopyFrom(action)
-    kept.DiscardUnknownFields()
-    if kept.WhichOneof("kind") == "bury" and len(kept.bury.cards) > _RECORDED_CARDS:
-        del kept.bury.cards[_RECORDED_CARDS:]
-    return kept
-
-
-def _card_order(card: int) -> tuple[int, int]:
-    rank = card_rank(card)
-    return (rank if rank else 99, card)
-
-
-def fallback_action(legal: LegalActions) -> Action:
-    """The action the server plays for a late bot (AUTO_PLAY): simple and always legal.
-
-    Auction: pass (the lowest bid if passing is not allowed). Trump: the first legal suit (black,
-    red, yellow, green). Bury and call: the lowest-ranked cards (the Rook counts as highest). Play:
-    the lowest-ranked playable card, the Rook only when nothing else is playable.
-    """
-    phase = legal.phase
-    if phase is Phase.BIDDING:
-        return Pass() if legal.can_pass else Bid(legal.bids[0])
-    if phase is Phase.NAME_TRUMP:
-        return NameTrump(legal.suits[0])
-    if phase is Phase.BURY:
-        chosen = sorted(cards_of(legal.bury_from), key=_card_order)[: legal.bury_count]
-        mask = 0
-        for card in chosen:
-            mask |= 1 << card
-        return Bury(mask)
-    if phase is Phase.CALL:
-        return CallCard(min(cards_of(legal.call_from), key=_card_order))
-    if phase is Phase.PLAY:
-        return PlayCard(min(cards_of(legal.play), key=_card_order))
-    raise GameOverError("the game is over: nothing to play")
-
-
-class _Reply(Enum):
-    ACCEPTED = "accepted"
-    TIMEOUT = "timeout"
-    GONE = "gone"
-    ABORTED = "aborted"
 
 
 _CLOCK_SLACK_S = 0.001
@@ -277,142 +91,6 @@ def _cpu_wall_ms(budget_ms: int) -> int:
 
 
 _CPUS = max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
-
-
-class _Request:
-    """The one open ActionRequest of a table."""
-
-    __slots__ = (
-        "budget_ms",
-        "cpu_start",
-        "deadline",
-        "id",
-        "message",
-        "recorded",
-        "reply",
-        "seat",
-        "sent_at",
-    )
-
-    def __init__(self, request_id: int, seat: int) -> None:
-        self.id = request_id
-        self.recorded = 0
-        self.seat = seat
-        self.reply: _Reply | None = None
-        """How the request was closed; None while it is open."""
-        self.sent_at = 0.0
-        self.budget_ms = 0
-        self.deadline: float | None = None
-        """When the reply is due (the event loop's clock); None while the clock does not run."""
-        self.message: bytes | None = None
-        self.cpu_start: float | None = None
-        """The seat's CPU clock reading its think time counts from (None: a wall clock)."""
-
-    @property
-    def is_open(self) -> bool:
-        return self.reply is None
-
-
-class _Seat:
-    """The mutable state of one seat."""
-
-    __slots__ = (
-        "accepted",
-        "auto_plays",
-        "bank_ms",
-        "bot",
-        "cpu_clock",
-        "cpu_timeouts",
-        "disconnects",
-        "fallbacks",
-        "gone",
-        "grace_timer",
-        "held",
-        "illegal",
-        "index",
-        "last_late_request",
-        "malformed",
-        "session",
-        "skip_until",
-        "strikes",
-        "think_ms_max",
-        "think_ms_total",
-        "timeouts",
-        "version",
-    )
-
-    def __init__(self, index: int, bot: str, bank_ms: int) -> None:
-        self.index = index
-        self.bot = bot
-        self.version = ""
-        self.session: SeatChannel | None = None
-        self.bank_ms = bank_ms
-        self.strikes = 0
-        self.gone = False
-        self.skip_until = 0
-        self.held: list[bytes] = []
-        """Events held for a session that defers them (``Hello.defer_events``), each encoded as
-        a ``TableEvent.event`` field: sent before the seat's next request or its TableFinished."""
-        self.grace_timer: asyncio.TimerHandle | None = None
-        self.last_late_request = 0
-        self.accepted = 0
-        self.think_ms_total = 0
-        self.think_ms_max = 0
-        self.timeouts = 0
-        self.auto_plays = 0
-        self.illegal = 0
-        self.malformed = 0
-        self.disconnects = 0
-        self.cpu_clock: Callable[[], float] | None = None
-        self.cpu_timeouts = 0
-        self.fallbacks = 0
-
-    @property
-    def is_connected(self) -> bool:
-        return self.session is not None and self.session.is_attached
-
-    def stats(self) -> SeatStats:
-        mean = self.think_ms_total / self.accepted if self.accepted else 0.0
-        return SeatStats(
-            seat=self.index,
-            bot_name=self.bot,
-            bot_version=self.version,
-            actions=self.accepted,
-            think_ms_mean=mean,
-            think_ms_max=self.think_ms_max,
-            timeouts=self.timeouts,
-            auto_plays=self.auto_plays,
-            illegal_replies=self.illegal,
-            malformed_replies=self.malformed,
-            disconnects=self.disconnects,
-            cpu_timeouts=self.cpu_timeouts,
-            fallbacks=self.fallbacks,
-        )
-
-
-class Watcher:
-    """One spectator stream of a table: a bounded queue of WatchTableResponse (None ends it)."""
-
-    __slots__ = ("overflowed", "queue", "skip_until")
-
-    def __init__(self, size: int, skip_until: int = 0) -> None:
-        self.skip_until = skip_until
-        self.queue: asyncio.Queue[spectator_service_pb2.WatchTableResponse | None] = asyncio.Queue(
-            size
-        )
-        self.overflowed = False
-
-    def put(self, message: spectator_service_pb2.WatchTableResponse | None) -> None:
-        if self.overflowed:
-            return
-        try:
-            self.queue.put_nowait(message)
-        except asyncio.QueueFull:
-            self.overflowed = True
-            # Make room for the end marker: the watcher is told it fell behind.
-            while not self.queue.empty():
-                self.queue.get_nowait()
-            self.queue.put_nowait(None)
 
 
 class Table:
@@ -443,28 +121,36 @@ class Table:
         self._hooks = hooks or TableHooks()
         self._server_version = server_version
         self._replay_writer = replay_writer
-        self._seats = [_Seat(i, bot, time_control.bank_ms) for i, bot in enumerate(spec.seat_bots)]
-        for seat, clock in zip(self._seats, spec.seat_clocks, strict=False):
+        self.seats = [
+            SeatState(i, bot, time_control.bank_ms) for i, bot in enumerate(spec.seat_bots)
+        ]
+        for seat, clock in zip(self.seats, spec.seat_clocks, strict=False):
             seat.cpu_clock = clock
         self._cpu_marks: dict[Callable[[], float], float] = {}
         """Per CPU clock (seats of one bot share one): its reading at the bot's previous reply
         or timeout."""
         self._seated = asyncio.Event()
         self._finished = asyncio.Event()
-        self._request: _Request | None = None
+        self._request: OpenRequest | None = None
         self._waiter: asyncio.Future[None] | None = None
         """What the table's task awaits while requests are open (see ``_play``)."""
         self._clock: asyncio.TimerHandle | None = None
         self._next_request_id = 0
-        self._sent_seq = 0
         self._abort_detail = ""
         self._forfeit: Forfeit | None = None
         self._detail = ""
+        self.events = TableEvents(
+            table_id,
+            self.game,
+            spec.ruleset,
+            self.seats,
+            self.watchers,
+            lambda: (self._forfeit, self._game_detail()),
+        )
         self._replay = ReplayBuilder()
-        self._ruleset_proto = convert.ruleset_to_proto(spec.ruleset)
+        self.ruleset_proto = convert.ruleset_to_proto(spec.ruleset)
         self._encoder = RequestEncoder(spec.ruleset)
-        self._event_prefix = table_event_prefix(table_id)
-        self._time_control_proto = time_control.to_proto()
+        self.time_control_proto = time_control.to_proto()
         self._log = log.bind(table=table_id)
         self._task: asyncio.Task[None] | None = None
 
@@ -496,20 +182,20 @@ class Table:
 
     def seat_of(self, session: SeatChannel) -> int | None:
         """The seat ``session`` holds at this table, if any."""
-        for seat in self._seats:
+        for seat in self.seats:
             if seat.session is session:
                 return seat.index
         return None
 
     def seat(self, sessions: Sequence[SeatChannel]) -> None:
         """Seats one session per seat (the server chose them) and lets the game begin."""
-        for seat, session in zip(self._seats, sessions, strict=True):
+        for seat, session in zip(self.seats, sessions, strict=True):
             seat.session = session
             seat.version = session.version
             session.join(self, seat.index)
         self.status = TableStatus.PLAYING
         self.started_at = time.time()
-        self._start_replay()
+        start_replay(self, self._replay, self._server_version)
         self._seated.set()
 
     def abort(self, detail: str) -> None:
@@ -520,7 +206,7 @@ class Table:
         if self.status is TableStatus.WAITING:
             self._seated.set()
         elif self._request is not None:
-            self._close(self._request, _Reply.ABORTED)
+            self._close(self._request, RequestEnd.ABORTED)
 
     async def _run(self) -> None:
         structlog.contextvars.bind_contextvars(table=self.id)
@@ -549,7 +235,7 @@ class Table:
             self._finish()
 
     def _announce(self) -> None:
-        for seat in self._seats:
+        for seat in self.seats:
             if seat.session is not None:
                 seat.session.send(_ConnectResponse(table_joined=self.joined_message(seat.index)))
 
@@ -563,12 +249,12 @@ class Table:
         """
         game = self.game
         loop = asyncio.get_running_loop()
-        self._flush()
+        self.events.flush()
         while not game.is_over:
             if self._abort_detail:
                 game.abort()
                 break
-            seat = self._seats[game.current_player]  # type: ignore[index]
+            seat = self.seats[game.current_player]  # type: ignore[index]
             if seat.gone:
                 self._missed(seat, gone=True)
                 await asyncio.sleep(0)
@@ -581,16 +267,16 @@ class Table:
                     self._waiter = None
                 request, self._request = self._request, None
                 reply = request.reply if request is not None else None
-                if reply is _Reply.TIMEOUT:
+                if reply is RequestEnd.TIMEOUT:
                     assert request is not None
-                    self._missed(self._seats[request.seat], gone=False)
-                elif reply is _Reply.GONE:
+                    self._missed(self.seats[request.seat], gone=False)
+                elif reply is RequestEnd.GONE:
                     assert request is not None
-                    self._missed(self._seats[request.seat], gone=True)
-                elif reply is _Reply.ABORTED:
+                    self._missed(self.seats[request.seat], gone=True)
+                elif reply is RequestEnd.ABORTED:
                     game.abort()
-            self._flush()
-        self._flush()
+            self.events.flush()
+        self.events.flush()
 
     def _wake(self, error: BaseException | None = None) -> None:
         """Wakes the table's task (raising ``error`` in it, if given)."""
@@ -601,22 +287,22 @@ class Table:
             else:
                 waiter.set_exception(error)
 
-    def _close(self, request: _Request, reply: _Reply) -> None:
+    def _close(self, request: OpenRequest, reply: RequestEnd) -> None:
         """Closes ``request``; anything but an accepted reply wakes the table's task."""
         request.deadline = None
         if request.reply is None:
             request.reply = reply
-            if reply is not _Reply.ACCEPTED:
+            if reply is not RequestEnd.ACCEPTED:
                 self._wake()
 
     def _advance(self) -> None:
         """After an accepted reply: the events, and the next request while the seat to act is
         not gone; otherwise (or on an error) the table's task takes over."""
         try:
-            self._flush()
+            self.events.flush()
             game = self.game
             if not game.is_over and not self._abort_detail:
-                seat = self._seats[game.current_player]  # type: ignore[index]
+                seat = self.seats[game.current_player]  # type: ignore[index]
                 if not seat.gone:
                     self._open_request(seat)
                     return
@@ -627,24 +313,24 @@ class Table:
 
     # Requests and replies -----------------------------------------------------------------------
 
-    def _open_request(self, seat: _Seat) -> None:
+    def _open_request(self, seat: SeatState) -> None:
         """Opens the table's next request for ``seat``, sent now if the seat is connected."""
         self._next_request_id += 1
-        request = _Request(self._next_request_id, seat.index)
+        request = OpenRequest(self._next_request_id, seat.index)
         self._request = request
         if seat.is_connected:
             self._send_request(request, seat)
         else:
             self._start_clock(request, seat)  # the clock runs while the bot is away
 
-    def _send_request(self, request: _Request, seat: _Seat) -> None:
+    def _send_request(self, request: OpenRequest, seat: SeatState) -> None:
         """Sends the open request, starting its clock; sent again after a resume, it carries
         the time left (the clock ran while the bot was away), not a new deadline."""
         tc = self.time_control
         game = self.game
         assert seat.session is not None
         if seat.held:
-            self._release(seat)
+            self.events.release(seat)
         if request.deadline is not None:
             left_ms = max(0, int((request.deadline - asyncio.get_running_loop().time()) * 1000))
             action_ms = min(tc.action_ms, left_ms)
@@ -657,7 +343,7 @@ class Table:
                     legal=game.legal_actions(),
                     deadline_ms=action_ms,
                     bank_ms=left_ms - action_ms,
-                    last_seq=self._sent_seq,
+                    last_seq=self.events.sent_seq,
                     masks=seat.session.wants_card_masks,
                 )
             )
@@ -672,31 +358,13 @@ class Table:
                 legal=game.legal_actions(),
                 deadline_ms=tc.action_ms,
                 bank_ms=seat.bank_ms,
-                last_seq=self._sent_seq,
+                last_seq=self.events.sent_seq,
                 masks=seat.session.wants_card_masks,
             )
         self._start_clock(request, seat)
         seat.session.send_encoded(request.message)
 
-    def _release(self, seat: _Seat) -> None:
-        """Sends the events held for the seat's session, in order."""
-        held, seat.held = seat.held, []
-        session = seat.session
-        if session is not None:
-            self._send_events(session, held)
-
-    def _send_events(self, session: SeatChannel, elements: list[bytes]) -> None:
-        """Sends a session these events of the table (encoded as ``TableEvent.event`` fields),
-        in order: one TableEvents message if its Hello asked (``Hello.group_events``), else
-        a TableEvent each."""
-        prefix = self._event_prefix
-        if session.groups_events:
-            session.send_encoded(events_message(prefix, elements))
-        else:
-            for element in elements:
-                session.send_encoded(event_message(prefix, element))
-
-    def _start_clock(self, request: _Request, seat: _Seat) -> None:
+    def _start_clock(self, request: OpenRequest, seat: SeatState) -> None:
         """Starts the request's clock: the seat's action time plus its bank."""
         request.budget_ms = self.time_control.action_ms + seat.bank_ms
         request.sent_at = time.monotonic()
@@ -726,11 +394,11 @@ class Table:
             mark = self._cpu_marks[clock] = clock()
         return mark
 
-    def _cpu_used_ms(self, request: _Request, seat: _Seat) -> int:
+    def _cpu_used_ms(self, request: OpenRequest, seat: SeatState) -> int:
         assert seat.cpu_clock is not None and request.cpu_start is not None
         return int((seat.cpu_clock() - request.cpu_start) * 1000)
 
-    def _cpu_wait_s(self, request: _Request, seat: _Seat) -> float:
+    def _cpu_wait_s(self, request: OpenRequest, seat: SeatState) -> float:
         """How long the budget's CPU time cannot run out (all this machine's CPUs busy)."""
         left_ms = request.budget_ms - self._cpu_used_ms(request, seat)
         return max(_CPU_POLL_MIN_S, left_ms / 1000.0 / _CPUS)
@@ -741,7 +409,7 @@ class Table:
         if request is None or request.deadline is None or not request.is_open:
             return
         now = asyncio.get_running_loop().time()
-        seat = self._seats[request.seat]
+        seat = self.seats[request.seat]
         if seat.cpu_clock is not None and request.cpu_start is not None:
             if self._cpu_used_ms(request, seat) >= request.budget_ms:
                 seat.cpu_timeouts += 1
@@ -755,14 +423,14 @@ class Table:
         else:
             self._arm_clock(request.deadline)
 
-    def _deadline_passed(self, request: _Request) -> None:
+    def _deadline_passed(self, request: OpenRequest) -> None:
         request.deadline = None
         if request.is_open:
-            seat = self._seats[request.seat]
+            seat = self.seats[request.seat]
             seat.last_late_request = request.id
             if seat.cpu_clock is not None:
                 self._cpu_marks[seat.cpu_clock] = seat.cpu_clock()
-            self._close(request, _Reply.TIMEOUT)
+            self._close(request, RequestEnd.TIMEOUT)
 
     def submit(self, seat_index: int, reply: bot_service_pb2.ActionReply) -> tuple[int, str] | None:
         """Checks and applies a bot's reply; ``None`` when accepted, else (reason, message).
@@ -770,7 +438,7 @@ class Table:
         The checks run in order: the game is not over, the seat has the open request, the
         request id is the open one, the reply is in time, the action is well-formed, it is legal.
         """
-        seat = self._seats[seat_index]
+        seat = self.seats[seat_index]
         request = self._request
         if self.status is TableStatus.FINISHED or self.game.is_over:
             return _Reason.REJECTION_REASON_GAME_OVER, f"the game at table {self.id} is over"
@@ -844,7 +512,7 @@ class Table:
             seat_index, action, think_ms, ActionOutcome.ACCEPTED, note=note, fallback=fallback
         )
         self._hooks.action_done("accepted", think_ms / 1000.0)
-        self._close(request, _Reply.ACCEPTED)
+        self._close(request, RequestEnd.ACCEPTED)
         self._request = None
         self._advance()
         return None
@@ -856,7 +524,7 @@ class Table:
         )
 
     def _rejected(
-        self, seat: _Seat, reply: bot_service_pb2.ActionReply, reason: int, message: str
+        self, seat: SeatState, reply: bot_service_pb2.ActionReply, reason: int, message: str
     ) -> tuple[int, str]:
         # Bounded: a bot must not grow the replay at will (unknown fields, huge burys, floods).
         request = self._request
@@ -864,14 +532,14 @@ class Table:
             request.recorded += 1
             self._replay.record_action(
                 seat.index,
-                _recordable(reply.action),
+                recordable(reply.action),
                 0,
                 ActionOutcome.REJECTED,
                 rejection_reason=message,
             )
         return reason, message
 
-    def _missed(self, seat: _Seat, *, gone: bool) -> None:
+    def _missed(self, seat: SeatState, *, gone: bool) -> None:
         """The seat missed its deadline (or is gone): the late policy decides. A seat away
         (disconnected, its clock running) that forfeits forfeits by disconnection."""
         tc = self.time_control
@@ -905,7 +573,7 @@ class Table:
             "auto-played", seat=seat.index, bot=seat.bot, action=str(action), strikes=seat.strikes
         )
 
-    def _forfeit_seat(self, seat: _Seat, kind: ForfeitKind, detail: str) -> None:
+    def _forfeit_seat(self, seat: SeatState, kind: ForfeitKind, detail: str) -> None:
         self._forfeit = Forfeit(seat.index, kind, detail)
         self._detail = detail
         self._log.info("forfeit", seat=seat.index, bot=seat.bot, reason=kind.value, detail=detail)
@@ -915,7 +583,7 @@ class Table:
 
     def seat_disconnected(self, seat_index: int) -> None:
         """The seat's session lost its stream: its grace period starts (its clock runs on)."""
-        seat = self._seats[seat_index]
+        seat = self.seats[seat_index]
         if self.is_finished or seat.gone:
             return
         seat.disconnects += 1
@@ -926,7 +594,7 @@ class Table:
             )
         self._log.info("seat disconnected", seat=seat_index, bot=seat.bot)
 
-    def _grace_over(self, seat: _Seat) -> None:
+    def _grace_over(self, seat: SeatState) -> None:
         seat.grace_timer = None
         if self.is_finished or seat.is_connected:
             return
@@ -937,26 +605,17 @@ class Table:
         self._log.info("seat gone: no resume within the grace period", seat=seat.index)
         request = self._request
         if request is not None and request.seat == seat.index:
-            self._close(request, _Reply.GONE)
+            self._close(request, RequestEnd.GONE)
 
     def resume_messages(self, seat_index: int, last_seq: int) -> list[_ConnectResponse]:
         """The snapshot (and the open request again) for a seat whose session resumed."""
-        seat = self._seats[seat_index]
+        seat = self.seats[seat_index]
         if seat.grace_timer is not None:
             seat.grace_timer.cancel()
             seat.grace_timer = None
-        snapshot = bot_service_pb2.TableSnapshot(
-            table=self.joined_message(seat_index),
-            observation=convert.observation_to_proto(self.game.observation_for(seat_index)),
-        )
         # The snapshot covers every event so far, flushed or not: the observation is the game's
         # present, and the events it includes are not sent to this seat again.
-        session = seat.session
-        if session is None or session.wants_events:  # observations_only: no events at all
-            for event in self.game.events_since(max(0, last_seq)):
-                snapshot.missed_events.add(
-                    table_id=self.id, event=self._event_proto(event, seat_index)
-                )
+        snapshot = seat_snapshot(self, seat_index, last_seq)
         seat.skip_until = self.game_seq
         seat.held.clear()  # the snapshot's events include them
         return [_ConnectResponse(table_snapshot=snapshot)]
@@ -964,161 +623,56 @@ class Table:
     @property
     def game_seq(self) -> int:
         """The sequence number of the game's latest event (sent or about to be)."""
-        return max(self.game.last_seq, self._sent_seq)
+        return max(self.game.last_seq, self.events.sent_seq)
 
     def resend_request(self, seat_index: int) -> None:
         """After a resume: sends the seat's open request again, with the time it has left."""
         request = self._request
-        seat = self._seats[seat_index]
+        seat = self.seats[seat_index]
         if request is not None and request.is_open and request.seat == seat_index:
             self._send_request(request, seat)
 
     # Events -------------------------------------------------------------------------------------
 
-    def _event_proto(self, event: Any, seat: int | None) -> events_pb2.Event:
-        return convert.event_to_proto(
-            event, self.ruleset, seat, forfeit=self._forfeit, detail=self._game_detail()
-        )
-
-    def _flush(self) -> None:
-        """Sends every event not sent yet: each seat its own view, spectators the public one."""
-        game = self.game
-        if game.last_seq <= self._sent_seq:
-            return
-        # Who gets events: attached, present, and not a session that asked for none.
-        receivers = [
-            seat
-            for seat in self._seats
-            if seat.session is not None
-            and seat.session.is_attached
-            and not seat.gone
-            and seat.session.wants_events
-        ]
-        if not receivers and not self.watchers:  # nobody to tell (observations-only seats)
-            self._sent_seq = game.last_seq
-            return
-        events = game.events_since(self._sent_seq)
-        watchers = self.watchers
-        # A grouping session that does not defer gets this flush's events as one message.
-        grouped: dict[int, list[bytes]] = {}
-        for event in events:
-            # Each view encoded once: the public bytes are shared by every receiver (the most
-            # frequent events from bytes encoded once, without a proto).
-            shared = public_event_element(event) if receivers else None
-            public = self._event_proto(event, None) if watchers else None
-            if shared is None and receivers and type(event).view is EventBase.view:
-                if public is None:
-                    public = self._event_proto(event, None)
-                shared = event_element(public)
-            for seat in receivers:
-                if event.seq <= seat.skip_until:
-                    continue
-                session = seat.session
-                assert session is not None
-                if shared is None:
-                    element = event_element(self._event_proto(event, seat.index))
-                else:
-                    element = shared
-                if session.defers_events:
-                    seat.held.append(element)
-                elif session.groups_events:
-                    grouped.setdefault(seat.index, []).append(element)
-                else:
-                    session.send_encoded(event_message(self._event_prefix, element))
-            if watchers:
-                message = spectator_service_pb2.WatchTableResponse(event=public)
-                for watcher in list(watchers):
-                    if event.seq > watcher.skip_until:
-                        watcher.put(message)
-            self._sent_seq = event.seq
-        for index, elements in grouped.items():
-            session = self._seats[index].session
-            assert session is not None
-            self._send_events(session, elements)
-
     @property
     def last_seq(self) -> int:
         """The sequence number of the last event sent."""
-        return self._sent_seq
+        return self.events.sent_seq
 
     def public_events_since(self, seq: int) -> list[events_pb2.Event]:
         """The public form of every event after ``seq`` (sent or about to be)."""
-        return [self._event_proto(event, None) for event in self.game.events_since(max(0, seq))]
+        return self.events.public_since(seq)
 
     def public_snapshot(self) -> spectator_service_pb2.PublicSnapshot:
         """What a spectator sees when watching begins: the summary and the public observation."""
-        return spectator_service_pb2.PublicSnapshot(
-            table=self.summary(),
-            observation=convert.observation_to_proto(self.game.public_view()),
-            last_seq=self.game_seq,
-        )
+        return public_snapshot(self)
 
     # Messages -----------------------------------------------------------------------------------
 
     def seat_infos(self) -> list[table_pb2.SeatInfo]:
         """Who sits where (versions once joined)."""
-        return [
-            table_pb2.SeatInfo(
-                seat=seat.index,
-                side=self.ruleset.side_of(seat.index),
-                bot_name=seat.bot,
-                bot_version=seat.version,
-            )
-            for seat in self._seats
-        ]
+        return seat_infos(self)
 
     def joined_message(self, seat_index: int) -> bot_service_pb2.TableJoined:
         """The TableJoined message of a seat."""
-        return bot_service_pb2.TableJoined(
-            table_id=self.id,
-            seat=seat_index,
-            ruleset=self._ruleset_proto,
-            seats=self.seat_infos(),
-            time_control=self._time_control_proto,
-            game_number=self.spec.game_number,
-            bot_seed=self.bot_seed(seat_index),
-        )
+        return joined_message(self, seat_index)
 
     def bot_seed(self, seat_index: int) -> int:
         """The seat's seed for its own randomness in this game (see ``_bot_seeds``)."""
-        key = self.spec.bot_seed_key or b""
-        return bot_seed(key, self.seed, self.spec.game_number, seat_index)
+        return seat_bot_seed(self, seat_index)
 
     def summary(self) -> table_pb2.TableSummary:
         """What anybody may know about the table."""
-        created = Timestamp()
-        created.FromNanoseconds(int(self.created_at * 1e9))
-        summary = table_pb2.TableSummary(
-            table_id=self.id,
-            ruleset=self._ruleset_proto,
-            seats=self.seat_infos(),
-            status=self.status.value,
-            hand_number=self.game.hand_number,
-            scores=self.game.scores,
-            time_control=self._time_control_proto,
-            created_at=created,
-            tournament_id=self.spec.tournament_id,
-        )
-        if self.outcome is not None:
-            summary.result.CopyFrom(self.outcome.result_proto)
-        return summary
+        return summary(self)
 
     def clock_view(self) -> dict[str, object]:
-        """The clock as a spectator may see it: the time per action, each seat's bank, and the
-        open request's seat and milliseconds left of its budget (``to_act`` -1 and ``ms_left``
-        None while no request is open)."""
-        request = self._request
-        to_act, ms_left = -1, None
-        if request is not None and request.is_open and request.sent_at:
-            to_act = request.seat
-            elapsed = int((time.monotonic() - request.sent_at) * 1000)
-            ms_left = max(0, request.budget_ms - elapsed)
-        return {
-            "action_ms": self.time_control.action_ms,
-            "bank_ms": [seat.bank_ms for seat in self._seats],
-            "to_act": to_act,
-            "ms_left": ms_left,
-        }
+        """The clock as a spectator may see it (see ``_table_views.clock_view``)."""
+        return clock_view(self)
+
+    @property
+    def open_request(self) -> OpenRequest | None:
+        """The request the table waits on, if any."""
+        return self._request
 
     def _game_detail(self) -> str:
         if self._abort_detail:
@@ -1126,51 +680,6 @@ class Table:
         return self._detail
 
     # Replay -------------------------------------------------------------------------------------
-
-    def _start_replay(self) -> None:
-        start = datetime.fromtimestamp(self.started_at, UTC)
-        self._replay.start(
-            self.ruleset,
-            self.seed,
-            seats=[
-                SeatAssignment(seat.index, self.ruleset.side_of(seat.index), seat.bot, seat.version)
-                for seat in self._seats
-            ],
-            start_time=start,
-            server_version=self._server_version,
-            table_id=self.id,
-            tournament_id=self.spec.tournament_id,
-            time_control=self._time_control_proto,
-            game=self.game,  # followed: each action is applied once, by the table
-        )
-
-    def _finish_replay(self, result: results_pb2.GameResult) -> Callable[[], replay_pb2.Replay]:
-        """Ends the recording; what makes the complete replay. A table aborted before it started
-        has no hands (no deal shown)."""
-        if self.started_at == 0.0:
-            aborted = self._unstarted_replay(result)
-            return lambda: aborted
-        builder = self._replay
-        builder.finish(forfeit=self._forfeit, detail=result.detail)  # the game is over
-        return lambda: _replay_with_result(builder, result)
-
-    def _unstarted_replay(self, result: results_pb2.GameResult) -> replay_pb2.Replay:
-        """The replay of a table aborted before it started: its header and result."""
-        created = Timestamp()
-        created.FromNanoseconds(int(self.created_at * 1e9))
-        return replay_pb2.Replay(
-            header=replay_pb2.ReplayHeader(
-                ruleset=self._ruleset_proto,
-                seed=self.seed,
-                seats=self.seat_infos(),
-                start_time=created,
-                server_version=self._server_version,
-                table_id=self.id,
-                tournament_id=self.spec.tournament_id,
-                time_control=self._time_control_proto,
-            ),
-            result=result,
-        )
 
     def _finish(self) -> None:
         if self.status is TableStatus.FINISHED:
@@ -1183,7 +692,7 @@ class Table:
             game.abort()
         request = self._request
         if request is not None:
-            self._close(request, _Reply.ABORTED)
+            self._close(request, RequestEnd.ABORTED)
             self._request = None
         result = game.result
         assert result is not None
@@ -1194,8 +703,10 @@ class Table:
         result_proto = convert.game_result_to_proto(result, forfeit=forfeit, detail=detail)
         was_playing = self.status is TableStatus.PLAYING
         if was_playing:
-            self._flush()
-        build_replay = self._finish_replay(result_proto)
+            self.events.flush()
+        build_replay = finish_replay(
+            self, self._replay, self._server_version, self._forfeit, result_proto
+        )
         self.status = TableStatus.FINISHED
         duration = time.time() - self.started_at if self.started_at else 0.0
         outcome = self.outcome = TableOutcome(
@@ -1206,17 +717,17 @@ class Table:
             forfeit_seat=result_proto.forfeit_seat,
             detail=detail,
             build_replay=build_replay,
-            seat_stats=tuple(seat.stats() for seat in self._seats),
+            seat_stats=tuple(seat.stats() for seat in self.seats),
             duration_s=duration,
             recorded=self._replay if self.started_at else None,
         )
-        for seat in self._seats:
+        for seat in self.seats:
             if seat.grace_timer is not None:
                 seat.grace_timer.cancel()
                 seat.grace_timer = None
             session = seat.session
             if seat.held and not seat.gone:
-                self._release(seat)
+                self.events.release(seat)
             if session is not None and not seat.gone:
                 session.table_finished(
                     self.id,
@@ -1242,15 +753,6 @@ class Table:
                 self._log.exception("could not write the replay")
         self._hooks.table_finished(self)
         self._finished.set()
-
-
-def _replay_with_result(
-    builder: ReplayBuilder, result: results_pb2.GameResult
-) -> replay_pb2.Replay:
-    """The finished builder's replay, with the result the table sent its bots."""
-    replay = builder.replay()
-    replay.result.CopyFrom(result)
-    return replay
 
 
 def _note_and_fallback(
