@@ -171,6 +171,7 @@ def _run(args: argparse.Namespace) -> int:
             connect_timeout_s=args.connect_timeout,
             batching=args.batching,
             expect_server=args.expect_server,
+            exit_on_error=False,  # the lines below name rookery bot run
         )
     except TokenRejectedError as error:
         print(f"rookery bot run: {error}", file=sys.stderr)

@@ -5,12 +5,19 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import sys
 from collections.abc import Callable
 
 import grpc
 import structlog
 
 from ._bot import Bot
+from ._errors import (
+    ClientError,
+    ServerUnreachableError,
+    SessionRefusedError,
+    TokenRejectedError,
+)
 from ._session import RunOptions, RunStats, Session
 
 __all__ = ["arun_bot", "run_bot"]
@@ -168,11 +175,17 @@ def run_bot(
     batching: bool = True,
     defer_events: bool = True,
     expect_server: str | None = None,
+    exit_on_error: bool = True,
 ) -> RunStats:
     """Blocking :func:`arun_bot`: runs its own event loop and stops cleanly on SIGINT or SIGTERM.
 
     ``run_bot(MyBot)`` reads the server, token, name, sessions and tables per session from the
     ``ROOKERY_*`` environment, as :func:`arun_bot` does.
+
+    It ends the program as the kit contract says (``docs/dev/kit-contract.md``), as every kit's
+    main does: a rejected token, an unreachable server (or not the expected one) and a refused
+    session write one line naming the cause to stderr and exit 3, 4 and 5 (``SystemExit``), no
+    traceback. ``exit_on_error=False`` raises those errors instead, as :func:`arun_bot` does.
     """
 
     async def main() -> RunStats:
@@ -208,7 +221,32 @@ def run_bot(
             for signum in installed:
                 loop.remove_signal_handler(signum)
 
-    return asyncio.run(main())
+    if not exit_on_error:
+        return asyncio.run(main())
+    try:
+        return asyncio.run(main())
+    except ClientError as error:
+        code = _exit_code(error)
+        if code is None:
+            raise
+        print(f"{_program_name()}: {error}", file=sys.stderr, flush=True)
+        raise SystemExit(code) from None
+
+
+def _exit_code(error: ClientError) -> int | None:
+    """The kit contract's exit code for one of the SDK's errors (None: not one it names)."""
+    if isinstance(error, TokenRejectedError):
+        return 3
+    if isinstance(error, ServerUnreachableError):  # WrongServerError too
+        return 4
+    if isinstance(error, SessionRefusedError):
+        return 5
+    return None
+
+
+def _program_name() -> str:
+    """The running program's file name, to start the error line with (``my_bot.py: ...``)."""
+    return os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "rookery bot"
 
 
 def _on_signal(stop: asyncio.Event, signum: int) -> None:
