@@ -33,7 +33,8 @@ from rookery.engine import (
     card_name,
     cards_of,
 )
-from rookery.server import Table, TableSpec, TimeControl, fallback_action
+from rookery.server import Table, TableSpec, TimeControl, bot_reply_from_proto, fallback_action
+from rookery.server._replies import REJECTION_CODES
 from rookery.server.testing import bot_names, simple_action
 from rookery.v1 import (
     actions_pb2,
@@ -252,14 +253,15 @@ async def _fuzz_a_game(preset: str, seed: int, replies: list[tuple[int, Any, int
                 request_id=max(0, latest.request_id + id_shift),
                 action=action,
             )
-            answer = table.submit(seat % ruleset.players, reply)
+            answer = table.submit(seat % ruleset.players, bot_reply_from_proto(reply))
             if answer is not None:
-                reason, text = answer
-                assert pb.RejectionReason.Name(reason) and text  # type: ignore[arg-type]
+                assert pb.RejectionReason.Name(REJECTION_CODES[answer.reason]) and answer.message
         legal = pb.ActionReply(
             table_id="t-fuzz", request_id=latest.request_id, action=simple_action(latest)
         )
-        table.submit(latest.seat, legal)  # refused only if a hostile reply was legal and applied
+        table.submit(
+            latest.seat, bot_reply_from_proto(legal)
+        )  # refused only if a hostile reply was legal and applied
     await asyncio.wait_for(table.wait_finished(), 10)
     return table
 

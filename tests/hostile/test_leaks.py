@@ -48,7 +48,14 @@ from rookery.engine import (
     cards_of,
     parse_card,
 )
-from rookery.server import RookeryServer, ServerConfig, Table, TableSpec, TimeControl
+from rookery.server import (
+    RookeryServer,
+    ServerConfig,
+    Table,
+    TableSpec,
+    TimeControl,
+    bot_reply_from_proto,
+)
 from rookery.server.testing import running_server
 from rookery.v1 import (
     actions_pb2,
@@ -493,7 +500,9 @@ def test_the_checker_catches_a_card_shown_to_the_wrong_seat() -> None:
                         request_id=request.request_id,
                         action=simple_action(request),
                     )
-                    asyncio.get_running_loop().call_soon(table.submit, self.seat, answer)
+                    asyncio.get_running_loop().call_soon(
+                        table.submit, self.seat, bot_reply_from_proto(answer)
+                    )
 
         table.start()
         table.seat([Session(name) for name in bot_names(4)])  # type: ignore[misc]

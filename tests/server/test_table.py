@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 from rookery.engine import Ruleset
-from rookery.server import SeatedTable, Table, TableSpec, TimeControl
+from rookery.server import SeatedTable, Table, TableSpec, TimeControl, bot_reply_from_proto
 from rookery.server.testing import bot_names, simple_action
 from rookery.v1 import bot_service_pb2, results_pb2
 
@@ -50,7 +50,9 @@ class FakeSession:
                 action=simple_action(request),
             )
             assert self.table is not None
-            asyncio.get_running_loop().call_soon(self.table.submit, self.seat, reply)
+            asyncio.get_running_loop().call_soon(
+                self.table.submit, self.seat, bot_reply_from_proto(reply)
+            )
 
 
 async def play(seed: int) -> tuple[Table, list[FakeSession]]:

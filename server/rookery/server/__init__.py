@@ -26,6 +26,7 @@ from ._league import LeagueBackend, QuotaExceededError, SubmissionsClosedError
 from ._logging import configure_logging
 from ._ports import SeatChannel, SeatedTable
 from ._registry import BotRecord, BotRegistry, validate_bot_name
+from ._replies import BotReply, Rejection, RejectionReason, bot_reply_from_proto
 from ._server import SERVER_VERSION, RookeryServer
 from ._session import Session
 from ._table import SeatStats, Table, TableOutcome, TableSpec, TableStatus, fallback_action
@@ -39,11 +40,14 @@ __all__ = [
     "BotRecord",
     "BotRegistry",
     "BotRegistryError",
+    "BotReply",
     "ConfigError",
     "InvalidBotNameError",
     "LatePolicy",
     "LeagueBackend",
     "QuotaExceededError",
+    "Rejection",
+    "RejectionReason",
     "RookeryServer",
     "SeatChannel",
     "SeatStats",
@@ -64,6 +68,7 @@ __all__ = [
     "UnknownBotError",
     "UnknownTableError",
     "UnknownTournamentError",
+    "bot_reply_from_proto",
     "configure_logging",
     "fallback_action",
     "tune_gc",

@@ -13,6 +13,7 @@ from typing import Protocol
 
 from rookery.v1 import bot_service_pb2
 
+from ._replies import BotReply, Rejection
 from ._time_control import TimeControl
 
 __all__ = ["SeatChannel", "SeatedTable", "TableHooks"]
@@ -28,8 +29,8 @@ class SeatedTable(Protocol):
         """The table's id."""
         ...
 
-    def submit(self, seat_index: int, reply: bot_service_pb2.ActionReply) -> tuple[int, str] | None:
-        """Checks and applies a reply; ``None`` when accepted, else (reason, message)."""
+    def submit(self, seat_index: int, reply: BotReply) -> Rejection | None:
+        """Checks and applies a reply; ``None`` when accepted, else why not."""
         ...
 
     def resume_messages(

@@ -23,6 +23,7 @@ from ._limits import RejectionLog
 from ._outbox import Outbox
 from ._ports import SeatedTable
 from ._rate import TokenBucket
+from ._replies import REJECTION_CODES, Rejection, RejectionReason, bot_reply_from_proto
 
 __all__ = ["CloseStream", "Session"]
 
@@ -276,47 +277,46 @@ class Session:
 
     def handle_reply(self, reply: bot_service_pb2.ActionReply, *, allowed: bool) -> None:
         """Routes an ActionReply to its table; answers anything wrong with ActionRejected."""
-        rejection: tuple[int, str] | None
+        rejection: Rejection | None
         shown = _shown_table_id(reply.table_id)
         if not allowed:
-            rejection = (
-                _Reason.REJECTION_REASON_RATE_LIMITED,
+            rejection = Rejection(
+                RejectionReason.RATE_LIMITED,
                 "too many messages: the session exceeded the server's action rate limit",
             )
         else:
             entry = self.tables.get(reply.table_id)
             if entry is None:
                 if reply.table_id in self._finished:
-                    rejection = (
-                        _Reason.REJECTION_REASON_GAME_OVER,
-                        f"the game at table {shown} is over",
+                    rejection = Rejection(
+                        RejectionReason.GAME_OVER, f"the game at table {shown} is over"
                     )
                 else:
-                    rejection = (
-                        _Reason.REJECTION_REASON_UNKNOWN_TABLE,
+                    rejection = Rejection(
+                        RejectionReason.UNKNOWN_TABLE,
                         f"table {shown!r} is not one of this session's tables",
                     )
             else:
                 table, seat = entry
-                rejection = table.submit(seat, reply)
+                rejection = table.submit(seat, bot_reply_from_proto(reply))
         if rejection is None:
             return
-        reason, text = rejection
-        name = _Reason.Name(reason)  # type: ignore[arg-type]
+        code = REJECTION_CODES[rejection.reason]
+        name = _Reason.Name(code)
         self._on_rejection(name)
         self._rejections.rejected(
             name,
             table=shown,
             request_id=reply.request_id,
-            detail=text,
+            detail=rejection.message,
         )
         self.send(
             _ConnectResponse(
                 action_rejected=bot_service_pb2.ActionRejected(
                     table_id=reply.table_id[:_TABLE_ID_SHOWN],
                     request_id=reply.request_id,
-                    reason=reason,  # type: ignore[arg-type]
-                    message=text,
+                    reason=code,
+                    message=rejection.message,
                 )
             )
         )

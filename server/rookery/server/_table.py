@@ -27,17 +27,16 @@ from rookery.engine import (
 from rookery.v1 import (
     bot_service_pb2,
     events_pb2,
-    notes_pb2,
     replay_pb2,
     spectator_service_pb2,
     table_pb2,
 )
-from rookery.wire import convert, notes
-from rookery.wire.errors import MalformedMessageError
+from rookery.wire import convert
 from rookery.wire.replay import ActionOutcome, ReplayBuilder
 
 from ._encoding import RequestEncoder
 from ._ports import SeatChannel, TableHooks
+from ._replies import BotReply, Rejection, RejectionReason
 from ._seats import OpenRequest, RequestEnd, SeatState
 from ._table_events import TableEvents
 from ._table_record import REJECTIONS_RECORDED_PER_REQUEST, finish_replay, recordable, start_replay
@@ -71,7 +70,6 @@ __all__ = [
 
 log = structlog.get_logger("rookery.server.table")
 
-_Reason = bot_service_pb2.RejectionReason
 _ConnectResponse = bot_service_pb2.ConnectResponse
 
 
@@ -432,8 +430,8 @@ class Table:
                 self._cpu_marks[seat.cpu_clock] = seat.cpu_clock()
             self._close(request, RequestEnd.TIMEOUT)
 
-    def submit(self, seat_index: int, reply: bot_service_pb2.ActionReply) -> tuple[int, str] | None:
-        """Checks and applies a bot's reply; ``None`` when accepted, else (reason, message).
+    def submit(self, seat_index: int, reply: BotReply) -> Rejection | None:
+        """Checks and applies a bot's reply; ``None`` when accepted, else why not.
 
         The checks run in order: the game is not over, the seat has the open request, the
         request id is the open one, the reply is in time, the action is well-formed, it is legal.
@@ -441,63 +439,37 @@ class Table:
         seat = self.seats[seat_index]
         request = self._request
         if self.status is TableStatus.FINISHED or self.game.is_over:
-            return _Reason.REJECTION_REASON_GAME_OVER, f"the game at table {self.id} is over"
+            return Rejection(RejectionReason.GAME_OVER, f"the game at table {self.id} is over")
         if request is None or not request.is_open or request.seat != seat_index:
             if reply.request_id and reply.request_id == seat.last_late_request:
-                return self._reject_late(reply.request_id)
+                return _late(reply.request_id)
             to_act = self.game.current_player
-            return (
-                _Reason.REJECTION_REASON_NOT_YOUR_TURN,
+            return Rejection(
+                RejectionReason.NOT_YOUR_TURN,
                 f"no request is open for seat {seat_index}: seat {to_act} is to act",
             )
         if reply.request_id != request.id:
             if reply.request_id and reply.request_id == seat.last_late_request:
-                return self._reject_late(reply.request_id)
-            return (
-                _Reason.REJECTION_REASON_STALE_REQUEST,
+                return _late(reply.request_id)
+            return Rejection(
+                RejectionReason.STALE_REQUEST,
                 f"request_id {reply.request_id} is not the open request {request.id}",
             )
-        think_ms = int((time.monotonic() - request.sent_at) * 1000)
-        if seat.cpu_clock is not None and request.cpu_start is not None:
-            wall_ms = think_ms
-            think_ms = self._cpu_used_ms(request, seat)
-            if request.deadline is not None and think_ms > request.budget_ms:
-                seat.cpu_timeouts += 1
-                self._deadline_passed(request)
-                return self._reject_late(reply.request_id)
-            if request.deadline is not None and wall_ms > _cpu_wall_ms(request.budget_ms):
-                self._deadline_passed(request)
-                return self._reject_late(reply.request_id)
-        elif request.deadline is not None and think_ms > request.budget_ms:
-            self._deadline_passed(request)
-            return self._reject_late(reply.request_id)
-        try:
-            action = convert.action_from_proto(reply.action)
-        except MalformedMessageError as error:
+        think_ms = self._think_ms(request, seat)
+        if think_ms is None:
+            return _late(reply.request_id)
+        action = reply.action
+        if action is None:
             seat.malformed += 1
-            return self._rejected(
-                seat, reply, _Reason.REJECTION_REASON_MALFORMED_ACTION, str(error)
-            )
-        note, fallback, problem = _note_and_fallback(reply)
-        if problem is not None:
-            seat.malformed += 1
-            return self._rejected(
-                seat,
-                reply,
-                _Reason.REJECTION_REASON_MALFORMED_ACTION,
-                f"{problem}: the reply is refused whole (its action is not played); send it "
-                "again within the deadline",
-            )
+            return self._rejected(seat, reply, RejectionReason.MALFORMED_ACTION, reply.problem)
         try:
             self.game.apply(action)
         except MalformedActionError as error:
             seat.malformed += 1
-            return self._rejected(
-                seat, reply, _Reason.REJECTION_REASON_MALFORMED_ACTION, str(error)
-            )
+            return self._rejected(seat, reply, RejectionReason.MALFORMED_ACTION, str(error))
         except IllegalActionError as error:
             seat.illegal += 1
-            return self._rejected(seat, reply, _Reason.REJECTION_REASON_ILLEGAL_ACTION, str(error))
+            return self._rejected(seat, reply, RejectionReason.ILLEGAL_ACTION, str(error))
         overrun = think_ms - self.time_control.action_ms
         if overrun > 0:
             seat.bank_ms = max(0, seat.bank_ms - overrun)
@@ -506,10 +478,15 @@ class Table:
         seat.accepted += 1
         seat.think_ms_total += think_ms
         seat.think_ms_max = max(seat.think_ms_max, think_ms)
-        if fallback is not None:
+        if reply.fallback is not None:
             seat.fallbacks += 1
         self._replay.record_action(
-            seat_index, action, think_ms, ActionOutcome.ACCEPTED, note=note, fallback=fallback
+            seat_index,
+            action,
+            think_ms,
+            ActionOutcome.ACCEPTED,
+            note=reply.note,
+            fallback=reply.fallback,
         )
         self._hooks.action_done("accepted", think_ms / 1000.0)
         self._close(request, RequestEnd.ACCEPTED)
@@ -517,27 +494,41 @@ class Table:
         self._advance()
         return None
 
-    def _reject_late(self, request_id: int) -> tuple[int, str]:
-        return (
-            _Reason.REJECTION_REASON_LATE,
-            f"request {request_id} passed its deadline before the reply arrived",
-        )
+    def _think_ms(self, request: OpenRequest, seat: SeatState) -> int | None:
+        """The think time a reply now is charged, or None when it comes after its deadline
+        (which then passes at once)."""
+        think_ms = int((time.monotonic() - request.sent_at) * 1000)
+        if seat.cpu_clock is not None and request.cpu_start is not None:
+            wall_ms = think_ms
+            think_ms = self._cpu_used_ms(request, seat)
+            if request.deadline is not None and think_ms > request.budget_ms:
+                seat.cpu_timeouts += 1
+                self._deadline_passed(request)
+                return None
+            if request.deadline is not None and wall_ms > _cpu_wall_ms(request.budget_ms):
+                self._deadline_passed(request)
+                return None
+        elif request.deadline is not None and think_ms > request.budget_ms:
+            self._deadline_passed(request)
+            return None
+        return think_ms
 
     def _rejected(
-        self, seat: SeatState, reply: bot_service_pb2.ActionReply, reason: int, message: str
-    ) -> tuple[int, str]:
+        self, seat: SeatState, reply: BotReply, reason: RejectionReason, message: str | None
+    ) -> Rejection:
         # Bounded: a bot must not grow the replay at will (unknown fields, huge burys, floods).
+        message = message or reason.value
         request = self._request
         if request is not None and request.recorded < REJECTIONS_RECORDED_PER_REQUEST:
             request.recorded += 1
             self._replay.record_action(
                 seat.index,
-                recordable(reply.action),
+                recordable(reply.sent),
                 0,
                 ActionOutcome.REJECTED,
                 rejection_reason=message,
             )
-        return reason, message
+        return Rejection(reason, message)
 
     def _missed(self, seat: SeatState, *, gone: bool) -> None:
         """The seat missed its deadline (or is gone): the late policy decides. A seat away
@@ -755,16 +746,7 @@ class Table:
         self._finished.set()
 
 
-def _note_and_fallback(
-    reply: bot_service_pb2.ActionReply,
-) -> tuple[notes_pb2.BotNote | None, notes_pb2.Fallback | None, str | None]:
-    """A reply's note (``None`` when absent or empty) and fallback mark, or the first bound it
-    breaks."""
-    note = reply.note if reply.HasField("note") and (reply.note.text or reply.note.values) else None
-    fallback = reply.fallback if reply.HasField("fallback") else None
-    problem = None
-    if note is not None:
-        problem = notes.note_problem(note)
-    if problem is None and fallback is not None:
-        problem = notes.fallback_problem(fallback)
-    return note, fallback, problem
+def _late(request_id: int) -> Rejection:
+    return Rejection(
+        RejectionReason.LATE, f"request {request_id} passed its deadline before the reply arrived"
+    )
