@@ -3,8 +3,9 @@
 At start it opens ``CROWD_OWN`` extra sessions under its own name with its ``ROOKERY_TOKEN``
 (its launch key) and ``CROWD_OTHERS`` under names of its own making without one, each on its own
 connection to the address it was given, keeps every admitted one open, and writes one line to its
-log: ``CROWD own A/N others B/M first refusal: ...``. It plays greedily, a little slowly, so its
-game lasts while the others start.
+log: ``CROWD own A/N others B/M first refusal: ...``, all before its own sessions connect (which
+its extra sessions may have crowded out). It plays a little slowly, so its game lasts while the
+others start.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from rookery.engine import Action, Observation
 from rookery.server.testing import RawBot
 
 _held: list[RawBot] = []
+_tried = threading.Event()
 
 
 async def _crowd() -> None:
@@ -47,10 +49,13 @@ async def _crowd() -> None:
         f"first refusal: {refusal}\n"
     )
     sys.stderr.flush()
-    await asyncio.sleep(3600)
+    _tried.set()
+    await asyncio.sleep(3600)  # holds what it got
 
 
+# Every attempt is made, and told, before the bot's own sessions connect.
 threading.Thread(target=lambda: asyncio.run(_crowd()), daemon=True).start()
+_tried.wait(120)
 
 
 class Crowd(Bot):
