@@ -5,17 +5,22 @@ The folder holds what the doc says it holds: the Python guide's bot saved as ``m
 commands run in bash with this venv's ``rookery`` and ``python`` first on PATH (an installed
 Rookery) and no ``ROOKERY_*`` variables. One change is made, and said here: the SPRT recipe's
 cap of 4,000 games becomes 4, so the test ends within a minute; it then ends inconclusive at the
-cap, which the recipe's ``case`` reports.
+cap, which the recipe's ``case`` reports. The remote contest recipe's server listens where the
+doc says, 0.0.0.0:50051: the test waits for that port to be free (the README session's test
+takes it too), and runs the contestants' ``&`` lines in the background, as a shell would.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import socket
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
+from processes import Background, background_group
 from rookery.arena.storage import RunStore
 from test_readme_session import example_bot
 
@@ -31,13 +36,31 @@ def _block_after(text: str, marker: str) -> str:
     return match.group(1)
 
 
-def _shell(command: str, folder: Path, venv_bin: Path) -> subprocess.CompletedProcess[str]:
+def _shell_env(venv_bin: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ROOKERY_", "VIRTUAL_ENV"))}
     env["PATH"] = f"{venv_bin}{os.pathsep}{env['PATH']}"
+    return env
+
+
+def _shell(command: str, folder: Path, venv_bin: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        ["bash", "-c", command], cwd=folder, env=env, capture_output=True, text=True,
-        timeout=300, check=False,
+        ["bash", "-c", command], cwd=folder, env=_shell_env(venv_bin), capture_output=True,
+        text=True, timeout=300, check=False,
     )  # fmt: skip
+
+
+def _wait_until_free(port: int, timeout: float) -> None:
+    """Wait for another test's server (the README session's) to leave the doc's port."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with socket.socket() as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(("0.0.0.0", port))
+                return
+            except OSError:
+                assert time.monotonic() < deadline, f"port {port} still taken after {timeout:g} s"
+        time.sleep(1)
 
 
 def _finished_games(run_dir: Path) -> list[str]:
@@ -98,3 +121,49 @@ def test_the_sprt_recipe_as_printed_with_a_cap_of_four_games(
     assert done.returncode == 1 and "inconclusive at the cap" in done.stdout, output
     assert "sandbox: bubblewrap" in output, output
     assert len(_finished_games(folder / "runs" / "regression")) == 4
+
+
+def _blocks(section: str) -> list[tuple[str, str]]:
+    """The fenced blocks of a section (indented in a list or not): (language, text) each."""
+    found = re.findall(r"^( *)```(\w*)\n(.*?)^\1```", section, re.DOTALL | re.MULTILINE)
+    return [
+        (language, "\n".join(line[len(indent) :] for line in text.splitlines()))
+        for indent, language, text in found
+    ]
+
+
+@pytest.mark.timeout(600)
+def test_the_remote_contest_recipe_as_printed(root: Path, venv_bin: Path, folder: Path) -> None:
+    doc = (root / "docs" / "arena.md").read_text(encoding="utf-8")
+    section = doc.split("## Recipe: a contest (remote bots", 1)[1].split("\n## ", 1)[0]
+    register, tournament, start, connect, report = _blocks(section)
+    assert tournament[0] == "toml" and "\ngames = 4 " in tournament[1], tournament
+    done = _shell(register[1], folder, venv_bin)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert all(
+        (folder / f"{team}.token").read_text().startswith("rk_")
+        for team in ("team-alpha", "team-beta")
+    )
+    (folder / "contest.toml").write_text(tournament[1])
+    _wait_until_free(50051, timeout=300)
+    env = _shell_env(venv_bin)
+    with background_group() as started:
+        arena = Background(start[1].strip(), folder / "arena.out", folder, env)
+        started.append(arena)
+        arena.wait_for(lambda text: "sandbox" in text, 60, "the arena's start")
+        for index, line in enumerate(connect[1].strip().splitlines()):
+            command = line.strip()
+            assert command.endswith("&"), command  # the contestants' bots run in the background
+            started.append(Background(command[:-1], folder / f"bot{index}.out", folder, env))
+        arena.process.wait(timeout=400)
+        output = arena.output()
+        assert arena.process.returncode == 0, output
+        assert "sandbox: bubblewrap" in output, output
+    done = _shell(report[1], folder, venv_bin)
+    assert done.returncode == 0 and "team-alpha" in done.stdout, done.stdout + done.stderr
+    run = (folder / "runs" / "latest").resolve()
+    assert len(_finished_games(run)) == 12  # three pairings, 4 games each
+    with RunStore(run) as store:
+        (record,) = store.tournaments()
+        assert store.incidents(record.tournament_id) == []
+    assert (run / "report.html").is_file()
