@@ -13,7 +13,7 @@ from rookery.server import (
     RookeryServer,
     ServerConfig,
     TableSpec,
-    UnknownTournamentError,
+    TournamentNotFoundError,
 )
 from rookery.server.testing import RawBot, bot_names, running_server
 from rookery.v1 import (
@@ -168,7 +168,7 @@ class FakeTournaments:
 
     async def get_tournament(self, tournament_id: str) -> api.TournamentInfo:
         if tournament_id != "tour-1":
-            raise UnknownTournamentError(f"no tournament {tournament_id!r}")
+            raise TournamentNotFoundError(f"no tournament {tournament_id!r}")
         return api.TournamentInfo(tournament_id="tour-1")
 
     async def list_tournaments(self) -> Sequence[api.TournamentInfo]:

@@ -17,10 +17,10 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from rookery.cli.main import main as cli
 from rookery.engine import Ruleset
 from rookery.server import (
-    ConfigError,
     LatePolicy,
     RookeryServer,
     ServerConfig,
+    ServerConfigError,
     TableSpec,
     TimeControl,
     configure_logging,
@@ -237,14 +237,14 @@ def test_a_bot_database_means_token_mode_unless_open_is_asked_for() -> None:
 def test_an_unknown_option_is_refused_by_name(tmp_path: Path) -> None:
     path = tmp_path / "rookery.toml"
     path.write_text("max_sesions = 5\n")
-    with pytest.raises(ConfigError, match="max_sesions"):
+    with pytest.raises(ServerConfigError, match="max_sesions"):
         ServerConfig.load(path, environ={})
 
 
 def test_a_bad_value_is_refused_with_the_option_and_the_reason() -> None:
-    with pytest.raises(ConfigError, match=r"max_tables_per_session.*number"):
+    with pytest.raises(ServerConfigError, match=r"max_tables_per_session.*number"):
         ServerConfig.load(environ={"ROOKERY_MAX_TABLES_PER_SESSION": "many"})
-    with pytest.raises(ConfigError, match="tls_cert"):
+    with pytest.raises(ServerConfigError, match="tls_cert"):
         ServerConfig(tls_cert="cert.pem")
 
 

@@ -39,7 +39,7 @@ from rookery.arena.runner import RunOptions, TournamentRunner
 from rookery.arena.sprt import SprtDecision, SprtParams
 from rookery.arena.storage import DATABASE_NAME, GameRow, RunStore
 from rookery.engine import Ruleset
-from rookery.server import RookeryServer, TournamentBackend, UnknownTournamentError
+from rookery.server import RookeryServer, TournamentBackend, TournamentNotFoundError
 from rookery.v1 import arena_service_pb2 as api
 from rookery.v1 import results_pb2, ruleset_pb2, table_pb2
 from rookery.wire import convert
@@ -367,7 +367,7 @@ class ArenaTournaments:
             or not (run_dir / _SPEC_FILE).exists()
         ):
             shown = tournament_id[:_MAX_NAME] + ("…" if len(tournament_id) > _MAX_NAME else "")
-            raise UnknownTournamentError(f"no tournament {shown!r}")
+            raise TournamentNotFoundError(f"no tournament {shown!r}")
         return run_dir
 
     def _spec(self, tournament_id: str) -> api.TournamentSpec:

@@ -243,7 +243,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     from rookery.arena.league import LeagueError, LeagueOptions, LeagueServer
     from rookery.engine import Ruleset, RulesetError
-    from rookery.server import ConfigError, ServerConfig, configure_logging
+    from rookery.server import ServerConfig, ServerConfigError, configure_logging
 
     try:
         ruleset = Ruleset.preset(args.preset)
@@ -275,7 +275,7 @@ def _serve(args: argparse.Namespace) -> int:
         overrides["time_control"] = clock_given
     try:
         config = ServerConfig.load(args.config, overrides=overrides)
-    except (ConfigError, ValueError, OSError) as error:
+    except (ServerConfigError, ValueError, OSError) as error:
         print(f"rookery league serve: {error}", file=sys.stderr)
         return 2
     clock = config.time_control

@@ -111,7 +111,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _run(args: argparse.Namespace) -> int:
-    from rookery.server import AddressUnavailableError, ConfigError, ServerConfig
+    from rookery.server import AddressUnavailableError, ServerConfig, ServerConfigError
 
     overrides: dict[str, Any] = {
         dest: getattr(args, dest) for _, dest, _, _, _ in _FLAGS if getattr(args, dest) is not None
@@ -122,7 +122,7 @@ def _run(args: argparse.Namespace) -> int:
         overrides["log_json"] = args.log_format == "json"
     try:
         config = ServerConfig.load(args.config, overrides=overrides)
-    except ConfigError as error:
+    except ServerConfigError as error:
         print(f"rookery serve: {error}", file=sys.stderr)
         return 2
     with _bots_socket(config) as config:

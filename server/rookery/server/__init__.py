@@ -11,21 +11,21 @@ from ._config import AuthMode, ServerConfig
 from ._errors import (
     AddressUnavailableError,
     BotRegistryError,
-    ConfigError,
     InvalidBotNameError,
+    ServerConfigError,
     ServerError,
     ServerStoppingError,
     TableNotFinishedError,
     TableSpecError,
+    TournamentNotFoundError,
     UnknownBotError,
     UnknownTableError,
-    UnknownTournamentError,
 )
 from ._gc import tune_gc
 from ._league import LeagueBackend, QuotaExceededError, SubmissionsClosedError
 from ._logging import configure_logging
 from ._ports import SeatChannel, SeatedTable
-from ._registry import BotRecord, BotRegistry, validate_bot_name
+from ._registry import BotRegistry, RegisteredBot, validate_bot_name
 from ._replies import BotReply, Rejection, RejectionReason, bot_reply_from_proto
 from ._server import SERVER_VERSION, RookeryServer
 from ._session import Session
@@ -37,15 +37,14 @@ __all__ = [
     "SERVER_VERSION",
     "AddressUnavailableError",
     "AuthMode",
-    "BotRecord",
     "BotRegistry",
     "BotRegistryError",
     "BotReply",
-    "ConfigError",
     "InvalidBotNameError",
     "LatePolicy",
     "LeagueBackend",
     "QuotaExceededError",
+    "RegisteredBot",
     "Rejection",
     "RejectionReason",
     "RookeryServer",
@@ -53,6 +52,7 @@ __all__ = [
     "SeatStats",
     "SeatedTable",
     "ServerConfig",
+    "ServerConfigError",
     "ServerError",
     "ServerStoppingError",
     "Session",
@@ -65,9 +65,9 @@ __all__ = [
     "TableStatus",
     "TimeControl",
     "TournamentBackend",
+    "TournamentNotFoundError",
     "UnknownBotError",
     "UnknownTableError",
-    "UnknownTournamentError",
     "bot_reply_from_proto",
     "configure_logging",
     "fallback_action",

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ._errors import ConfigError, TableSpecError
+from ._errors import ServerConfigError, TableSpecError
 from ._time_control import LatePolicy, TimeControl
 
 __all__ = ["AuthMode", "ServerConfig", "environment_values"]
@@ -103,11 +103,13 @@ class ServerConfig:
 
     def __post_init__(self) -> None:
         if self.auth not in _AUTH_MODES:
-            raise ConfigError("auth", f"must be one of {', '.join(_AUTH_MODES)}, got {self.auth!r}")
+            raise ServerConfigError(
+                "auth", f"must be one of {', '.join(_AUTH_MODES)}, got {self.auth!r}"
+            )
         if self.auth == "token" and not self.db:
-            raise ConfigError("db", "token mode needs a bot registry file (--db FILE)")
+            raise ServerConfigError("db", "token mode needs a bot registry file (--db FILE)")
         if bool(self.tls_cert) != bool(self.tls_key):
-            raise ConfigError("tls_cert", "TLS needs both a certificate and a key")
+            raise ServerConfigError("tls_cert", "TLS needs both a certificate and a key")
         for name in (
             "max_message_bytes",
             "max_send_message_bytes",
@@ -123,10 +125,10 @@ class ServerConfig:
             "finished_tables_kept",
         ):
             if getattr(self, name) < 1:
-                raise ConfigError(name, f"must be ≥ 1, got {getattr(self, name)}")
+                raise ServerConfigError(name, f"must be ≥ 1, got {getattr(self, name)}")
         for name in ("action_rate", "hello_timeout_s", "keepalive_time_s", "keepalive_timeout_s"):
             if getattr(self, name) <= 0:
-                raise ConfigError(name, f"must be > 0, got {getattr(self, name)}")
+                raise ServerConfigError(name, f"must be > 0, got {getattr(self, name)}")
         for name in (
             "idle_timeout_s",
             "join_timeout_s",
@@ -134,15 +136,17 @@ class ServerConfig:
             "min_client_ping_interval_s",
         ):
             if getattr(self, name) < 0:
-                raise ConfigError(name, f"must be ≥ 0, got {getattr(self, name)}")
+                raise ServerConfigError(name, f"must be ≥ 0, got {getattr(self, name)}")
         if self.reserved_sessions < 0:
-            raise ConfigError("reserved_sessions", f"must be ≥ 0, got {self.reserved_sessions}")
+            raise ServerConfigError(
+                "reserved_sessions", f"must be ≥ 0, got {self.reserved_sessions}"
+            )
         if len(self.server_name) > _MAX_SERVER_NAME or not self.server_name.isprintable():
-            raise ConfigError(
+            raise ServerConfigError(
                 "server_name", f"must be at most {_MAX_SERVER_NAME} printable characters"
             )
         if self.log_level.lower() not in ("debug", "info", "warning", "error"):
-            raise ConfigError("log_level", f"unknown level {self.log_level!r}")
+            raise ServerConfigError("log_level", f"unknown level {self.log_level!r}")
 
     @property
     def is_token_mode(self) -> bool:
@@ -176,11 +180,11 @@ class ServerConfig:
             name = key.replace("-", "_")
             if name == "time_control":
                 if not isinstance(raw, Mapping):
-                    raise ConfigError("time_control", f"{source}: must be a table of options")
+                    raise ServerConfigError("time_control", f"{source}: must be a table of options")
                 time_control = _time_control_with(time_control, raw, source)
                 continue
             if name not in _OPTION_TYPES:
-                raise ConfigError(name, f"{source}: unknown option")
+                raise ServerConfigError(name, f"{source}: unknown option")
             changes[name] = _convert(name, raw, _OPTION_TYPES[name], source)
         changes["time_control"] = time_control
         return dataclasses.replace(self, **changes)
@@ -261,12 +265,12 @@ def _read_toml(path: str | Path) -> Mapping[str, Any]:
         with open(path, "rb") as handle:
             data = tomllib.load(handle)
     except OSError as error:
-        raise ConfigError("config", f"cannot read {path}: {error.strerror}") from None
+        raise ServerConfigError("config", f"cannot read {path}: {error.strerror}") from None
     except tomllib.TOMLDecodeError as error:
-        raise ConfigError("config", f"{path} is not valid TOML: {error}") from None
+        raise ServerConfigError("config", f"{path} is not valid TOML: {error}") from None
     section = data.get("server", data)
     if not isinstance(section, Mapping):
-        raise ConfigError("config", f"{path}: [server] must be a table")
+        raise ServerConfigError("config", f"{path}: [server] must be a table")
     return section
 
 
@@ -280,15 +284,15 @@ def _time_control_with(base: TimeControl, raw: Mapping[str, Any], source: str) -
             try:
                 changes[name] = LatePolicy[text]
             except KeyError:
-                raise ConfigError(option, f"{source}: must be auto_play or forfeit") from None
+                raise ServerConfigError(option, f"{source}: must be auto_play or forfeit") from None
         elif name in ("action_ms", "bank_ms", "strike_limit", "grace_ms"):
             changes[name] = _convert(option, value, int, source)
         else:
-            raise ConfigError(option, f"{source}: unknown option")
+            raise ServerConfigError(option, f"{source}: unknown option")
     try:
         return dataclasses.replace(base, **changes)
     except TableSpecError as error:
-        raise ConfigError("time_control", f"{source}: {error}") from None
+        raise ServerConfigError("time_control", f"{source}: {error}") from None
 
 
 def _convert(name: str, raw: Any, kind: type, source: str) -> Any:
@@ -300,11 +304,11 @@ def _convert(name: str, raw: Any, kind: type, source: str) -> Any:
             return True
         if text in ("0", "false", "no", "off"):
             return False
-        raise ConfigError(name, f"{source}: expected a boolean, got {raw!r}")
+        raise ServerConfigError(name, f"{source}: expected a boolean, got {raw!r}")
     if kind is str:
         if isinstance(raw, bool | int | float | str):
             return str(raw)
-        raise ConfigError(name, f"{source}: expected a string, got {raw!r}")
+        raise ServerConfigError(name, f"{source}: expected a string, got {raw!r}")
     try:
         if kind is int:
             if isinstance(raw, float) and not raw.is_integer():
@@ -312,7 +316,7 @@ def _convert(name: str, raw: Any, kind: type, source: str) -> Any:
             return int(raw)
         return float(raw)
     except (TypeError, ValueError):
-        raise ConfigError(name, f"{source}: expected a number, got {raw!r}") from None
+        raise ServerConfigError(name, f"{source}: expected a number, got {raw!r}") from None
 
 
 _OPTION_TYPES: dict[str, type] = {

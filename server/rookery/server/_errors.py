@@ -5,15 +5,15 @@ from __future__ import annotations
 __all__ = [
     "AddressUnavailableError",
     "BotRegistryError",
-    "ConfigError",
     "InvalidBotNameError",
+    "ServerConfigError",
     "ServerError",
     "ServerStoppingError",
     "TableNotFinishedError",
     "TableSpecError",
+    "TournamentNotFoundError",
     "UnknownBotError",
     "UnknownTableError",
-    "UnknownTournamentError",
 ]
 
 
@@ -21,7 +21,7 @@ class ServerError(Exception):
     """Base class of every error the server raises on purpose."""
 
 
-class ConfigError(ServerError, ValueError):
+class ServerConfigError(ServerError, ValueError):
     """A configuration value that cannot be used: ``option`` names it, the message says why."""
 
     def __init__(self, option: str, reason: str) -> None:
@@ -51,7 +51,7 @@ class TableNotFinishedError(ServerError):
     """The table's game is still being played: its replay would leak the deal."""
 
 
-class UnknownTournamentError(ServerError, LookupError):
+class TournamentNotFoundError(ServerError, LookupError):
     """No tournament with that id (raised by a :class:`TournamentBackend`)."""
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ._errors import InvalidBotNameError, UnknownBotError
 
-__all__ = ["BotRecord", "BotRegistry", "validate_bot_name"]
+__all__ = ["BotRegistry", "RegisteredBot", "validate_bot_name"]
 
 _NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
 _TOKEN_PREFIX = "rk_"
@@ -49,7 +49,7 @@ def _hash(token: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class BotRecord:
+class RegisteredBot:
     """A registered bot (never its token)."""
 
     name: str
@@ -74,7 +74,7 @@ class BotRegistry:
         """Closes the database file."""
         self._db.close()
 
-    def add(self, name: str) -> tuple[BotRecord, str]:
+    def add(self, name: str) -> tuple[RegisteredBot, str]:
         """Registers ``name`` (or re-activates a revoked one) and returns it with its new token.
 
         A name only seen in open mode (no token yet) is given one.
@@ -107,21 +107,21 @@ class BotRegistry:
         if cursor.rowcount == 0:
             raise UnknownBotError(f"no registered bot named {name!r}")
 
-    def get(self, name: str) -> BotRecord:
+    def get(self, name: str) -> RegisteredBot:
         """The bot ``name`` (active or revoked); :class:`UnknownBotError` if never registered."""
         row = self._db.execute(
             "SELECT name, created_at, active, version FROM bot_tokens WHERE name = ?", (name,)
         ).fetchone()
         if row is None:
             raise UnknownBotError(f"no registered bot named {name!r}")
-        return BotRecord(row[0], row[1], bool(row[2]), row[3])
+        return RegisteredBot(row[0], row[1], bool(row[2]), row[3])
 
-    def list(self) -> list[BotRecord]:
+    def list(self) -> list[RegisteredBot]:
         """Every bot ever registered, by name."""
         rows = self._db.execute(
             "SELECT name, created_at, active, version FROM bot_tokens ORDER BY name"
         ).fetchall()
-        return [BotRecord(r[0], r[1], bool(r[2]), r[3]) for r in rows]
+        return [RegisteredBot(r[0], r[1], bool(r[2]), r[3]) for r in rows]
 
     def is_active(self, name: str) -> bool:
         """Whether ``name`` is registered and not revoked."""

@@ -41,7 +41,7 @@ from ._league import LeagueBackend, QuotaExceededError, SubmissionsClosedError
 from ._limits import peer_host
 from ._lobby import AdmissionError, Lobby, Refusal
 from ._outbox import Outbox
-from ._registry import BotRecord
+from ._registry import RegisteredBot
 from ._session import CloseStream, Session
 from ._table import TableSpec, TableStatus
 from ._version import SERVER_VERSION
@@ -373,7 +373,7 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
         session.close(_Code.OK, "", generation)
 
 
-def _bot_info(record: BotRecord, connected: bool) -> arena_service_pb2.BotInfo:
+def _bot_info(record: RegisteredBot, connected: bool) -> arena_service_pb2.BotInfo:
     created = Timestamp()
     created.FromNanoseconds(int(record.created_at * 1e9))
     return arena_service_pb2.BotInfo(

@@ -15,7 +15,7 @@ class TournamentBackend(Protocol):
     """Tournaments for ArenaService. Set it as ``RookeryServer(config, tournaments=backend)`` (or
     assign ``server.tournaments``); without one the tournament RPCs answer UNIMPLEMENTED.
 
-    Errors: raise :class:`rookery.server.UnknownTournamentError` (or any ``LookupError``) for an
+    Errors: raise :class:`rookery.server.TournamentNotFoundError` (or any ``LookupError``) for an
     unknown id → NOT_FOUND; ``ValueError`` for a spec that cannot be run → INVALID_ARGUMENT, with
     the message passed to the client.
     """
