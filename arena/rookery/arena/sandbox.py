@@ -48,7 +48,6 @@ from rookery.arena import _seccomp
 
 __all__ = [
     "CPU_CLOCK_WALL_FACTOR",
-    "Footprint",
     "IncidentKind",
     "ProcessMeter",
     "SandboxLimits",
