@@ -167,3 +167,31 @@ def test_the_remote_contest_recipe_as_printed(root: Path, venv_bin: Path, folder
         (record,) = store.tournaments()
         assert store.incidents(record.tournament_id) == []
     assert (run / "report.html").is_file()
+
+
+@pytest.mark.timeout(600)
+def test_the_sandboxed_contest_recipe_as_printed(root: Path, venv_bin: Path, folder: Path) -> None:
+    doc = (root / "docs" / "arena.md").read_text(encoding="utf-8")
+    section = doc.split("## Recipe: a contest of submitted bots", 1)[1].split("\n## ", 1)[0]
+    prepare, tournament, run = _blocks(section)
+    assert tournament[0] == "toml" and 'sandbox = "on"' in tournament[1], tournament
+    done = _shell(prepare[1], folder, venv_bin)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (folder / "spring-contest.toml").write_text(tournament[1])
+    lines = run[1].strip().splitlines()
+    assert [line.split()[:3] for line in lines] == [
+        ["rookery", "arena", "run"],
+        ["rookery", "arena", "report"],
+    ], lines
+    outputs = []
+    for line in lines:
+        done = _shell(line, folder, venv_bin)
+        outputs.append(done.stdout + done.stderr)
+        assert done.returncode == 0 and "team-beta" in done.stdout, f"{line!r}:\n{outputs[-1]}"
+    assert "sandbox: bubblewrap" in outputs[0], outputs[0]
+    run_dir = (folder / "runs" / "latest").resolve()
+    assert len(_finished_games(run_dir)) == 4  # one pairing, 4 games
+    with RunStore(run_dir) as store:
+        (record,) = store.tournaments()
+        assert store.incidents(record.tournament_id) == []
+    assert (run_dir / "report.html").is_file()
