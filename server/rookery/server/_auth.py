@@ -100,7 +100,7 @@ def _refusal(handler: Any, problem: str) -> Any:
 _UNIX_SERVICES = ("/rookery.v1.BotService/", "/grpc.health.v1.Health/", "/grpc.reflection.")
 
 
-def _on_unix_socket(context: Any) -> bool:
+def _on_unix_socket(context: grpc.aio.ServicerContext) -> bool:
     return str(context.peer() or "").startswith("unix:")
 
 

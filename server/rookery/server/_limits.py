@@ -8,6 +8,7 @@ import time
 from collections import Counter
 from typing import Any
 
+import grpc
 import structlog
 from rookery.v1 import bot_service_pb2
 
@@ -62,7 +63,7 @@ def hello_problem(hello: bot_service_pb2.Hello) -> str:
     return ""
 
 
-def peer_host(context: Any) -> str:
+def peer_host(context: grpc.aio.ServicerContext) -> str:
     """The network address (IP, no port) a gRPC call comes from: ``127.0.0.1``, ``::1``.
 
     grpc reports ``ipv4:127.0.0.1:5000`` or ``ipv6:[::1]:5000``; anything else (a Unix socket)

@@ -158,7 +158,7 @@ def _split_method(full_method: str) -> tuple[str, str]:
     return service or "unknown", method or full_method
 
 
-def _code_name(context: Any) -> str:
+def _code_name(context: grpc.aio.ServicerContext) -> str:
     code = context.code()
     if code is None:
         return "OK"

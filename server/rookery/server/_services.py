@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, NoReturn, TypeVar
+from typing import NoReturn, TypeVar
 
 import grpc
 import structlog
@@ -44,6 +44,7 @@ from ._outbox import Outbox
 from ._registry import RegisteredBot
 from ._session import CloseStream, Session
 from ._table import TableSpec, TableStatus
+from ._tournament import TournamentBackend
 from ._version import SERVER_VERSION
 from ._watchers import Watcher
 
@@ -57,7 +58,9 @@ _T = TypeVar("_T")
 _B = TypeVar("_B")
 
 
-async def _abort(context: Any, code: grpc.StatusCode, details: str) -> NoReturn:
+async def _abort(
+    context: grpc.aio.ServicerContext, code: grpc.StatusCode, details: str
+) -> NoReturn:
     await context.abort(code, details)
     raise AssertionError("unreachable: context.abort raises")
 
@@ -93,7 +96,7 @@ _NO_LEAGUE = "this server runs no league: start one with `rookery league serve`"
 
 
 async def _delegate(
-    context: Any,
+    context: grpc.aio.ServicerContext,
     backend: _B | None,
     missing: str,
     call: Callable[[_B], Awaitable[_T]],
@@ -161,7 +164,7 @@ def _take_batch(
     return (batch_bytes(parts) if len(parts) > 1 else parts[0]), len(parts), closing
 
 
-def _canceller(context: Any) -> Callable[[], None]:
+def _canceller(context: grpc.aio.ServicerContext) -> Callable[[], None]:
     """Ends the RPC from outside its writer, which may be stuck on flow control: the status
     RESOURCE_EXHAUSTED is queued for the bot, then the RPC's task is cancelled."""
     handler = asyncio.current_task()
@@ -214,7 +217,7 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
     async def Connect(
         self,
         request_iterator: AsyncIterator[bot_service_pb2.ConnectRequest],
-        context: Any,
+        context: grpc.aio.ServicerContext,
     ) -> AsyncIterator[_ConnectResponse]:
         server = self._server
         config = server.config
@@ -273,7 +276,7 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
                 server.session_detached(session)
 
     async def _open(
-        self, hello: bot_service_pb2.Hello, context: Any
+        self, hello: bot_service_pb2.Hello, context: grpc.aio.ServicerContext
     ) -> tuple[Session, int, Outbox[bytes | CloseStream]]:
         """Admits a Hello (``Lobby.admit``) and attaches its session to this stream, Welcome
         queued first; a refusal ends the stream with its status code."""
@@ -392,7 +395,7 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
         self._server = server
 
     async def AddBot(
-        self, request: arena_service_pb2.AddBotRequest, context: Any
+        self, request: arena_service_pb2.AddBotRequest, context: grpc.aio.ServicerContext
     ) -> arena_service_pb2.AddBotResponse:
         try:
             record, token = self._server.bots.add(request.name)
@@ -404,7 +407,7 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
         return arena_service_pb2.AddBotResponse(bot=_bot_info(record, connected), token=token)
 
     async def ListBots(
-        self, request: arena_service_pb2.ListBotsRequest, context: Any
+        self, request: arena_service_pb2.ListBotsRequest, context: grpc.aio.ServicerContext
     ) -> arena_service_pb2.ListBotsResponse:
         connected = self._server.sessions
         return arena_service_pb2.ListBotsResponse(
@@ -412,7 +415,7 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
         )
 
     async def RemoveBot(
-        self, request: arena_service_pb2.RemoveBotRequest, context: Any
+        self, request: arena_service_pb2.RemoveBotRequest, context: grpc.aio.ServicerContext
     ) -> arena_service_pb2.RemoveBotResponse:
         try:
             self._server.bots.remove(request.name)
@@ -424,7 +427,7 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
         return arena_service_pb2.RemoveBotResponse()
 
     async def CreateTable(
-        self, request: arena_service_pb2.CreateTableRequest, context: Any
+        self, request: arena_service_pb2.CreateTableRequest, context: grpc.aio.ServicerContext
     ) -> arena_service_pb2.CreateTableResponse:
         server = self._server
         rules = request.WhichOneof("rules")
@@ -456,7 +459,7 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
         return arena_service_pb2.CreateTableResponse(table=table.summary())
 
     async def ListTables(
-        self, request: arena_service_pb2.ListTablesRequest, context: Any
+        self, request: arena_service_pb2.ListTablesRequest, context: grpc.aio.ServicerContext
     ) -> arena_service_pb2.ListTablesResponse:
         status = None
         if request.status != table_pb2.TABLE_STATUS_UNSPECIFIED:
@@ -468,7 +471,7 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
         return arena_service_pb2.ListTablesResponse(tables=[t.summary() for t in tables])
 
     async def GetTable(
-        self, request: arena_service_pb2.GetTableRequest, context: Any
+        self, request: arena_service_pb2.GetTableRequest, context: grpc.aio.ServicerContext
     ) -> arena_service_pb2.GetTableResponse:
         try:
             table = self._server.get_table(request.table_id)
@@ -477,7 +480,7 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
         return arena_service_pb2.GetTableResponse(table=table.summary())
 
     async def AbortTable(
-        self, request: arena_service_pb2.AbortTableRequest, context: Any
+        self, request: arena_service_pb2.AbortTableRequest, context: grpc.aio.ServicerContext
     ) -> arena_service_pb2.AbortTableResponse:
         try:
             table = self._server.get_table(request.table_id)
@@ -493,7 +496,7 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
         return arena_service_pb2.AbortTableResponse(table=table.summary())
 
     async def GetReplay(
-        self, request: arena_service_pb2.GetReplayRequest, context: Any
+        self, request: arena_service_pb2.GetReplayRequest, context: grpc.aio.ServicerContext
     ) -> arena_service_pb2.GetReplayResponse:
         try:
             replay = self._server.replay(request.table_id)
@@ -505,30 +508,32 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
 
     # Tournaments: delegated to the backend ----------------------------------------------------
 
-    async def _tournaments(self, context: Any, call: Callable[[Any], Awaitable[_T]]) -> _T:
+    async def _tournaments(
+        self, context: grpc.aio.ServicerContext, call: Callable[[TournamentBackend], Awaitable[_T]]
+    ) -> _T:
         tournaments = self._server.tournaments
         return await _delegate(context, tournaments, _NO_TOURNAMENTS, call, _TOURNAMENT_ERRORS)
 
     async def CreateTournament(
-        self, request: arena_service_pb2.CreateTournamentRequest, context: Any
+        self, request: arena_service_pb2.CreateTournamentRequest, context: grpc.aio.ServicerContext
     ) -> arena_service_pb2.CreateTournamentResponse:
         info = await self._tournaments(context, lambda b: b.create_tournament(request.spec))
         return arena_service_pb2.CreateTournamentResponse(tournament=info)
 
     async def GetTournament(
-        self, request: arena_service_pb2.GetTournamentRequest, context: Any
+        self, request: arena_service_pb2.GetTournamentRequest, context: grpc.aio.ServicerContext
     ) -> arena_service_pb2.GetTournamentResponse:
         info = await self._tournaments(context, lambda b: b.get_tournament(request.tournament_id))
         return arena_service_pb2.GetTournamentResponse(tournament=info)
 
     async def ListTournaments(
-        self, request: arena_service_pb2.ListTournamentsRequest, context: Any
+        self, request: arena_service_pb2.ListTournamentsRequest, context: grpc.aio.ServicerContext
     ) -> arena_service_pb2.ListTournamentsResponse:
         infos = await self._tournaments(context, lambda b: b.list_tournaments())
         return arena_service_pb2.ListTournamentsResponse(tournaments=infos)
 
     async def ListGames(
-        self, request: arena_service_pb2.ListGamesRequest, context: Any
+        self, request: arena_service_pb2.ListGamesRequest, context: grpc.aio.ServicerContext
     ) -> arena_service_pb2.ListGamesResponse:
         games = await self._tournaments(
             context, lambda b: b.list_games(request.tournament_id, request.limit)
@@ -536,7 +541,7 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
         return arena_service_pb2.ListGamesResponse(games=games)
 
     async def GetStandings(
-        self, request: arena_service_pb2.GetStandingsRequest, context: Any
+        self, request: arena_service_pb2.GetStandingsRequest, context: grpc.aio.ServicerContext
     ) -> arena_service_pb2.GetStandingsResponse:
         standings = await self._tournaments(
             context, lambda b: b.get_standings(request.tournament_id)
@@ -545,22 +550,26 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
 
     # League: delegated to the league backend ---------------------------------------------------
 
-    async def _league(self, context: Any, call: Callable[[LeagueBackend], Awaitable[_T]]) -> _T:
+    async def _league(
+        self, context: grpc.aio.ServicerContext, call: Callable[[LeagueBackend], Awaitable[_T]]
+    ) -> _T:
         return await _delegate(context, self._server.league, _NO_LEAGUE, call, _LEAGUE_ERRORS)
 
     @staticmethod
-    def _token(context: Any) -> str | None:
+    def _token(context: grpc.aio.ServicerContext) -> str | None:
         return bearer_token(context.invocation_metadata())
 
     async def SubmitVersion(
-        self, request: league_pb2.SubmitVersionRequest, context: Any
+        self, request: league_pb2.SubmitVersionRequest, context: grpc.aio.ServicerContext
     ) -> league_pb2.SubmitVersionResponse:
         token = self._token(context)
         version = await self._league(context, lambda b: b.submit_version(request, token))
         return league_pb2.SubmitVersionResponse(version=version)
 
     async def SubmitVersionUpload(
-        self, request_iterator: AsyncIterator[league_pb2.SubmitVersionUploadRequest], context: Any
+        self,
+        request_iterator: AsyncIterator[league_pb2.SubmitVersionUploadRequest],
+        context: grpc.aio.ServicerContext,
     ) -> league_pb2.SubmitVersionUploadResponse:
         token = self._token(context)
         version = await self._league(
@@ -569,27 +578,27 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
         return league_pb2.SubmitVersionUploadResponse(version=version)
 
     async def ListVersions(
-        self, request: league_pb2.ListVersionsRequest, context: Any
+        self, request: league_pb2.ListVersionsRequest, context: grpc.aio.ServicerContext
     ) -> league_pb2.ListVersionsResponse:
         token = self._token(context)
         versions = await self._league(context, lambda b: b.list_versions(request.bot_name, token))
         return league_pb2.ListVersionsResponse(versions=versions)
 
     async def GetVersion(
-        self, request: league_pb2.GetVersionRequest, context: Any
+        self, request: league_pb2.GetVersionRequest, context: grpc.aio.ServicerContext
     ) -> league_pb2.GetVersionResponse:
         token = self._token(context)
         return await self._league(context, lambda b: b.get_version(request, token))
 
     async def RetireVersion(
-        self, request: league_pb2.RetireVersionRequest, context: Any
+        self, request: league_pb2.RetireVersionRequest, context: grpc.aio.ServicerContext
     ) -> league_pb2.RetireVersionResponse:
         token = self._token(context)
         version = await self._league(context, lambda b: b.retire_version(request.version_id, token))
         return league_pb2.RetireVersionResponse(version=version)
 
     async def DisqualifyVersion(
-        self, request: league_pb2.DisqualifyVersionRequest, context: Any
+        self, request: league_pb2.DisqualifyVersionRequest, context: grpc.aio.ServicerContext
     ) -> league_pb2.DisqualifyVersionResponse:
         version = await self._league(
             context, lambda b: b.disqualify_version(request.version_id, request.reason)
@@ -597,25 +606,25 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
         return league_pb2.DisqualifyVersionResponse(version=version)
 
     async def Challenge(
-        self, request: league_pb2.ChallengeRequest, context: Any
+        self, request: league_pb2.ChallengeRequest, context: grpc.aio.ServicerContext
     ) -> league_pb2.ChallengeResponse:
         token = self._token(context)
         challenge_id = await self._league(context, lambda b: b.challenge(request, token))
         return league_pb2.ChallengeResponse(challenge_id=challenge_id)
 
     async def GetLeagueBoard(
-        self, request: league_pb2.GetLeagueBoardRequest, context: Any
+        self, request: league_pb2.GetLeagueBoardRequest, context: grpc.aio.ServicerContext
     ) -> league_pb2.GetLeagueBoardResponse:
         return await self._league(context, lambda b: b.board(request.all_versions))
 
     async def CreateSeason(
-        self, request: league_pb2.CreateSeasonRequest, context: Any
+        self, request: league_pb2.CreateSeasonRequest, context: grpc.aio.ServicerContext
     ) -> league_pb2.CreateSeasonResponse:
         season = await self._league(context, lambda b: b.create_season(request))
         return league_pb2.CreateSeasonResponse(season=season)
 
     async def StartFinalEvaluation(
-        self, request: league_pb2.StartFinalEvaluationRequest, context: Any
+        self, request: league_pb2.StartFinalEvaluationRequest, context: grpc.aio.ServicerContext
     ) -> league_pb2.StartFinalEvaluationResponse:
         season = await self._league(context, lambda b: b.start_final_evaluation())
         return league_pb2.StartFinalEvaluationResponse(season=season)
@@ -628,7 +637,9 @@ class SpectatorServicer(spectator_service_pb2_grpc.SpectatorServiceServicer):
         self._server = server
 
     async def ListLiveTables(
-        self, request: spectator_service_pb2.ListLiveTablesRequest, context: Any
+        self,
+        request: spectator_service_pb2.ListLiveTablesRequest,
+        context: grpc.aio.ServicerContext,
     ) -> spectator_service_pb2.ListLiveTablesResponse:
         tables = [
             t for t in self._server.list_tables() if request.include_finished or not t.is_finished
@@ -636,7 +647,7 @@ class SpectatorServicer(spectator_service_pb2_grpc.SpectatorServiceServicer):
         return spectator_service_pb2.ListLiveTablesResponse(tables=[t.summary() for t in tables])
 
     async def WatchTable(
-        self, request: spectator_service_pb2.WatchTableRequest, context: Any
+        self, request: spectator_service_pb2.WatchTableRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[spectator_service_pb2.WatchTableResponse]:
         try:
             table = self._server.get_table(request.table_id)
