@@ -1,0 +1,66 @@
+"""docs/ai.md's trained policy as a bot against a server of your own, as printed, from a fresh
+folder outside the clone: ``rookery envs train`` as the doc gives it, then the block that serves,
+connects the trained bot and the heuristic and seats them at a table, which plays to its end.
+
+(The train-then-arena recipe, with the sandbox on, is ``tests/envs/test_envs_recipe.py``; the
+doc's Python examples are ``tests/envs/test_envs_docs.py``.) The server listens where the doc
+says, 127.0.0.1:50051: the test waits for that port to be free (the README session's test takes
+it too).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from processes import Background, background_group
+
+
+def _wait_until_free(port: int, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        with socket.socket() as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(("127.0.0.1", port))
+                return
+            except OSError:
+                assert time.monotonic() < deadline, f"port {port} still taken after {timeout:g} s"
+        time.sleep(1)
+
+
+@pytest.mark.timeout(600)
+def test_the_trained_policy_plays_a_table_of_its_own_server_as_printed(
+    root: Path, venv_bin: Path, tmp_path: Path
+) -> None:
+    doc = (root / "docs" / "ai.md").read_text(encoding="utf-8")
+    train = re.search(r"From the shell, `(rookery envs train [^`]+)`", doc)
+    assert train, "docs/ai.md no longer gives the training command"
+    section = doc.split("runs as a Rookery bot, unchanged.", 1)[1]
+    block = re.search(r"```sh\n(.*?)```", section, re.DOTALL)
+    assert block and "rookery table create" in block.group(1), "no server session block"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ROOKERY_", "VIRTUAL_ENV"))}
+    env["PATH"] = f"{venv_bin}{os.pathsep}{env['PATH']}"
+    trained = subprocess.run(
+        ["bash", "-c", train.group(1)], cwd=tmp_path, env=env, capture_output=True, text=True,
+        timeout=300, check=False,
+    )  # fmt: skip
+    assert trained.returncode == 0, trained.stdout + trained.stderr
+    assert (tmp_path / "policy.npz").is_file()
+    _wait_until_free(50051, timeout=300)
+    with background_group() as started:
+        session = Background(
+            ["bash", "-c", block.group(1)], tmp_path / "session.out", tmp_path, env
+        )
+        started.append(session)
+        session.process.wait(timeout=400)
+        output = session.output()
+    assert session.process.returncode == 0, output
+    (result,) = [line for line in output.splitlines() if line.startswith("finished (")]
+    assert result.startswith(("finished (target_reached)", "finished (max_hands)")), result
+    assert "table " in output and "LinearBot" in output, output
