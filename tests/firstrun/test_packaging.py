@@ -140,3 +140,34 @@ def test_the_installed_rookery_plays_a_short_demo(installed: Path, tmp_path: Pat
         timeout=60,
     )
     assert where.startswith(str(installed.parent)), where
+
+
+@pytest.mark.timeout(900)
+def test_the_readmes_arena_commands_run_outside_the_clone_with_the_installed_rookery(
+    installed: Path, tmp_path: Path, root: Path
+) -> None:
+    """The README: outside the clone, ``pip install <the clone>`` gives the command ``rookery``;
+    its tournament lines, run in a user's folder with that ``rookery`` (``.venv/bin/`` dropped),
+    the sandbox at its default, play every game to the end."""
+    from test_readme_session import example_bot, readme_session
+
+    lines = readme_session(root / "README.md")
+    arena = lines[lines.index("<save my_bot.py>") + 1 :]
+    assert [line.split()[0] for line in arena] == [".venv/bin/rookery"] * 3, arena
+    folder = tmp_path / "mine"
+    folder.mkdir(mode=0o755)  # others may read it: the sandbox's user
+    (folder / "my_bot.py").write_text(example_bot(root / "docs" / "bots" / "python.md"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ROOKERY_", "VIRTUAL_ENV"))}
+    env["PATH"] = f"{installed}{os.pathsep}{env['PATH']}"
+    for line in arena:
+        command = line.removeprefix(".venv/bin/").split("  #", 1)[0]
+        done = subprocess.run(
+            ["bash", "-c", command], cwd=folder, env=env, capture_output=True, text=True,
+            timeout=600, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, f"{command!r}:\n{done.stdout}{done.stderr}"
+        if " arena run " in f" {command} ":
+            assert "sandbox: bubblewrap" in done.stdout + done.stderr, done.stdout + done.stderr
+            assert "12/12 recorded" in done.stdout, done.stdout
+    replays = list((folder / "runs" / "latest" / "replays").glob("*.jsonl.gz"))
+    assert len(replays) == 12, replays
