@@ -12,8 +12,9 @@ PACKAGE = Path(next(iter(rookery.envs.__path__)))
 SDK_USERS = {"bridge.py", "gym.py", "chat.py", "seat.py", "mcp_seat.py"}
 """Modules that may import the SDK: the bridge, the text seat's and the MCP seat's bots, and the
 Gymnasium env (its opponents are the SDK's reference bots)."""
-REPLAY_READERS = {"ledger.py"}
-"""Modules that may read replays (``rookery.wire``, ``rookery.v1``): the language-model ledger."""
+REPLAY_READERS: set[str] = set()
+"""Modules that may read replays (``rookery.wire``, ``rookery.v1``): none now (the language-model
+ledger is the arena's, ``rookery.arena.ledger``)."""
 
 
 def _rookery_imports(path: Path) -> set[str]:

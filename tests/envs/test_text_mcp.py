@@ -18,13 +18,13 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from rookery.arena.config import BotSpec, TournamentConfig
+from rookery.arena.ledger import ledger_of
 from rookery.arena.runner import RunOptions, TournamentRunner
 from rookery.arena.sandbox import SandboxMode
 from rookery.arena.storage import RunStore
 from rookery.client import arun_bot
 from rookery.client.bots.random_bot import RandomBot
 from rookery.engine import Ruleset
-from rookery.envs.ledger import ledger_of
 from rookery.server import TableSpec, TimeControl
 from rookery.server.testing import running_server
 from rookery.v1 import replay_pb2

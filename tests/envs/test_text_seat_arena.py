@@ -15,12 +15,12 @@ from typing import Any
 import pytest
 from chat_server import chat_server
 from rookery.arena.config import BotSpec, TournamentConfig
+from rookery.arena.ledger import run_ledger
 from rookery.arena.report import load_run
 from rookery.arena.runner import RunOptions, RunResult, TournamentRunner
 from rookery.arena.sandbox import SandboxMode
 from rookery.arena.storage import GameRow, RunStore
 from rookery.engine import Ruleset
-from rookery.envs.ledger import run_ledger
 from rookery.server import TimeControl
 from rookery.v1 import replay_pb2
 from rookery.wire.replay import read_replay

@@ -14,12 +14,12 @@ from typing import Any
 import pytest
 from chat_server import chat_server
 from rookery.arena.config import BotSpec, TournamentConfig
+from rookery.arena.ledger import run_ledger
 from rookery.arena.runner import RunOptions, TournamentRunner
 from rookery.arena.sandbox import SandboxMode
 from rookery.arena.storage import RunStore
 from rookery.engine import Bid, Game, Observation, Ruleset
 from rookery.envs.chat import ChatEndpoint
-from rookery.envs.ledger import run_ledger
 from rookery.envs.text import Completion, ToolCall
 from rookery.envs.tools import TOOLS, SeatTools, ToolSeat
 from rookery.server import TimeControl

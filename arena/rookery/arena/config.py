@@ -39,6 +39,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import math
 import os
 import re
 import secrets
@@ -195,6 +196,12 @@ class TournamentConfig:
     limits: SandboxLimits = field(default_factory=SandboxLimits)
     out: Path | None = None
     source: str = "<config>"
+    #: ``[llm] budget_usd``: the run stops before a game that would take its language-model
+    #: seats' cost past it (None: no cap). A resumed run may raise it.
+    llm_budget_usd: float | None = None
+    #: ``[llm] retries``: the re-prompts a language-model seat gives an invalid reply before the
+    #: late policy plays for it (``ROOKERY_CHAT_RETRIES`` of every launched bot that sets none).
+    llm_retries: int | None = None
 
     @property
     def tournament_id(self) -> str:
@@ -207,6 +214,14 @@ class TournamentConfig:
             if bot.name == name:
                 return bot
         raise KeyError(name)
+
+    def launch_spec(self, bot: BotSpec) -> BotSpec:
+        """``bot`` as launched: with the tournament's retry policy for a language-model seat
+        (``ROOKERY_CHAT_RETRIES``) unless the bot's own env sets one."""
+        if self.llm_retries is None or "ROOKERY_CHAT_RETRIES" in bot.env:
+            return bot
+        env = {**bot.env, "ROOKERY_CHAT_RETRIES": str(self.llm_retries)}
+        return dataclasses.replace(bot, env=env)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-able description (stored with the run; ``out`` and ``source`` left out)."""
@@ -241,6 +256,7 @@ class TournamentConfig:
             "pin_cpus": self.pin_cpus,
             "sandbox_paths": [str(p) for p in self.sandbox_paths],
             "limits": self.limits.to_dict(),
+            **({"llm": self._llm_dict()} if self._llm_dict() else {}),
             "bots": [
                 {
                     "name": b.name,
@@ -252,6 +268,14 @@ class TournamentConfig:
                 for b in self.bots
             ],
         }
+
+    def _llm_dict(self) -> dict[str, Any]:
+        llm: dict[str, Any] = {}
+        if self.llm_budget_usd is not None:
+            llm["budget_usd"] = self.llm_budget_usd
+        if self.llm_retries is not None:
+            llm["retries"] = self.llm_retries
+        return llm
 
     def fingerprint(self) -> str:
         """A hash of what decides the schedule and the games: a resumed run must match it.
@@ -286,6 +310,9 @@ def schedule_fields(data: Mapping[str, Any]) -> dict[str, Any]:
         # as before hand seeds could be chosen: older runs resume
         fields["ruleset"] = {k: v for k, v in ruleset.items() if k != "hand_seeds"}
     fields["bots"] = [b["name"] for b in data.get("bots", ())]
+    llm = {k: v for k, v in fields.pop("llm", {}).items() if k != "budget_usd"}
+    if llm:  # the retry policy decides games; the budget only when the run stops
+        fields["llm"] = llm
     if data.get("format") != Format.SPRT.value:
         fields.pop("sprt", None)
     return fields
@@ -341,6 +368,11 @@ def _validate(config: TournamentConfig, source: str) -> None:
         raise ConfigError(source, "ratings.k", f"must be positive, got {config.elo_k}")
     if config.bootstrap < 0:
         raise ConfigError(source, "ratings.bootstrap", f"must be >= 0, got {config.bootstrap}")
+    budget = config.llm_budget_usd
+    if budget is not None and not (math.isfinite(budget) and budget > 0):
+        raise ConfigError(source, "llm.budget_usd", f"must be a positive number, got {budget}")
+    if config.llm_retries is not None and not 0 <= config.llm_retries <= 20:
+        raise ConfigError(source, "llm.retries", f"must lie in 0 .. 20, got {config.llm_retries}")
     online = [b.name for b in config.bots if "ROOKERY_CHAT_URL" in b.env]
     if online and config.sandbox is not SandboxMode.OFF:
         raise ConfigError(
@@ -519,6 +551,21 @@ def _limits(source: str, table: Any) -> SandboxLimits:
     return SandboxLimits(**values)
 
 
+def _llm_values(source: str, data: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``[llm]`` table: ``budget_usd`` and ``retries``."""
+    if "llm" not in data:
+        return {}
+    llm = _expect(source, "llm", data["llm"], dict, "a table")
+    _check_keys(source, "llm", llm, {"budget_usd", "retries"})
+    values: dict[str, Any] = {}
+    if "budget_usd" in llm:
+        budget = _expect(source, "llm.budget_usd", llm["budget_usd"], (int, float), "a number")
+        values["llm_budget_usd"] = float(budget)
+    if "retries" in llm:
+        values["llm_retries"] = _expect(source, "llm.retries", llm["retries"], int, "an integer")
+    return values
+
+
 def _sandbox_values(source: str, data: Mapping[str, Any]) -> dict[str, Any]:
     values: dict[str, Any] = {}
     if "sandbox" in data:
@@ -597,6 +644,7 @@ _TOP_KEYS = {
     "pin_cpus",
     "sandbox_paths",
     "limits",
+    "llm",
 }
 
 
@@ -641,6 +689,7 @@ def config_from_dict(
     if "out" in data:
         values["out"] = Path(_expect(source, "out", data["out"], str, "a directory path"))
     values.update(_sandbox_values(source, data))
+    values.update(_llm_values(source, data))
     config = TournamentConfig(
         name=name,
         ruleset=_ruleset(source, data),

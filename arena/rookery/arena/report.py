@@ -17,14 +17,16 @@ from rich.table import Table
 from rookery.arena.config import Format, TournamentConfig, config_from_dict
 from rookery.arena.errors import StorageError
 from rookery.arena.ratings import BradleyTerryFit
-from rookery.arena.results import Summary, los_table, rating_history, summarize
+from rookery.arena.results import Standing, Summary, los_table, rating_history, summarize
 from rookery.arena.sprt import SprtDecision
 from rookery.arena.storage import DATABASE_NAME, GameRow, RunStore, TournamentRecord
 
 __all__ = [
+    "LEDGER_FIELDS",
     "RunData",
     "crosstable_table",
     "incidents_table",
+    "ledger_fields",
     "load_run",
     "render_html",
     "report_dict",
@@ -106,13 +108,73 @@ _CAPTION = (
     "the bot's SDK made for its failed code (rookery arena incidents RUN_DIR lists each)"
 )
 
+_LEDGER_CAPTION = (
+    "; language models: tokens in/out, cost in US dollars, mean latency, invalid replies "
+    "(counted in illegal) per request, durability: decisions a game before the first invalid "
+    "reply or miss"
+)
+
+
+def ledger_fields(standing: Standing) -> dict[str, Any]:
+    """A standing's language-model ledger, flat (``None`` each for a bot with no ledger)."""
+    led = standing.ledger
+    if led is None:
+        return dict.fromkeys(LEDGER_FIELDS)
+    return {
+        "decisions": led.decisions,
+        "attempts": led.attempts,
+        "invalid_replies": led.invalid_replies,
+        "invalid_reply_rate": led.invalid_reply_rate,
+        "durability": led.durability,
+        "provider_errors": led.provider_errors,
+        "prompt_tokens": led.prompt_tokens,
+        "completion_tokens": led.completion_tokens,
+        "cost_usd": led.cost_usd,
+        "mean_latency_ms": led.mean_latency_ms,
+    }
+
+
+#: The language-model ledger's fields in report.json's and standings.csv's standings.
+LEDGER_FIELDS = (
+    "decisions",
+    "attempts",
+    "invalid_replies",
+    "invalid_reply_rate",
+    "durability",
+    "provider_errors",
+    "prompt_tokens",
+    "completion_tokens",
+    "cost_usd",
+    "mean_latency_ms",
+)
+
+
+def _ledger_cells(standing: Standing) -> list[str]:
+    """The ledger columns of a standings row (blank for a bot with no ledger)."""
+    led = standing.ledger
+    if led is None:
+        return [""] * 6
+    return [
+        f"{led.prompt_tokens:,}/{led.completion_tokens:,}",
+        f"{led.cost_usd:.4f}",
+        f"{led.mean_latency_ms:.0f}",
+        f"{led.invalid_replies}",
+        f"{led.invalid_reply_rate:.1%}",
+        f"{led.durability:.1f}",
+    ]
+
+
+_LEDGER_COLUMNS = ("tokens", "$", "latency ms", "invalid", "invalid rate", "durability")
+
 
 def standings_table(summary: Summary, title: str = "Standings") -> Table:
     """The standings as a rich table."""
+    with_ledger = any(s.ledger is not None for s in summary.standings)
     table = Table(
         title=title,
         title_justify="left",
-        caption=_CAPTION.format(interval=summary.fit.interval),
+        caption=_CAPTION.format(interval=summary.fit.interval)
+        + (_LEDGER_CAPTION if with_ledger else ""),
         caption_justify="left",
     )
     for column, justify in (
@@ -131,6 +193,7 @@ def standings_table(summary: Summary, title: str = "Standings") -> Table:
         ("crash", "right"),
         ("illegal", "right"),
         ("fallback", "right"),
+        *((column, "right") for column in (_LEDGER_COLUMNS if with_ledger else ())),
     ):
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
     for rank, s in enumerate(summary.standings, 1):
@@ -150,6 +213,7 @@ def standings_table(summary: Summary, title: str = "Standings") -> Table:
             str(s.crashes),
             str(s.illegal_replies),
             str(s.fallbacks),
+            *(_ledger_cells(s) if with_ledger else ()),
         )
     return table
 
@@ -292,6 +356,7 @@ def report_dict(data: RunData) -> dict[str, Any]:
                 "team_mu": s.team_mu,
                 "team_sigma": s.team_sigma,
             }
+            | {f"llm_{name}": value for name, value in ledger_fields(s).items()}
             for rank, s in enumerate(summary.standings, 1)
         ],
         "incidents": data.incident_counts(),
@@ -497,11 +562,19 @@ def _incidents_html(data: RunData) -> str:
     )
 
 
+_LEDGER_NOTE = (
+    " Language models: tokens in/out, cost in US dollars, mean latency per answered decision,"
+    " invalid replies (re-prompted, counted in illegal) and their rate per request, durability:"
+    " decisions a game before the first invalid reply or miss."
+)
+
+
 def render_html(data: RunData) -> str:
     """The whole report as one self-contained HTML page."""
     summary = data.summary
     esc = html.escape
     rows = []
+    with_ledger = any(s.ledger is not None for s in summary.standings)
     for rank, s in enumerate(summary.standings, 1):
         los = "" if s.los_next is None else f"{100 * s.los_next:.0f}%"
         cells = [
@@ -521,6 +594,7 @@ def render_html(data: RunData) -> str:
             str(s.crashes),
             str(s.illegal_replies),
             str(s.fallbacks),
+            *(_ledger_cells(s) if with_ledger else ()),
         ]
         rows.append(
             "<tr>"
@@ -530,7 +604,9 @@ def render_html(data: RunData) -> str:
     head = (
         "<tr><th>#</th><th>bot</th><th>Elo</th><th>±</th><th>95 % interval</th><th>LOS</th>"
         "<th>games</th><th>W</th><th>L</th><th>D</th><th>point diff</th><th>think ms</th>"
-        "<th>timeouts</th><th>crashes</th><th>illegal</th><th>fallbacks</th></tr>"
+        "<th>timeouts</th><th>crashes</th><th>illegal</th><th>fallbacks</th>"
+        + "".join(f"<th>{esc(c)}</th>" for c in (_LEDGER_COLUMNS if with_ledger else ()))
+        + "</tr>"
     )
     names = [s.name for s in summary.standings]
     cross_rows = []
@@ -571,7 +647,7 @@ arena run</code> and <code>rookery arena report</code>).</p>
 <div class="scroll"><table>{head}{"".join(rows)}</table></div>
 <p class="meta">Elo: maximum-likelihood Bradley–Terry over all games, field mean 0; intervals:
 {summary.fit.confidence:.0%} {_interval_words(summary.fit)}. LOS: likelihood that a bot is
-stronger than the next.</p>
+stronger than the next.{_LEDGER_NOTE if with_ledger else ""}</p>
 {_incidents_html(data)}
 <h2>Crosstable</h2>
 <p class="meta">Points of the row bot against the column bot, out of the games they met in.</p>

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import NormalDist
 
+from rookery.arena.ledger import BotLedger
 from rookery.arena.ratings import (
     BradleyTerryFit,
     GameScore,
@@ -101,6 +102,9 @@ class Standing:
     los_next: float | None = None
     team_mu: float | None = None
     team_sigma: float | None = None
+    #: A language-model bot's ledger (tokens, cost, latency, invalid replies, durability);
+    #: None for other bots.
+    ledger: BotLedger | None = None
 
     @property
     def elo_error(self) -> float:
@@ -247,6 +251,7 @@ def summarize(
         rating = by_name[name]
         s = stats.get(name, BotGameStats())
         team = teams.get(name)
+        ledger = BotLedger.from_dict(name, s.ledger) if s.ledger else None
         standings.append(
             Standing(
                 name=name,
@@ -266,10 +271,15 @@ def summarize(
                 timeouts=s.timeouts,
                 auto_plays=s.auto_plays,
                 crashes=crashes.get(name, s.disconnects),
-                illegal_replies=s.illegal_replies + s.malformed_replies,
+                # A language-model seat re-prompts its invalid replies before the table sees
+                # them: they are the bot's illegal replies all the same.
+                illegal_replies=s.illegal_replies
+                + s.malformed_replies
+                + (ledger.invalid_replies if ledger else 0),
                 fallbacks=s.fallbacks,
                 team_mu=team.mu if team else None,
                 team_sigma=team.sigma if team else None,
+                ledger=ledger,
             )
         )
     standings.sort(key=lambda s: (-s.elo, -s.score, s.name))

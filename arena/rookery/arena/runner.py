@@ -46,6 +46,7 @@ from rookery.arena.launcher import (
     is_python_sdk_command,
     plan_launch,
 )
+from rookery.arena.ledger import ledger_of
 from rookery.arena.move_incidents import replay_move_incidents
 from rookery.arena.ratings import GameScore, OnlineElo, ranks_from_result
 from rookery.arena.ray_backend import play_on_ray
@@ -196,6 +197,9 @@ class LiveState:
     sprt: SprtTest | None = None
     last_game: GameRow | None = None
     messages: list[str] = field(default_factory=list)
+    #: The language-model seats' cost so far, in US dollars, and the games it was spent in.
+    cost_usd: float = 0.0
+    costed_games: int = 0
 
     @property
     def rate(self) -> float:
@@ -225,6 +229,8 @@ class RunResult:
     sprt_llr: float
     wall_s: float
     cancelled: bool
+    #: Stopped before a game that would have taken the cost past ``[llm] budget_usd``.
+    budget_reached: bool = False
 
 
 def _bot_stats(outcome: TableOutcome) -> dict[str, BotGameStats]:
@@ -242,6 +248,10 @@ def _bot_stats(outcome: TableOutcome) -> dict[str, BotGameStats]:
             fallbacks=seat.fallbacks,
         )
         stats[seat.bot_name] = stats.get(seat.bot_name, BotGameStats()) + game
+    if outcome.recorded is not None and outcome.recorded.noted_actions:
+        # Only a game with notes has a language-model seat's ledger to read from its replay.
+        for bot, ledger in ledger_of([outcome.replay]).items():
+            stats[bot] = dataclasses.replace(stats[bot], ledger=ledger.to_dict())
     return stats
 
 
@@ -298,6 +308,9 @@ class TournamentRunner:
         self._socket_dir: Path | None = None
         #: Games played at once now (see ``RunOptions.concurrency_scale``).
         self.games_at_once = 0
+        #: Games being played now (the budget counts what they may still cost).
+        self._in_play = 0
+        self.budget_reached = False
 
     # ------------------------------------------------------------------------- control
 
@@ -500,7 +513,8 @@ class TournamentRunner:
             store.record_incident(self.tournament_id, name, "command_changed", f"{old} -> {new}")
 
     def _finish(self, store: RunStore, started: float, resumed: bool) -> RunResult:
-        cancelled = (self._stop.is_set() or self._server_stopping) and not self._finished_already()
+        stopped = self._stop.is_set() or self._server_stopping or self.budget_reached
+        cancelled = stopped and not self._finished_already()
         if self.live.sprt is not None:
             store.set_sprt(self.tournament_id, self.live.sprt.decision.value, self.live.sprt.llr)
         store.finish(self.tournament_id, "cancelled" if cancelled else "finished")
@@ -523,6 +537,7 @@ class TournamentRunner:
             sprt_llr=sprt.llr if sprt is not None else 0.0,
             wall_s=time.monotonic() - started,
             cancelled=cancelled,
+            budget_reached=self.budget_reached,
         )
 
     def _finished_already(self) -> bool:
@@ -569,7 +584,7 @@ class TournamentRunner:
             if self.sandbox is not None and folder is not None:
                 _check_folder_is_open(bot.name, folder)
             launcher = BotLauncher(
-                bot,
+                self.config.launch_spec(bot),
                 plan,
                 server.target,
                 token,
@@ -681,7 +696,38 @@ class TournamentRunner:
         if self._stop.is_set() or self._server_stopping:
             return False
         sprt = self.live.sprt
-        return sprt is None or sprt.decision is SprtDecision.CONTINUE
+        if sprt is not None and sprt.decision is not SprtDecision.CONTINUE:
+            return False
+        return self._within_budget()
+
+    def _awaits_a_cost(self) -> bool:
+        """With a budget and no game's cost known yet, one game at a time: the first cost
+        recorded is what the budget's estimate starts from."""
+        return (
+            self.config.llm_budget_usd is not None
+            and self.live.costed_games == 0
+            and self._in_play > 0
+        )
+
+    def _within_budget(self) -> bool:
+        """Whether one more game keeps the language-model seats' cost within the budget: what
+        was spent, plus a game's mean cost so far for it and for each game in play."""
+        budget = self.config.llm_budget_usd
+        if budget is None or self.budget_reached:
+            return not self.budget_reached
+        live = self.live
+        per_game = live.cost_usd / live.costed_games if live.costed_games else 0.0
+        expected = live.cost_usd + per_game * (self._in_play + 1)
+        if expected <= budget:
+            return True
+        self.budget_reached = True
+        self._message(
+            f"budget reached: ${live.cost_usd:.4f} spent of ${budget:g} (about ${per_game:.4f} "
+            "a game); no more games are started. Raise [llm] budget_usd and run again with "
+            "--resume to continue"
+        )
+        log.info("budget reached", cost_usd=live.cost_usd, budget_usd=budget)
+        return False
 
     async def _play_all(self) -> None:
         pending = self.pending()
@@ -763,10 +809,17 @@ class TournamentRunner:
 
     async def _worker(self, pending: Iterator[ScheduledGame], slot: int = 0) -> None:
         while self.should_dispatch():
+            if self._awaits_a_cost():
+                await asyncio.sleep(0.05)
+                continue
             game = next(pending, None)
             if game is None:
                 return
-            await self._play(game, slot)
+            self._in_play += 1
+            try:
+                await self._play(game, slot)
+            finally:
+                self._in_play -= 1
 
     async def _launch_game(self, game: ScheduledGame, slot: int) -> dict[str, GameLaunch]:
         """Fresh processes of each launched bot of the game, keyed to its seats."""
@@ -1009,6 +1062,10 @@ class TournamentRunner:
         """Update the live counts, online Elo and SPRT with one recorded game."""
         self.live.done += 1
         self.live.last_game = row
+        costs = [stats.ledger.get("cost_usd", 0.0) for stats in row.bot_stats.values()]
+        if any(stats.ledger for stats in row.bot_stats.values()):
+            self.live.cost_usd += sum(costs)
+            self.live.costed_games += 1
         score = game_score(row, self.config.ruleset)
         if score is None:
             return

@@ -132,6 +132,9 @@ class BotGameStats:
     malformed_replies: int = 0
     disconnects: int = 0
     fallbacks: int = 0
+    #: A language-model seat's ledger in this game (``rookery.arena.ledger.BotLedger.to_dict``);
+    #: empty for other bots.
+    ledger: Mapping[str, float] = field(default_factory=dict)
 
     @property
     def think_ms_mean(self) -> float:
@@ -150,6 +153,7 @@ class BotGameStats:
             "malformed_replies": self.malformed_replies,
             "disconnects": self.disconnects,
             "fallbacks": self.fallbacks,
+            **({"ledger": dict(self.ledger)} if self.ledger else {}),
         }
 
     @classmethod
@@ -168,6 +172,10 @@ class BotGameStats:
             malformed_replies=self.malformed_replies + other.malformed_replies,
             disconnects=self.disconnects + other.disconnects,
             fallbacks=self.fallbacks + other.fallbacks,
+            ledger={
+                name: self.ledger.get(name, 0) + other.ledger.get(name, 0)
+                for name in {**self.ledger, **other.ledger}
+            },
         )
 
 

@@ -43,7 +43,8 @@ _EXAMPLES = textwrap.dedent(
 
     exit codes: 0 finished (SPRT: H1 accepted, the new bot is better); 1 SPRT: H0 accepted;
     2 SPRT: inconclusive at the game cap (or bad arguments); 3 configuration, storage or bot launch
-    error; 130 interrupted (the same command with --resume DIR goes on with it).
+    error; 130 interrupted or stopped at its budget (the same command with --resume DIR goes on
+    with it).
     """
 )
 
@@ -111,6 +112,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="DIR",
         help="go on with the tournament in the run directory DIR (the same config or --bot "
         "flags): its recorded games are kept, the rest are played",
+    )
+    run.add_argument(
+        "--budget-usd",
+        type=float,
+        metavar="USD",
+        help="stop before a game that would take the language-model seats' cost past USD "
+        "(the file's [llm] budget_usd; a resumed run may raise it); see docs/ai.md",
     )
     run.add_argument("--elo0", type=float, help="SPRT: Elo of H0")
     run.add_argument("--elo1", type=float, help="SPRT: Elo of H1")
@@ -246,6 +254,7 @@ def _build_config(args: argparse.Namespace) -> Any:
         "games": args.games,
         "concurrency": args.concurrency,
         "seed": args.seed,
+        "llm_budget_usd": args.budget_usd,
     }
     if args.format:
         changes["format"] = Format(args.format)
@@ -354,6 +363,12 @@ def run_tournament(config: Any, out: Path, options: Any, *, write_files: bool = 
         web_pages = _write_web_pages(out, result.tournament_id)
         console.print("report: " + ", ".join(str(p) for p in paths))
         console.print(f"web pages: {out / 'web' / 'index.html'} ({len(web_pages)} pages)")
+    if result.budget_reached and result.cancelled:
+        console.print(
+            f"budget reached: a higher --budget-usd (or [llm] budget_usd) and --resume {out} "
+            "go on with it"
+        )
+        return EXIT_INTERRUPTED
     if result.cancelled:
         console.print(f"interrupted: the same command with --resume {out} goes on with it")
         return EXIT_INTERRUPTED

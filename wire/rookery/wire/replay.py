@@ -139,6 +139,7 @@ class ReplayBuilder:
         self._hands: list[_Hand] = []
         self._hand: _Hand | None = None
         self._irregular = 0
+        self._noted = 0
 
     @property
     def game(self) -> Game:
@@ -152,6 +153,12 @@ class ReplayBuilder:
         """How many recorded actions were rejected, auto-played or marked with a fallback (the
         moves a tournament reports as incidents; none in most games)."""
         return self._irregular
+
+    @property
+    def noted_actions(self) -> int:
+        """How many recorded actions carry their bot's note (a language-model seat's ledger is
+        in its notes: a game without any has none to read)."""
+        return self._noted
 
     @property
     def is_finished(self) -> bool:
@@ -263,6 +270,8 @@ class ReplayBuilder:
         )
         if outcome is not ActionOutcome.ACCEPTED or fallback is not None:
             self._irregular += 1
+        if note is not None:
+            self._noted += 1
         if outcome is not ActionOutcome.REJECTED:
             self._after_apply(hand)
 

@@ -1,14 +1,17 @@
 """The ledger of language-model seats, per bot, from the replays their moves are recorded in.
 
-Every move a text seat sends carries its decision's counts in its note (``rookery.envs.seat``:
-attempts, invalid replies, provider errors, tokens, cost, latency, and the sums of the decisions
-it gave no move since its previous reply); a decision it gave no move is in the replay as the
-server's ``AUTO_PLAYED`` move. :func:`ledger_of` adds them up per bot, beside what a standings
-table shows of strength: tokens, cost, mean latency, invalid-reply rate and durability (the
-decisions a seat makes before its first invalid reply or missed move).
+The arena keeps it with each game it records (summed in the standings and reports), and
+``rookery llm ledger RUN_DIR`` reads it from a run's replays. Every move a text seat sends carries
+its decision's counts in its note (``rookery.envs.seat``: attempts, invalid replies, provider
+errors, tokens, cost, latency, and the sums of the decisions it gave no move since its previous
+reply); a decision it gave no move is in the replay as the server's ``AUTO_PLAYED`` move.
+:func:`ledger_of` adds them up per bot, beside what a standings table shows of strength: tokens,
+cost, mean latency, invalid-reply rate and durability (the decisions a seat makes before its
+first invalid reply or missed move).
 
-A seat's last decisions given no move before its game ended (a forfeit by strikes) have no later
-reply to carry their counts: they count as decisions and misses, not as attempts or tokens.
+A game carries a ledger only when a seat noted its counts. A seat's last decisions given no move
+before its game ended (a forfeit by strikes) have no later reply to carry their counts: they
+count as decisions and misses, not as attempts or tokens.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
+from typing import Any
 
 from rookery.v1 import notes_pb2, replay_pb2
 from rookery.wire.replay import read_replay
@@ -31,6 +35,9 @@ _COUNTS = (
     "completion_tokens",
     "cost_usd",
 )
+
+
+_FLOATS = frozenset({"cost_usd", "latency_ms_total"})
 
 
 @dataclass(frozen=True)
@@ -68,6 +75,19 @@ class BotLedger:
     def durability(self) -> float:
         """Mean decisions a seat made, in a game, before its first invalid reply or miss."""
         return self.durability_total / self.seat_games if self.seat_games else 0.0
+
+    def to_dict(self) -> dict[str, float]:
+        """The counts as stored with a game (the bot's name left out)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)[1:]}
+
+    @classmethod
+    def from_dict(cls, bot: str, data: Mapping[str, Any]) -> BotLedger:
+        """The inverse of :meth:`to_dict` (unknown names ignored, missing ones 0)."""
+        values: dict[str, Any] = {}
+        for f in fields(cls)[1:]:
+            value = data.get(f.name, 0)
+            values[f.name] = float(value) if f.name in _FLOATS else int(value)
+        return cls(bot, **values)
 
     def __add__(self, other: BotLedger) -> BotLedger:
         if other.bot != self.bot:
