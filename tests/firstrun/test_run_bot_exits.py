@@ -97,3 +97,13 @@ def test_the_guides_bot_exits_3_when_the_server_rejects_its_token(
     assert "Traceback" not in done.stderr, done.stderr
     (line,) = _error_lines(done.stderr)
     assert line.startswith("my_bot.py: token rejected for bot Greedy"), line
+
+
+def test_the_guides_bot_exits_2_when_its_sessions_are_not_a_count(
+    root: Path, tmp_path: Path
+) -> None:
+    done = _run_guide_bot(root, tmp_path, _bot_env(ROOKERY_SESSIONS="two"))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    (line,) = _error_lines(done.stderr)
+    assert line == "my_bot.py: ROOKERY_SESSIONS must be a whole number, got 'two'", line

@@ -185,7 +185,8 @@ def run_bot(
     It ends the program as the kit contract says (``docs/dev/kit-contract.md``), as every kit's
     main does: a rejected token, an unreachable server (or not the expected one) and a refused
     session write one line naming the cause to stderr and exit 3, 4 and 5 (``SystemExit``), no
-    traceback. ``exit_on_error=False`` raises those errors instead, as :func:`arun_bot` does.
+    traceback; a ``ROOKERY_SESSIONS`` or ``ROOKERY_MAX_TABLES`` that is not a count, exit 2.
+    ``exit_on_error=False`` raises those errors instead, as :func:`arun_bot` does.
     """
 
     async def main() -> RunStats:
@@ -223,6 +224,12 @@ def run_bot(
 
     if not exit_on_error:
         return asyncio.run(main())
+    try:  # a bad ROOKERY_SESSIONS or ROOKERY_MAX_TABLES: the contract's bad arguments
+        sessions = _env_count("ROOKERY_SESSIONS") if sessions is None else sessions
+        max_tables = _env_count("ROOKERY_MAX_TABLES") if max_tables is None else max_tables
+    except ValueError as error:
+        print(f"{_program_name()}: {error}", file=sys.stderr, flush=True)
+        raise SystemExit(2) from None
     try:
         return asyncio.run(main())
     except ClientError as error:
