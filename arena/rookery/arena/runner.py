@@ -831,7 +831,7 @@ class TournamentRunner:
                 continue  # a remote bot
             seats = game.seat_bots.count(name)
             plan = plan_launch(launcher.bot, 1, seats, 1)
-            key = self.server.issue_launch_key(name, _launch_sessions(plan))
+            key = self.server.issue_launch_key(name, _launch_sessions(plan, restarts=False))
             try:
                 launches[name] = await launcher.start_game(f"game {game.index}", plan, key, slot)
             except OSError as error:
@@ -1114,10 +1114,11 @@ def estimated_seconds(runner: TournamentRunner) -> float | None:
     return None if eta is None or math.isinf(eta) else eta
 
 
-def _launch_sessions(plan: LaunchPlan) -> int:
-    """The sessions a launch key admits at once: twice those its processes open (a restarted
-    process opens its own while the old ones still await their resume)."""
-    return 2 * plan.processes * plan.sessions
+def _launch_sessions(plan: LaunchPlan, *, restarts: bool = True) -> int:
+    """The sessions a launch key admits at once: those its processes open, twice over when a
+    process that exits is restarted (the new one opens its own while the old ones still await
+    their resume); a game's processes are never restarted."""
+    return (2 if restarts else 1) * plan.processes * plan.sessions
 
 
 def _server_name(tournament: str) -> str:
