@@ -9,6 +9,8 @@ bot copied verbatim, and a real ``rookery serve`` in token mode for the rejected
 from __future__ import annotations
 
 import os
+import re
+import signal
 import socket
 import subprocess
 import sys
@@ -57,17 +59,13 @@ def test_the_guides_bot_exits_4_naming_the_address_when_no_server_listens(
     assert line.startswith("my_bot.py: cannot reach the Rookery server at " + address), line
 
 
-@pytest.fixture
-def token_server(tmp_path: Path) -> Iterator[str]:
-    """A ``rookery serve`` in token mode with one registered bot, Greedy: its address."""
-    registry = tmp_path / "bots.sqlite"
-    subprocess.run([str(_ROOKERY), "bots", "add", "Greedy", "--db", str(registry)],
-                   capture_output=True, check=True, timeout=60)  # fmt: skip
-    port_file = tmp_path / "port"
+def _serve(folder: Path, *flags: str) -> Iterator[str]:
+    """A real ``rookery serve`` on a free loopback port: its address."""
+    port_file = folder / "port"
     process = subprocess.Popen(
         [str(_ROOKERY), "serve", "--address", "127.0.0.1:0", "--web-address", "off",
-         "--log-level", "warning", "--port-file", str(port_file), "--db", str(registry)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+         "--log-level", "warning", "--port-file", str(port_file), *flags],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=folder,
     )  # fmt: skip
     try:
         deadline = time.monotonic() + 60
@@ -83,6 +81,21 @@ def token_server(tmp_path: Path) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+@pytest.fixture
+def token_server(tmp_path: Path) -> Iterator[str]:
+    """A ``rookery serve`` in token mode with one registered bot, Greedy: its address."""
+    registry = tmp_path / "bots.sqlite"
+    subprocess.run([str(_ROOKERY), "bots", "add", "Greedy", "--db", str(registry)],
+                   capture_output=True, check=True, timeout=60)  # fmt: skip
+    yield from _serve(tmp_path, "--db", str(registry))
+
+
+@pytest.fixture
+def open_server(tmp_path: Path) -> Iterator[str]:
+    """A ``rookery serve`` in open mode: its address."""
+    yield from _serve(tmp_path)
 
 
 @pytest.mark.timeout(120)
@@ -107,3 +120,37 @@ def test_the_guides_bot_exits_2_when_its_sessions_are_not_a_count(
     assert "Traceback" not in done.stderr, done.stderr
     (line,) = _error_lines(done.stderr)
     assert line == "my_bot.py: ROOKERY_SESSIONS must be a whole number, got 'two'", line
+
+
+@pytest.mark.timeout(180)
+def test_the_guides_bot_stopped_after_a_game_exits_0_with_the_summary_line(
+    root: Path, tmp_path: Path, open_server: str
+) -> None:
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    (folder / "my_bot.py").write_text(example_bot(root / "docs" / "bots" / "python.md"))
+    env = _bot_env(ROOKERY_SERVER=open_server, ROOKERY_SESSIONS="4")  # every seat of the table
+    bot = subprocess.Popen(
+        [sys.executable, "my_bot.py"], cwd=folder, env=env, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        table = subprocess.run(
+            [str(_ROOKERY), "table", "create", "--seat", "Greedy", "--server", open_server,
+             "--wait", "--timeout", "120"],
+            capture_output=True, text=True, timeout=150, check=False,
+        )  # fmt: skip
+        assert table.returncode == 0, table.stdout + table.stderr
+        bot.send_signal(signal.SIGTERM)
+        _, stderr = bot.communicate(timeout=30)
+    finally:
+        if bot.poll() is None:
+            bot.kill()
+            bot.wait()
+    assert bot.returncode == 0, stderr
+    (line,) = _error_lines(stderr)
+    assert re.fullmatch(
+        r"\[rookery\] done: games=1 actions=\d+ fallbacks=0 rejections=0 reconnects=0 resumes=0"
+        r" batches_received=\d+ batches_sent=\d+",
+        line,
+    ), line

@@ -185,8 +185,9 @@ def run_bot(
     It ends the program as the kit contract says (``docs/dev/kit-contract.md``), as every kit's
     main does: a rejected token, an unreachable server (or not the expected one) and a refused
     session write one line naming the cause to stderr and exit 3, 4 and 5 (``SystemExit``), no
-    traceback; a ``ROOKERY_SESSIONS`` or ``ROOKERY_MAX_TABLES`` that is not a count, exit 2.
-    ``exit_on_error=False`` raises those errors instead, as :func:`arun_bot` does.
+    traceback; a ``ROOKERY_SESSIONS`` or ``ROOKERY_MAX_TABLES`` that is not a count, exit 2; a run
+    that ends well writes the contract's summary line (``[rookery] done: games=...``) to stderr.
+    ``exit_on_error=False`` raises those errors instead and writes no line, as :func:`arun_bot`.
     """
 
     async def main() -> RunStats:
@@ -231,13 +232,25 @@ def run_bot(
         print(f"{_program_name()}: {error}", file=sys.stderr, flush=True)
         raise SystemExit(2) from None
     try:
-        return asyncio.run(main())
+        stats = asyncio.run(main())
     except ClientError as error:
         code = _exit_code(error)
         if code is None:
             raise
         print(f"{_program_name()}: {error}", file=sys.stderr, flush=True)
         raise SystemExit(code) from None
+    print(_summary_line(stats), file=sys.stderr, flush=True)
+    return stats
+
+
+def _summary_line(stats: RunStats) -> str:
+    """The kit contract's line for a run that ended well, the same in every kit."""
+    return (
+        f"[rookery] done: games={stats.games} actions={stats.actions} "
+        f"fallbacks={stats.fallbacks} rejections={stats.rejections} "
+        f"reconnects={stats.reconnects} resumes={stats.resumes} "
+        f"batches_received={stats.batches_received} batches_sent={stats.batches_sent}"
+    )
 
 
 def _exit_code(error: ClientError) -> int | None:
