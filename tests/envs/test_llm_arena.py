@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import io
 import json
 import re
 import shlex
@@ -20,9 +21,11 @@ import pytest
 from chat_server import chat_server
 from rich.console import Console
 from rookery.arena.config import BotSpec, Format, TournamentConfig, config_from_dict
+from rookery.arena.display import ProgressDisplay
+from rookery.arena.errors import ConfigError
 from rookery.arena.ledger import run_ledger
 from rookery.arena.report import load_run, report_dict, standings_table, write_report
-from rookery.arena.runner import RunOptions, TournamentRunner
+from rookery.arena.runner import LiveState, RunOptions, TournamentRunner
 from rookery.arena.sandbox import SandboxMode
 from rookery.arena.storage import RunStore
 from rookery.engine import AllPass, Ruleset
@@ -36,10 +39,10 @@ MODELS = ("text-model", "tool-model")
 
 
 def _config(url: str, budget_usd: float) -> TournamentConfig:
-    def model(name: str, seat: str) -> BotSpec:
+    def model(name: str, seat: str, **own: str) -> BotSpec:
         command = f"{PYTHON} -m rookery.cli.main bot run rookery.envs.seat:{seat}"
         env = {"ROOKERY_CHAT_URL": url, "ROOKERY_CHAT_MODEL": "scripted"}
-        return BotSpec(name, command, env=env | {"ROOKERY_CHAT_PRICE": "1,2"})
+        return BotSpec(name, command, env=env | own)
 
     heuristic = BotSpec(
         "heuristic", f"{PYTHON} -m rookery.cli.main bot run rookery.client.bots:HeuristicBot"
@@ -50,7 +53,11 @@ def _config(url: str, budget_usd: float) -> TournamentConfig:
         ruleset=Ruleset.preset("standard").replace(
             target=100, max_hands=1, all_pass=AllPass.DEALER_FORCED
         ),
-        bots=(model("text-model", "TextSeatBot"), model("tool-model", "ToolSeatBot"), heuristic),
+        bots=(
+            model("text-model", "TextSeatBot"),  # priced by the tournament's table
+            model("tool-model", "ToolSeatBot", ROOKERY_CHAT_PRICE="3,4"),  # its own price
+            heuristic,
+        ),
         format=Format.ROUND_ROBIN,
         games=2,  # per pairing: one duplicate pair
         duplicate=True,
@@ -61,6 +68,7 @@ def _config(url: str, budget_usd: float) -> TournamentConfig:
         sandbox=SandboxMode.OFF,
         llm_budget_usd=budget_usd,
         llm_retries=0,  # an invalid reply: the late policy plays that decision at once
+        llm_prices={"scripted": (1.0, 2.0)},
     )
 
 
@@ -69,17 +77,27 @@ def test_the_llm_table_keys_parse_and_only_the_retries_decide_the_games() -> Non
         "name": "t",
         "seed": 1,
         "bots": [{"name": "a", "command": "x"}, {"name": "b", "command": "y"}],
-        "llm": {"budget_usd": 2.5, "retries": 1},
+        "llm": {"budget_usd": 2.5, "retries": 1, "prices": {"m-1": [0.15, 0.6]}},
     }
     config = config_from_dict(data)
     assert (config.llm_budget_usd, config.llm_retries) == (2.5, 1)
     assert config.launch_spec(config.bots[0]).env["ROOKERY_CHAT_RETRIES"] == "1"
     own = dataclasses.replace(config.bots[0], env={"ROOKERY_CHAT_RETRIES": "4"})
     assert config.launch_spec(own).env["ROOKERY_CHAT_RETRIES"] == "4"  # the bot's own wins
+    priced = dataclasses.replace(config.bots[0], env={"ROOKERY_CHAT_MODEL": "m-1"})
+    assert config.launch_spec(priced).env["ROOKERY_CHAT_PRICE"] == "0.15,0.6"
+    assert "ROOKERY_CHAT_PRICE" not in config.launch_spec(config.bots[1]).env  # no model named
     raised = config_from_dict(data | {"llm": {"budget_usd": 9.0, "retries": 1}})
-    assert raised.fingerprint() == config.fingerprint()  # a raised cap resumes the run
+    assert raised.fingerprint() == config.fingerprint()  # a raised cap resumes the run, repriced
     stricter = config_from_dict(data | {"llm": {"budget_usd": 2.5, "retries": 3}})
     assert stricter.fingerprint() != config.fingerprint()
+    for bad in ([0.1], [0.1, -1], ["a", 1], 0.5):
+        with pytest.raises(ConfigError, match=r"llm\.prices\.m-1: must be \[IN, OUT\]"):
+            config_from_dict(data | {"llm": {"prices": {"m-1": bad}}})
+    with pytest.raises(ConfigError, match=r"llm\.budget_usd"):
+        config_from_dict(data | {"llm": {"budget_usd": 0}})
+    with pytest.raises(ConfigError, match=r"llm\.cap"):
+        config_from_dict(data | {"llm": {"cap": 1}})
     assert (
         config_from_dict(dict(data, llm={})).fingerprint()
         == config_from_dict({k: v for k, v in data.items() if k != "llm"}).fingerprint()
@@ -92,6 +110,7 @@ def test_the_llm_table_of_docs_ai_md_is_read_as_printed() -> None:
     bots = [{"name": "a", "command": "x"}, {"name": "b", "command": "y"}]
     config = config_from_dict(tomllib.loads(block) | {"bots": bots})
     assert (config.llm_retries, config.llm_budget_usd) == (2, 5.0)
+    assert config.llm_prices == {"gpt-4o-mini": (0.15, 0.60)}
 
 
 async def test_two_models_and_the_heuristic_on_duplicate_deals_stop_at_the_budget_and_resume(
@@ -136,7 +155,9 @@ async def test_two_models_and_the_heuristic_on_duplicate_deals_stop_at_the_budge
     for name in MODELS:
         led, standing = ledgers[name], standings[name]
         assert led is not None and led.games == 4 and led.decisions > 0
-        assert led.cost_usd == pytest.approx((led.prompt_tokens + 2 * led.completion_tokens) / 1e6)
+        price_in, price_out = (1, 2) if name == "text-model" else (3, 4)
+        cost = (led.prompt_tokens * price_in + led.completion_tokens * price_out) / 1e6
+        assert led.cost_usd == pytest.approx(cost)
         assert led.mean_latency_ms > 0 and led.durability > 0
         # the model's invalid replies are its illegal replies, which the table never saw
         assert standing.illegal_replies == led.invalid_replies
@@ -176,3 +197,16 @@ async def test_two_models_and_the_heuristic_on_duplicate_deals_stop_at_the_budge
     assert "<th>durability</th>" in page and "<th>invalid rate</th>" in page
     text_model = ledgers["text-model"]
     assert text_model is not None and f"<td class=n>{text_model.cost_usd:.4f}</td>" in page
+
+
+def test_the_progress_lines_say_what_the_models_spent() -> None:
+    stream = io.StringIO()
+    live = LiveState("t", total=4, done=4, started_at=0.0, cost_usd=0.0123, costed_games=2)
+    live.messages.append("budget reached: $0.0123 spent of $0.02")
+    ProgressDisplay(stream=stream)(live)
+    printed = stream.getvalue()
+    assert "budget reached" in printed
+    assert "$0.0123 spent by language models" in printed
+    stream = io.StringIO()
+    ProgressDisplay(stream=stream)(LiveState("t", total=4, done=4, started_at=0.0))
+    assert "spent" not in stream.getvalue()  # no model, no spend to speak of

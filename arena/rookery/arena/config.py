@@ -202,6 +202,9 @@ class TournamentConfig:
     #: ``[llm] retries``: the re-prompts a language-model seat gives an invalid reply before the
     #: late policy plays for it (``ROOKERY_CHAT_RETRIES`` of every launched bot that sets none).
     llm_retries: int | None = None
+    #: ``[llm.prices]``: per model (``ROOKERY_CHAT_MODEL``), US dollars per million prompt and
+    #: completion tokens: ``ROOKERY_CHAT_PRICE`` of each seat of that model that sets none.
+    llm_prices: Mapping[str, tuple[float, float]] = field(default_factory=dict)
 
     @property
     def tournament_id(self) -> str:
@@ -216,12 +219,16 @@ class TournamentConfig:
         raise KeyError(name)
 
     def launch_spec(self, bot: BotSpec) -> BotSpec:
-        """``bot`` as launched: with the tournament's retry policy for a language-model seat
-        (``ROOKERY_CHAT_RETRIES``) unless the bot's own env sets one."""
-        if self.llm_retries is None or "ROOKERY_CHAT_RETRIES" in bot.env:
-            return bot
-        env = {**bot.env, "ROOKERY_CHAT_RETRIES": str(self.llm_retries)}
-        return dataclasses.replace(bot, env=env)
+        """``bot`` as launched: with the tournament's retry policy and its model's price for a
+        language-model seat (``ROOKERY_CHAT_RETRIES``, ``ROOKERY_CHAT_PRICE``) unless the bot's
+        own env sets them."""
+        env = dict(bot.env)
+        if self.llm_retries is not None:
+            env.setdefault("ROOKERY_CHAT_RETRIES", str(self.llm_retries))
+        price = self.llm_prices.get(env.get("ROOKERY_CHAT_MODEL", ""))
+        if price is not None:
+            env.setdefault("ROOKERY_CHAT_PRICE", f"{price[0]!r},{price[1]!r}")
+        return bot if env == bot.env else dataclasses.replace(bot, env=env)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-able description (stored with the run; ``out`` and ``source`` left out)."""
@@ -275,6 +282,8 @@ class TournamentConfig:
             llm["budget_usd"] = self.llm_budget_usd
         if self.llm_retries is not None:
             llm["retries"] = self.llm_retries
+        if self.llm_prices:
+            llm["prices"] = {model: list(price) for model, price in self.llm_prices.items()}
         return llm
 
     def fingerprint(self) -> str:
@@ -310,8 +319,8 @@ def schedule_fields(data: Mapping[str, Any]) -> dict[str, Any]:
         # as before hand seeds could be chosen: older runs resume
         fields["ruleset"] = {k: v for k, v in ruleset.items() if k != "hand_seeds"}
     fields["bots"] = [b["name"] for b in data.get("bots", ())]
-    llm = {k: v for k, v in fields.pop("llm", {}).items() if k != "budget_usd"}
-    if llm:  # the retry policy decides games; the budget only when the run stops
+    llm = {k: v for k, v in fields.pop("llm", {}).items() if k not in ("budget_usd", "prices")}
+    if llm:  # the retry policy decides games; the budget stops a run, the prices count
         fields["llm"] = llm
     if data.get("format") != Format.SPRT.value:
         fields.pop("sprt", None)
@@ -552,18 +561,35 @@ def _limits(source: str, table: Any) -> SandboxLimits:
 
 
 def _llm_values(source: str, data: Mapping[str, Any]) -> dict[str, Any]:
-    """The ``[llm]`` table: ``budget_usd`` and ``retries``."""
+    """The ``[llm]`` table: ``budget_usd``, ``retries`` and ``prices``."""
     if "llm" not in data:
         return {}
     llm = _expect(source, "llm", data["llm"], dict, "a table")
-    _check_keys(source, "llm", llm, {"budget_usd", "retries"})
+    _check_keys(source, "llm", llm, {"budget_usd", "retries", "prices"})
     values: dict[str, Any] = {}
     if "budget_usd" in llm:
         budget = _expect(source, "llm.budget_usd", llm["budget_usd"], (int, float), "a number")
         values["llm_budget_usd"] = float(budget)
     if "retries" in llm:
         values["llm_retries"] = _expect(source, "llm.retries", llm["retries"], int, "an integer")
+    if "prices" in llm:
+        prices = _expect(source, "llm.prices", llm["prices"], dict, "a table")
+        values["llm_prices"] = {
+            model: _price(source, f"llm.prices.{model}", price) for model, price in prices.items()
+        }
     return values
+
+
+def _price(source: str, key: str, value: Any) -> tuple[float, float]:
+    """``[IN, OUT]``: US dollars per million prompt and completion tokens, finite and ≥ 0."""
+    what = "[IN, OUT] (US dollars per million prompt and completion tokens, like [0.15, 0.60])"
+    pair = _expect(source, key, value, list, what)
+    if len(pair) != 2 or not all(
+        isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
+        for v in pair
+    ):
+        raise ConfigError(source, key, f"must be {what}, got {value!r}")
+    return float(pair[0]), float(pair[1])
 
 
 def _sandbox_values(source: str, data: Mapping[str, Any]) -> dict[str, Any]:

@@ -45,6 +45,11 @@ def _standings_rows(live: LiveState) -> list[tuple[str, float, int, int, int]]:
     return sorted(rows, key=lambda r: (-r[1], r[0]))
 
 
+def _cost_words(live: LiveState) -> str:
+    """The language-model seats' spend so far: ``$0.0123 spent by language models``."""
+    return f"${live.cost_usd:.4f} spent by language models"
+
+
 class ProgressDisplay:
     """Receives :class:`LiveState` updates; draws them live on a TTY, as lines otherwise."""
 
@@ -98,6 +103,8 @@ class ProgressDisplay:
                     f"SPRT: LLR {test.llr:.2f} in ({test.params.lower_bound:.2f}, "
                     f"{test.params.upper_bound:.2f}) · {test.decision.value or 'continue'}"
                 )
+            if live.costed_games:
+                parts.append(_cost_words(live))
             parts.extend(live.messages[-3:])
         return Group(*parts)  # type: ignore[arg-type]
 
@@ -125,9 +132,10 @@ class ProgressDisplay:
         sprt = ""
         if live.sprt is not None:
             sprt = f" · SPRT LLR {live.sprt.llr:.2f} {live.sprt.decision.value}"
+        cost = f" · {_cost_words(live)}" if live.costed_games else ""
         print(
             f"[{live.name}] {live.done}/{live.total} games · {live.rate:.2f} games/s · "
-            f"ETA {format_eta(live.eta_s)} · {leaders}{sprt}",
+            f"ETA {format_eta(live.eta_s)} · {leaders}{sprt}{cost}",
             file=self.stream,
             flush=True,
         )
