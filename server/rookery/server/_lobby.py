@@ -78,11 +78,11 @@ class Lobby:
         resume = hello.resume if hello.HasField("resume") else None
         if resume is not None and resume.session_id:
             return self._resume(hello, resume, peer)
-        refusal = hub.admission_problem(hello.name, peer, hello.token)
+        refusal = hub.roster.admission_problem(hello.name, peer, hello.token)
         if refusal:
             raise AdmissionError(Refusal.CROWDED, refusal)
         try:
-            session = hub.open_session(hello, peer=peer)
+            session = hub.roster.open_session(hello, peer=peer)
         except ServerStoppingError as error:
             raise AdmissionError(Refusal.STOPPING, str(error)) from error
         return Admission(session, resumed=False)
@@ -97,7 +97,7 @@ class Lobby:
                 "Hello.token is empty: this server needs a bot token (issued by the organiser "
                 "with 'rookery bots add NAME')",
             )
-        if not hub.bots.check_token(hello.name, hello.token) and not hub.is_launch_key(
+        if not hub.bots.check_token(hello.name, hello.token) and not hub.roster.is_launch_key(
             hello.name, hello.token
         ):
             raise AdmissionError(
@@ -107,7 +107,7 @@ class Lobby:
     def _resume(
         self, hello: bot_service_pb2.Hello, resume: bot_service_pb2.Resume, peer: str
     ) -> Admission:
-        session = self._hub.session(resume.session_id)
+        session = self._hub.roster.session(resume.session_id)
         if session is None:
             raise AdmissionError(
                 Refusal.NO_SUCH_SESSION,

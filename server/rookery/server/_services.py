@@ -273,7 +273,7 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
             reader.cancel()
             if session.detach(generation):
                 log.info("stream ended", tables=len(session.tables))
-                server.session_detached(session)
+                server.roster.session_detached(session)
 
     async def _open(
         self, hello: bot_service_pb2.Hello, context: grpc.aio.ServicerContext
@@ -388,6 +388,29 @@ def _bot_info(record: RegisteredBot, connected: bool) -> arena_service_pb2.BotIn
     )
 
 
+async def _tournaments(
+    server: ServerHub,
+    context: grpc.aio.ServicerContext,
+    call: Callable[[TournamentBackend], Awaitable[_T]],
+) -> _T:
+    """``call`` on the server's tournament backend, its errors as status codes."""
+    return await _delegate(context, server.tournaments, _NO_TOURNAMENTS, call, _TOURNAMENT_ERRORS)
+
+
+async def _league(
+    server: ServerHub,
+    context: grpc.aio.ServicerContext,
+    call: Callable[[LeagueBackend], Awaitable[_T]],
+) -> _T:
+    """``call`` on the server's league backend, its errors as status codes."""
+    return await _delegate(context, server.league, _NO_LEAGUE, call, _LEAGUE_ERRORS)
+
+
+def _token(context: grpc.aio.ServicerContext) -> str | None:
+    """The call's bearer token, if any."""
+    return bearer_token(context.invocation_metadata())
+
+
 class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
     """ArenaService: bots and tokens, ad-hoc tables, replays; tournaments via the backend."""
 
@@ -403,13 +426,13 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
             await _abort(context, _Code.INVALID_ARGUMENT, str(error))
         except ValueError as error:
             await _abort(context, _Code.ALREADY_EXISTS, str(error))
-        connected = request.name in self._server.sessions
+        connected = request.name in self._server.roster.sessions
         return arena_service_pb2.AddBotResponse(bot=_bot_info(record, connected), token=token)
 
     async def ListBots(
         self, request: arena_service_pb2.ListBotsRequest, context: grpc.aio.ServicerContext
     ) -> arena_service_pb2.ListBotsResponse:
-        connected = self._server.sessions
+        connected = self._server.roster.sessions
         return arena_service_pb2.ListBotsResponse(
             bots=[_bot_info(r, r.name in connected) for r in self._server.bots.list()]
         )
@@ -422,7 +445,7 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
         except UnknownBotError as error:
             await _abort(context, _Code.NOT_FOUND, str(error))
         if self._server.config.is_token_mode:
-            for session in self._server.sessions.get(request.name, ()):
+            for session in self._server.roster.sessions.get(request.name, ()):
                 session.close(_Code.UNAUTHENTICATED, f"bot {request.name!r} was revoked")
         return arena_service_pb2.RemoveBotResponse()
 
@@ -508,62 +531,51 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
 
     # Tournaments: delegated to the backend ----------------------------------------------------
 
-    async def _tournaments(
-        self, context: grpc.aio.ServicerContext, call: Callable[[TournamentBackend], Awaitable[_T]]
-    ) -> _T:
-        tournaments = self._server.tournaments
-        return await _delegate(context, tournaments, _NO_TOURNAMENTS, call, _TOURNAMENT_ERRORS)
-
     async def CreateTournament(
         self, request: arena_service_pb2.CreateTournamentRequest, context: grpc.aio.ServicerContext
     ) -> arena_service_pb2.CreateTournamentResponse:
-        info = await self._tournaments(context, lambda b: b.create_tournament(request.spec))
+        info = await _tournaments(
+            self._server, context, lambda b: b.create_tournament(request.spec)
+        )
         return arena_service_pb2.CreateTournamentResponse(tournament=info)
 
     async def GetTournament(
         self, request: arena_service_pb2.GetTournamentRequest, context: grpc.aio.ServicerContext
     ) -> arena_service_pb2.GetTournamentResponse:
-        info = await self._tournaments(context, lambda b: b.get_tournament(request.tournament_id))
+        info = await _tournaments(
+            self._server, context, lambda b: b.get_tournament(request.tournament_id)
+        )
         return arena_service_pb2.GetTournamentResponse(tournament=info)
 
     async def ListTournaments(
         self, request: arena_service_pb2.ListTournamentsRequest, context: grpc.aio.ServicerContext
     ) -> arena_service_pb2.ListTournamentsResponse:
-        infos = await self._tournaments(context, lambda b: b.list_tournaments())
+        infos = await _tournaments(self._server, context, lambda b: b.list_tournaments())
         return arena_service_pb2.ListTournamentsResponse(tournaments=infos)
 
     async def ListGames(
         self, request: arena_service_pb2.ListGamesRequest, context: grpc.aio.ServicerContext
     ) -> arena_service_pb2.ListGamesResponse:
-        games = await self._tournaments(
-            context, lambda b: b.list_games(request.tournament_id, request.limit)
+        games = await _tournaments(
+            self._server, context, lambda b: b.list_games(request.tournament_id, request.limit)
         )
         return arena_service_pb2.ListGamesResponse(games=games)
 
     async def GetStandings(
         self, request: arena_service_pb2.GetStandingsRequest, context: grpc.aio.ServicerContext
     ) -> arena_service_pb2.GetStandingsResponse:
-        standings = await self._tournaments(
-            context, lambda b: b.get_standings(request.tournament_id)
+        standings = await _tournaments(
+            self._server, context, lambda b: b.get_standings(request.tournament_id)
         )
         return arena_service_pb2.GetStandingsResponse(standings=standings)
 
     # League: delegated to the league backend ---------------------------------------------------
 
-    async def _league(
-        self, context: grpc.aio.ServicerContext, call: Callable[[LeagueBackend], Awaitable[_T]]
-    ) -> _T:
-        return await _delegate(context, self._server.league, _NO_LEAGUE, call, _LEAGUE_ERRORS)
-
-    @staticmethod
-    def _token(context: grpc.aio.ServicerContext) -> str | None:
-        return bearer_token(context.invocation_metadata())
-
     async def SubmitVersion(
         self, request: league_pb2.SubmitVersionRequest, context: grpc.aio.ServicerContext
     ) -> league_pb2.SubmitVersionResponse:
-        token = self._token(context)
-        version = await self._league(context, lambda b: b.submit_version(request, token))
+        token = _token(context)
+        version = await _league(self._server, context, lambda b: b.submit_version(request, token))
         return league_pb2.SubmitVersionResponse(version=version)
 
     async def SubmitVersionUpload(
@@ -571,62 +583,68 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
         request_iterator: AsyncIterator[league_pb2.SubmitVersionUploadRequest],
         context: grpc.aio.ServicerContext,
     ) -> league_pb2.SubmitVersionUploadResponse:
-        token = self._token(context)
-        version = await self._league(
-            context, lambda b: b.submit_version_upload(request_iterator, token)
+        token = _token(context)
+        version = await _league(
+            self._server, context, lambda b: b.submit_version_upload(request_iterator, token)
         )
         return league_pb2.SubmitVersionUploadResponse(version=version)
 
     async def ListVersions(
         self, request: league_pb2.ListVersionsRequest, context: grpc.aio.ServicerContext
     ) -> league_pb2.ListVersionsResponse:
-        token = self._token(context)
-        versions = await self._league(context, lambda b: b.list_versions(request.bot_name, token))
+        token = _token(context)
+        versions = await _league(
+            self._server, context, lambda b: b.list_versions(request.bot_name, token)
+        )
         return league_pb2.ListVersionsResponse(versions=versions)
 
     async def GetVersion(
         self, request: league_pb2.GetVersionRequest, context: grpc.aio.ServicerContext
     ) -> league_pb2.GetVersionResponse:
-        token = self._token(context)
-        return await self._league(context, lambda b: b.get_version(request, token))
+        token = _token(context)
+        return await _league(self._server, context, lambda b: b.get_version(request, token))
 
     async def RetireVersion(
         self, request: league_pb2.RetireVersionRequest, context: grpc.aio.ServicerContext
     ) -> league_pb2.RetireVersionResponse:
-        token = self._token(context)
-        version = await self._league(context, lambda b: b.retire_version(request.version_id, token))
+        token = _token(context)
+        version = await _league(
+            self._server, context, lambda b: b.retire_version(request.version_id, token)
+        )
         return league_pb2.RetireVersionResponse(version=version)
 
     async def DisqualifyVersion(
         self, request: league_pb2.DisqualifyVersionRequest, context: grpc.aio.ServicerContext
     ) -> league_pb2.DisqualifyVersionResponse:
-        version = await self._league(
-            context, lambda b: b.disqualify_version(request.version_id, request.reason)
+        version = await _league(
+            self._server,
+            context,
+            lambda b: b.disqualify_version(request.version_id, request.reason),
         )
         return league_pb2.DisqualifyVersionResponse(version=version)
 
     async def Challenge(
         self, request: league_pb2.ChallengeRequest, context: grpc.aio.ServicerContext
     ) -> league_pb2.ChallengeResponse:
-        token = self._token(context)
-        challenge_id = await self._league(context, lambda b: b.challenge(request, token))
+        token = _token(context)
+        challenge_id = await _league(self._server, context, lambda b: b.challenge(request, token))
         return league_pb2.ChallengeResponse(challenge_id=challenge_id)
 
     async def GetLeagueBoard(
         self, request: league_pb2.GetLeagueBoardRequest, context: grpc.aio.ServicerContext
     ) -> league_pb2.GetLeagueBoardResponse:
-        return await self._league(context, lambda b: b.board(request.all_versions))
+        return await _league(self._server, context, lambda b: b.board(request.all_versions))
 
     async def CreateSeason(
         self, request: league_pb2.CreateSeasonRequest, context: grpc.aio.ServicerContext
     ) -> league_pb2.CreateSeasonResponse:
-        season = await self._league(context, lambda b: b.create_season(request))
+        season = await _league(self._server, context, lambda b: b.create_season(request))
         return league_pb2.CreateSeasonResponse(season=season)
 
     async def StartFinalEvaluation(
         self, request: league_pb2.StartFinalEvaluationRequest, context: grpc.aio.ServicerContext
     ) -> league_pb2.StartFinalEvaluationResponse:
-        season = await self._league(context, lambda b: b.start_final_evaluation())
+        season = await _league(self._server, context, lambda b: b.start_final_evaluation())
         return league_pb2.StartFinalEvaluationResponse(season=season)
 
 
@@ -671,7 +689,7 @@ class SpectatorServicer(spectator_service_pb2_grpc.SpectatorServiceServicer):
                     f"{config.max_watchers_per_table} per table (max_watchers_per_table); "
                     "watch again later",
                 )
-            watching = self._server.watchers_of(peer)
+            watching = self._server.roster.watchers_of(peer)
             if watching >= config.max_watchers_per_peer:
                 await _abort(
                     context,
@@ -683,7 +701,7 @@ class SpectatorServicer(spectator_service_pb2_grpc.SpectatorServiceServicer):
         watcher = Watcher(config.watcher_queue_size, table.game_seq)
         if not finished:
             table.watchers.add(watcher)
-            self._server.watcher_opened(peer)
+            self._server.roster.watcher_opened(peer)
         try:
             for message in first:
                 yield message
@@ -704,4 +722,4 @@ class SpectatorServicer(spectator_service_pb2_grpc.SpectatorServiceServicer):
             if watcher in table.watchers:
                 table.watchers.discard(watcher)
             if not finished:
-                self._server.watcher_closed(peer)
+                self._server.roster.watcher_closed(peer)
