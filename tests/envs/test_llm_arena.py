@@ -14,6 +14,7 @@ import json
 import re
 import shlex
 import sys
+import textwrap
 import tomllib
 from pathlib import Path
 
@@ -111,6 +112,10 @@ def test_the_llm_table_of_docs_ai_md_is_read_as_printed() -> None:
     config = config_from_dict(tomllib.loads(block) | {"bots": bots})
     assert (config.llm_retries, config.llm_budget_usd) == (2, 5.0)
     assert config.llm_prices == {"gpt-4o-mini": (0.15, 0.60)}
+    (teams,) = [b for b in re.findall(r"```toml\n(.*?)```", doc, re.DOTALL) if "[[teams]]" in b]
+    bots = [{"name": n, "command": "x"} for n in ("gpt", "heuristic", "random")]
+    config = config_from_dict(tomllib.loads(textwrap.dedent(teams)) | {"bots": bots})
+    assert config.entries == ("gpt-and-heuristic", "random")
 
 
 async def test_two_models_and_the_heuristic_on_duplicate_deals_stop_at_the_budget_and_resume(
@@ -210,3 +215,82 @@ def test_the_progress_lines_say_what_the_models_spent() -> None:
     stream = io.StringIO()
     ProgressDisplay(stream=stream)(LiveState("t", total=4, done=4, started_at=0.0))
     assert "spent" not in stream.getvalue()  # no model, no spend to speak of
+
+
+def _team_data(**changes: object) -> dict[str, object]:
+    bots = [{"name": n, "command": "x"} for n in ("model", "heuristic", "random")]
+    data: dict[str, object] = {
+        "name": "t",
+        "seed": 1,
+        "games": 2,
+        "bots": bots,
+        "teams": [{"name": "duo", "members": ["model", "heuristic"]}],
+    }
+    return data | changes
+
+
+def test_a_team_is_one_entry_whose_members_share_its_sides_seats() -> None:
+    config = config_from_dict(_team_data())
+    assert config.entries == ("duo", "random")
+    schedule = TournamentRunner(config, "unused").schedule
+    games = list(schedule.games())
+    assert len(games) == 2  # one lineup, one duplicate pair
+    for game in games:
+        duo = game.side_bots.index("duo")
+        seats = [s for s in range(4) if Ruleset.preset("standard").side_of(s) == duo]
+        assert sorted(game.seat_bots[s] for s in seats) == ["heuristic", "model"]
+    called = {"preset": "called-partner"}
+    for data, key in (
+        (_team_data(**called), "teams"),
+        (_team_data(teams=[{"name": "duo", "members": ["model", "ghost"]}]), "ghost"),
+        (_team_data(teams=[{"name": "random", "members": ["model", "heuristic"]}]), "name"),
+        (_team_data(teams=[{"name": "duo", "members": ["model"]}]), "2 to 2 different"),
+        (
+            _team_data(
+                teams=[
+                    {"name": "a", "members": ["model", "heuristic"]},
+                    {"name": "b", "members": ["model", "random"]},
+                ]
+            ),
+            "two teams",
+        ),
+    ):
+        with pytest.raises(ConfigError, match=key):
+            config_from_dict(data)
+
+
+async def test_a_model_partnered_with_the_heuristic_bot_against_random(tmp_path: Path) -> None:
+    with chat_server("legal") as (url, script):
+        env = {"ROOKERY_CHAT_URL": url, "ROOKERY_CHAT_MODEL": "scripted"}
+        seat = f"{PYTHON} -m rookery.cli.main bot run"
+        config = TournamentConfig(
+            name="llm-team",
+            ruleset=Ruleset.preset("standard").replace(
+                target=100, max_hands=1, all_pass=AllPass.DEALER_FORCED
+            ),
+            bots=(
+                BotSpec("model", f"{seat} rookery.envs.seat:TextSeatBot", env=env),
+                BotSpec("heuristic", f"{seat} rookery.client.bots:HeuristicBot"),
+                BotSpec("random", f"{seat} rookery.client.bots:RandomBot"),
+            ),
+            teams=(("duo", ("model", "heuristic")),),
+            games=2,
+            concurrency=1,
+            seed=3,
+            time_control=TimeControl(action_ms=4000, strike_limit=3, grace_ms=500),
+            bootstrap=10,
+            sandbox=SandboxMode.OFF,
+        )
+        result = await TournamentRunner(config, tmp_path / "run", options=OPTIONS).run()
+    assert result.recorded == result.total == 2
+    data = load_run(tmp_path / "run")
+    for row in data.games:
+        assert set(row.seat_bots) == {"model", "heuristic", "random"}
+        assert row.termination != "ABORTED"
+    summary = data.summary
+    assert summary.mixed_partnerships  # rated as a partnership of two bots
+    standings = {s.name: s for s in summary.standings}
+    assert standings["model"].games == standings["heuristic"].games == 2
+    model = standings["model"].ledger
+    assert model is not None and model.attempts == len(script.requests) and model.games == 2
+    assert standings["heuristic"].ledger is None

@@ -205,6 +205,10 @@ class TournamentConfig:
     #: ``[llm.prices]``: per model (``ROOKERY_CHAT_MODEL``), US dollars per million prompt and
     #: completion tokens: ``ROOKERY_CHAT_PRICE`` of each seat of that model that sets none.
     llm_prices: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    #: ``[[teams]]``: partnerships of different bots (a language model and a bot, say), each
+    #: (name, members): the team is one entry of the pairings and its members share its side's
+    #: seats in turn. A bot in a team plays only in it.
+    teams: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def tournament_id(self) -> str:
@@ -217,6 +221,19 @@ class TournamentConfig:
             if bot.name == name:
                 return bot
         raise KeyError(name)
+
+    @property
+    def entries(self) -> tuple[str, ...]:
+        """What the pairings pair: each team, then each bot in no team, in the file's order."""
+        members = {bot for _, team in self.teams for bot in team}
+        return tuple(name for name, _ in self.teams) + tuple(
+            bot.name for bot in self.bots if bot.name not in members
+        )
+
+    @property
+    def team_members(self) -> dict[str, tuple[str, ...]]:
+        """Each team's members, by the team's name."""
+        return dict(self.teams)
 
     def launch_spec(self, bot: BotSpec) -> BotSpec:
         """``bot`` as launched: with the tournament's retry policy and its model's price for a
@@ -264,6 +281,11 @@ class TournamentConfig:
             "sandbox_paths": [str(p) for p in self.sandbox_paths],
             "limits": self.limits.to_dict(),
             **({"llm": self._llm_dict()} if self._llm_dict() else {}),
+            **(
+                {"teams": [{"name": n, "members": list(m)} for n, m in self.teams]}
+                if self.teams
+                else {}
+            ),
             "bots": [
                 {
                     "name": b.name,
@@ -377,6 +399,7 @@ def _validate(config: TournamentConfig, source: str) -> None:
         raise ConfigError(source, "ratings.k", f"must be positive, got {config.elo_k}")
     if config.bootstrap < 0:
         raise ConfigError(source, "ratings.bootstrap", f"must be >= 0, got {config.bootstrap}")
+    _validate_teams(config, source)
     budget = config.llm_budget_usd
     if budget is not None and not (math.isfinite(budget) and budget > 0):
         raise ConfigError(source, "llm.budget_usd", f"must be a positive number, got {budget}")
@@ -560,6 +583,56 @@ def _limits(source: str, table: Any) -> SandboxLimits:
     return SandboxLimits(**values)
 
 
+def _validate_teams(config: TournamentConfig, source: str) -> None:
+    """Teams: distinct names that are no bot's, of 2 or more distinct bots, each in one team, as
+    many as the seats of a side at most, in a ruleset of fixed partnerships, not under SPRT."""
+    if not config.teams:
+        return
+    ruleset = config.ruleset
+    if ruleset.num_sides == ruleset.players:
+        raise ConfigError(
+            source, "teams", f"{ruleset.name!r} has no fixed partnerships: teams need a side of 2+"
+        )
+    if config.format is Format.SPRT:
+        raise ConfigError(source, "teams", "format 'sprt' plays two bots, not teams")
+    bots = {bot.name for bot in config.bots}
+    seats = len(ruleset.seats_of_side(0))
+    seen: set[str] = set()
+    for i, (name, members) in enumerate(config.teams):
+        key = f"teams[{i}]"
+        if name in bots or name in seen or not _BOT_NAME.match(name):
+            what = "1-64 letters, digits, '.', '_' or '-'; no bot's, no other team's"
+            raise ConfigError(source, f"{key}.name", f"{name!r}: a team needs a name ({what})")
+        seen.add(name)
+        if not 2 <= len(set(members)) == len(members) <= seats:
+            got = f"{name!r}: 2 to {seats} different bots, got {list(members)}"
+            raise ConfigError(source, f"{key}.members", got)
+        for member in members:
+            if member not in bots:
+                raise ConfigError(source, f"{key}.members", f"{member!r} is no bot of the file")
+            if member in seen:
+                raise ConfigError(source, f"{key}.members", f"{member!r} is in two teams")
+            seen.add(member)
+    if len(config.entries) < 2:
+        raise ConfigError(source, "teams", f"the pairings need 2 entries, got {config.entries}")
+
+
+def _teams(source: str, data: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The ``[[teams]]`` tables: ``name`` and ``members``."""
+    _expect(source, "teams", data, list, "an array of tables ([[teams]])")
+    teams = []
+    for i, entry in enumerate(data):
+        key = f"teams[{i}]"
+        _expect(source, key, entry, dict, "a table with name and members")
+        _check_keys(source, key, entry, {"name", "members"})
+        name = _expect(source, f"{key}.name", entry.get("name"), str, "a team name")
+        members = _expect(source, f"{key}.members", entry.get("members"), list, "bot names")
+        if not all(isinstance(m, str) for m in members):
+            raise ConfigError(source, f"{key}.members", "must be bot names")
+        teams.append((name, tuple(members)))
+    return tuple(teams)
+
+
 def _llm_values(source: str, data: Mapping[str, Any]) -> dict[str, Any]:
     """The ``[llm]`` table: ``budget_usd``, ``retries`` and ``prices``."""
     if "llm" not in data:
@@ -671,6 +744,7 @@ _TOP_KEYS = {
     "sandbox_paths",
     "limits",
     "llm",
+    "teams",
 }
 
 
@@ -716,6 +790,8 @@ def config_from_dict(
         values["out"] = Path(_expect(source, "out", data["out"], str, "a directory path"))
     values.update(_sandbox_values(source, data))
     values.update(_llm_values(source, data))
+    if "teams" in data:
+        values["teams"] = _teams(source, data["teams"])
     config = TournamentConfig(
         name=name,
         ruleset=_ruleset(source, data),

@@ -173,9 +173,14 @@ def with_session_limits(config: ServerConfig, games_at_once: int) -> ServerConfi
 def seats_per_table(schedule: Schedule, bot: str) -> int:
     """The most seats ``bot`` holds at one table of the schedule (sessions it needs at once)."""
     most = 0
-    seats_per_side = [len(schedule.ruleset.seats_of_side(s)) for s in range(schedule.sides)]
+    seats_per_side = [schedule.ruleset.seats_of_side(s) for s in range(schedule.sides)]
     for lineup in schedule.lineups:
-        seats = sum(seats_per_side[i] for i, b in enumerate(lineup) if b == bot)
+        seats = 0
+        for side, entry in enumerate(lineup):
+            members = schedule.teams.get(entry, (entry,))
+            seats += sum(
+                1 for i in range(len(seats_per_side[side])) if members[i % len(members)] == bot
+            )
         most = max(most, seats)
     return max(1, most)
 
@@ -280,12 +285,13 @@ class TournamentRunner:
         self.server: RookeryServer | None = server
         self._on_progress = on_progress
         self.schedule = Schedule(
-            [b.name for b in config.bots],
+            config.entries,
             config.ruleset,
             config.format,
             config.games,
             duplicate=config.duplicate,
             seed=config.seed,
+            teams=config.team_members,
         )
         #: Play only these schedule positions (a Ray task's share); the driver runs the SPRT.
         self.only_indices = frozenset(only_indices) if only_indices is not None else None

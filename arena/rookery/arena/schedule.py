@@ -2,7 +2,8 @@
 
 A **lineup** assigns one bot to each side of the ruleset (two sides for the partnership presets,
 one per seat for the per-player presets, three for six-handed). A bot on a side fills every seat
-of that side, so in a partnership game a bot partners itself. A **group** is one lineup played on
+of that side, so in a partnership game a bot partners itself; a **team** (an entry of two or more
+bots) fills its side's seats with its members in turn. A **group** is one lineup played on
 one seed in every rotation of the sides: for two sides that is the duplicate pair (the same deals
 twice, sides swapped), for ``k`` sides the ``k`` cyclic rotations. The group is the unit of the
 statistics. Without duplicate each group is a single game, and successive rounds rotate the sides.
@@ -17,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from rookery.arena.config import Format
@@ -113,8 +114,11 @@ class Schedule:
         *,
         duplicate: bool = True,
         seed: int = 1,
+        teams: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
         self.bots = tuple(bots)
+        #: Entries of ``bots`` that are teams: their members share their side's seats in turn.
+        self.teams = {name: tuple(members) for name, members in (teams or {}).items()}
         self.ruleset = ruleset
         self.format = tournament_format
         self.sides = ruleset.num_sides
@@ -149,8 +153,9 @@ class Schedule:
         side_bots = tuple(lineup[(side - rotation) % self.sides] for side in range(self.sides))
         seat_bots = [""] * self.ruleset.players
         for side, seats in enumerate(self._side_seats):
-            for seat in seats:
-                seat_bots[seat] = side_bots[side]
+            members = self.teams.get(side_bots[side], (side_bots[side],))
+            for i, seat in enumerate(seats):
+                seat_bots[seat] = members[i % len(members)]
         return ScheduledGame(
             index=index,
             group=group,

@@ -42,12 +42,13 @@ def withheld_seeds(data: RunData) -> set[int]:
         return set()
     config = data.config
     schedule = Schedule(
-        [bot.name for bot in config.bots],
+        config.entries,
         config.ruleset,
         config.format,
         config.games,
         duplicate=config.duplicate,
         seed=config.seed,
+        teams=config.team_members,
     )
     recorded = {game.index for game in data.games}
     return {game.seed for game in schedule.games() if game.index not in recorded}
