@@ -7,6 +7,7 @@ plays the rest."""
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import dataclasses
 import io
@@ -294,3 +295,56 @@ async def test_a_model_partnered_with_the_heuristic_bot_against_random(tmp_path:
     model = standings["model"].ledger
     assert model is not None and model.attempts == len(script.requests) and model.games == 2
     assert standings["heuristic"].ledger is None
+
+
+async def _arena_cli(*args: str) -> tuple[int, str]:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "rookery.cli.main", "arena", "run", *args,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+    )  # fmt: skip
+    out, _ = await process.communicate()
+    return int(process.returncode or 0), out.decode()
+
+
+async def test_the_command_line_stops_at_its_budget_and_resumes_with_a_higher_one(
+    tmp_path: Path,
+) -> None:
+    with chat_server("legal") as (url, script):
+        tournament = tmp_path / "t.toml"
+        tournament.write_text(
+            f"""name = "cli-budget"
+games = 2
+concurrency = 1
+sandbox = "off"
+
+[ruleset]
+preset = "standard"
+target = 50
+
+[llm.prices]
+"scripted" = [1.0, 2.0]
+
+[[bots]]
+name = "gpt"
+command = "rookery bot run rookery.envs.seat:TextSeatBot"
+env = {{ ROOKERY_CHAT_URL = "{url}", ROOKERY_CHAT_MODEL = "scripted" }}
+
+[[bots]]
+name = "heuristic"
+command = "rookery bot run rookery.client.bots:HeuristicBot"
+""",
+            encoding="utf-8",
+        )
+        run = tmp_path / "run"
+        code, out = await _arena_cli(str(tournament), "--budget-usd", "1e-9", "--out", str(run))
+        assert code == 130, out
+        assert "budget reached" in out and f"--resume {run}" in out
+        assert "1/2 recorded" in out and "durability" in out
+        code, out = await _arena_cli(str(tournament), "--budget-usd", "100", "--resume", str(run))
+    assert code == 0, out
+    assert "2/2 recorded" in out
+    ledger = run_ledger(run)["gpt"]
+    assert ledger.games == 2 and ledger.attempts == len(script.requests)
+    assert ledger.cost_usd == pytest.approx(
+        (ledger.prompt_tokens + 2 * ledger.completion_tokens) / 1e6
+    )
