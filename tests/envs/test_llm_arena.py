@@ -177,6 +177,17 @@ async def test_two_models_and_the_heuristic_on_duplicate_deals_stop_at_the_budge
     )
     assert auto_played == invalid == sum(standings[n].auto_plays for n in MODELS)
     assert sum(led.missed for led in ledgers.values() if led is not None) == 2
+    # Every decision, with each refused attempt's reason, is in the run's logs too.
+    decisions = [
+        json.loads(line)
+        for name in MODELS
+        for line in (run_dir / "logs" / f"{name}.decisions.jsonl").read_text().splitlines()
+    ]
+    assert sum(d["attempts"] for d in decisions) == len(script.requests)
+    refused = [d for d in decisions if d["invalid_replies"]]
+    assert len(refused) == 2
+    assert all(d["late_policy_applies"] and len(d["errors"]) == 1 for d in refused)
+    assert sum(led.decisions for led in ledgers.values() if led is not None) == len(decisions)
 
     # The terminal table, report.json, standings.csv and report.html say the same.
     console = Console(record=True, width=250)

@@ -590,7 +590,7 @@ class TournamentRunner:
             if self.sandbox is not None and folder is not None:
                 _check_folder_is_open(bot.name, folder)
             launcher = BotLauncher(
-                self.config.launch_spec(bot),
+                self._launch_spec(bot),
                 plan,
                 server.target,
                 token,
@@ -614,6 +614,16 @@ class TournamentRunner:
                 await self._wait_remote(bot, seats)
             elif not self.process_per_game:
                 await self._wait_launched(bot, seats)
+
+    def _launch_spec(self, bot: BotSpec) -> BotSpec:
+        """``bot`` as launched (:meth:`TournamentConfig.launch_spec`); a language-model seat
+        also records every decision, with each refused attempt's reason, in
+        ``logs/BOT.decisions.jsonl`` of the run (``ROOKERY_TEXT_RECORD``) unless it names a file."""
+        spec = self.config.launch_spec(bot)
+        if "ROOKERY_CHAT_URL" not in spec.env or "ROOKERY_TEXT_RECORD" in spec.env:
+            return spec
+        record = self.run_dir.absolute() / "logs" / f"{bot.name}.decisions.jsonl"
+        return dataclasses.replace(spec, env={**spec.env, "ROOKERY_TEXT_RECORD": str(record)})
 
     async def _wait_launched(self, bot: BotSpec, seats: int) -> None:
         assert self.server is not None
