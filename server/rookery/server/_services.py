@@ -44,6 +44,7 @@ from ._outbox import Outbox
 from ._registry import RegisteredBot
 from ._session import CloseStream, Session
 from ._table import TableSpec, TableStatus
+from ._table_views import public_snapshot
 from ._tournament import TournamentBackend
 from ._version import SERVER_VERSION
 from ._watchers import Watcher
@@ -674,9 +675,9 @@ class SpectatorServicer(spectator_service_pb2_grpc.SpectatorServiceServicer):
         _Response = spectator_service_pb2.WatchTableResponse
         first: list[spectator_service_pb2.WatchTableResponse]
         if request.after_seq:
-            first = [_Response(event=e) for e in table.public_events_since(request.after_seq)]
+            first = [_Response(event=e) for e in table.events.public_since(request.after_seq)]
         else:
-            first = [_Response(snapshot=table.public_snapshot())]
+            first = [_Response(snapshot=public_snapshot(table))]
         config = self._server.config
         peer = peer_host(context)
         finished = table.is_finished

@@ -11,7 +11,6 @@ events' sending in ``_table_events``, its messages in ``_table_views`` and its r
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from collections.abc import Callable, Sequence
 
@@ -26,14 +25,13 @@ from rookery.engine import (
 )
 from rookery.v1 import (
     bot_service_pb2,
-    events_pb2,
     replay_pb2,
-    spectator_service_pb2,
     table_pb2,
 )
 from rookery.wire import convert
 from rookery.wire.replay import ActionOutcome, ReplayBuilder
 
+from ._cpu_clock import CpuMarks, cpu_used_ms, cpu_wait_s, cpu_wall_ms
 from ._encoding import RequestEncoder
 from ._ports import SeatChannel, TableHooks
 from ._replies import BotReply, Rejection, RejectionReason
@@ -50,9 +48,6 @@ from ._table_values import (
 from ._table_views import (
     clock_view,
     joined_message,
-    public_snapshot,
-    seat_bot_seed,
-    seat_infos,
     seat_snapshot,
     summary,
 )
@@ -76,19 +71,6 @@ _ConnectResponse = bot_service_pb2.ConnectResponse
 _CLOCK_SLACK_S = 0.001
 """A timer may ring a little before its time (the loop's clock resolution): within this, the
 deadline has come."""
-CPU_WALL_FACTOR = 10
-CPU_WALL_EXTRA_MS = 5000
-"""Under a CPU clock a move may still take at most ``CPU_WALL_FACTOR`` times its budget, or its
-budget and ``CPU_WALL_EXTRA_MS`` if that is longer, in wall time (a bot that sleeps is late)."""
-_CPU_POLL_MIN_S = 0.005
-
-
-def _cpu_wall_ms(budget_ms: int) -> int:
-    """The wall time a move may take under a CPU clock."""
-    return max(CPU_WALL_FACTOR * budget_ms, budget_ms + CPU_WALL_EXTRA_MS)
-
-
-_CPUS = max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
 
 
 class Table:
@@ -124,9 +106,7 @@ class Table:
         ]
         for seat, clock in zip(self.seats, spec.seat_clocks, strict=False):
             seat.cpu_clock = clock
-        self._cpu_marks: dict[Callable[[], float], float] = {}
-        """Per CPU clock (seats of one bot share one): its reading at the bot's previous reply
-        or timeout."""
+        self._cpu_marks = CpuMarks()
         self._seated = asyncio.Event()
         self._finished = asyncio.Event()
         self._request: OpenRequest | None = None
@@ -235,7 +215,7 @@ class Table:
     def _announce(self) -> None:
         for seat in self.seats:
             if seat.session is not None:
-                seat.session.send(_ConnectResponse(table_joined=self.joined_message(seat.index)))
+                seat.session.send(_ConnectResponse(table_joined=joined_message(self, seat.index)))
 
     async def _play(self) -> None:
         """Asks each seat in turn until the game is over.
@@ -372,9 +352,9 @@ class Table:
             self._arm_clock(request.deadline)
         else:
             if request.cpu_start is None:
-                request.cpu_start = self._cpu_mark(seat.cpu_clock)
-            request.deadline = now + _cpu_wall_ms(request.budget_ms) / 1000.0
-            self._arm_clock(min(request.deadline, now + self._cpu_wait_s(request, seat)))
+                request.cpu_start = self._cpu_marks.since(seat.cpu_clock)
+            request.deadline = now + cpu_wall_ms(request.budget_ms) / 1000.0
+            self._arm_clock(min(request.deadline, now + cpu_wait_s(request, seat)))
 
     def _arm_clock(self, at: float) -> None:
         """Makes the table's one timer ring by ``at``. It is re-armed lazily, when it rings
@@ -386,21 +366,6 @@ class Table:
             clock.cancel()
         self._clock = asyncio.get_running_loop().call_at(at, self._clock_rang)
 
-    def _cpu_mark(self, clock: Callable[[], float]) -> float:
-        mark = self._cpu_marks.get(clock)
-        if mark is None:
-            mark = self._cpu_marks[clock] = clock()
-        return mark
-
-    def _cpu_used_ms(self, request: OpenRequest, seat: SeatState) -> int:
-        assert seat.cpu_clock is not None and request.cpu_start is not None
-        return int((seat.cpu_clock() - request.cpu_start) * 1000)
-
-    def _cpu_wait_s(self, request: OpenRequest, seat: SeatState) -> float:
-        """How long the budget's CPU time cannot run out (all this machine's CPUs busy)."""
-        left_ms = request.budget_ms - self._cpu_used_ms(request, seat)
-        return max(_CPU_POLL_MIN_S, left_ms / 1000.0 / _CPUS)
-
     def _clock_rang(self) -> None:
         self._clock = None
         request = self._request
@@ -409,13 +374,13 @@ class Table:
         now = asyncio.get_running_loop().time()
         seat = self.seats[request.seat]
         if seat.cpu_clock is not None and request.cpu_start is not None:
-            if self._cpu_used_ms(request, seat) >= request.budget_ms:
+            if cpu_used_ms(request, seat) >= request.budget_ms:
                 seat.cpu_timeouts += 1
                 self._deadline_passed(request)
             elif now >= request.deadline - _CLOCK_SLACK_S:
                 self._deadline_passed(request)
             else:
-                self._arm_clock(min(request.deadline, now + self._cpu_wait_s(request, seat)))
+                self._arm_clock(min(request.deadline, now + cpu_wait_s(request, seat)))
         elif now >= request.deadline - _CLOCK_SLACK_S:
             self._deadline_passed(request)
         else:
@@ -427,7 +392,7 @@ class Table:
             seat = self.seats[request.seat]
             seat.last_late_request = request.id
             if seat.cpu_clock is not None:
-                self._cpu_marks[seat.cpu_clock] = seat.cpu_clock()
+                self._cpu_marks.note(seat.cpu_clock)
             self._close(request, RequestEnd.TIMEOUT)
 
     def submit(self, seat_index: int, reply: BotReply) -> Rejection | None:
@@ -474,7 +439,7 @@ class Table:
         if overrun > 0:
             seat.bank_ms = max(0, seat.bank_ms - overrun)
         if seat.cpu_clock is not None:
-            self._cpu_marks[seat.cpu_clock] = seat.cpu_clock()
+            self._cpu_marks.note(seat.cpu_clock)
         seat.accepted += 1
         seat.think_ms_total += think_ms
         seat.think_ms_max = max(seat.think_ms_max, think_ms)
@@ -500,12 +465,12 @@ class Table:
         think_ms = int((time.monotonic() - request.sent_at) * 1000)
         if seat.cpu_clock is not None and request.cpu_start is not None:
             wall_ms = think_ms
-            think_ms = self._cpu_used_ms(request, seat)
+            think_ms = cpu_used_ms(request, seat)
             if request.deadline is not None and think_ms > request.budget_ms:
                 seat.cpu_timeouts += 1
                 self._deadline_passed(request)
                 return None
-            if request.deadline is not None and wall_ms > _cpu_wall_ms(request.budget_ms):
+            if request.deadline is not None and wall_ms > cpu_wall_ms(request.budget_ms):
                 self._deadline_passed(request)
                 return None
         elif request.deadline is not None and think_ms > request.budget_ms:
@@ -630,27 +595,7 @@ class Table:
         """The sequence number of the last event sent."""
         return self.events.sent_seq
 
-    def public_events_since(self, seq: int) -> list[events_pb2.Event]:
-        """The public form of every event after ``seq`` (sent or about to be)."""
-        return self.events.public_since(seq)
-
-    def public_snapshot(self) -> spectator_service_pb2.PublicSnapshot:
-        """What a spectator sees when watching begins: the summary and the public observation."""
-        return public_snapshot(self)
-
     # Messages -----------------------------------------------------------------------------------
-
-    def seat_infos(self) -> list[table_pb2.SeatInfo]:
-        """Who sits where (versions once joined)."""
-        return seat_infos(self)
-
-    def joined_message(self, seat_index: int) -> bot_service_pb2.TableJoined:
-        """The TableJoined message of a seat."""
-        return joined_message(self, seat_index)
-
-    def bot_seed(self, seat_index: int) -> int:
-        """The seat's seed for its own randomness in this game (see ``_bot_seeds``)."""
-        return seat_bot_seed(self, seat_index)
 
     def summary(self) -> table_pb2.TableSummary:
         """What anybody may know about the table."""
