@@ -112,3 +112,25 @@ def test_the_viewer_shows_a_decisions_attempts_and_note(
     model = [t for t in page.locator("#hand-notes li").all_inner_texts() if "(model)" in t]
     assert len(model) > 10
     assert sum("attempts=1," in text for text in model) == len(model) - 1
+
+
+def test_the_leaderboard_shows_the_models_ledger_beside_its_rating(
+    page: Page, llm_run: Path, tmp_path: Path
+) -> None:
+    standings = {s.name: s for s in load_run(llm_run).summary.standings}
+    ledger = standings["model"].ledger
+    assert ledger is not None and ledger.invalid_replies == 1
+    write_report_pages(llm_run, tmp_path)
+    page.goto((tmp_path / "index.html").as_uri())
+    page.wait_for_selector("#leaderboard tbody tr")
+    heads = page.locator("#leaderboard th").all_inner_texts()
+    assert heads[-6:] == ["tokens", "$", "latency ms", "invalid", "invalid rate", "durability"]
+    model = page.locator("#leaderboard tr[data-bot='model']")
+    assert model.locator(".ledger-cost").inner_text() == f"{ledger.cost_usd:.4f}"
+    assert model.locator(".ledger-tokens").inner_text() == (
+        f"{ledger.prompt_tokens}/{ledger.completion_tokens}"
+    )
+    assert model.locator(".ledger-invalid").inner_text() == "1"
+    assert model.locator(".ledger-durability").inner_text() == f"{ledger.durability:.1f}"
+    heuristic = page.locator("#leaderboard tr[data-bot='heuristic'] td").all_inner_texts()
+    assert heuristic[-6:] == [""] * 6  # a bot with no ledger: blank cells

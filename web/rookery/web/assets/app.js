@@ -761,6 +761,17 @@
       append(app, el("div", { class: "panel" }, "SPRT: " + (t.sprt.decision || "undecided") + " \u00b7 LLR " + fmt(t.sprt.llr, 2) + " in (" + fmt(t.sprt.lower_bound, 2) + ", " + fmt(t.sprt.upper_bound, 2) + ") \u00b7 Elo " + signed(t.sprt.elo) + (t.sprt.elo_error !== null ? " \u00b1 " + fmt(t.sprt.elo_error) : "")));
     }
     var head = ["#", "bot", "Elo", "\u00b1", "95 % interval", "LOS", "games", "W", "L", "D", "points", "think ms", "timeouts", "crashes", "illegal", "fallbacks"];
+    // A language model's ledger beside its strength (tokens, cost, latency, invalid replies, durability).
+    var ledger = t.standings.some(function (s) { return s.llm_cost_usd !== null && s.llm_cost_usd !== undefined; });
+    if (ledger) head = head.concat(["tokens", "$", "latency ms", "invalid", "invalid rate", "durability"]);
+    function ledgerCells(s) {
+      if (!ledger) return [];
+      if (s.llm_cost_usd === null || s.llm_cost_usd === undefined) return [0, 1, 2, 3, 4, 5].map(function () { return el("td", {}); });
+      return [el("td", { class: "n ledger-tokens", text: s.llm_prompt_tokens + "/" + s.llm_completion_tokens }),
+        el("td", { class: "n ledger-cost", text: s.llm_cost_usd.toFixed(4) }), el("td", { class: "n", text: fmt(s.llm_mean_latency_ms) }),
+        el("td", { class: "n ledger-invalid", text: s.llm_invalid_replies }), el("td", { class: "n", text: fmt(100 * s.llm_invalid_reply_rate, 1) + "%" }),
+        el("td", { class: "n ledger-durability", text: fmt(s.llm_durability, 1) })];
+    }
     var rows = t.standings.map(function (s) {
       return el("tr", { "data-bot": s.bot },
         el("td", { class: "n", text: s.rank }), el("td", { class: "bot" }, s.bot, s.version ? el("span", { class: "muted version", text: " (" + s.version + ")" }) : null),
@@ -769,7 +780,7 @@
         el("td", { class: "n", title: "likelihood of superiority over the next bot", text: s.los_next === null || s.los_next === undefined ? "" : fmt(100 * s.los_next) + "%" }),
         el("td", { class: "n", text: s.games }), el("td", { class: "n", text: s.wins }), el("td", { class: "n", text: s.losses }), el("td", { class: "n", text: s.draws }),
         el("td", { class: "n", text: signed(s.point_difference) }), el("td", { class: "n", text: fmt(s.think_ms_mean, 1) }),
-        el("td", { class: "n", text: s.timeouts }), el("td", { class: "n", text: s.crashes }), el("td", { class: "n", text: s.illegal_replies }), fallbackCell(s));
+        el("td", { class: "n", text: s.timeouts }), el("td", { class: "n", text: s.crashes }), el("td", { class: "n", text: s.illegal_replies }), fallbackCell(s), ledgerCells(s));
     });
     append(app, el("h2", { text: "Leaderboard" }), el("div", { class: "scroll" }, el("table", { class: "data", id: "leaderboard" },
       el("thead", {}, el("tr", {}, head.map(function (h) { return el("th", { text: h }); }))), el("tbody", {}, rows))),
