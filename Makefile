@@ -9,6 +9,7 @@ SETUP_STAMP := $(VENV)/.rookery-setup
 PROTO_STAMP := gen/python/.stamp
 NODE_STAMP := node_modules/.rookery-stamp
 RAY_STAMP := $(VENV)/.rookery-ray
+RL_TEST_STAMP := $(VENV)/.rookery-rl-test
 # The compiled engine (mypyc), built in place; its manifest is written last, by a finished build.
 NATIVE_STAMP := engine/rookery/engine/_native.json
 # The native Rook core (core/, Rust with PyO3), built by maturin into the venv where cargo is found.
@@ -79,6 +80,11 @@ $(SETUP_STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
 	@# The distribution was called `rookery` before it became `rookery-arena`: drop the old one.
 	@$(PY) -m pip uninstall --quiet --yes rookery 2>/dev/null || true
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev,rl]'
+	@touch $@
+
+# The learning test's trainer (sb3-contrib and torch, a few GB): installed for the tests only.
+$(RL_TEST_STAMP): $(SETUP_STAMP)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev,rl,rl-test]'
 	@touch $@
 
@@ -142,7 +148,7 @@ demo: setup ## the main job: a demo tournament of the reference bots, with ratin
 
 test: system-deps setup lint pytest ## lint, type-check and run every test suite
 
-lint: setup buf-lint buf-breaking ## ruff, mypy and buf lint/breaking
+lint: setup $(RL_TEST_STAMP) buf-lint buf-breaking ## ruff, mypy and buf lint/breaking
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy $(wildcard engine wire server arena web clients/python cli envs bench)
@@ -159,7 +165,7 @@ buf-breaking: $(NODE_STAMP) ## compare the contract with the previous commit's
 
 # Every test with the compiled builds where they are built, then the engine's, the wire layer's
 # and the SDK's own on the pure builds, and the server's on them.
-pytest: system-deps setup setup-ray
+pytest: system-deps setup setup-ray $(RL_TEST_STAMP)
 	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadgroup -m "not alone" $(PYTEST_ARGS)
 	$(BIN)/pytest -m alone $(PYTEST_ARGS)
 	ROOKERY_PURE_ENGINE=1 $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadgroup tests/engine tests/wire tests/server tests/client $(PYTEST_ARGS)
