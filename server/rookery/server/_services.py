@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import NoReturn, TypeVar
+from collections.abc import AsyncIterator, Callable
 
 import grpc
 import structlog
@@ -25,7 +24,7 @@ from rookery.v1 import (
 from rookery.wire import convert
 from rookery.wire.errors import MalformedMessageError
 
-from ._auth import bearer_token
+from ._backends import abort, bearer, league_call, tournament_call
 from ._decoding import malformed_detail
 from ._encoding import batch_bytes, serialize_response
 from ._errors import (
@@ -37,7 +36,6 @@ from ._errors import (
     UnknownTableError,
 )
 from ._hub import ServerHub
-from ._league import LeagueBackend, QuotaExceededError, SubmissionsClosedError
 from ._limits import peer_host
 from ._lobby import AdmissionError, Lobby, Refusal
 from ._outbox import Outbox
@@ -45,7 +43,6 @@ from ._registry import RegisteredBot
 from ._session import CloseStream, Session
 from ._table import TableSpec, TableStatus
 from ._table_views import public_snapshot
-from ._tournament import TournamentBackend
 from ._version import SERVER_VERSION
 from ._watchers import Watcher
 
@@ -55,32 +52,8 @@ log = structlog.get_logger("rookery.server.bots")
 
 _ConnectResponse = bot_service_pb2.ConnectResponse
 _Code = grpc.StatusCode
-_T = TypeVar("_T")
-_B = TypeVar("_B")
 
 
-async def _abort(
-    context: grpc.aio.ServicerContext, code: grpc.StatusCode, details: str
-) -> NoReturn:
-    await context.abort(code, details)
-    raise AssertionError("unreachable: context.abort raises")
-
-
-#: What a backend's errors answer, the first that matches; the client sees the error's message.
-_ErrorCodes = tuple[tuple[type[Exception], grpc.StatusCode], ...]
-_TOURNAMENT_ERRORS: _ErrorCodes = (
-    (LookupError, _Code.NOT_FOUND),
-    (ValueError, _Code.INVALID_ARGUMENT),
-)
-#: The league's errors (as :class:`LeagueBackend` documents them).
-_LEAGUE_ERRORS: _ErrorCodes = (
-    (PermissionError, _Code.PERMISSION_DENIED),
-    (FileExistsError, _Code.ALREADY_EXISTS),
-    (LookupError, _Code.NOT_FOUND),
-    (SubmissionsClosedError, _Code.FAILED_PRECONDITION),
-    (QuotaExceededError, _Code.RESOURCE_EXHAUSTED),
-    (ValueError, _Code.INVALID_ARGUMENT),
-)
 #: What each refusal of a Hello (``Lobby.admit``) ends the stream with.
 _REFUSAL_CODES: dict[Refusal, grpc.StatusCode] = {
     Refusal.STOPPING: _Code.UNAVAILABLE,
@@ -89,30 +62,6 @@ _REFUSAL_CODES: dict[Refusal, grpc.StatusCode] = {
     Refusal.NO_SUCH_SESSION: _Code.FAILED_PRECONDITION,
     Refusal.CROWDED: _Code.RESOURCE_EXHAUSTED,
 }
-_NO_TOURNAMENTS = (
-    "tournaments need the arena: this server was started without a tournament "
-    "backend (rookery serve without the arena); ad-hoc tables work (CreateTable)"
-)
-_NO_LEAGUE = "this server runs no league: start one with `rookery league serve`"
-
-
-async def _delegate(
-    context: grpc.aio.ServicerContext,
-    backend: _B | None,
-    missing: str,
-    call: Callable[[_B], Awaitable[_T]],
-    errors: _ErrorCodes,
-) -> _T:
-    """``call(backend)``, its errors aborted with their status codes; UNIMPLEMENTED without one."""
-    if backend is None:
-        await _abort(context, _Code.UNIMPLEMENTED, missing)
-    try:
-        return await call(backend)
-    except tuple(kind for kind, _ in errors) as error:
-        code = next(code for kind, code in errors if isinstance(error, kind))
-        # A KeyError's str() is the repr of its key: the message without the quotes.
-        details = str(error).strip("'\"") if isinstance(error, LookupError) else str(error)
-        await _abort(context, code, details)
 
 
 _cutting: set[asyncio.Task[None]] = set()
@@ -226,7 +175,7 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
         try:
             first = await asyncio.wait_for(anext(iterator), config.hello_timeout_s)
         except TimeoutError:
-            await _abort(
+            await abort(
                 context,
                 _Code.DEADLINE_EXCEEDED,
                 f"no Hello within {config.hello_timeout_s:g} s of opening the stream",
@@ -234,10 +183,10 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
         except StopAsyncIteration:
             return
         except DecodeError as error:
-            await _abort(context, _Code.INVALID_ARGUMENT, malformed_detail(error))
+            await abort(context, _Code.INVALID_ARGUMENT, malformed_detail(error))
         kind = first.WhichOneof("message")
         if kind != "hello":
-            await _abort(
+            await abort(
                 context,
                 _Code.INVALID_ARGUMENT,
                 f"the first message of a session must be a Hello, got "
@@ -267,7 +216,7 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
                 if type(message) is CloseStream:
                     if message.code is _Code.OK:
                         return
-                    await _abort(context, message.code, message.details)
+                    await abort(context, message.code, message.details)
                 yield message  # type: ignore[misc]
                 batching = session.batching
         finally:
@@ -285,7 +234,7 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
         try:
             admission = self._lobby.admit(hello, peer_host(context))
         except AdmissionError as error:
-            await _abort(context, _REFUSAL_CODES[error.refusal], error.detail)
+            await abort(context, _REFUSAL_CODES[error.refusal], error.detail)
         session = admission.session
         generation, queue = session.attach(_canceller(context))
         session.send(_ConnectResponse(welcome=self._welcome(session, resumed=admission.resumed)))
@@ -389,29 +338,6 @@ def _bot_info(record: RegisteredBot, connected: bool) -> arena_service_pb2.BotIn
     )
 
 
-async def _tournaments(
-    server: ServerHub,
-    context: grpc.aio.ServicerContext,
-    call: Callable[[TournamentBackend], Awaitable[_T]],
-) -> _T:
-    """``call`` on the server's tournament backend, its errors as status codes."""
-    return await _delegate(context, server.tournaments, _NO_TOURNAMENTS, call, _TOURNAMENT_ERRORS)
-
-
-async def _league(
-    server: ServerHub,
-    context: grpc.aio.ServicerContext,
-    call: Callable[[LeagueBackend], Awaitable[_T]],
-) -> _T:
-    """``call`` on the server's league backend, its errors as status codes."""
-    return await _delegate(context, server.league, _NO_LEAGUE, call, _LEAGUE_ERRORS)
-
-
-def _token(context: grpc.aio.ServicerContext) -> str | None:
-    """The call's bearer token, if any."""
-    return bearer_token(context.invocation_metadata())
-
-
 class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
     """ArenaService: bots and tokens, ad-hoc tables, replays; tournaments via the backend."""
 
@@ -424,9 +350,9 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
         try:
             record, token = self._server.bots.add(request.name)
         except InvalidBotNameError as error:
-            await _abort(context, _Code.INVALID_ARGUMENT, str(error))
+            await abort(context, _Code.INVALID_ARGUMENT, str(error))
         except ValueError as error:
-            await _abort(context, _Code.ALREADY_EXISTS, str(error))
+            await abort(context, _Code.ALREADY_EXISTS, str(error))
         connected = request.name in self._server.roster.sessions
         return arena_service_pb2.AddBotResponse(bot=_bot_info(record, connected), token=token)
 
@@ -444,7 +370,7 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
         try:
             self._server.bots.remove(request.name)
         except UnknownBotError as error:
-            await _abort(context, _Code.NOT_FOUND, str(error))
+            await abort(context, _Code.NOT_FOUND, str(error))
         if self._server.config.is_token_mode:
             for session in self._server.roster.sessions.get(request.name, ()):
                 session.close(_Code.UNAUTHENTICATED, f"bot {request.name!r} was revoked")
@@ -477,9 +403,9 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
             )
             table = await server.create_table(spec)
         except (RulesetError, MalformedMessageError, TableSpecError) as error:
-            await _abort(context, _Code.INVALID_ARGUMENT, str(error))
+            await abort(context, _Code.INVALID_ARGUMENT, str(error))
         except ServerStoppingError as error:
-            await _abort(context, _Code.UNAVAILABLE, str(error))
+            await abort(context, _Code.UNAVAILABLE, str(error))
         return arena_service_pb2.CreateTableResponse(table=table.summary())
 
     async def ListTables(
@@ -490,7 +416,7 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
             try:
                 status = TableStatus(request.status)
             except ValueError:
-                await _abort(context, _Code.INVALID_ARGUMENT, f"unknown status {request.status}")
+                await abort(context, _Code.INVALID_ARGUMENT, f"unknown status {request.status}")
         tables = self._server.list_tables(status)
         return arena_service_pb2.ListTablesResponse(tables=[t.summary() for t in tables])
 
@@ -500,7 +426,7 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
         try:
             table = self._server.get_table(request.table_id)
         except UnknownTableError as error:
-            await _abort(context, _Code.NOT_FOUND, str(error))
+            await abort(context, _Code.NOT_FOUND, str(error))
         return arena_service_pb2.GetTableResponse(table=table.summary())
 
     async def AbortTable(
@@ -509,9 +435,9 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
         try:
             table = self._server.get_table(request.table_id)
         except UnknownTableError as error:
-            await _abort(context, _Code.NOT_FOUND, str(error))
+            await abort(context, _Code.NOT_FOUND, str(error))
         if table.is_finished:
-            await _abort(
+            await abort(
                 context, _Code.FAILED_PRECONDITION, f"table {table.id!r} has finished already"
             )
         table.abort("aborted by the organiser")
@@ -525,9 +451,9 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
         try:
             replay = self._server.replay(request.table_id)
         except UnknownTableError as error:
-            await _abort(context, _Code.NOT_FOUND, str(error))
+            await abort(context, _Code.NOT_FOUND, str(error))
         except TableNotFinishedError as error:
-            await _abort(context, _Code.FAILED_PRECONDITION, str(error))
+            await abort(context, _Code.FAILED_PRECONDITION, str(error))
         return arena_service_pb2.GetReplayResponse(replay=replay)
 
     # Tournaments: delegated to the backend ----------------------------------------------------
@@ -535,7 +461,7 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
     async def CreateTournament(
         self, request: arena_service_pb2.CreateTournamentRequest, context: grpc.aio.ServicerContext
     ) -> arena_service_pb2.CreateTournamentResponse:
-        info = await _tournaments(
+        info = await tournament_call(
             self._server, context, lambda b: b.create_tournament(request.spec)
         )
         return arena_service_pb2.CreateTournamentResponse(tournament=info)
@@ -543,7 +469,7 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
     async def GetTournament(
         self, request: arena_service_pb2.GetTournamentRequest, context: grpc.aio.ServicerContext
     ) -> arena_service_pb2.GetTournamentResponse:
-        info = await _tournaments(
+        info = await tournament_call(
             self._server, context, lambda b: b.get_tournament(request.tournament_id)
         )
         return arena_service_pb2.GetTournamentResponse(tournament=info)
@@ -551,13 +477,13 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
     async def ListTournaments(
         self, request: arena_service_pb2.ListTournamentsRequest, context: grpc.aio.ServicerContext
     ) -> arena_service_pb2.ListTournamentsResponse:
-        infos = await _tournaments(self._server, context, lambda b: b.list_tournaments())
+        infos = await tournament_call(self._server, context, lambda b: b.list_tournaments())
         return arena_service_pb2.ListTournamentsResponse(tournaments=infos)
 
     async def ListGames(
         self, request: arena_service_pb2.ListGamesRequest, context: grpc.aio.ServicerContext
     ) -> arena_service_pb2.ListGamesResponse:
-        games = await _tournaments(
+        games = await tournament_call(
             self._server, context, lambda b: b.list_games(request.tournament_id, request.limit)
         )
         return arena_service_pb2.ListGamesResponse(games=games)
@@ -565,7 +491,7 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
     async def GetStandings(
         self, request: arena_service_pb2.GetStandingsRequest, context: grpc.aio.ServicerContext
     ) -> arena_service_pb2.GetStandingsResponse:
-        standings = await _tournaments(
+        standings = await tournament_call(
             self._server, context, lambda b: b.get_standings(request.tournament_id)
         )
         return arena_service_pb2.GetStandingsResponse(standings=standings)
@@ -575,8 +501,10 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
     async def SubmitVersion(
         self, request: league_pb2.SubmitVersionRequest, context: grpc.aio.ServicerContext
     ) -> league_pb2.SubmitVersionResponse:
-        token = _token(context)
-        version = await _league(self._server, context, lambda b: b.submit_version(request, token))
+        token = bearer(context)
+        version = await league_call(
+            self._server, context, lambda b: b.submit_version(request, token)
+        )
         return league_pb2.SubmitVersionResponse(version=version)
 
     async def SubmitVersionUpload(
@@ -584,8 +512,8 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
         request_iterator: AsyncIterator[league_pb2.SubmitVersionUploadRequest],
         context: grpc.aio.ServicerContext,
     ) -> league_pb2.SubmitVersionUploadResponse:
-        token = _token(context)
-        version = await _league(
+        token = bearer(context)
+        version = await league_call(
             self._server, context, lambda b: b.submit_version_upload(request_iterator, token)
         )
         return league_pb2.SubmitVersionUploadResponse(version=version)
@@ -593,8 +521,8 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
     async def ListVersions(
         self, request: league_pb2.ListVersionsRequest, context: grpc.aio.ServicerContext
     ) -> league_pb2.ListVersionsResponse:
-        token = _token(context)
-        versions = await _league(
+        token = bearer(context)
+        versions = await league_call(
             self._server, context, lambda b: b.list_versions(request.bot_name, token)
         )
         return league_pb2.ListVersionsResponse(versions=versions)
@@ -602,14 +530,14 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
     async def GetVersion(
         self, request: league_pb2.GetVersionRequest, context: grpc.aio.ServicerContext
     ) -> league_pb2.GetVersionResponse:
-        token = _token(context)
-        return await _league(self._server, context, lambda b: b.get_version(request, token))
+        token = bearer(context)
+        return await league_call(self._server, context, lambda b: b.get_version(request, token))
 
     async def RetireVersion(
         self, request: league_pb2.RetireVersionRequest, context: grpc.aio.ServicerContext
     ) -> league_pb2.RetireVersionResponse:
-        token = _token(context)
-        version = await _league(
+        token = bearer(context)
+        version = await league_call(
             self._server, context, lambda b: b.retire_version(request.version_id, token)
         )
         return league_pb2.RetireVersionResponse(version=version)
@@ -617,7 +545,7 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
     async def DisqualifyVersion(
         self, request: league_pb2.DisqualifyVersionRequest, context: grpc.aio.ServicerContext
     ) -> league_pb2.DisqualifyVersionResponse:
-        version = await _league(
+        version = await league_call(
             self._server,
             context,
             lambda b: b.disqualify_version(request.version_id, request.reason),
@@ -627,25 +555,27 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
     async def Challenge(
         self, request: league_pb2.ChallengeRequest, context: grpc.aio.ServicerContext
     ) -> league_pb2.ChallengeResponse:
-        token = _token(context)
-        challenge_id = await _league(self._server, context, lambda b: b.challenge(request, token))
+        token = bearer(context)
+        challenge_id = await league_call(
+            self._server, context, lambda b: b.challenge(request, token)
+        )
         return league_pb2.ChallengeResponse(challenge_id=challenge_id)
 
     async def GetLeagueBoard(
         self, request: league_pb2.GetLeagueBoardRequest, context: grpc.aio.ServicerContext
     ) -> league_pb2.GetLeagueBoardResponse:
-        return await _league(self._server, context, lambda b: b.board(request.all_versions))
+        return await league_call(self._server, context, lambda b: b.board(request.all_versions))
 
     async def CreateSeason(
         self, request: league_pb2.CreateSeasonRequest, context: grpc.aio.ServicerContext
     ) -> league_pb2.CreateSeasonResponse:
-        season = await _league(self._server, context, lambda b: b.create_season(request))
+        season = await league_call(self._server, context, lambda b: b.create_season(request))
         return league_pb2.CreateSeasonResponse(season=season)
 
     async def StartFinalEvaluation(
         self, request: league_pb2.StartFinalEvaluationRequest, context: grpc.aio.ServicerContext
     ) -> league_pb2.StartFinalEvaluationResponse:
-        season = await _league(self._server, context, lambda b: b.start_final_evaluation())
+        season = await league_call(self._server, context, lambda b: b.start_final_evaluation())
         return league_pb2.StartFinalEvaluationResponse(season=season)
 
 
@@ -671,7 +601,7 @@ class SpectatorServicer(spectator_service_pb2_grpc.SpectatorServiceServicer):
         try:
             table = self._server.get_table(request.table_id)
         except UnknownTableError as error:
-            await _abort(context, _Code.NOT_FOUND, str(error))
+            await abort(context, _Code.NOT_FOUND, str(error))
         _Response = spectator_service_pb2.WatchTableResponse
         first: list[spectator_service_pb2.WatchTableResponse]
         if request.after_seq:
@@ -683,7 +613,7 @@ class SpectatorServicer(spectator_service_pb2_grpc.SpectatorServiceServicer):
         finished = table.is_finished
         if not finished:
             if len(table.watchers) >= config.max_watchers_per_table:
-                await _abort(
+                await abort(
                     context,
                     _Code.RESOURCE_EXHAUSTED,
                     f"table {table.id!r} has {len(table.watchers)} spectators: at most "
@@ -692,7 +622,7 @@ class SpectatorServicer(spectator_service_pb2_grpc.SpectatorServiceServicer):
                 )
             watching = self._server.roster.watchers_of(peer)
             if watching >= config.max_watchers_per_peer:
-                await _abort(
+                await abort(
                     context,
                     _Code.RESOURCE_EXHAUSTED,
                     f"{peer} watches {watching} tables already: at most "
@@ -712,7 +642,7 @@ class SpectatorServicer(spectator_service_pb2_grpc.SpectatorServiceServicer):
                 item = await watcher.queue.get()
                 if item is None:
                     if watcher.overflowed:
-                        await _abort(
+                        await abort(
                             context,
                             _Code.RESOURCE_EXHAUSTED,
                             "the watcher fell behind the table: watch again with after_seq",
