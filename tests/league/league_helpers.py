@@ -123,3 +123,41 @@ class LeagueProcess:
         response = self.call("ListVersions", league_pb2.ListVersionsRequest())
         assert isinstance(response, league_pb2.ListVersionsResponse)
         return list(response.versions)
+
+
+REPO = HERE.parents[1]
+TS_KIT = REPO / "clients" / "typescript"
+#: The kit's packages a bot's run does not need (code generators, formatters, the compiler).
+TS_UNNEEDED = ("dprint-node", "ts-proto", "ts-poet", "ts-proto-descriptors", "case-anything")
+NODE_BOT = """const { firstLegal, runMain } = require("rookery-bot-kit");
+
+runMain(() => ({ act: (request) => firstLegal(request.legalActions) }), process.argv.slice(2), {
+  version: "1.0.0",
+}).then((code) => process.exit(code));
+"""
+
+
+def built_typescript_kit() -> None:
+    """The TypeScript kit's own build.sh (cached by the script), under the kit tests' lock."""
+    import fcntl
+
+    with (TS_KIT / ".build.lock").open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        done = subprocess.run(
+            ["nice", "-n", "10", str(TS_KIT / "build.sh")],
+            capture_output=True, text=True, timeout=600, check=False,
+        )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+
+
+def node_folder(folder: Path) -> Path:
+    """A JavaScript bot (``node bot.js``, the first legal move) with the TypeScript kit's build
+    in its node_modules: a version in a second language that needs no build step."""
+    kit = folder / "node_modules" / "rookery-bot-kit"
+    kit.mkdir(parents=True)
+    (folder / "bot.js").write_text(NODE_BOT)
+    shutil.copy(TS_KIT / "package.json", kit / "package.json")
+    shutil.copytree(TS_KIT / "dist" / "src", kit / "dist" / "src")
+    skip = shutil.ignore_patterns(*TS_UNNEEDED, "typescript", "buf", "buf-*", ".bin")
+    shutil.copytree(TS_KIT / "node_modules", kit / "node_modules", ignore=skip)
+    return folder

@@ -160,6 +160,37 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="MIB",
         help="a version's runtime log kept on disk, its newest output (default 16; 0: all)",
     )
+    cluster = serve.add_argument_group("a cluster (docs/scale.md)")
+    cluster.add_argument(
+        "--backend",
+        choices=("local", "ray"),
+        default="local",
+        help="where pairs are played: here, or as Ray tasks on a cluster's workers (each "
+        "pair's two games on one worker, in its sandbox); this process records them",
+    )
+    cluster.add_argument(
+        "--ray-address",
+        default="",
+        metavar="ADDR",
+        help="the Ray cluster's head (HOST:PORT, ray://HOST:PORT or auto); default: a local Ray",
+    )
+    cluster.add_argument(
+        "--ray-cpus-per-pair", type=float, default=1.0, metavar="N", help="CPUs a pair takes"
+    )
+    cluster.add_argument(
+        "--ray-max-retries",
+        type=int,
+        default=3,
+        metavar="N",
+        help="how often a pair whose worker or node died is played again elsewhere (default 3)",
+    )
+    cluster.add_argument(
+        "--ray-connect-timeout",
+        type=float,
+        default=60.0,
+        metavar="S",
+        help="seconds to wait for the cluster (default 60)",
+    )
     serve.add_argument("--web-address", default="off", help="the league's pages (HOST:PORT)")
     serve.add_argument("--port-file", help="write the gRPC port here once serving")
     serve.add_argument("--web-port-file", help="write the pages' port here once serving")
@@ -241,7 +272,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def _serve(args: argparse.Namespace) -> int:
     import dataclasses
 
+    from rookery.arena.errors import ArenaError
     from rookery.arena.league import LeagueError, LeagueOptions, LeagueServer
+    from rookery.arena.league_ray import RayPairsOptions
     from rookery.engine import Ruleset, RulesetError
     from rookery.server import ServerConfig, ServerConfigError, configure_logging
 
@@ -296,6 +329,17 @@ def _serve(args: argparse.Namespace) -> int:
         build_bytes=max(1, args.build_mb) * 1024 * 1024,
         log_bytes=max(0, args.log_mb) * 1024 * 1024,
     )
+    ray = None
+    if args.backend == "ray":
+        ray = RayPairsOptions(
+            address=args.ray_address,
+            cpus_per_pair=args.ray_cpus_per_pair,
+            max_retries=max(0, args.ray_max_retries),
+            connect_timeout_s=args.ray_connect_timeout,
+        )
+    elif args.ray_address:
+        print("rookery league serve: --ray-address needs --backend ray", file=sys.stderr)
+        return 2
     configure_logging("warning", json=True)
 
     async def run() -> int:
@@ -305,8 +349,8 @@ def _serve(args: argparse.Namespace) -> int:
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, stop.set)
         try:
-            running = await LeagueServer.start(args.league, config, options)
-        except (LeagueError, OSError) as error:
+            running = await LeagueServer.start(args.league, config, options, ray=ray)
+        except (LeagueError, ArenaError, OSError) as error:
             print(f"rookery league serve: {error}", file=sys.stderr)
             return 1
         web = None

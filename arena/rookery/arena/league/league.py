@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
 from google.protobuf import json_format
@@ -61,6 +61,9 @@ from .submissions import (
     staging_folder,
     unpack_archive,
 )
+
+if TYPE_CHECKING:
+    from rookery.arena.league_ray import PairResult, RayPairs, ShippedOutcome
 
 __all__ = [
     "HOUSE_RANDOM",
@@ -114,6 +117,12 @@ def _trim_log(path: Path, max_bytes: int) -> bool:
     except FileNotFoundError:
         return False
     return True
+
+
+def _append(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("ab") as handle:
+        handle.write(data)
 
 
 def neighbour_los(fit: Any, ranked: list[str]) -> dict[tuple[str, str], float]:
@@ -227,8 +236,11 @@ class League:
         options: LeagueOptions | None = None,
         *,
         sandbox: SandboxRuntime | None = None,
+        remote: RayPairs | None = None,
     ) -> None:
         self.options = options or LeagueOptions()
+        #: Where pairs are played when not here: Ray tasks (``--backend ray``).
+        self.remote = remote
         if self.options.ruleset.num_sides != 2:
             raise LeagueError(
                 f"a league plays two sides (a partnership preset); {self.options.ruleset.name} "
@@ -300,6 +312,9 @@ class League:
             if table.outcome is None and table.spec.tournament_id.startswith("league-"):
                 with contextlib.suppress(Exception):
                     self.server.abort_table(table.id, "the league was stopped")
+        if self.remote is not None:  # pairs on Ray: their tasks are cancelled, not awaited
+            for task in self._flight.tasks:
+                task.cancel()
         pending = [*self._flight.tasks, *self._background]
         for task in self._background:
             task.cancel()
@@ -676,8 +691,9 @@ class League:
 
     @property
     def process_per_game(self) -> bool:
-        """Fresh processes for every game: whenever the versions run in the sandbox."""
-        return self.sandbox is not None
+        """Fresh processes for every game: whenever the versions run in the sandbox (or on
+        Ray's workers, where none is launched here)."""
+        return self.sandbox is not None or self.remote is not None
 
     async def _launch(self, version: VersionRecord) -> _Running:
         running = self._running.get(version.version_id)
@@ -738,14 +754,20 @@ class League:
             pair_tag = f"league-{season.season_id}-{secrets.token_hex(6)}"
             # Its games' replays stay withheld until the pair is committed (a pair never
             # committed is never shown): the first game to end must not show its twin's deal.
-            self.server.withhold_replays(pair_tag)
-            seats = [
-                (runs[0], runs[1], runs[0], runs[1]),
-                (runs[1], runs[0], runs[1], runs[0]),
-            ]
-            outcomes = await asyncio.gather(
-                *(self._play_game(pair_tag, i, seed, seats[i]) for i in range(2))
-            )
+            outcomes: list[TableOutcome | ShippedOutcome]
+            if self.remote is not None:
+                outcomes = await self._play_remote(pair_tag, seed, runs[0].version, runs[1].version)
+            else:
+                self.server.withhold_replays(pair_tag)
+                seats = [
+                    (runs[0], runs[1], runs[0], runs[1]),
+                    (runs[1], runs[0], runs[1], runs[0]),
+                ]
+                outcomes = list(
+                    await asyncio.gather(
+                        *(self._play_game(pair_tag, i, seed, seats[i]) for i in range(2))
+                    )
+                )
         finally:
             for v in (a, b):
                 self._flight.busy[v] -= 1
@@ -790,6 +812,45 @@ class League:
             self.on_pair(pair)
         return pair
 
+    async def _play_remote(
+        self, pair_tag: str, seed: int, a: VersionRecord, b: VersionRecord
+    ) -> list[TableOutcome | ShippedOutcome]:
+        """Plays a pair as a Ray task; keeps its incidents and its versions' output here."""
+        from rookery.arena.league_ray import PairJob, ShippedVersion
+
+        assert self.remote is not None
+        assert self._seed_key is not None
+        shipped = [
+            ShippedVersion(
+                v.version_id,
+                seat_name(v.version_id),
+                v.command,
+                "" if v.house else identity_sha256(v.content_sha256, v.command, v.build),
+            )
+            for v in (a, b)
+        ]
+        job = PairJob(
+            pair_tag,
+            seed,
+            shipped[0],
+            shipped[1],
+            self.options.ruleset,
+            self.options.time_control,
+            self.options.join_timeout_s,
+            self._seed_key,
+            self.options.sandbox,
+            self.options.limits,
+        )
+        folders = tuple(None if v.house else self.version_folder(v.version_id) for v in (a, b))
+        result: PairResult = await self.remote.play(job, (folders[0], folders[1]))
+        for version_id, kind, detail in result.incidents:
+            self.store.record_incident(version_id, kind, f"{detail} (on {result.node})")
+        for version_id, data in result.logs.items():
+            path = self.folder / "logs" / f"{version_id}.log"
+            await asyncio.to_thread(_append, path, data)
+        log.info("ray pair played", pair=pair_tag, node=result.node, unpack_s=result.unpack_s)
+        return list(result.outcomes)
+
     async def _play_game(
         self, pair_tag: str, index: int, seed: int, seats: tuple[_Running, ...]
     ) -> TableOutcome:
@@ -827,7 +888,9 @@ class League:
                 await running.launcher.finish_game(launch)
                 self.server.revoke_launch_key(launch.key)
 
-    async def _record_game(self, pair_tag: str, index: int, outcome: TableOutcome) -> GameRecord:
+    async def _record_game(
+        self, pair_tag: str, index: int, outcome: TableOutcome | ShippedOutcome
+    ) -> GameRecord:
         game_id = f"{pair_tag}-{index}"
         path = self.folder / "replays" / f"{game_id}.jsonl.gz"
         data = outcome.replay_bytes(compress=True)

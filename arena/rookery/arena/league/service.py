@@ -15,6 +15,7 @@ import tempfile
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import structlog
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -24,6 +25,9 @@ from rookery.v1 import league_pb2
 
 from .league import League, LeagueError, LeagueOptions
 from .store import SeasonRecord, VersionRecord, VersionState
+
+if TYPE_CHECKING:
+    from rookery.arena.league_ray import RayPairs, RayPairsOptions
 
 __all__ = ["LeagueServer", "LeagueService", "version_to_proto"]
 
@@ -226,6 +230,7 @@ class LeagueServer:
     league: League
     socket_dir: Path | None = None
     sandbox: SandboxRuntime | None = None
+    remote: RayPairs | None = None
 
     @classmethod
     async def start(
@@ -233,8 +238,32 @@ class LeagueServer:
         path: str | Path,
         config: ServerConfig,
         options: LeagueOptions,
+        *,
+        ray: RayPairsOptions | None = None,
     ) -> LeagueServer:
-        """Starts the server and the league on it."""
+        """Starts the server and the league on it; with ``ray``, its pairs are Ray tasks
+        (builds stay here, in this machine's sandbox)."""
+        remote: RayPairs | None = None
+        if ray is not None:
+            from rookery.arena.league_ray import RayPairs
+
+            remote = await RayPairs.connect(ray)
+            log.info("league pairs on ray", address=ray.address or "local", cpus=remote.cpus())
+        try:
+            return await cls._start(path, config, options, remote)
+        except BaseException:
+            if remote is not None:
+                remote.close()
+            raise
+
+    @classmethod
+    async def _start(
+        cls,
+        path: str | Path,
+        config: ServerConfig,
+        options: LeagueOptions,
+        remote: RayPairs | None,
+    ) -> LeagueServer:
         sandbox: SandboxRuntime | None = None
         socket_dir: Path | None = None
         if options.sandbox != "off":
@@ -252,13 +281,13 @@ class LeagueServer:
         server = RookeryServer(config)
         await server.start()
         try:
-            league = League(path, server, options, sandbox=sandbox)
+            league = League(path, server, options, sandbox=sandbox, remote=remote)
         except BaseException:
             await server.stop(grace_s=0.5)
             raise
         server.league = LeagueService(league)
         await league.start()
-        return cls(server, league, socket_dir, sandbox)
+        return cls(server, league, socket_dir, sandbox, remote)
 
     async def stop(self) -> None:
         """Stops the league (pairs in flight are played again next time) and the server."""
@@ -268,3 +297,5 @@ class LeagueServer:
             self.sandbox.close()
         if self.socket_dir is not None:
             shutil.rmtree(self.socket_dir, ignore_errors=True)
+        if self.remote is not None:
+            self.remote.close()
