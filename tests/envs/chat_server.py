@@ -129,9 +129,10 @@ class ScriptedChat:
 
 @contextmanager
 def chat_server(
-    mode: str, plan: dict[int, str] | None = None
+    mode: str, plan: dict[int, str] | None = None, port: int = 0
 ) -> Iterator[tuple[str, ScriptedChat]]:
-    """Serve ``ScriptedChat(mode, plan)`` on 127.0.0.1; yields the API's base URL and the script."""
+    """Serve ``ScriptedChat(mode, plan)`` on 127.0.0.1 (``port``, or a free one); yields the API's
+    base URL and the script."""
     script = ScriptedChat(mode, plan)
 
     class Handler(BaseHTTPRequestHandler):
@@ -162,7 +163,7 @@ def chat_server(
         def log_message(self, format: str, *args: Any) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()

@@ -1,0 +1,123 @@
+"""docs/ai.md's language-model commands as printed, from a fresh folder outside the clone, each
+ending in finished games: the text seat's session on a server of your own, and the arena's
+``--bot NAME=llm:MODEL@URL`` line.
+
+The model is the scripted OpenAI-compatible server of ``tests/envs/chat_server.py`` (it answers
+the first legal move the prompt lists), listening where the doc says, 127.0.0.1:8000; the Rookery
+server where the doc says, 127.0.0.1:50051. The test waits for each port to be free (other tests
+take them too). The commands run in bash with this venv's ``rookery`` first on PATH and no
+``ROOKERY_*`` variables, the sandbox at its default unless the printed line sets it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from processes import Background, background_group
+from rookery.arena.storage import RunStore
+
+#: How a game may end on its own.
+FINISHED = {"TARGET_REACHED", "MAX_HANDS"}
+#: Where the doc's model listens.
+CHAT_PORT = 8000
+
+
+def _wait_until_free(port: int, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        with socket.socket() as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(("127.0.0.1", port))
+                return
+            except OSError:
+                assert time.monotonic() < deadline, f"port {port} still taken after {timeout:g} s"
+        time.sleep(1)
+
+
+def _shell_env(venv_bin: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ROOKERY_", "VIRTUAL_ENV"))}
+    env["PATH"] = f"{venv_bin}{os.pathsep}{env['PATH']}"
+    return env
+
+
+@pytest.fixture
+def scripted_model(root: Path) -> Iterator[Any]:
+    """The scripted chat server on 127.0.0.1:8000, answering legal moves; yields its script."""
+    sys.path.insert(0, str(root / "tests" / "envs"))
+    try:
+        module = importlib.import_module("chat_server")
+    finally:
+        sys.path.remove(str(root / "tests" / "envs"))
+    _wait_until_free(CHAT_PORT, timeout=300)
+    server: AbstractContextManager[tuple[str, Any]] = module.chat_server("legal", port=CHAT_PORT)
+    with server as (url, script):
+        assert url == f"http://127.0.0.1:{CHAT_PORT}/v1"
+        yield script
+
+
+def _block_after(doc: str, marker: str) -> str:
+    """The ``sh`` block after ``marker``."""
+    assert marker in doc, f"docs/ai.md no longer says {marker!r}"
+    block = re.search(r"```sh\n(.*?)```", doc.split(marker, 1)[1], re.DOTALL)
+    assert block, f"no sh block after {marker!r}"
+    return block.group(1)
+
+
+@pytest.mark.timeout(600)
+def test_the_text_seat_plays_a_table_of_its_own_server_as_printed(
+    root: Path, venv_bin: Path, tmp_path: Path, scripted_model: Any
+) -> None:
+    doc = (root / "docs" / "ai.md").read_text(encoding="utf-8")
+    block = _block_after(doc, "As a bot, behind any OpenAI-compatible chat endpoint")
+    assert "ROOKERY_CHAT_URL=http://127.0.0.1:8000/v1" in block and "table create" in block
+    _wait_until_free(50051, timeout=300)
+    with background_group() as started:
+        session = Background(
+            ["bash", "-c", block], tmp_path / "session.out", tmp_path, _shell_env(venv_bin)
+        )
+        started.append(session)
+        session.process.wait(timeout=400)
+        output = session.output()
+    assert session.process.returncode == 0, output
+    (result,) = [line for line in output.splitlines() if line.startswith("finished (")]
+    assert result.startswith(("finished (target_reached)", "finished (max_hands)")), result
+    assert "TextSeatBot, HeuristicBot" in output, output
+    # The model decided the text seat's moves: every request a chat completion, answered.
+    assert len(scripted_model.requests) > 20, len(scripted_model.requests)
+    assert {request["path"] for request in scripted_model.requests} == {"/v1/chat/completions"}
+    assert {request["body"]["model"] for request in scripted_model.requests} == {"my-model"}
+
+
+@pytest.mark.timeout(600)
+def test_the_arena_llm_flag_line_as_printed(
+    root: Path, venv_bin: Path, tmp_path: Path, scripted_model: Any
+) -> None:
+    doc = (root / "docs" / "ai.md").read_text(encoding="utf-8")
+    block = _block_after(doc, "From the command line alone, `--bot NAME=llm:MODEL@URL`")
+    assert "llm:my-model@http://127.0.0.1:8000/v1" in block, block
+    done = subprocess.run(
+        ["bash", "-c", block], cwd=tmp_path, env=_shell_env(venv_bin), capture_output=True,
+        text=True, timeout=400, check=False,
+    )  # fmt: skip
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    assert "gpt" in done.stdout and "heuristic" in done.stdout, output
+    run = (tmp_path / "runs" / "latest").resolve()
+    with RunStore(run) as store:
+        (tournament,) = store.tournaments()
+        terminations = [game.termination for game in store.games(tournament.tournament_id)]
+    assert len(terminations) == 2 and set(terminations) <= FINISHED, terminations
+    assert len(scripted_model.requests) > 20, len(scripted_model.requests)
+    assert {request["body"]["model"] for request in scripted_model.requests} == {"my-model"}
