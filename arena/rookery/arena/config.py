@@ -69,6 +69,7 @@ __all__ = [
     "config_from_dict",
     "default_concurrency",
     "duplicate_hand_seeds",
+    "is_house_seat",
     "late_policy_name",
     "load_config",
     "parse_bot_flag",
@@ -152,6 +153,11 @@ class BotSpec:
     #: The folder the command runs in (its relative paths resolve against it): the config
     #: file's folder; empty for ``--bot`` flags (the arena's current folder).
     workdir: str = ""
+    #: The house's language-model seat this bot is (a key of :data:`LLM_SEATS`), made only from
+    #: ``--bot NAME=llm:MODEL@URL`` or a ``[[bots]]`` entry with ``kind``: Rookery's own code,
+    #: launched outside the sandbox (it reaches its model's API) while every other bot stays in
+    #: it. Empty: any other bot.
+    seat: str = ""
 
     @property
     def argv(self) -> list[str]:
@@ -405,14 +411,19 @@ def _validate(config: TournamentConfig, source: str) -> None:
         raise ConfigError(source, "llm.budget_usd", f"must be a positive number, got {budget}")
     if config.llm_retries is not None and not 0 <= config.llm_retries <= 20:
         raise ConfigError(source, "llm.retries", f"must lie in 0 .. 20, got {config.llm_retries}")
-    online = [b.name for b in config.bots if "ROOKERY_CHAT_URL" in b.env]
+    for bot in config.bots:
+        if bot.seat:
+            _check_house_seat(bot, source)
+    online = [b.name for b in config.bots if "ROOKERY_CHAT_URL" in b.env and not is_house_seat(b)]
     if online and config.sandbox is not SandboxMode.OFF:
         raise ConfigError(
             source,
             "sandbox",
-            f"{', '.join(online)}: a language-model seat reaches its model's API over the "
-            'network, which the sandbox forbids; run it unconfined (sandbox = "off", '
-            "--sandbox off), the organiser trusting that bot",
+            f"{', '.join(online)}: a command of its own that reaches a model's API over the "
+            "network, which the sandbox forbids; seat the model as the house's language-model "
+            'seat instead (--bot NAME=llm:MODEL@URL, or kind = "llm" with model and url in '
+            "[[bots]]), which runs outside the sandbox while the other bots stay in it, or run "
+            'every bot unconfined (sandbox = "off", --sandbox off), the organiser trusting them',
         )
     if config.clock is ClockKind.CPU and config.process_per_game is False:
         raise ConfigError(
@@ -502,13 +513,17 @@ def _bots(source: str, entries: Any, workdir: str) -> tuple[BotSpec, ...]:
             source,
             key,
             entry,
-            {"name", "command", "remote", "sessions", "processes", "env", "folder"},
+            {"name", "command", "remote", "sessions", "processes", "env", "folder"}
+            | ({"kind", "model", "url"} if "kind" in entry else set()),
         )
         name = _expect(source, f"{key}.name", entry.get("name"), str, "a bot name")
         if not _BOT_NAME.match(name):
             raise ConfigError(
                 source, f"{key}.name", f"{name!r}: use 1-64 letters, digits, '.', '_' or '-'"
             )
+        if "kind" in entry:
+            bots.append(_house_seat_entry(source, key, name, entry))
+            continue
         remote = _expect(source, f"{key}.remote", entry.get("remote", False), bool, "true/false")
         command = entry.get("command", "")
         if isinstance(command, list):
@@ -552,6 +567,35 @@ def _bots(source: str, entries: Any, workdir: str) -> tuple[BotSpec, ...]:
             )
         )
     return tuple(bots)
+
+
+def _house_seat_entry(source: str, key: str, name: str, entry: Mapping[str, Any]) -> BotSpec:
+    """A ``[[bots]]`` entry with ``kind = "llm"`` (or ``"llm-tools"``), ``model`` and ``url``: the
+    house's language-model seat, which runs outside the sandbox; nothing of its own beside."""
+    extra = sorted(set(entry) - {"name", "kind", "model", "url"})
+    if extra:
+        raise ConfigError(
+            source,
+            key,
+            f"bot {name!r}: a kind = {entry['kind']!r} seat is the house's own code and takes only "
+            f"name, kind, model and url; remove {', '.join(extra)}",
+        )
+    kind = _expect(source, f"{key}.kind", entry["kind"], str, "a seat kind")
+    if kind not in LLM_SEATS:
+        raise ConfigError(
+            source, f"{key}.kind", f"{kind!r}: one of {', '.join(map(repr, LLM_SEATS))}"
+        )
+    model = _expect(source, f"{key}.model", entry.get("model", ""), str, "a model name")
+    url = _expect(source, f"{key}.url", entry.get("url", ""), str, "a URL")
+    bot = house_seat(name, kind, model, url)
+    if bot is None:
+        raise ConfigError(
+            source,
+            key,
+            f"bot {name!r}: needs model (the model's name) and url (its OpenAI-compatible API's "
+            "base URL, http:// or https://)",
+        )
+    return bot
 
 
 def _resolve(source: str, path: str) -> str:
@@ -823,21 +867,60 @@ LLM_SEATS = {"llm": "rookery.envs.seat:TextSeatBot", "llm-tools": "rookery.envs.
 """``--bot NAME=llm:MODEL@URL``: a language-model seat (``llm-tools:`` the tool-calling one) for
 the model behind an OpenAI-compatible API at URL (docs/ai.md)."""
 
+#: What a house seat's ``env`` may hold: its model and API (the key comes from the organiser's
+#: own environment, ``ROOKERY_CHAT_KEY``). Nothing that could change which code runs unconfined.
+_HOUSE_SEAT_ENV = frozenset({"ROOKERY_CHAT_URL", "ROOKERY_CHAT_MODEL"})
+
+
+def house_seat(name: str, kind: str, model: str, url: str) -> BotSpec | None:
+    """The house's language-model seat ``kind`` (``llm``, ``llm-tools``) for ``model`` at ``url``,
+    or None when the model or the URL is not valid."""
+    model, url = model.strip(), url.strip()
+    if kind not in LLM_SEATS or not model or not url.startswith(("http://", "https://")):
+        return None
+    env = {"ROOKERY_CHAT_URL": url, "ROOKERY_CHAT_MODEL": model}
+    return BotSpec(name, f"rookery bot run {LLM_SEATS[kind]}", env=env, seat=kind)
+
+
+def is_house_seat(bot: BotSpec) -> bool:
+    """Whether ``bot`` is exactly a house language-model seat as :func:`house_seat` makes it (the
+    house's command, its model and URL, nothing else): only such a bot runs outside the sandbox.
+    A spec built in code is held to what the parsers make."""
+    expected = house_seat(
+        bot.name,
+        bot.seat,
+        bot.env.get("ROOKERY_CHAT_MODEL", ""),
+        bot.env.get("ROOKERY_CHAT_URL", ""),
+    )
+    return (
+        expected is not None
+        and bot.command == expected.command
+        and set(bot.env) == _HOUSE_SEAT_ENV
+        and not (bot.remote or bot.folder or bot.workdir or bot.sessions or bot.processes)
+    )
+
+
+def _check_house_seat(bot: BotSpec, source: str) -> None:
+    if not is_house_seat(bot):
+        raise ConfigError(
+            source,
+            "bots",
+            f"bot {bot.name!r}: a house language-model seat is its kind, model and url alone "
+            "(no command, env or folder of its own)",
+        )
+
 
 def _llm_bot(name: str, kind: str, target: str, text: str) -> BotSpec:
-    model, at, url = target.partition("@")
-    if not at or not model.strip() or not url.strip().startswith(("http://", "https://")):
+    model, _, url = target.partition("@")
+    bot = house_seat(name, kind, model, url) if "@" in target else None
+    if bot is None:
         raise ConfigError(
             "--bot",
             text,
             f"expected NAME={kind}:MODEL@URL, the model's name and its OpenAI-compatible API's "
             f"base URL (like {kind}:gpt-4o-mini@https://api.openai.com/v1)",
         )
-    return BotSpec(
-        name,
-        f"rookery bot run {LLM_SEATS[kind]}",
-        env={"ROOKERY_CHAT_URL": url.strip(), "ROOKERY_CHAT_MODEL": model.strip()},
-    )
+    return bot
 
 
 def parse_bot_flag(text: str) -> BotSpec:

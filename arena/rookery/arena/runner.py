@@ -34,6 +34,7 @@ from rookery.arena.config import (
     Format,
     TournamentConfig,
     changed_fields,
+    is_house_seat,
 )
 from rookery.arena.errors import BotLaunchError, SandboxUnavailableError, StorageError
 from rookery.arena.launcher import (
@@ -355,7 +356,7 @@ class TournamentRunner:
     def _make_sandbox(self) -> SandboxRuntime | None:
         """The sandbox the config asks for, if this machine can make it (``on``: or refuse)."""
         mode = self.config.sandbox
-        launched = [b for b in self.config.bots if not b.remote]
+        launched = [b for b in self.config.bots if not b.remote and not is_house_seat(b)]
         if mode is SandboxMode.OFF or not launched:
             return None
         why = ""
@@ -586,8 +587,13 @@ class TournamentRunner:
             if self.sandbox is not None and not self.process_per_game:
                 # The sandbox's Unix socket admits only sessions with a launch key.
                 token = server.issue_launch_key(bot.name, _launch_sessions(plan))
-            folder = _launch_folder(bot)
-            if self.sandbox is not None and folder is not None:
+            # The house's language-model seat (config.house_seat: Rookery's own code, its model
+            # and URL alone) reaches its model's API, so it runs outside the sandbox, as the
+            # organiser's own process; every other launched bot runs in it.
+            house = is_house_seat(bot)
+            runtime = None if house else self.sandbox
+            folder = None if house else _launch_folder(bot)
+            if runtime is not None and folder is not None:
                 _check_folder_is_open(bot.name, folder)
             launcher = BotLauncher(
                 self._launch_spec(bot),
@@ -596,7 +602,7 @@ class TournamentRunner:
                 token,
                 self.run_dir / "logs" / f"{bot.name}.log",
                 self._incident,
-                runtime=self.sandbox,
+                runtime=runtime,
                 folder=folder,
             )
             self.launchers[bot.name] = launcher
