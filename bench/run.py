@@ -14,7 +14,14 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 #: The order in which the benchmarks run; scripts not listed run after these, by name.
-ORDER = ("engine_bench", "playout_bench", "server_bench", "arena_bench", "ray_bench")
+ORDER = (
+    "engine_bench",
+    "playout_bench",
+    "server_bench",
+    "arena_bench",
+    "ray_bench",
+    "league_ray_bench",
+)
 
 
 def scripts() -> list[Path]:
