@@ -53,6 +53,8 @@ class SessionRoster:
         self._launch_keys: dict[str, str] = {}
         self._launch_sessions: dict[str, int] = {}
         """The most sessions each launch key may hold at once (absent: no cap of its own)."""
+        self._seat_tables: dict[str, str] = {}
+        """The table each seat key (a launch key for one session) binds its session to."""
 
     @property
     def sessions(self) -> dict[str, list[Session]]:
@@ -149,6 +151,18 @@ class SessionRoster:
         """Ends a launch key (its sessions stay; new Hellos with it are refused in token mode)."""
         self._launch_keys.pop(key, None)
         self._launch_sessions.pop(key, None)
+        self._seat_tables.pop(key, None)
+
+    def issue_seat_key(self, bot: str, table_id: str) -> str:
+        """A launch key for one session of ``bot``, bound to the table ``table_id`` alone."""
+        key = self.issue_launch_key(bot, sessions=1)
+        self._seat_tables[key] = table_id
+        return key
+
+    def table_ended(self, table_id: str) -> None:
+        """The game at ``table_id`` ended: the seat keys bound to it end too."""
+        for key in [k for k, table in self._seat_tables.items() if table == table_id]:
+            self.revoke_launch_key(key)
 
     def is_launch_key(self, bot: str, key: str) -> bool:
         """Whether ``key`` is a live launch key of ``bot``."""
@@ -179,6 +193,7 @@ class SessionRoster:
         )
         if self.is_launch_key(hello.name, hello.token):
             session.launch_key = hello.token
+            session.bound_table = self._seat_tables.get(hello.token, "")
         self.by_id[session.id] = session
         self._metrics.active_sessions.set(len(self.by_id))
         if not c.is_token_mode:

@@ -110,6 +110,7 @@ class _Hooks(TableHooks):
             server.metrics.games_finished.labels(reason).inc()
         if table in server._pending:
             server._pending.remove(table)
+        server.roster.table_ended(table.id)
         finished = [t for t in server.tables.values() if t.is_finished]
         excess = len(finished) - server.config.finished_tables_kept
         for old in finished[: max(0, excess)]:
@@ -451,7 +452,10 @@ class RookeryServer:
                 candidates = [
                     s
                     for s in by_bot.get(bot, ())
-                    if s.free_capacity > 0 and s not in chosen and (not key or s.launch_key == key)
+                    if s.free_capacity > 0
+                    and s not in chosen
+                    and (not key or s.launch_key == key)
+                    and s.may_sit_at(table.id)
                 ]
                 if not candidates:
                     break
@@ -498,6 +502,14 @@ class RookeryServer:
     def revoke_launch_key(self, key: str) -> None:
         """Ends a launch key (its sessions stay; new Hellos with it are refused in token mode)."""
         self.roster.revoke_launch_key(key)
+
+    def issue_seat_key(self, bot: str, table_id: str) -> str:
+        """A secret binding one session of ``bot`` to the table ``table_id`` (a person's seat):
+        the session whose Hello presents it as its token is seated at that table alone, once,
+        and its stream ends with the table's game; the key then ends. It admits one session at
+        a time and, in token mode, stands for the bot's token: check that first. A table's
+        ``seat_keys`` entry naming it keeps every other session of ``bot`` off that seat."""
+        return self.roster.issue_seat_key(bot, table_id)
 
     @property
     def session_count(self) -> int:

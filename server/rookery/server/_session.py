@@ -75,6 +75,10 @@ class Session:
         self.id = "s-" + secrets.token_hex(8)
         self.launch_key = ""
         """The arena's launch key this session presented (seats bound to a key need it)."""
+        self.bound_table = ""
+        """The one table a seat key binds this session to (a person's ``/play`` seat): it is
+        seated there alone, once, and its stream ends with that table's game."""
+        self.bound_seated = False
         self.secret = secrets.token_urlsafe(24)
         self.bot = bot
         self.version = version
@@ -218,6 +222,13 @@ class Session:
     def join(self, table: SeatedTable, seat: int) -> None:
         """The server seated the session at ``table``."""
         self.tables[table.id] = (table, seat)
+        if table.id == self.bound_table:
+            self.bound_seated = True
+
+    def may_sit_at(self, table_id: str) -> bool:
+        """Whether the server may seat this session at ``table_id``: any table, unless a seat
+        key binds it to one (then that table only, and only once)."""
+        return not self.bound_table or (table_id == self.bound_table and not self.bound_seated)
 
     def leave(self, table_id: str) -> None:
         """The session no longer holds a seat at ``table_id`` (its grace period ran out)."""
@@ -233,9 +244,13 @@ class Session:
         self._remember_finished(table_id)
         if self._queue is not None:
             self.send(message)
+            if table_id == self.bound_table:  # after the TableFinished, in the same queue
+                self.close(grpc.StatusCode.OK, "the game of the table this seat key is for ended")
+                return
         else:
             self._unreported[table_id] = (entry[0], entry[1], message)
-        self._on_capacity()
+        if table_id != self.bound_table:
+            self._on_capacity()
 
     def _remember_finished(self, table_id: str) -> None:
         self._finished[table_id] = None

@@ -1,8 +1,10 @@
 """Human seats: a person at a new table with bots, over the same protocol and rules as a bot.
 
 Each human seat is a bot session of its own: a real ``BotService.Connect`` stream from the web
-server to the game server, with the person's name (and token, in token mode) in its ``Hello``.
-The server seats it like any bot, sends it only what that seat may see, applies the table's clock
+server to the game server, with the person's name in its ``Hello`` and, as its token, a seat key
+the server issued for the seat's table (in token mode, once the person's own token has been
+checked): the server seats that session at that table alone and ends it with the game. It seats it
+like any bot, sends it only what that seat may see, applies the table's clock
 to it (the late policy plays or forfeits for a person who walks away) and records the game in an
 ordinary replay. The page talks to this web session, never to the table: a reload finds the
 session as it was (the stream to the game server does not notice).
@@ -122,6 +124,8 @@ class HumanSeat:
     """The names of the reference bots launched for this seat's tables."""
     request: SeatRequest | None = None
     comparisons: list[JSON] = field(default_factory=list)
+    seat_key: str = ""
+    """The server's seat key binding the seat's session to its table alone (its Hello.token)."""
 
     def notify(self) -> None:
         """Wake every page waiting for a change (the event is replaced for the next one)."""
@@ -241,10 +245,18 @@ class HumanSeats:
         name = request.name.strip()
         if not self.is_token_mode:
             name = f"{name or 'human'}-{secrets.token_hex(2)}"  # one session per seat, by name
+        if self.is_token_mode and not self.server.bots.check_token(name, request.token):
+            # The game server's own refusal of such a Hello, word for word.
+            raise HumanSeatError(f"UNAUTHENTICATED: the token is not valid for bot {name!r}")
         seat = HumanSeat(secrets.token_hex(8), secrets.token_urlsafe(24), name)
+        table_id = f"play-{seat.seat_id}"
+        # The session presents a key that the server seats at this seat's table alone, once,
+        # and ends with its game: no other table (a waiting one, or one made through the
+        # ArenaService naming the person's public session name) can ever take it.
+        seat.seat_key = self.server.issue_seat_key(name, table_id)
         welcomed: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         seat._task = asyncio.get_running_loop().create_task(
-            self._session(seat, request.token, welcomed)
+            self._session(seat, seat.seat_key, welcomed)
         )
         try:
             await asyncio.wait_for(asyncio.shield(welcomed), 15.0)
@@ -269,7 +281,11 @@ class HumanSeats:
                     time_control=TimeControl(
                         action_ms=action_ms, bank_ms=2 * action_ms, strike_limit=5
                     ),
-                    table_id=f"play-{seat.seat_id}",
+                    table_id=table_id,
+                    seat_keys=tuple(
+                        seat.seat_key if index == request.seat else ""
+                        for index in range(ruleset.players)
+                    ),
                 )
             )
         except Exception as error:
@@ -450,6 +466,8 @@ class HumanSeats:
             await call.write(message)
 
     async def _close(self, seat: HumanSeat) -> None:
+        if seat.seat_key:
+            self.server.revoke_launch_key(seat.seat_key)
         if seat._task is not None:
             seat._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
