@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import importlib.util
 import sys
 import textwrap
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 from rookery.arena.config import BotSpec, TournamentConfig, is_house_seat, parse_bot_flag
@@ -21,9 +23,21 @@ from rookery.engine import Ruleset
 HOUSE = "rookery bot run rookery.envs.seat:TextSeatBot"
 
 
+def _scripted_model() -> ModuleType:
+    """tests/envs/chat_server.py: the scripted OpenAI-compatible model on loopback."""
+    path = Path(__file__).parents[1] / "envs" / "chat_server.py"
+    spec = importlib.util.spec_from_file_location("llm_seat_chat_server", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 async def _arena(cwd: Path, *args: str) -> tuple[int, str]:
+    # The installed `rookery` command, as an organiser runs it: its folder, not the current
+    # one, is first on its own path.
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "rookery.cli.main", "arena", "run", *args, cwd=cwd,
+        Path(sys.executable).parent / "rookery", "arena", "run", *args, cwd=cwd,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
     )  # fmt: skip
     out, _ = await process.communicate()
@@ -79,3 +93,27 @@ def test_a_house_seat_with_anything_of_its_own_is_no_house_seat() -> None:
         other = BotSpec("b", "rookery bot run heuristic")
         with pytest.raises(ConfigError, match="a house language-model seat is its kind, model"):
             TournamentConfig("t", Ruleset(), (spoof, other)).with_overrides()
+
+
+async def test_files_in_the_arena_folder_do_not_run_in_the_house_seat(tmp_path: Path) -> None:
+    """The house seat runs unconfined, so no file an entrant can place in the organiser's folder
+    (the quick-start's bot folder is the current one) may be imported by it: a ``json.py`` there,
+    which ``python -m`` would put first on the path, never runs."""
+    chat_server = _scripted_model().chat_server
+    ran = tmp_path / "ran-unconfined"
+    (tmp_path / "json.py").write_text(
+        "import sys\n"
+        f"open({str(ran)!r}, 'a').write('ran\\n')\n"
+        "del sys.modules['json']\n"
+        "sys.path[:] = [p for p in sys.path if p not in ('', " + repr(str(tmp_path)) + ")]\n"
+        "import json as _json\n"
+        "sys.modules['json'] = _json\n"
+    )
+    with chat_server("legal") as (url, script):
+        code, out = await _arena(
+            tmp_path, "--bot", f"gpt=llm:scripted@{url}", "--bot", "heuristic",
+            "--games", "2", "--target", "50", "--out", str(tmp_path / "run"),
+        )  # fmt: skip
+    assert code == 0, out
+    assert script.requests, out
+    assert not ran.exists(), ran.read_text()

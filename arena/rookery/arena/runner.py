@@ -596,7 +596,7 @@ class TournamentRunner:
             if runtime is not None and folder is not None:
                 _check_folder_is_open(bot.name, folder)
             launcher = BotLauncher(
-                self._launch_spec(bot),
+                self._house_seat_spec(bot) if house else self._launch_spec(bot),
                 plan,
                 server.target,
                 token,
@@ -630,6 +630,17 @@ class TournamentRunner:
             return spec
         record = self.run_dir.absolute() / "logs" / f"{bot.name}.decisions.jsonl"
         return dataclasses.replace(spec, env={**spec.env, "ROOKERY_TEXT_RECORD": str(record)})
+
+    def _house_seat_spec(self, bot: BotSpec) -> BotSpec:
+        """A house seat as launched: in an empty folder of the run's own (``house-seat/``), since
+        ``python -m`` puts its working folder first on the import path and the arena's current
+        folder may hold an entrant's files (a ``json.py`` there would run unconfined)."""
+        folder = self.run_dir.absolute() / "house-seat"
+        folder.mkdir(parents=True, exist_ok=True)
+        stray = next(folder.iterdir(), None)
+        if stray is not None:
+            raise BotLaunchError(f"bot {bot.name!r}: {folder} must be empty; {stray.name} is in it")
+        return dataclasses.replace(self._launch_spec(bot), workdir=str(folder))
 
     async def _wait_launched(self, bot: BotSpec, seats: int) -> None:
         assert self.server is not None
