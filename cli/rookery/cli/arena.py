@@ -74,7 +74,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="NAME=COMMAND",
         help=(
             "add a launched bot (NAME=remote for a connected one; NAME=llm:MODEL@URL for a "
-            "language model behind an OpenAI-compatible API, with --sandbox off; a bare random, "
+            "language model behind an OpenAI-compatible API, the house's seat, run outside the "
+            "sandbox while the other bots stay in it; a bare random, "
             "heuristic or pimc for that reference bot); repeatable"
         ),
     )
