@@ -1,6 +1,8 @@
 """docs/ai.md's language-model commands as printed, from a fresh folder outside the clone, each
-ending in finished games: the text seat's session on a server of your own, and the arena's
-``--bot NAME=llm:MODEL@URL`` line.
+ending in finished games: the text seat's session on a server of your own, the arena's
+``--bot NAME=llm:MODEL@URL`` line, and the recipe of ``examples/tournaments/llm-gauntlet.toml``
+(with the ``--games 2`` the doc gives for a first look, from a folder holding the example file at
+the path the command names) and its ``rookery llm ledger``.
 
 The model is the scripted OpenAI-compatible server of ``tests/envs/chat_server.py`` (it answers
 the first legal move the prompt lists), listening where the doc says, 127.0.0.1:8000; the Rookery
@@ -12,8 +14,10 @@ take them too). The commands run in bash with this venv's ``rookery`` first on P
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -106,7 +110,7 @@ def test_the_arena_llm_flag_line_as_printed(
 ) -> None:
     doc = (root / "docs" / "ai.md").read_text(encoding="utf-8")
     block = _block_after(doc, "From the command line alone, `--bot NAME=llm:MODEL@URL`")
-    assert "llm:my-model@http://127.0.0.1:8000/v1" in block, block
+    assert "llm:my-model@http://127.0.0.1:8000/v1" in block and "--sandbox" not in block, block
     done = subprocess.run(
         ["bash", "-c", block], cwd=tmp_path, env=_shell_env(venv_bin), capture_output=True,
         text=True, timeout=400, check=False,
@@ -114,6 +118,7 @@ def test_the_arena_llm_flag_line_as_printed(
     output = done.stdout + done.stderr
     assert done.returncode == 0, output
     assert "gpt" in done.stdout and "heuristic" in done.stdout, output
+    assert "sandbox: bubblewrap" in output, output  # the heuristic bot's; the model's seat outside
     run = (tmp_path / "runs" / "latest").resolve()
     with RunStore(run) as store:
         (tournament,) = store.tournaments()
@@ -121,3 +126,46 @@ def test_the_arena_llm_flag_line_as_printed(
     assert len(terminations) == 2 and set(terminations) <= FINISHED, terminations
     assert len(scripted_model.requests) > 20, len(scripted_model.requests)
     assert {request["body"]["model"] for request in scripted_model.requests} == {"my-model"}
+
+
+@pytest.mark.timeout(600)
+def test_the_gauntlet_recipe_and_its_ledger_as_printed(
+    root: Path, venv_bin: Path, tmp_path: Path, scripted_model: Any
+) -> None:
+    doc = (root / "docs" / "ai.md").read_text(encoding="utf-8")
+    block = _block_after(doc, "### Recipe: a hosted model against the reference pool")
+    first_look = re.search(r"add `(--games \d+)` to the run line for a first look", doc)
+    assert first_look, "docs/ai.md no longer says how to take a first look"
+    lines = block.strip().splitlines()
+    assert [line.split()[:3] for line in lines] == [
+        ["export", "ROOKERY_CHAT_KEY=...", "#"],
+        ["rookery", "arena", "run"],
+        ["rookery", "llm", "ledger"],
+    ], lines
+    file = lines[1].split()[-1]
+    (tmp_path / file).parent.mkdir(parents=True)
+    shutil.copy(root / file, tmp_path / file)
+    lines[1] = f"{lines[1]} {first_look.group(1)}"
+    done = subprocess.run(
+        ["bash", "-c", "set -e\n" + "\n".join(lines)], cwd=tmp_path, env=_shell_env(venv_bin),
+        capture_output=True, text=True, timeout=400, check=False,
+    )  # fmt: skip
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    run = (tmp_path / "runs" / "latest").resolve()
+    with RunStore(run) as store:
+        (tournament,) = store.tournaments()
+        terminations = [game.termination for game in store.games(tournament.tournament_id)]
+    assert len(terminations) == 6 and set(terminations) <= FINISHED, terminations  # 3 pairings
+    requests = scripted_model.requests
+    assert len(requests) > 20 and {r["body"]["model"] for r in requests} == {"my-model"}
+    assert {r["auth"] for r in requests} == {"Bearer ..."}  # the exported key, sent
+    # The ledger (its --json form): the model's row, its attempts the scripted server's requests.
+    listed = subprocess.run(
+        ["bash", "-c", lines[2] + " --json"], cwd=tmp_path, env=_shell_env(venv_bin),
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    (row,) = [json.loads(line) for line in listed.stdout.splitlines() if line.strip()]
+    assert row["bot"] == "model" and row["games"] == 6, row
+    assert row["attempts"] == len(requests) and row["cost_usd"] > 0, row
