@@ -148,3 +148,34 @@ def test_the_tournament_file_form_is_the_house_seat(tmp_path: Path) -> None:
     path.write_text('name = "m"\n[[bots]]\nname = "g"\nkind = "shell"\n[[bots]]\nname = "b"\n')
     with pytest.raises(ConfigError, match="'shell': one of 'llm', 'llm-tools'"):
         load_config(path)
+
+
+async def test_the_tournament_file_form_plays_sandboxed(tmp_path: Path) -> None:
+    """``kind = "llm-tools"`` in a tournament file: the tool-calling seat, outside the sandbox,
+    against the heuristic in it; both games finished, no incident."""
+    run = tmp_path / "run"
+    with chat_server("legal") as (url, script):
+        (tmp_path / "t.toml").write_text(
+            textwrap.dedent(
+                f"""\
+                name = "tools"
+                games = 2
+                [ruleset]
+                target = 50
+                [[bots]]
+                name = "gpt"
+                kind = "llm-tools"
+                model = "scripted"
+                url = "{url}"
+                [[bots]]
+                name = "heuristic"
+                command = "rookery bot run rookery.client.bots:HeuristicBot"
+                """
+            )
+        )
+        code, out = await _arena(tmp_path, "t.toml", "--out", str(run))
+    assert code == 0, out
+    assert "sandbox:" in out and "2/2 recorded" in out, out
+    with RunStore(run) as store:
+        assert store.incidents("gpt") == [] and store.incidents("heuristic") == []
+    assert script.requests and all("tools" in r["body"] for r in script.requests)
