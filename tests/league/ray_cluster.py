@@ -67,13 +67,15 @@ class LoopbackCluster:
     scratch: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="rk-ray-")))
     address: str = ""
     nodes: list[str] = field(default_factory=list)
+    #: The head node's marker.
+    head: str = ""
     helper: subprocess.Popen[bytes] | None = None
 
-    def start(self, nodes: int, timeout_s: float = 180) -> None:
+    def start(self, nodes: int, timeout_s: float = 180, head_cpus: int = 0) -> None:
         env = ray_environment() | self.env | {MARKER: f"{self.scratch}/helper"}
         log = (self.scratch / "cluster.log").open("ab")
         self.helper = subprocess.Popen(
-            [sys.executable, __file__, str(self.scratch), str(nodes)],
+            [sys.executable, __file__, str(self.scratch), str(nodes), str(head_cpus)],
             stdin=subprocess.PIPE, stdout=log, stderr=log, env=env,
         )  # fmt: skip
         ready = self.scratch / "address"
@@ -84,6 +86,7 @@ class LoopbackCluster:
             time.sleep(0.1)
         self.address = ready.read_text().strip()
         self.nodes = [f"{self.scratch}/node{i}" for i in range(nodes)]
+        self.head = f"{self.scratch}/head"
 
     def kill_node(self, marker: str) -> int:
         """SIGKILL every process of one node (a machine lost): how many there were."""
@@ -112,14 +115,14 @@ class LoopbackCluster:
         shutil.rmtree(self.scratch, ignore_errors=True)
 
 
-def _serve_cluster(scratch: Path, nodes: int) -> None:
-    """The helper: a head (no CPU) and ``nodes`` nodes of one CPU, until stdin closes."""
+def _serve_cluster(scratch: Path, nodes: int, head_cpus: int) -> None:
+    """The helper: a head of ``head_cpus`` and ``nodes`` nodes of one CPU, until stdin closes."""
     os.environ[LOOPBACK_ONLY] = "0"
     from ray.cluster_utils import Cluster
 
     os.environ[MARKER] = f"{scratch}/head"
     cluster = Cluster(
-        initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False}
+        initialize_head=True, head_node_args={"num_cpus": head_cpus, "include_dashboard": False}
     )
     for i in range(nodes):
         os.environ[MARKER] = f"{scratch}/node{i}"
@@ -133,4 +136,4 @@ def _serve_cluster(scratch: Path, nodes: int) -> None:
 
 
 if __name__ == "__main__":
-    _serve_cluster(Path(sys.argv[1]), int(sys.argv[2]))
+    _serve_cluster(Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]))

@@ -34,6 +34,7 @@ from rookery.arena.config import (
     random_seed,
 )
 from rookery.arena.errors import ArenaError, StorageError
+from rookery.arena.ray_backend import _import_ray
 from rookery.arena.report import load_run
 from rookery.arena.runner import RunOptions, TournamentRunner
 from rookery.arena.sprt import SprtDecision, SprtParams
@@ -58,6 +59,10 @@ log = structlog.get_logger("rookery.arena")
 #: The environment variable naming where ``rookery serve`` keeps its tournaments.
 ARENA_DIR_VARIABLE = "ROOKERY_ARENA_DIR"
 _DEFAULT_STORE = Path("runs") / "serve"
+#: ``ray``: the server's tournaments of launched bots play their games as Ray tasks (docs/scale.md).
+_BACKEND_VARIABLE = "ROOKERY_ARENA_BACKEND"
+#: The Ray cluster those tournaments join (empty: a local Ray, started with the first of them).
+_RAY_ADDRESS_VARIABLE = "ROOKERY_ARENA_RAY_ADDRESS"
 _SPEC_FILE = "spec.json"
 _MAX_NAME = 128
 _MAX_BOTS = 64
@@ -236,11 +241,19 @@ class ArenaTournaments:
         return self._info(tournament_id)
 
     def _start(self, tournament_id: str, config: TournamentConfig, run_dir: Path) -> None:
+        # On Ray only when every bot is launched: a remote bot connects to this server.
+        on_ray = os.environ.get(_BACKEND_VARIABLE) == "ray" and not any(
+            bot.remote for bot in config.bots
+        )
         options = RunOptions(
             auth=self.server.config.auth,
             remote_wait_s=self.remote_wait_s,
             join_timeout_s=self.server.config.join_timeout_s,
+            backend="ray" if on_ray else "local",
+            ray_address=os.environ.get(_RAY_ADDRESS_VARIABLE, ""),
         )
+        if on_ray:
+            _join_ray(options.ray_address)
         runner = TournamentRunner(
             config, run_dir, options=options, tournament_id=tournament_id, server=self.server
         )
@@ -452,6 +465,19 @@ def _game_summary(row: GameRow, ruleset: Ruleset, versions: dict[str, str]) -> a
         duration_ms=round(row.duration_s * 1000),
         pair_index=row.group,
     )
+
+
+def _join_ray(address: str) -> None:
+    """Joins (or starts) Ray once for the server's life: its tournaments share the connection,
+    which none of them shuts down at its end."""
+    ray = _import_ray(address)
+    if ray.is_initialized():
+        return
+    if address:
+        ray.init(address=address, log_to_driver=False)
+    else:
+        ray.init(include_dashboard=False, log_to_driver=False)
+    log.info("tournaments on ray", address=address or "local")
 
 
 def make_backend(server: RookeryServer, store_dir: str | Path) -> TournamentBackend:
