@@ -150,9 +150,12 @@ def test_the_tournament_file_form_is_the_house_seat(tmp_path: Path) -> None:
         load_config(path)
 
 
-async def test_the_tournament_file_form_plays_sandboxed(tmp_path: Path) -> None:
+async def test_the_tournament_file_form_partners_a_model_and_a_sandboxed_bot(
+    tmp_path: Path,
+) -> None:
     """``kind = "llm-tools"`` in a tournament file: the tool-calling seat, outside the sandbox,
-    against the heuristic in it; both games finished, no incident."""
+    partnered with the heuristic against random, both in it; priced by ``[llm.prices]``; both
+    games finished, no incident."""
     run = tmp_path / "run"
     with chat_server("legal") as (url, script):
         (tmp_path / "t.toml").write_text(
@@ -162,6 +165,8 @@ async def test_the_tournament_file_form_plays_sandboxed(tmp_path: Path) -> None:
                 games = 2
                 [ruleset]
                 target = 50
+                [llm.prices]
+                "scripted" = [1.0, 2.0]
                 [[bots]]
                 name = "gpt"
                 kind = "llm-tools"
@@ -170,6 +175,12 @@ async def test_the_tournament_file_form_plays_sandboxed(tmp_path: Path) -> None:
                 [[bots]]
                 name = "heuristic"
                 command = "rookery bot run rookery.client.bots:HeuristicBot"
+                [[bots]]
+                name = "random"
+                command = "rookery bot run rookery.client.bots:RandomBot"
+                [[teams]]
+                name = "duo"
+                members = ["gpt", "heuristic"]
                 """
             )
         )
@@ -177,5 +188,8 @@ async def test_the_tournament_file_form_plays_sandboxed(tmp_path: Path) -> None:
     assert code == 0, out
     assert "sandbox:" in out and "2/2 recorded" in out, out
     with RunStore(run) as store:
-        assert store.incidents("gpt") == [] and store.incidents("heuristic") == []
+        for bot in ("gpt", "heuristic", "random"):
+            assert store.incidents(bot) == [], (bot, out)
     assert script.requests and all("tools" in r["body"] for r in script.requests)
+    ledger = run_ledger(run)["gpt"]
+    assert ledger.games == 2 and ledger.cost_usd > 0
