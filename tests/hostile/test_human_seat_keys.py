@@ -15,6 +15,7 @@ import asyncio
 from pathlib import Path
 
 import grpc
+import pytest
 from hostile_support import QUIET
 from rookery.engine import Ruleset
 from rookery.server import RookeryServer, ServerConfig, TableSpec
@@ -125,3 +126,50 @@ async def test_in_token_mode_a_waiting_table_cannot_take_the_session_its_owner_o
         assert server.get_table(table_id).is_finished
         assert waiting.status.name == "WAITING", "alice's session was seated there after her game"
         assert ended, "alice's session outlived her game"
+
+
+async def test_a_seat_key_binds_one_session_to_one_table_and_its_seat_to_that_session() -> None:
+    """The server's side alone: a stranger's session under the person's name, connected first,
+    does not take the keyed seat; the key admits one session; the keyed session ends with the
+    table's game and is seated nowhere else."""
+    async with running_server(QUIET, stop_grace_s=0.1) as server:
+        key = server.issue_seat_key("human-ab12", "play-ab12")
+        stranger = RawBot(server.target, "human-ab12")
+        await stranger.connect()
+        person = RawBot(server.target, "human-ab12", token=key)
+        await person.connect()
+        second = RawBot(server.target, "human-ab12", token=key)
+        await second.connect(expect_welcome=False)
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await second.read()
+        print(f"a second Hello with the seat key: {refused.value.details()}")
+        assert refused.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
+        others = await _bots(server, ("p1", "p2", "p3"), {})
+        heard = asyncio.create_task(stranger.read(60.0))  # its first message
+        short = Ruleset.preset("standard").replace(target=50)
+        table = await server.create_table(
+            TableSpec(
+                ruleset=short,
+                seat_bots=("human-ab12", "p1", "p2", "p3"),
+                table_id="play-ab12",
+                seat_keys=(key, "", "", ""),
+            )
+        )
+        games = [asyncio.create_task(bot.play(wait_s=30.0)) for bot in [person, *others]]
+        await asyncio.wait_for(table.wait_finished(), 60)
+        await asyncio.wait_for(asyncio.gather(*games), 60)
+        # The stranger (same name, no key) was never given the person's seat ...
+        await asyncio.sleep(0.2)
+        assert not heard.done(), heard.result()
+        # ... a table naming the name now seats the stranger, never the person's ended session.
+        later = await server.create_table(
+            TableSpec(ruleset=short, seat_bots=("human-ab12", "p1", "p2", "p3"))
+        )
+        joined = await asyncio.wait_for(heard, 10)
+        ids = [s.id for s in server.sessions.get("human-ab12", [])]
+        print(f"sessions of the name after the game: {ids}; the later table: {later.status.name}")
+        for bot in [stranger, person, second, *others]:
+            await bot.close()
+        assert person.welcome.session_id not in ids, "the keyed session outlived its game"
+        assert stranger.welcome.session_id in ids
+        assert joined.table_joined.table_id == later.id, joined
