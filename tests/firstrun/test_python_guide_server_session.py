@@ -1,0 +1,99 @@
+"""docs/bots/python.md's "Against a standing server" commands as printed, from a fresh folder
+outside the clone holding the guide's bot as ``my_bot.py``: ``rookery serve`` keeping replay
+files, the bot with four sessions, ``rookery table create --wait`` playing its game to the end,
+and ``rookery replay verify`` on the replay it wrote.
+
+The ``npx buf curl`` block between them is not run here (it fetches buf from npm's registry in a
+folder of one's own; the server's reflection it relies on is ``tests/server/test_operations.py``'s).
+The server listens where the guide says, 127.0.0.1:50051: the test waits for that port to be free
+(other tests take it too). The commands run with this venv's ``rookery`` and ``python`` first on
+PATH and no ``ROOKERY_*`` variables.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from processes import Background, background_group
+from test_readme_session import example_bot
+
+
+def _wait_until_free(port: int, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        with socket.socket() as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(("127.0.0.1", port))
+                return
+            except OSError:
+                assert time.monotonic() < deadline, f"port {port} still taken after {timeout:g} s"
+        time.sleep(1)
+
+
+def _shell_env(venv_bin: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ROOKERY_", "VIRTUAL_ENV"))}
+    env["PATH"] = f"{venv_bin}{os.pathsep}{env['PATH']}"
+    return env
+
+
+def _command_after(section: str, marker: str) -> str:
+    """The one command of the plain block after ``marker`` (continuation lines joined)."""
+    assert marker in section, f"docs/bots/python.md no longer says {marker!r}"
+    match = re.search(r"```\n(.*?)```", section.split(marker, 1)[1], re.DOTALL)
+    assert match, f"no code block after {marker!r}"
+    return match.group(1).replace("\\\n", " ").strip()
+
+
+@pytest.mark.timeout(600)
+def test_the_python_guide_against_a_standing_server_as_printed(
+    root: Path, venv_bin: Path, tmp_path: Path
+) -> None:
+    guide = root / "docs" / "bots" / "python.md"
+    doc = guide.read_text(encoding="utf-8")
+    section = doc.split("**Against a standing server**", 1)[1].split("**In a test suite**", 1)[0]
+    serve = _command_after(section, "keeping replay files:")
+    bot = _command_after(section, "(four, to partner itself):")
+    table = _command_after(section, "prints the result):")
+    verify = _command_after(section, "check its replay:")
+    assert serve.startswith("rookery serve ") and "--replay-dir replays" in serve, serve
+    assert bot.startswith("rookery bot run my_bot.py:Greedy "), bot
+    assert table.startswith("rookery table create ") and "--wait" in table, table
+    assert verify == "rookery replay verify replays/*.jsonl.gz", verify
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "my_bot.py").write_text(example_bot(guide))
+    env = _shell_env(venv_bin)
+    _wait_until_free(50051, timeout=300)
+    with background_group() as started:
+        server = Background(["bash", "-c", f"exec {serve}"], folder / "serve.out", folder, env)
+        started.append(server)
+        server.wait_for(lambda text: "50051" in text, 60, "the server's start")
+        player = Background(["bash", "-c", f"exec {bot}"], folder / "bot.out", folder, env)
+        started.append(player)
+        player.wait_for(lambda text: "waiting for a table" in text, 60, "the bot's wait")
+        created = subprocess.run(
+            ["bash", "-c", table], cwd=folder, env=env, capture_output=True, text=True,
+            timeout=300, check=False,
+        )  # fmt: skip
+        assert created.returncode == 0, created.stdout + created.stderr
+        (result,) = [line for line in created.stdout.splitlines() if line.startswith("finished (")]
+        assert result.startswith(("finished (target_reached)", "finished (max_hands)")), result
+        deadline = time.monotonic() + 30
+        while not list((folder / "replays").glob("*.jsonl.gz")):
+            assert time.monotonic() < deadline, "no replay file written within 30 s"
+            time.sleep(0.2)
+    replays = list((folder / "replays").glob("*.jsonl.gz"))
+    assert len(replays) == 1, replays  # the one table's game
+    verified = subprocess.run(
+        ["bash", "-c", verify], cwd=folder, env=env, capture_output=True, text=True,
+        timeout=120, check=False,
+    )  # fmt: skip
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert replays[0].name in verified.stdout + verified.stderr, verified.stdout + verified.stderr
