@@ -144,6 +144,7 @@ async def test_a_seat_key_binds_one_session_to_one_table_and_its_seat_to_that_se
             await second.read()
         print(f"a second Hello with the seat key: {refused.value.details()}")
         assert refused.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "has its one session already" in str(refused.value.details())
         others = await _bots(server, ("p1", "p2", "p3"), {})
         heard = asyncio.create_task(stranger.read(60.0))  # its first message
         short = Ruleset.preset("standard").replace(target=50)

@@ -86,6 +86,8 @@ class SessionRoster:
         if launched:
             budget = self._launch_sessions.get(key, 0)
             of_key = sum(1 for s in sessions.values() if s.launch_key == key)
+            if budget and of_key >= budget and key in self._seat_tables:
+                return f"the seat key of {bot!r} has its one session already"
             if budget and of_key >= budget:
                 return (
                     f"the launch key of bot {bot!r} has {of_key} sessions already: a launched "
