@@ -1,0 +1,78 @@
+"""docs/bots/reference.md's "As processes against a server" block as printed, from a fresh
+folder outside the clone: its three ``rookery bot run`` lines (pimc, heuristic with two sessions,
+random) fill a table on a ``rookery serve`` of 127.0.0.1:50051, which ``rookery table create
+--wait`` (docs/bots/python.md's command) starts and follows to its end.
+
+The block gives the bots, not the server nor the table: the test adds those two commands. Its
+arena block (``--games`` at the default 10 a pairing, 30 games with PIMC) is not run here: the
+arena's launched bots are run by ``tests/firstrun/test_arena_doc_inline_commands.py`` (the same
+reference bots) and ``test_guides_as_printed.py`` (``python my_bot.py``). The test waits for the
+port to be free (other tests take it too).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from processes import Background, background_group
+
+
+def _wait_until_free(port: int, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        with socket.socket() as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(("127.0.0.1", port))
+                return
+            except OSError:
+                assert time.monotonic() < deadline, f"port {port} still taken after {timeout:g} s"
+        time.sleep(1)
+
+
+def _shell_env(venv_bin: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ROOKERY_", "VIRTUAL_ENV"))}
+    env["PATH"] = f"{venv_bin}{os.pathsep}{env['PATH']}"
+    return env
+
+
+@pytest.mark.timeout(600)
+def test_the_reference_bots_as_processes_play_a_table_as_printed(
+    root: Path, venv_bin: Path, tmp_path: Path
+) -> None:
+    doc = (root / "docs" / "bots" / "reference.md").read_text(encoding="utf-8")
+    marker = "As processes against a server"
+    assert marker in doc, f"docs/bots/reference.md no longer says {marker!r}"
+    block = re.search(r"```sh\n(.*?)```", doc.split(marker, 1)[1], re.DOTALL)
+    assert block, "no sh block of processes"
+    lines = block.group(1).strip().splitlines()
+    assert len(lines) == 3 and all(line.startswith("rookery bot run ") for line in lines), lines
+    env = _shell_env(venv_bin)
+    _wait_until_free(50051, timeout=300)
+    with background_group() as started:
+        serve = "rookery serve --address 127.0.0.1:50051"
+        server = Background(["bash", "-c", f"exec {serve}"], tmp_path / "serve.out", tmp_path, env)
+        started.append(server)
+        server.wait_for(lambda text: "50051" in text, 60, "the server's start")
+        for index, line in enumerate(lines):
+            log = tmp_path / f"bot{index}.out"
+            started.append(Background(["bash", "-c", f"exec {line}"], log, tmp_path, env))
+        for index in range(len(lines)):
+            started[1 + index].wait_for(
+                lambda text: "waiting for a table" in text, 60, f"bot {index}'s wait"
+            )
+        seats = "--seat pimc --seat heuristic --seat random --seat heuristic"
+        created = subprocess.run(
+            ["bash", "-c", f"rookery table create --server 127.0.0.1:50051 {seats} --wait"],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False,
+        )  # fmt: skip
+    output = created.stdout + created.stderr
+    assert created.returncode == 0, output
+    (result,) = [line for line in created.stdout.splitlines() if line.startswith("finished (")]
+    assert result.startswith(("finished (target_reached)", "finished (max_hands)")), result
