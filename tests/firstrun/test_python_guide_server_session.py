@@ -1,7 +1,10 @@
 """docs/bots/python.md's "Against a standing server" commands as printed, from a fresh folder
 outside the clone holding the guide's bot as ``my_bot.py``: ``rookery serve`` keeping replay
 files, the bot with four sessions, ``rookery table create --wait`` playing its game to the end,
-and ``rookery replay verify`` on the replay it wrote.
+and ``rookery replay verify`` on the replay it wrote. And the guide's earlier block for a server
+of your own: each of its lines (``ROOKERY_SESSIONS=4 python my_bot.py``, ``rookery bot run
+my_bot.py:Greedy ... --sessions 4``) takes every seat of a table that ``rookery table create
+--seat Greedy --wait`` plays to its end.
 
 The ``npx buf curl`` block between them is not run here (it fetches buf from npm's registry in a
 folder of one's own; the server's reflection it relies on is ``tests/server/test_operations.py``'s).
@@ -97,3 +100,41 @@ def test_the_python_guide_against_a_standing_server_as_printed(
     )  # fmt: skip
     assert verified.returncode == 0, verified.stdout + verified.stderr
     assert replays[0].name in verified.stdout + verified.stderr, verified.stdout + verified.stderr
+
+
+@pytest.mark.timeout(600)
+def test_each_line_of_the_guides_own_server_block_takes_a_whole_table(
+    root: Path, venv_bin: Path, tmp_path: Path
+) -> None:
+    guide = root / "docs" / "bots" / "python.md"
+    doc = guide.read_text(encoding="utf-8")
+    marker = "four sessions let it take every seat:"
+    assert marker in doc, f"docs/bots/python.md no longer says {marker!r}"
+    block = re.search(r"```\n(.*?)```", doc.split(marker, 1)[1], re.DOTALL)
+    assert block, f"no code block after {marker!r}"
+    lines = block.group(1).strip().splitlines()
+    assert lines[0] == "ROOKERY_SESSIONS=4 python my_bot.py", lines
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "my_bot.py").write_text(example_bot(guide))
+    env = _shell_env(venv_bin)
+    for index, line in enumerate(lines):
+        _wait_until_free(50051, timeout=300)
+        with background_group() as started:
+            server = Background(
+                ["bash", "-c", "exec rookery serve --address 127.0.0.1:50051"],
+                folder / f"serve{index}.out", folder, env,
+            )  # fmt: skip
+            started.append(server)
+            server.wait_for(lambda text: "50051" in text, 60, "the server's start")
+            player = Background(["bash", "-c", line], folder / f"bot{index}.out", folder, env)
+            started.append(player)
+            player.wait_for(lambda text: "waiting for a table" in text, 60, f"{line!r} waiting")
+            created = subprocess.run(
+                ["bash", "-c", "rookery table create --seat Greedy --wait"], cwd=folder, env=env,
+                capture_output=True, text=True, timeout=300, check=False,
+            )  # fmt: skip
+        assert created.returncode == 0, f"{line!r}:\n{created.stdout}{created.stderr}"
+        finished = [row for row in created.stdout.splitlines() if row.startswith("finished (")]
+        assert len(finished) == 1, created.stdout
+        assert finished[0].startswith(("finished (target_reached)", "finished (max_hands)"))
