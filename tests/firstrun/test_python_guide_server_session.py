@@ -4,7 +4,8 @@ files, the bot with four sessions, ``rookery table create --wait`` playing its g
 and ``rookery replay verify`` on the replay it wrote. And the guide's earlier block for a server
 of your own: each of its lines (``ROOKERY_SESSIONS=4 python my_bot.py``, ``rookery bot run
 my_bot.py:Greedy ... --sessions 4``) takes every seat of a table that ``rookery table create
---seat Greedy --wait`` plays to its end.
+--seat Greedy --wait`` plays to its end. And its "A few games against a reference bot" arena
+line, 20 games with the sandbox at its default.
 
 The ``npx buf curl`` block between them is not run here (it fetches buf from npm's registry in a
 folder of one's own; the server's reflection it relies on is ``tests/server/test_operations.py``'s).
@@ -24,6 +25,7 @@ from pathlib import Path
 
 import pytest
 from processes import Background, background_group
+from rookery.arena.storage import RunStore
 from test_readme_session import example_bot
 
 
@@ -138,3 +140,29 @@ def test_each_line_of_the_guides_own_server_block_takes_a_whole_table(
         finished = [row for row in created.stdout.splitlines() if row.startswith("finished (")]
         assert len(finished) == 1, created.stdout
         assert finished[0].startswith(("finished (target_reached)", "finished (max_hands)"))
+
+
+@pytest.mark.timeout(600)
+def test_the_guides_few_games_against_a_reference_bot_as_printed(
+    root: Path, venv_bin: Path, tmp_path: Path
+) -> None:
+    guide = root / "docs" / "bots" / "python.md"
+    command = _command_after(
+        guide.read_text(encoding="utf-8"), "**A few games against a reference bot**"
+    )
+    assert command.startswith("rookery arena run ") and "--games 20" in command, command
+    folder = tmp_path / "mine"
+    folder.mkdir(mode=0o755)  # others may read it: the sandbox's user
+    (folder / "my_bot.py").write_text(example_bot(guide))
+    done = subprocess.run(
+        ["bash", "-c", command], cwd=folder, env=_shell_env(venv_bin), capture_output=True,
+        text=True, timeout=400, check=False,
+    )  # fmt: skip
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    assert "sandbox: bubblewrap" in output and "greedy" in done.stdout, output
+    with RunStore((folder / "runs" / "latest").resolve()) as store:
+        (tournament,) = store.tournaments()
+        terminations = [game.termination for game in store.games(tournament.tournament_id)]
+    assert len(terminations) == 20, terminations  # one pairing, 20 games
+    assert set(terminations) <= {"TARGET_REACHED", "MAX_HANDS"}, terminations
