@@ -1,0 +1,727 @@
+//! The double-dummy solver: with every hand known (and the nest's fate: trump named, the bury
+//! made), the exact points one side takes from a position of the play to the end of the hand
+//! when both sides play perfectly.
+//!
+//! Two sides: the seats of `side` maximise the points they capture (the open trick's, the
+//! tricks left and the last trick's bonus), every other seat minimises them. With the
+//! partnerships of `FIXED` (two sides) and a called partner once revealed, that is the game.
+//!
+//! The search: alpha-beta inside a trick, a transposition table of bounds at the trick
+//! boundaries (keyed by the cards in hand and the leader, kept between searches of one deal),
+//! moves ordered (the table's best lead first, then cheap winners, discards of points to a
+//! partner, low losers), cards that play alike searched once (one seat's cards of one suit and
+//! one worth with no card of another seat or of the open trick between them), and MTD(f): a
+//! series of null-window searches on the point total. `exhaustive` is the plain minimax the
+//! tests hold it against.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use crate::cards::{card_points, follow_mask, mask_points, playable, trick_key, trump_mask, ROOK};
+
+/// The rules of the play that the solver needs.
+#[derive(Clone, Copy, Debug)]
+pub struct DdRules {
+    pub players: usize,
+    pub trump: u32,
+    pub rook_free_play: bool,
+    pub last_trick_bonus: i64,
+    /// The seats of the side whose points are counted, as a bit mask.
+    pub side: u32,
+}
+
+/// A position of the play: the cards in hand and the open trick (its cards from the leader on).
+#[derive(Clone, Copy, Debug)]
+pub struct DdPosition {
+    pub hands: [u64; 6],
+    pub leader: usize,
+    pub trick: [u8; 6],
+    pub trick_len: usize,
+}
+
+impl DdPosition {
+    /// The seat to play.
+    pub fn current(&self, players: usize) -> usize {
+        (self.leader + self.trick_len) % players
+    }
+}
+
+/// Fx-style hashing of the table's keys (the keys are card masks: no need for SipHash).
+#[derive(Default)]
+pub struct FxHasher {
+    hash: u64,
+}
+
+impl Hasher for FxHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.write_u64(byte as u64);
+        }
+    }
+    #[inline]
+    fn write_u64(&mut self, word: u64) {
+        self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    #[inline]
+    fn write_u8(&mut self, byte: u8) {
+        self.write_u64(byte as u64);
+    }
+    #[inline]
+    fn write_usize(&mut self, word: usize) {
+        self.write_u64(word as u64);
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.hash
+    }
+}
+
+/// A trick boundary up to relative ranks: per suit (the trump suit with the Rook cards on
+/// top), its cards still in hand in ascending strength, each as its holder (3 bits) and worth
+/// (2 bits); and the leader. Positions alike but for which lower cards are gone share a key.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct Key {
+    groups: [u128; 4],
+    leader: u8,
+}
+
+#[derive(Clone, Copy)]
+struct Entry {
+    lower: i32,
+    upper: i32,
+    best: u8,
+}
+
+const NO_CARD: u8 = 255;
+
+/// The table is emptied when it reaches this many positions (about 100 MB).
+const TABLE_LIMIT: usize = 1 << 20;
+
+/// The state of the open trick while searching.
+#[derive(Clone, Copy)]
+struct TrickState {
+    seat: usize,
+    count: usize,
+    follow: u64,
+    /// The winning card's strength shifted left 3, or'ed with its seat.
+    win: u32,
+    points: i64,
+    cards: u64,
+}
+
+/// One deal's solver: its table serves every position of the deal (and its samples' positions
+/// when the rules and side are the same).
+pub struct DdSolver {
+    pub rules: DdRules,
+    table: HashMap<Key, Entry, BuildHasherDefault<FxHasher>>,
+    pub nodes: u64,
+    trump_mask: u64,
+    /// Gives up past this many nodes (0: never); `aborted` then says so.
+    pub node_limit: u64,
+    stop_at: u64,
+    aborted: bool,
+}
+
+impl DdSolver {
+    pub fn new(rules: DdRules) -> Result<DdSolver, String> {
+        if !(3..=6).contains(&rules.players) {
+            return Err(format!("players must be 3 to 6, got {}", rules.players));
+        }
+        if rules.trump > 3 {
+            return Err(format!("trump must be a suit 0..3, got {}", rules.trump));
+        }
+        if rules.last_trick_bonus < 0 {
+            return Err("last_trick_bonus must not be negative".to_string());
+        }
+        Ok(DdSolver {
+            rules,
+            table: HashMap::default(),
+            nodes: 0,
+            trump_mask: trump_mask(rules.trump),
+            node_limit: 0,
+            stop_at: u64::MAX,
+            aborted: false,
+        })
+    }
+
+    /// Empties the table (it grows with every position searched).
+    pub fn clear(&mut self) {
+        self.table.clear();
+    }
+
+    pub fn table_len(&self) -> usize {
+        self.table.len()
+    }
+
+    /// Checks that `pos` is a position of the play: disjoint hands, every seat's count right
+    /// for the open trick, the trick's cards legal in no hand.
+    pub fn check(&self, pos: &DdPosition) -> Result<(), String> {
+        let players = self.rules.players;
+        if pos.leader >= players {
+            return Err(format!("leader must be a seat, got {}", pos.leader));
+        }
+        if pos.trick_len >= players {
+            return Err(format!(
+                "the open trick holds at most {} cards, got {}",
+                players - 1,
+                pos.trick_len
+            ));
+        }
+        let mut union = 0u64;
+        for (seat, &hand) in pos.hands.iter().enumerate() {
+            if seat >= players && hand != 0 {
+                return Err(format!("seat {seat} is not at the table"));
+            }
+            if hand >> 58 != 0 {
+                return Err(format!("seat {seat} holds a bit that is not a card"));
+            }
+            if union & hand != 0 {
+                return Err("a card is in two hands".to_string());
+            }
+            union |= hand;
+        }
+        for &card in &pos.trick[..pos.trick_len] {
+            if card >= 58 || union >> card & 1 == 1 {
+                return Err(format!("trick card {card} is not a card out of every hand"));
+            }
+            union |= 1 << card;
+        }
+        // Seats that played to the open trick hold one card fewer than those still to play.
+        let played = pos.hands[pos.leader].count_ones();
+        for offset in 0..players {
+            let seat = (pos.leader + offset) % players;
+            let expected = if pos.trick_len > 0 && offset >= pos.trick_len {
+                played + 1
+            } else {
+                played
+            };
+            if pos.hands[seat].count_ones() != expected {
+                return Err(format!(
+                    "seat {seat} holds {} cards, expected {expected}",
+                    pos.hands[seat].count_ones()
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The open trick's state after its cards.
+    fn trick_state(&self, pos: &DdPosition) -> TrickState {
+        let players = self.rules.players;
+        let mut state = TrickState {
+            seat: pos.leader,
+            count: 0,
+            follow: 0,
+            win: 0,
+            points: 0,
+            cards: 0,
+        };
+        for &card in &pos.trick[..pos.trick_len] {
+            state = self.after(state, card as u32);
+        }
+        state.seat = (pos.leader + pos.trick_len) % players;
+        state
+    }
+
+    /// The trick's state once the seat to play plays `card` (the seat not advanced).
+    #[inline]
+    fn after(&self, state: TrickState, card: u32) -> TrickState {
+        let bit = 1u64 << card;
+        let key = trick_key(self.rules.trump, card) << 3 | state.seat as u32;
+        let mut next = state;
+        if state.count == 0 {
+            next.follow = follow_mask(self.rules.trump, card);
+            next.win = key;
+        } else if bit & (state.follow | self.trump_mask) != 0 && key > state.win {
+            next.win = key;
+        }
+        next.points += card_points(card);
+        next.cards |= bit;
+        next.count += 1;
+        next.seat = (state.seat + 1) % self.rules.players;
+        next
+    }
+
+    /// The points the side takes from `pos` to the end of the hand under perfect play.
+    pub fn solve(&mut self, pos: &DdPosition) -> Result<i64, String> {
+        self.check(pos)?;
+        let mut hands = pos.hands;
+        let state = self.trick_state(pos);
+        self.start();
+        let value = self.mtdf(&mut hands, state, None);
+        self.finish(value)
+    }
+
+    fn start(&mut self) {
+        self.aborted = false;
+        self.stop_at = if self.node_limit == 0 {
+            u64::MAX
+        } else {
+            self.nodes + self.node_limit
+        };
+    }
+
+    fn finish(&mut self, value: i64) -> Result<i64, String> {
+        if self.aborted {
+            self.aborted = false;
+            return Err(format!(
+                "the node limit ({}) was reached before the position was solved",
+                self.node_limit
+            ));
+        }
+        Ok(value)
+    }
+
+    /// The value of every legal card of the seat to play (ascending cards): what the side
+    /// takes from `pos` on when that card is played and everything after is perfect.
+    pub fn card_values(&mut self, pos: &DdPosition) -> Result<Vec<(u32, i64)>, String> {
+        self.check(pos)?;
+        let mut hands = pos.hands;
+        let state = self.trick_state(pos);
+        let seat = state.seat;
+        let hand = hands[seat];
+        let legal = if state.count == 0 {
+            hand
+        } else {
+            playable(hand, state.follow, self.rules.rook_free_play)
+        };
+        let mut values = Vec::new();
+        let mut rest = legal;
+        while rest != 0 {
+            let card = rest.trailing_zeros();
+            rest &= rest - 1;
+            self.start();
+            let value = self.mtdf(&mut hands, state, Some(card));
+            values.push((card, self.finish(value)?));
+        }
+        Ok(values)
+    }
+
+    /// MTD(f) on the point total from the trick state (`first`: the card the seat to play plays).
+    fn mtdf(&mut self, hands: &mut [u64; 6], state: TrickState, first: Option<u32>) -> i64 {
+        let remaining: i64 = hands[..self.rules.players]
+            .iter()
+            .map(|&h| mask_points(h))
+            .sum::<i64>()
+            + state.points
+            + self.rules.last_trick_bonus;
+        if hands[state.seat] == 0 {
+            return 0;
+        }
+        let mut lower = 0i64;
+        let mut upper = remaining;
+        let mut guess = remaining / 2;
+        while lower < upper && !self.aborted {
+            let beta = if guess == lower { guess + 1 } else { guess };
+            guess = match first {
+                None => self.trick_node(hands, state, beta - 1, beta),
+                Some(card) => self.play_card(hands, state, card, beta - 1, beta),
+            };
+            if guess < beta {
+                upper = guess;
+            } else {
+                lower = guess;
+            }
+        }
+        lower
+    }
+
+    /// The value (from the open trick on) once the seat to play plays `card`.
+    #[inline]
+    fn play_card(
+        &mut self,
+        hands: &mut [u64; 6],
+        state: TrickState,
+        card: u32,
+        alpha: i64,
+        beta: i64,
+    ) -> i64 {
+        let seat = state.seat;
+        let bit = 1u64 << card;
+        hands[seat] ^= bit;
+        let next = self.after(state, card);
+        let value = if next.count == self.rules.players {
+            let winner = (next.win & 7) as usize;
+            let ours = self.rules.side >> winner & 1 == 1;
+            let mut taken = next.points;
+            if hands[winner] == 0 {
+                taken += self.rules.last_trick_bonus;
+                if ours {
+                    taken
+                } else {
+                    0
+                }
+            } else {
+                let mine = if ours { taken } else { 0 };
+                mine + self.lead_node(hands, winner, alpha - mine, beta - mine)
+            }
+        } else {
+            self.trick_node(hands, next, alpha, beta)
+        };
+        hands[seat] ^= bit;
+        value
+    }
+
+    /// A trick boundary: the table's bounds, then the trick's search.
+    fn lead_node(&mut self, hands: &mut [u64; 6], leader: usize, alpha: i64, beta: i64) -> i64 {
+        let players = self.rules.players;
+        let mut points = self.rules.last_trick_bonus;
+        for &hand in &hands[..players] {
+            points += mask_points(hand);
+        }
+        if points <= alpha {
+            return points;
+        }
+        if beta <= 0 {
+            return 0;
+        }
+        if hands[leader].count_ones() == 1 {
+            return self.last_trick(hands, leader);
+        }
+        let key = self.key(hands, leader);
+        let mut alpha = alpha;
+        let mut beta = beta;
+        let mut best_hint = NO_CARD;
+        if let Some(entry) = self.table.get(&key) {
+            let (lower, upper) = (entry.lower as i64, entry.upper as i64);
+            if lower >= beta {
+                return lower;
+            }
+            if upper <= alpha {
+                return upper;
+            }
+            if lower == upper {
+                return lower;
+            }
+            alpha = alpha.max(lower);
+            beta = beta.min(upper);
+            best_hint = entry.best;
+        }
+        let state = TrickState {
+            seat: leader,
+            count: 0,
+            follow: 0,
+            win: 0,
+            points: 0,
+            cards: 0,
+        };
+        let (value, best) = self.search_moves(hands, state, alpha, beta, best_hint);
+        if self.aborted {
+            return value;
+        }
+        if self.table.len() >= TABLE_LIMIT {
+            self.table.clear();
+        }
+        let entry = self.table.entry(key).or_insert(Entry {
+            lower: 0,
+            upper: points as i32,
+            best: NO_CARD,
+        });
+        if value <= alpha {
+            entry.upper = entry.upper.min(value as i32);
+        } else if value >= beta {
+            entry.lower = entry.lower.max(value as i32);
+            entry.best = best;
+        } else {
+            entry.lower = value as i32;
+            entry.upper = value as i32;
+            entry.best = best;
+        }
+        value
+    }
+
+    /// The key of a trick boundary (see `Key`).
+    fn key(&self, hands: &[u64; 6], leader: usize) -> Key {
+        let players = self.rules.players;
+        let mut union = 0u64;
+        for &hand in &hands[..players] {
+            union |= hand;
+        }
+        let mut groups = [0u128; 4];
+        for (suit, group) in groups.iter_mut().enumerate() {
+            let suit = suit as u32;
+            let mut code = 1u128;
+            let mut push = |card: u32| {
+                let mut owner = 0u128;
+                for (seat, &hand) in hands[..players].iter().enumerate() {
+                    if hand >> card & 1 == 1 {
+                        owner = seat as u128;
+                        break;
+                    }
+                }
+                let worth = match card_points(card) {
+                    0 => 0u128,
+                    5 => 1,
+                    10 => 2,
+                    _ => 3,
+                };
+                code = code << 5 | owner << 2 | worth;
+            };
+            let mut rest = union & crate::cards::suit_mask(suit);
+            while rest != 0 {
+                push(rest.trailing_zeros());
+                rest &= rest - 1;
+            }
+            if suit == self.rules.trump {
+                for card in [ROOK + 1, ROOK] {
+                    if union >> card & 1 == 1 {
+                        push(card);
+                    }
+                }
+            }
+            *group = code;
+        }
+        Key {
+            groups,
+            leader: leader as u8,
+        }
+    }
+
+    /// The last trick: every seat's one card.
+    fn last_trick(&mut self, hands: &mut [u64; 6], leader: usize) -> i64 {
+        let players = self.rules.players;
+        let mut state = TrickState {
+            seat: leader,
+            count: 0,
+            follow: 0,
+            win: 0,
+            points: 0,
+            cards: 0,
+        };
+        for _ in 0..players {
+            let card = hands[state.seat].trailing_zeros();
+            state = self.after(state, card);
+        }
+        let winner = (state.win & 7) as usize;
+        if self.rules.side >> winner & 1 == 1 {
+            state.points + self.rules.last_trick_bonus
+        } else {
+            0
+        }
+    }
+
+    fn trick_node(
+        &mut self,
+        hands: &mut [u64; 6],
+        state: TrickState,
+        alpha: i64,
+        beta: i64,
+    ) -> i64 {
+        if state.count == 0 {
+            return self.lead_node(hands, state.seat, alpha, beta);
+        }
+        self.search_moves(hands, state, alpha, beta, NO_CARD).0
+    }
+
+    /// Alpha-beta over the seat to play's cards (one of each alike class, best-first).
+    fn search_moves(
+        &mut self,
+        hands: &mut [u64; 6],
+        state: TrickState,
+        mut alpha: i64,
+        mut beta: i64,
+        hint: u8,
+    ) -> (i64, u8) {
+        self.nodes += 1;
+        if self.nodes > self.stop_at {
+            self.aborted = true;
+        }
+        let seat = state.seat;
+        let hand = hands[seat];
+        let legal = if state.count == 0 {
+            hand
+        } else {
+            playable(hand, state.follow, self.rules.rook_free_play)
+        };
+        let mut others = state.cards;
+        for (other, &cards) in hands[..self.rules.players].iter().enumerate() {
+            if other != seat {
+                others |= cards;
+            }
+        }
+        let mut moves = [(0i32, 0u8); 18];
+        let count = self.ordered_moves(legal, others, state, hint, &mut moves);
+        let maximising = self.rules.side >> seat & 1 == 1;
+        let mut best = if maximising { i64::MIN } else { i64::MAX };
+        let mut best_card = NO_CARD;
+        for &(_, card) in &moves[..count] {
+            let value = self.play_card(hands, state, card as u32, alpha, beta);
+            if maximising {
+                if value > best {
+                    best = value;
+                    best_card = card;
+                    if best > alpha {
+                        alpha = best;
+                    }
+                }
+            } else if value < best {
+                best = value;
+                best_card = card;
+                if best < beta {
+                    beta = best;
+                }
+            }
+            if alpha >= beta || self.aborted {
+                break;
+            }
+        }
+        (best, best_card)
+    }
+
+    /// One card of each alike class of `legal`, best-first (highest score first).
+    fn ordered_moves(
+        &self,
+        legal: u64,
+        others: u64,
+        state: TrickState,
+        hint: u8,
+        moves: &mut [(i32, u8); 18],
+    ) -> usize {
+        let trump = self.rules.trump;
+        let mut count = 0;
+        let side = self.rules.side;
+        let seat_ours = side >> state.seat & 1;
+        let winner_friend = state.count > 0 && (side >> (state.win & 7) & 1) == seat_ours;
+        for suit in 0..4u32 {
+            let group = if suit == trump {
+                self.trump_mask
+            } else {
+                crate::cards::suit_mask(suit)
+            };
+            if legal & group == 0 {
+                continue;
+            }
+            // The group's cards in ascending strength: ranks, then ROOK2, then ROOK.
+            let mut separated = true;
+            let mut class_points = -1i64;
+            let mut order = [0u32; 16];
+            let mut len = 0;
+            for rank in 0..14 {
+                order[len] = suit * 14 + rank;
+                len += 1;
+            }
+            if suit == trump {
+                order[len] = ROOK + 1;
+                order[len + 1] = ROOK;
+                len += 2;
+            }
+            for &card in &order[..len] {
+                let bit = 1u64 << card;
+                if others & bit != 0 {
+                    separated = true;
+                    continue;
+                }
+                if legal & bit == 0 {
+                    continue;
+                }
+                let points = card_points(card);
+                if !separated && points == class_points {
+                    // Plays as the class's previous card: replace it by this higher one only
+                    // for the score; one card of the class is searched.
+                    continue;
+                }
+                separated = false;
+                class_points = points;
+                let score = self.move_score(card, state, winner_friend, hint);
+                moves[count] = (score, card as u8);
+                count += 1;
+            }
+        }
+        moves[..count].sort_unstable_by_key(|m| std::cmp::Reverse(m.0));
+        count
+    }
+
+    #[inline]
+    fn move_score(&self, card: u32, state: TrickState, winner_friend: bool, hint: u8) -> i32 {
+        if card as u8 == hint {
+            return 100_000;
+        }
+        let key = trick_key(self.rules.trump, card) as i32;
+        let points = card_points(card) as i32;
+        if state.count == 0 {
+            // Lead strong cards first, points last.
+            return key * 4 - points * 2;
+        }
+        let bit = 1u64 << card;
+        let wins = bit & (state.follow | self.trump_mask) != 0
+            && (trick_key(self.rules.trump, card) << 3) > (state.win & !7);
+        let last = state.count + 1 == self.rules.players;
+        if winner_friend {
+            if !wins {
+                2_000 + points * 8 - key
+            } else if last {
+                points * 8 - key
+            } else {
+                1_000 + points * 8 - key
+            }
+        } else if wins {
+            3_000 + points * 8 - key
+        } else {
+            -points * 8 - key
+        }
+    }
+}
+
+/// The plain minimax: every legal card of every seat, no pruning, no table, no merging. Only
+/// for small positions (the tests' reference).
+pub fn exhaustive(rules: &DdRules, pos: &DdPosition) -> Result<i64, String> {
+    let solver = DdSolver::new(*rules)?;
+    solver.check(pos)?;
+    let mut hands = pos.hands;
+    let state = solver.trick_state(pos);
+    Ok(plain(&solver, &mut hands, state))
+}
+
+fn plain(solver: &DdSolver, hands: &mut [u64; 6], state: TrickState) -> i64 {
+    let rules = &solver.rules;
+    let seat = state.seat;
+    let hand = hands[seat];
+    if hand == 0 {
+        return 0;
+    }
+    let legal = if state.count == 0 {
+        hand
+    } else {
+        playable(hand, state.follow, rules.rook_free_play)
+    };
+    let maximising = rules.side >> seat & 1 == 1;
+    let mut best = if maximising { i64::MIN } else { i64::MAX };
+    let mut rest = legal;
+    while rest != 0 {
+        let card = rest.trailing_zeros();
+        rest &= rest - 1;
+        hands[seat] ^= 1 << card;
+        let next = solver.after(state, card);
+        let value = if next.count == rules.players {
+            let winner = (next.win & 7) as usize;
+            let mut taken = next.points;
+            if hands[winner] == 0 {
+                taken += rules.last_trick_bonus;
+            }
+            let mine = if rules.side >> winner & 1 == 1 {
+                taken
+            } else {
+                0
+            };
+            let fresh = TrickState {
+                seat: winner,
+                count: 0,
+                follow: 0,
+                win: 0,
+                points: 0,
+                cards: 0,
+            };
+            mine + plain(solver, hands, fresh)
+        } else {
+            plain(solver, hands, next)
+        };
+        hands[seat] ^= 1 << card;
+        best = if maximising {
+            best.max(value)
+        } else {
+            best.min(value)
+        };
+    }
+    best
+}
