@@ -6,7 +6,9 @@
 
 pub mod batch;
 pub mod cards;
+pub mod dd;
 pub mod deal;
 pub mod game;
 mod python;
+mod python_dd;
 pub mod rules;

@@ -919,6 +919,7 @@ fn rookery_core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<PyRules>()?;
     module.add_class::<PyGame>()?;
     module.add_class::<PyBatch>()?;
+    crate::python_dd::register(module)?;
     module.add("RefusedError", module.py().get_type::<RefusedError>())?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
