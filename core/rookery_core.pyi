@@ -101,3 +101,37 @@ class Batch:
         self, actions: Any, obs: Any, masks: Any, seats: Any, rewards: Any, done: Any
     ) -> None: ...
     def table(self, index: int) -> Game: ...
+
+class DoubleDummy:
+    """One deal's double-dummy solver: the points the seats of ``side`` (a bit mask) take from a
+    position of the play to the end of the hand under perfect play by both sides."""
+
+    def __init__(
+        self,
+        players: int,
+        trump: int,
+        side: int,
+        rook_free_play: bool = False,
+        last_trick_bonus: int = 0,
+        node_limit: int = 0,
+    ) -> None: ...
+    def solve(self, hands: list[int], leader: int, trick: list[int] = ...) -> int: ...
+    def card_values(
+        self, hands: list[int], leader: int, trick: list[int] = ...
+    ) -> list[tuple[int, int]]: ...
+    def clear(self) -> None: ...
+    @property
+    def nodes(self) -> int: ...
+    @property
+    def table_size(self) -> int: ...
+
+def dd_exhaustive(
+    players: int,
+    trump: int,
+    side: int,
+    hands: list[int],
+    leader: int,
+    trick: list[int] = ...,
+    rook_free_play: bool = False,
+    last_trick_bonus: int = 0,
+) -> int: ...

@@ -1,0 +1,179 @@
+"""The double-dummy solver of the native core is exact: equal to the plain minimax on random
+small positions of every table size, to the endgame solver and to a brute force over the
+engine's own rules on positions of real games."""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+import shutil
+
+import pytest
+from rookery.client.bots import HeuristicPolicy
+from rookery.client.bots._sampling import sample_hands
+from rookery.client.bots._simulate import HandSimulation
+from rookery.client.bots._solve import EndgameSolver
+from rookery.engine import PRESETS, Game, Observation, Phase, playable
+
+# `make setup` builds the core wherever cargo is found: there, a missing core is a failure.
+if shutil.which("cargo") is None and importlib.util.find_spec("rookery_core") is None:
+    pytest.skip("no Rust toolchain here: the native core is not built", allow_module_level=True)
+import rookery_core as core
+
+_SUIT = (1 << 14) - 1
+_ROOKS = 3 << 56
+
+
+def _follow(trump: int, card: int) -> int:
+    if card >= 56 or card // 14 == trump:
+        return _SUIT << (14 * trump) | _ROOKS
+    return _SUIT << (14 * (card // 14))
+
+
+def _random_position(
+    rng: random.Random,
+) -> tuple[int, int, int, list[int], int, list[int], bool, int]:
+    """A position of the play: 3 to 6 seats, 1 to 5 tricks per seat, a trick maybe open."""
+    players = rng.choice([3, 4, 4, 4, 5, 6])
+    tricks = rng.randint(1, 5 if players <= 4 else 3)
+    deck = list(range(57)) + ([57] if rng.random() < 0.3 else [])
+    rng.shuffle(deck)
+    trump = rng.randrange(4)
+    leader = rng.randrange(players)
+    rook_free_play = rng.random() < 0.3
+    hands = [0] * players
+    for seat in range(players):
+        for card in deck[seat * tricks : (seat + 1) * tricks]:
+            hands[seat] |= 1 << card
+    trick: list[int] = []
+    follow = 0
+    for offset in range(rng.randrange(players)):
+        seat = (leader + offset) % players
+        legal = hands[seat] if offset == 0 else playable(hands[seat], follow, rook_free_play)
+        card = rng.choice([c for c in range(58) if legal >> c & 1])
+        if offset == 0:
+            follow = _follow(trump, card)
+        hands[seat] ^= 1 << card
+        trick.append(card)
+    side = rng.randrange(1, (1 << players) - 1)
+    bonus = rng.choice([0, 0, 20, 7])
+    return players, trump, side, hands, leader, trick, rook_free_play, bonus
+
+
+def test_the_solver_equals_the_plain_minimax_on_1000_random_positions() -> None:
+    rng = random.Random(44)
+    values = set()
+    for _ in range(1000):
+        players, trump, side, hands, leader, trick, free, bonus = _random_position(rng)
+        exact = core.dd_exhaustive(players, trump, side, hands, leader, trick, free, bonus)
+        solver = core.DoubleDummy(players, trump, side, free, bonus)
+        assert solver.solve(hands, leader, trick) == exact, (players, hands, leader, trick)
+        # Each legal card's value: the best of them is the position's.
+        values_of_cards = solver.card_values(hands, leader, trick)
+        best = max if side >> ((leader + len(trick)) % players) & 1 else min
+        assert best(value for _, value in values_of_cards) == exact
+        values.add(exact)
+    assert len(values) >= 25  # the positions are varied, not all zero
+
+
+def _positions(preset: str, tricks_left: int, count: int) -> list[Observation]:
+    """Observations of heuristic games with ``tricks_left`` tricks to go (some in mid-trick)."""
+    rules = PRESETS[preset].replace(max_hands=1)
+    heuristic = HeuristicPolicy()
+    found: list[Observation] = []
+    seed = 0
+    while len(found) < count:
+        seed += 1
+        game = Game(rules, 4400 + seed, events=False)
+        rng = random.Random(seed)
+        stop = rules.hand_size - tricks_left
+        while True:
+            seat = game.current_player
+            if seat is None:
+                break  # every seat passed: no play in this game
+            obs = game.observation_for(seat)
+            if (
+                obs.phase is Phase.PLAY
+                and len(obs.completed_tricks) == stop
+                and len(obs.current_trick.cards) == seed % rules.players
+            ):
+                found.append(obs)
+                break
+            game.apply(heuristic(obs, obs.legal_actions(), rng))
+    return found
+
+
+def _solve(sim: HandSimulation) -> int:
+    solver = core.DoubleDummy(
+        sim.players, sim.trump, sim.bidding_mask, sim.rook_free_play, sim.last_trick_bonus
+    )
+    return int(solver.solve(sim.hands, sim.leader, [card for _, card in sim.trick]))
+
+
+def _brute_force(sim: HandSimulation) -> int:
+    """The bidding side's points from ``sim`` on, every legal card tried, by the engine's rules."""
+    if sim.is_over:
+        return 0
+    before = sim.bidding_total() - sim.buried_points
+    legal = sim.legal()
+    values = []
+    for card in range(58):
+        if legal >> card & 1:
+            child = sim.clone()
+            child.play(card)
+            gained = child.bidding_total() - child.buried_points - before
+            values.append(gained + _brute_force(child))
+    return max(values) if sim.bidding_mask >> sim.current & 1 else min(values)
+
+
+@pytest.mark.parametrize("preset", ["standard", "traditional", "double-bird", "nest-6"])
+def test_the_solver_equals_the_endgame_solver_and_the_engine_brute_force(preset: str) -> None:
+    rng = random.Random(7)
+    for obs in _positions(preset, 3, 12):
+        sim = HandSimulation.from_observation(obs, sample_hands(obs, rng).hands)
+        value = _solve(sim)
+        assert value == _brute_force(sim)
+        assert value == EndgameSolver(sim).points(sim)
+    # The rest of the hand from 5 tricks out.
+    for obs in _positions(preset, 5, 6):
+        sim = HandSimulation.from_observation(obs, sample_hands(obs, rng).hands)
+        assert _solve(sim) == EndgameSolver(sim).points(sim)
+
+
+@pytest.mark.parametrize("preset", ["called-partner", "five-handed", "cutthroat"])
+def test_the_solver_equals_the_engine_brute_force_bidder_against_the_rest(preset: str) -> None:
+    # The bidder (and a called partner, known double-dummy) against every other seat.
+    rng = random.Random(8)
+    for obs in _positions(preset, 3, 10):
+        sim = HandSimulation.from_observation(obs, sample_hands(obs, rng).hands)
+        assert _solve(sim) == _brute_force(sim)
+
+
+def test_bad_positions_are_refused_with_a_reason() -> None:
+    solver = core.DoubleDummy(4, 0, 0b0101)
+    with pytest.raises(ValueError, match="two hands"):
+        solver.solve([1, 1, 2, 4], 0)
+    with pytest.raises(ValueError, match="holds 2 cards, expected 1"):
+        solver.solve([1, 2 | 8, 4, 16], 0)
+    with pytest.raises(ValueError, match="leader must be a seat"):
+        solver.solve([1, 2, 4, 8], 4)
+    with pytest.raises(ValueError, match="players must be 3 to 6"):
+        core.DoubleDummy(7, 0, 1)
+    with pytest.raises(ValueError, match="trump"):
+        core.DoubleDummy(4, 4, 1)
+
+
+def test_a_search_past_its_node_limit_is_refused_and_the_table_stays_exact() -> None:
+    rules = core.Rules.from_dict(PRESETS["standard"].to_dict())
+    hands, _, _ = rules.deal(2, 0)
+    solver = core.DoubleDummy(4, 3, 0b0101, node_limit=20_000)
+    with pytest.raises(ValueError, match="node limit"):
+        solver.solve(hands, 0)
+    # The same solver then solves small positions exactly (nothing half-searched was kept).
+    rng = random.Random(3)
+    for _ in range(50):
+        deck = list(range(57))
+        rng.shuffle(deck)
+        small = [sum(1 << card for card in deck[seat * 4 : seat * 4 + 4]) for seat in range(4)]
+        leader = rng.randrange(4)
+        assert solver.solve(small, leader) == core.dd_exhaustive(4, 3, 0b0101, small, leader)
