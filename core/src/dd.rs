@@ -640,8 +640,8 @@ impl DdSolver {
         let key = trick_key(self.rules.trump, card) as i32;
         let points = card_points(card) as i32;
         if state.count == 0 {
-            // Lead strong cards first, points last.
-            return key * 4 - points * 2;
+            // Lead strong cards first (a suit's before the trumps), points last.
+            return (key % 100) * 4 - points * 2;
         }
         let bit = 1u64 << card;
         let wins = bit & (state.follow | self.trump_mask) != 0
