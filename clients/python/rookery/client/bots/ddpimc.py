@@ -1,0 +1,96 @@
+"""Double-dummy pimc: pimc whose samples are valued by the native core's double-dummy solver.
+
+The GIB approach: in the play, each sampled deal's rest of the hand is solved exactly (both
+sides perfect, ``rookery_core.DoubleDummy``) instead of played out by the heuristic, as soon as
+the hand has ``dd_tricks`` tricks left or fewer and the solver applies (two fixed sides). A
+sample whose search passes ``node_limit`` nodes is played out by the heuristic instead, so a
+decision keeps its time budget. Before that point, and in the auction and the exchange, it is
+today's pimc. One solver serves every sample of a decision (its table is keyed by holdings).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+
+import rookery_core
+from rookery.engine import Observation, mask_points
+
+from ._play import choose_play, play_view_from_observation
+from ._simulate import HandSimulation
+from ._solve import solvable
+from .pimc import PimcParameters, PimcPolicy, _finish, distinct_cards
+
+__all__ = ["DdPimcParameters", "DdPimcPolicy"]
+
+
+@dataclasses.dataclass(frozen=True)
+class DdPimcParameters(PimcParameters):
+    """pimc's parameters, and: ``dd_tricks``, the tricks left from which samples are solved;
+    ``node_limit``, the most nodes one sample's search may take (0: no limit)."""
+
+    dd_tricks: int = 7
+    node_limit: int = 200_000
+
+
+class DdPimcPolicy(PimcPolicy):
+    """pimc with double-dummy valued samples in the play's last ``dd_tricks`` tricks."""
+
+    def __init__(self, parameters: DdPimcParameters | None = None) -> None:
+        super().__init__(parameters or DdPimcParameters())
+        self.dd = parameters or DdPimcParameters()
+        self.solved = 0
+        self.unsolved = 0
+
+    def play(self, obs: Observation, legal: int, rng: random.Random) -> int:
+        tricks_left = obs.ruleset.hand_size - len(obs.completed_tricks)
+        if tricks_left > self.dd.dd_tricks or not solvable(obs.ruleset):
+            return super().play(obs, legal, rng)
+        cards = distinct_cards(obs, legal)
+        if len(cards) == 1:
+            return cards[0]
+        totals = dict.fromkeys(cards, 0.0)
+        sampler = self._play_sampler(obs)
+        budget = self._budget()
+        solvers: dict[int, rookery_core.DoubleDummy] = {}
+        rules = obs.ruleset
+        while budget.more():
+            hands, buried, _ = sampler(rng)
+            base = HandSimulation.from_observation(obs, hands)
+            base.buried_points = mask_points(buried)
+            solver = solvers.get(base.bidding_mask)
+            if solver is None:
+                solver = rookery_core.DoubleDummy(
+                    base.players,
+                    base.trump,
+                    base.bidding_mask,
+                    rules.rook_free_play,
+                    rules.last_trick_bonus,
+                    node_limit=self.dd.node_limit,
+                )
+                solvers[base.bidding_mask] = solver
+            values = []
+            for card in cards:
+                if budget.expired():
+                    break
+                sim = base.clone()
+                sim.play(card)
+                try:
+                    points = solver.solve(sim.hands, sim.leader, [c for _, c in sim.trick])
+                except ValueError:
+                    self.unsolved += 1
+                    sim.play_out()
+                else:
+                    self.solved += 1
+                    _finish(sim, points)
+                values.append(self._utility(sim, obs))
+            else:
+                for card, value in zip(cards, values, strict=True):
+                    totals[card] += value
+                budget.count += 1
+                continue
+            break
+        self._record(budget, [totals[card] for card in cards])
+        if not budget.count:
+            return choose_play(play_view_from_observation(obs, legal))
+        return max(cards, key=lambda card: (totals[card], -card))
