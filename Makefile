@@ -148,7 +148,7 @@ demo: setup ## the main job: a demo tournament of the reference bots, with ratin
 
 test: system-deps setup lint pytest ## lint, type-check and run every test suite
 
-lint: setup $(RL_TEST_STAMP) buf-lint buf-breaking ## ruff, mypy and buf lint/breaking
+lint: setup $(RAY_STAMP) $(RL_TEST_STAMP) buf-lint buf-breaking ## ruff, mypy and buf lint/breaking
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy $(wildcard engine wire server arena web clients/python cli envs bench)
