@@ -86,5 +86,8 @@ async def test_files_in_the_scratch_are_stopped_at_its_inode_limit_and_recorded(
     tmp_path: Path,
 ) -> None:
     held, text, incidents = await _hoard(tmp_path, "files", 150)
-    assert max(held, default=0) <= 16 + 8, text[-1500:]  # thousands of files
+    # Thousands of files: the limit is 16 (one per KiB of the 16 MiB scratch), looked at ten times
+    # a second, so a bot creating files fast on a loaded machine passes it by a few thousand
+    # before it is stopped; unbounded, it made all 150.
+    assert max(held, default=0) <= 2 * 16, text[-1500:]
     assert any(line.startswith("out_of_memory: ") for line in incidents), (incidents, text[-800:])

@@ -367,11 +367,14 @@ def run_tournament(config: Any, out: Path, options: Any, *, write_files: bool = 
     if result.budget_reached and result.cancelled:
         console.print(
             f"budget reached: a higher --budget-usd (or [llm] budget_usd) and --resume {out} "
-            "go on with it"
+            "go on with it",
+            soft_wrap=True,  # the command stays on one line, whatever the terminal's width
         )
         return EXIT_INTERRUPTED
     if result.cancelled:
-        console.print(f"interrupted: the same command with --resume {out} goes on with it")
+        console.print(
+            f"interrupted: the same command with --resume {out} goes on with it", soft_wrap=True
+        )
         return EXIT_INTERRUPTED
     if result.sprt_decision is not None:
         if result.sprt_decision is SprtDecision.H1:
