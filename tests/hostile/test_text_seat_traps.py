@@ -11,16 +11,14 @@ counted as an invalid reply, and every move played must be the one the answer fo
 
 from __future__ import annotations
 
-import json
 import shlex
 import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
+from chat_endpoint import chat_endpoint
 from rookery.arena.config import BotSpec, TournamentConfig
 from rookery.arena.ledger import run_ledger
 from rookery.arena.report import load_run
@@ -54,7 +52,7 @@ class Endpoint:
         self.meant: list[str] = []
         self.lock = threading.Lock()
 
-    def answer(self, messages: list[dict[str, str]]) -> str:
+    def answer(self, messages: list[dict[str, str]]) -> tuple[int, str]:
         prompt = next(
             m["content"] for m in reversed(messages) if "Your legal moves" in m["content"]
         )
@@ -68,42 +66,16 @@ class Endpoint:
         with self.lock:
             if reprompted or not others:
                 self.meant.append(meant)
-                return f"MOVE: {meant}"
+                return 200, f"MOVE: {meant}"
             self.traps += 1
-            return _trap(meant, others[0])
+            return 200, _trap(meant, others[0])
 
 
 @contextmanager
 def trapping_endpoint() -> Iterator[tuple[str, Endpoint]]:
     endpoint = Endpoint()
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
-            text = endpoint.answer(body["messages"])
-            answer: dict[str, Any] = {
-                "choices": [{"message": {"role": "assistant", "content": text}}]
-            }
-            payload = json.dumps(answer).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1", endpoint
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+    with chat_endpoint(endpoint.answer) as url:
+        yield url, endpoint
 
 
 async def test_replies_that_commit_to_nothing_are_refused_and_counted(tmp_path: Path) -> None:

@@ -10,17 +10,15 @@ that seat alone, and the game is rated.
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
+from chat_endpoint import chat_endpoint
 from rookery.arena.config import BotSpec, TournamentConfig
 from rookery.arena.report import load_run
 from rookery.arena.runner import RunOptions, TournamentRunner
@@ -66,36 +64,8 @@ class Endpoint:
 @contextmanager
 def entrant_endpoint() -> Iterator[tuple[str, Endpoint]]:
     endpoint = Endpoint()
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
-            status, text = endpoint.answer(body["messages"])
-            answer: dict[str, Any] = (
-                {"choices": [{"message": {"role": "assistant", "content": text}}]}
-                if status == 200
-                else {"error": {"message": text}}
-            )
-            payload = json.dumps(answer).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1", endpoint
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+    with chat_endpoint(endpoint.answer) as url:
+        yield url, endpoint
 
 
 async def test_an_entrant_cannot_void_the_games_it_is_losing(tmp_path: Path) -> None:
