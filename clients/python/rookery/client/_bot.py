@@ -6,7 +6,7 @@ import math
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TypeAlias
+from typing import ClassVar, TypeAlias
 
 from rookery.engine import Action, GameResult, LegalActions, Observation, Phase, Ruleset
 from rookery.v1.events_pb2 import Event
@@ -103,6 +103,11 @@ class Bot:
     """The ``time.monotonic()`` deadline of the current request (0 when none is open)."""
     pending_note: BotNote | None = None
     """The note :meth:`note` set for the current request (the runner sends it and clears it)."""
+    uses_bank: ClassVar[bool] = False
+    """Whether a hook may think into the seat's time bank (``Table.bank_ms``): the deadline of
+    an ``async def`` hook is then the action time plus the bank left, which the runner keeps as
+    the server does (an answer past the action time spends the overrun). Off, a hook has the
+    action time alone and the bank is never touched."""
 
     def note(self, text: str = "", /, **values: float) -> None:
         """Attach a note to the reply of the current request: free text and named numbers.
