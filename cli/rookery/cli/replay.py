@@ -1,4 +1,4 @@
-"""``rookery replay verify|show|export``: check, read and convert replay files (JSON or text)."""
+"""``rookery replay verify|show|export|analyze``: check, read, convert and analyse replay files."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ from rookery.wire.errors import WireError
 from rookery.wire.notation import TextGame, format_game, read_replays
 from rookery.wire.replay import replay_text, verify_replay
 
+from ._replay_analyze import add_analyze
+
 __all__ = ["register"]
 
 _EXAMPLES = """\
@@ -22,6 +24,7 @@ examples:
   rookery replay export replays/game-0001.jsonl.gz > game-0001.json
   rookery replay export --format text replays/game-0001.jsonl.gz > game-0001.rgn
   rookery replay verify game-0001.rgn
+  rookery replay analyze replays/game-0001.jsonl.gz
 
 Replay files are gzip JSON lines (one ReplayRecord per line); plain .jsonl files, a single
 JSON Replay document (as written by 'export') and game notation text (as written by
@@ -33,7 +36,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add ``rookery replay verify``, ``show`` and ``export``."""
     group = subparsers.add_parser(
         "replay",
-        help="verify, show or export replay files",
+        help="verify, show, export or analyse replay files",
         description="Check replay files by re-simulation, print them, or convert them to JSON.",
         epilog=_EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -94,6 +97,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="json: one canonical protobuf JSON document (the default); text: game notation",
     )
     export.set_defaults(func=_export)
+    add_analyze(commands)
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:
