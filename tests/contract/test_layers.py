@@ -36,7 +36,8 @@ ALLOWED: dict[str, frozenset[str]] = {
     "server": frozenset({"engine", "wire", "v1"}),
     "client": frozenset({"engine", "wire", "v1"}),
     "arena": frozenset({"engine", "wire", "server", "v1"}),
-    "web": frozenset({"engine", "wire", "server", "arena", "v1"}),
+    # The human seat is an SDK bot whose `act` awaits the page (web/_seat_bot.py).
+    "web": frozenset({"engine", "wire", "server", "arena", "client", "v1"}),
     "envs": frozenset({"engine", "wire", "client", "v1"}),
     "cli": frozenset({"engine", "wire", "server", "arena", "web", "client", "envs", "v1"}),
 }

@@ -1,42 +1,34 @@
-"""The human seat's view, fed a seat's own protocol messages from whole engine games: it holds
-exactly the seat's hand and never a card the seat may not know."""
+"""The human seat's view, fed what a seat's SDK session hands its bot from whole engine games:
+it holds exactly the seat's hand and never a card the seat may not know; and the seat's bot,
+which refuses an answer that is not legal and gives up a request the person lets run out."""
 
 from __future__ import annotations
 
+import asyncio
 import random
+import time
 
 import pytest
-from rookery.engine import PRESETS, Game, card_name, cards_of
-from rookery.v1 import bot_service_pb2, table_pb2
+from rookery.client import NoAnswer, Seat, Table
+from rookery.engine import PRESETS, Game, Pass, PlayCard, card_name, cards_of
 from rookery.web._seat import SeatView
+from rookery.web._seat_bot import ANSWER_MARGIN_S, SeatBot
 from rookery.wire import convert
 from rookery.wire.selfplay import random_action
 
+_CLOCK = {"action_ms": 1000, "bank_ms": 0, "late_policy": "AUTO_PLAY", "strike_limit": 3}
 
-def _joined(game: Game, seat: int) -> bot_service_pb2.TableJoined:
+
+def _table(game: Game, seat: int) -> Table:
     ruleset = game.ruleset
-    return bot_service_pb2.TableJoined(
+    return Table(
         table_id="t",
         seat=seat,
-        ruleset=convert.ruleset_to_proto(ruleset),
-        seats=[
-            table_pb2.SeatInfo(seat=s, side=ruleset.side_of(s), bot_name=f"b{s}")
-            for s in range(ruleset.players)
-        ],
-        time_control=table_pb2.TimeControl(
-            action_ms=1000, late_policy=table_pb2.LATE_POLICY_AUTO_PLAY
-        ),
-    )
-
-
-def _request(game: Game, seat: int, request_id: int) -> bot_service_pb2.ActionRequest:
-    return bot_service_pb2.ActionRequest(
-        table_id="t",
-        request_id=request_id,
-        seat=seat,
-        observation=convert.observation_to_proto(game.observation_for(seat)),
-        legal_actions=convert.legal_actions_to_proto(game.legal_actions()),
-        deadline_ms=1000,
+        ruleset=ruleset,
+        seats=tuple(Seat(s, ruleset.side_of(s), f"b{s}", "") for s in range(ruleset.players)),
+        action_ms=1000,
+        bank_ms=0,
+        game_number=0,
     )
 
 
@@ -50,7 +42,7 @@ def test_the_view_holds_the_seats_hand_and_nothing_hidden(preset: str) -> None:
     game = Game(ruleset, 17)
     seat = 1
     view = SeatView()
-    view.joined(_joined(game, seat))
+    view.joined(_table(game, seat), _CLOCK)
     rng = random.Random(17)
     sent = 0
     checks = 0
@@ -74,7 +66,7 @@ def test_the_view_holds_the_seats_hand_and_nothing_hidden(preset: str) -> None:
             assert named <= known | _names(deal.hands[seat])
             checks += 1
         if game.current_player == seat:
-            view.requested(_request(game, seat, sent))
+            view.requested(sent, observation, game.legal_actions(), 1000, 0)
             offered = view.json()["request"]["offer"]
             assert offered["phase"] == game.phase.name
         game.apply(random_action(game.legal_actions(), rng))
@@ -83,23 +75,50 @@ def test_the_view_holds_the_seats_hand_and_nothing_hidden(preset: str) -> None:
     assert checks > 20
 
 
-def test_a_refused_reply_reopens_the_request_unless_it_came_late() -> None:
-    game = Game(PRESETS["standard"], 3)
+def _seat_bot(game: Game, seat: int, seconds: float) -> tuple[SeatBot, SeatView]:
     view = SeatView()
-    view.joined(_joined(game, 1))
+    bot = SeatBot(view, lambda: None, lambda table_id: _CLOCK, lambda table_id: None)
+    bot.table = _table(game, seat)
+    bot.on_table_joined(bot.table)
     for event in game.events_since(0):
-        view.event(convert.event_to_proto(event, game.ruleset, 1))
-    view.requested(_request(game, 1, 7))
-    view.answered()
+        bot.on_event(convert.event_to_proto(event, game.ruleset, seat))
+    bot.deadline = time.monotonic() + seconds
+    return bot, view
+
+
+async def test_an_answer_that_is_not_legal_is_refused_and_the_request_stays_open() -> None:
+    game = Game(PRESETS["standard"], 3)
+    seat = game.current_player
+    assert seat is not None
+    bot, view = _seat_bot(game, seat, 30.0)
+    acting = asyncio.create_task(bot.act(game.observation_for(seat)))
+    await asyncio.sleep(0)
+    assert view.request is not None
+    request_id = view.request["request_id"]
+    with pytest.raises(ValueError, match="not legal"):
+        bot.answer(request_id, PlayCard(1))  # a card in the auction
+    assert view.request is not None and view.request["request_id"] == request_id
+    assert "not legal" in view.rejected
+    with pytest.raises(ValueError, match="no such request"):
+        bot.answer(request_id + 1, Pass())
+    bot.answer(request_id, Pass())
+    assert await acting == Pass()
     assert view.request is None
-    illegal = bot_service_pb2.ActionRejected(
-        table_id="t", request_id=7, reason=bot_service_pb2.REJECTION_REASON_ILLEGAL_ACTION
-    )
-    view.rejected_reply(illegal)
-    assert view.request is not None and view.request["request_id"] == 7
-    view.answered()
-    late = bot_service_pb2.ActionRejected(
-        table_id="t", request_id=7, reason=bot_service_pb2.REJECTION_REASON_LATE, message="late"
-    )
-    view.rejected_reply(late)
-    assert view.request is None and view.rejected == "late"
+
+
+async def test_a_request_left_to_run_out_gives_no_answer_and_the_clocks_move_is_marked() -> None:
+    game = Game(PRESETS["standard"], 3)
+    seat = game.current_player
+    assert seat is not None
+    bot, view = _seat_bot(game, seat, ANSWER_MARGIN_S + 0.1)
+    with pytest.raises(NoAnswer):
+        await bot.act(game.observation_for(seat))
+    assert view.request is not None  # open on the page until the server's clock plays
+    with pytest.raises(ValueError, match="too late"):
+        bot.answer(view.request["request_id"], Pass())
+    sent = game.events_since(0)[-1].seq
+    game.apply(Pass())
+    for event in game.events_since(sent):
+        bot.on_event(convert.event_to_proto(event, game.ruleset, seat))
+    assert view.request is None
+    assert view.steps[-1]["auto"] is True

@@ -1,13 +1,13 @@
 """Human seats: a person at a new table with bots, over the same protocol and rules as a bot.
 
-Each human seat is a bot session of its own: a real ``BotService.Connect`` stream from the web
-server to the game server, with the person's name in its ``Hello`` and, as its token, a seat key
-the server issued for the seat's table (in token mode, once the person's own token has been
-checked): the server seats that session at that table alone and ends it with the game. It seats it
-like any bot, sends it only what that seat may see, applies the table's clock
-to it (the late policy plays or forfeits for a person who walks away) and records the game in an
-ordinary replay. The page talks to this web session, never to the table: a reload finds the
-session as it was (the stream to the game server does not notice).
+Each human seat is a bot session of its own: an SDK session (``rookery.client``) from the web
+server to the game server whose bot, :class:`SeatBot`, asks the page for every move. It connects
+under the person's name with, as its token, a seat key the server issued for the seat's table (in
+token mode, once the person's own token has been checked): the server seats that session at that
+table alone and ends it with the game. It seats it like any bot, sends it only what that seat may
+see, applies the table's clock to it (the late policy plays or forfeits for a person who walks
+away) and records the game in an ordinary replay. The page talks to this web session, never to
+the table: a reload finds the session as it was, and the SDK resumes a dropped stream.
 
 The bots at the table are any connected bot (by name) or a reference bot launched for the table
 as a process of its own (``rookery bot run``, open mode only: in token mode a launched bot would
@@ -23,15 +23,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import grpc
 import structlog
+from rookery.client import ClientError, arun_bot
 from rookery.engine import PRESETS, Ruleset, RulesetError, parse_action
-from rookery.server import RookeryServer
-from rookery.v1 import bot_service_pb2, bot_service_pb2_grpc
-from rookery.wire import convert
+from rookery.server import RookeryServer, TableSpec, TimeControl
+from rookery.wire.convert import termination_name
 
 from ._launched import REFERENCE_BOTS, WarmBots, launch, stop_processes
 from ._seat import SeatView
+from ._seat_bot import SeatBot
 
 __all__ = ["REFERENCE_BOTS", "HumanSeat", "HumanSeatError", "HumanSeats", "SeatRequest"]
 
@@ -48,6 +48,8 @@ MAX_HUMAN_SEATS = 32
 MAX_LAUNCHED_BOTS = 24
 MAX_COMPARISONS = 3
 KEPT_FINISHED_SEATS = 256
+#: How long the seat's session may take to be welcomed by the game server.
+_WELCOME_TIMEOUT_S = 15.0
 
 
 class HumanSeatError(Exception):
@@ -115,17 +117,16 @@ class HumanSeat:
     name: str
     view: SeatView = field(default_factory=SeatView)
     changed: asyncio.Event = field(default_factory=asyncio.Event)
-    _outgoing: asyncio.Queue[bot_service_pb2.ConnectRequest | None] = field(
-        default_factory=asyncio.Queue
-    )
-    _task: asyncio.Task[None] | None = None
+    bot: SeatBot | None = None
+    """The seat's SDK bot (its session's one table)."""
+    _task: asyncio.Task[Any] | None = None
     _processes: list[asyncio.subprocess.Process] = field(default_factory=list)
     launched: list[str] = field(default_factory=list)
     """The names of the reference bots launched for this seat's tables."""
     request: SeatRequest | None = None
     comparisons: list[JSON] = field(default_factory=list)
     seat_key: str = ""
-    """The server's seat key binding the seat's session to its table alone (its Hello.token)."""
+    """The server's seat key binding the seat's session to its table alone (its token)."""
 
     def notify(self) -> None:
         """Wake every page waiting for a change (the event is replaced for the next one)."""
@@ -133,22 +134,14 @@ class HumanSeat:
         self.changed = asyncio.Event()
 
     def act(self, request_id: int, text: str) -> None:
-        """Send the person's action for the open request (the server decides if it is legal)."""
+        """The person's action for the open request (checked against what is legal now)."""
         request = self.view.request
-        if request is None or request["request_id"] != request_id:
+        if self.bot is None or request is None or request["request_id"] != request_id:
             raise HumanSeatError("no such request is open: the page is behind, reload it")
         try:
-            action = parse_action(text)
+            self.bot.answer(request_id, parse_action(text))
         except ValueError as error:
             raise HumanSeatError(str(error)) from None
-        reply = bot_service_pb2.ActionReply(
-            table_id=self.view.table_id,
-            request_id=request_id,
-            action=convert.action_to_proto(action),
-        )
-        self._outgoing.put_nowait(bot_service_pb2.ConnectRequest(action_reply=reply))
-        self.view.answered()
-        self.notify()
 
 
 class HumanSeats:
@@ -254,15 +247,10 @@ class HumanSeats:
         # and ends with its game: no other table (a waiting one, or one made through the
         # ArenaService naming the person's public session name) can ever take it.
         seat.seat_key = self.server.issue_seat_key(name, table_id)
-        welcomed: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-        seat._task = asyncio.get_running_loop().create_task(
-            self._session(seat, seat.seat_key, welcomed)
-        )
+        seat.bot = SeatBot(seat.view, seat.notify, self._clock_of, self._ending_of)
+        seat._task = asyncio.get_running_loop().create_task(self._session(seat))
         try:
-            await asyncio.wait_for(asyncio.shield(welcomed), 15.0)
-        except TimeoutError:
-            await self._close(seat)
-            raise HumanSeatError("the game server did not answer the seat's Hello") from None
+            await self._welcomed(seat, _WELCOME_TIMEOUT_S)
         except HumanSeatError:
             await self._close(seat)
             raise
@@ -270,8 +258,6 @@ class HumanSeats:
         self.seats[seat.seat_id] = seat
         try:
             seat_bots = await self._seat_bots(seat, request.bots, request.seat, "")
-            from rookery.server import TableSpec, TimeControl
-
             action_ms = int(request.action_s * 1000)
             await self.server.create_table(
                 TableSpec(
@@ -353,8 +339,6 @@ class HumanSeats:
             raise HumanSeatError("a comparison comes after the game")
         if len(seat.comparisons) >= MAX_COMPARISONS:
             raise HumanSeatError(f"at most {MAX_COMPARISONS} comparisons a game")
-        from rookery.server import TableSpec, TimeControl
-
         replay = self.server.replay(seat.view.table_id)
         number = len(seat.comparisons)
         bots = list(request.bots)
@@ -375,95 +359,67 @@ class HumanSeats:
         log.info("comparison started", seat_id=seat.seat_id, table=table_id, bot=bot)
         return comparison
 
-    async def _session(self, seat: HumanSeat, token: str, welcomed: asyncio.Future[str]) -> None:
-        """The seat's bot session: Hello, then every message into the view until the game ends."""
-        view = seat.view
+    async def _session(self, seat: HumanSeat) -> None:
+        """The seat's SDK session: one game at one table, then its launched bots are stopped."""
+        assert seat.bot is not None
+        bot = seat.bot
         try:
-            async with grpc.aio.insecure_channel(self.server.target) as channel:
-                call = bot_service_pb2_grpc.BotServiceStub(channel).Connect()
-                hello = bot_service_pb2.Hello(
-                    name=seat.name, token=token, max_tables=1, client="rookery-web/human-seat"
-                )
-                await call.write(bot_service_pb2.ConnectRequest(hello=hello))
-                first = await call.read()
-                if first is grpc.aio.EOF or not first.HasField("welcome"):
-                    raise HumanSeatError("the game server ended the session before its Welcome")
-                welcomed.set_result(first.welcome.session_id)
-                idle_ms = first.welcome.idle_timeout_ms
-                writer = asyncio.create_task(self._write_loop(seat, call, idle_ms))
-                try:
-                    await self._read_loop(seat, call)
-                finally:
-                    # The session ends with its game: no other table may be given it.
-                    writer.cancel()
-                    with contextlib.suppress(asyncio.CancelledError, Exception):
-                        await writer
-                    call.cancel()
+            await arun_bot(
+                lambda: bot,
+                self.server.target,
+                token=seat.seat_key,
+                name=seat.name,
+                max_tables=1,
+                sessions=1,
+                games=1,
+                retry_rejected=False,  # the page's answers are checked before they are sent
+                connect_timeout_s=_WELCOME_TIMEOUT_S,
+                defer_events=False,  # the person watches the other seats play, move by move
+            )
+            if seat.view.status != "finished":
+                seat.view.failed("the game server closed the seat's session")
             await stop_processes(seat._processes, wait_s=10.0)  # they stop after their one game
-        except grpc.aio.AioRpcError as error:
-            message = f"{error.code().name}: {error.details()}"
-            if not welcomed.done():
-                welcomed.set_exception(HumanSeatError(message))
-            else:
-                view.failed(message)
-        except HumanSeatError as error:
-            if not welcomed.done():
-                welcomed.set_exception(error)
-            else:
-                view.failed(str(error))
-        except asyncio.CancelledError:
-            if not welcomed.done():
-                welcomed.cancel()
-            raise
+        except ClientError as error:
+            seat.view.failed(str(error))
         except Exception as error:  # a bug here must not leave the page waiting forever
             log.exception("human seat session failed", seat_id=seat.seat_id)
-            if not welcomed.done():
-                welcomed.set_exception(HumanSeatError(f"the seat's session failed: {error}"))
-            else:
-                view.failed(f"the seat's session failed: {error}")
+            seat.view.failed(f"the seat's session failed: {error}")
         finally:
             seat.notify()
 
-    async def _read_loop(self, seat: HumanSeat, call: Any) -> None:
-        view = seat.view
-        while True:
-            message = await call.read()
-            if message is grpc.aio.EOF:
-                if view.status != "finished":
-                    view.failed("the game server closed the seat's session")
-                return
-            messages = list(message.batch.messages) if message.HasField("batch") else [message]
-            for item in messages:
-                kind = item.WhichOneof("message")
-                if kind == "table_joined":
-                    view.joined(item.table_joined)
-                elif kind == "event":
-                    view.event(item.event.event)
-                elif kind == "action_request":
-                    view.requested(item.action_request)
-                elif kind == "action_rejected":
-                    view.rejected_reply(item.action_rejected)
-                elif kind == "table_finished":
-                    view.finished(item.table_finished)
-                elif kind == "table_snapshot":
-                    view.joined(item.table_snapshot.table)
-            seat.notify()
-            if view.status == "finished":
-                return
+    async def _welcomed(self, seat: HumanSeat, timeout_s: float) -> None:
+        """Wait until the game server holds the seat's session (its key's one session);
+        ``HumanSeatError`` with the server's reason if the session ended first."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_s
+        while not any(
+            s.launch_key == seat.seat_key for s in self.server.sessions.get(seat.name, ())
+        ):
+            task = seat._task
+            if task is None or task.done():
+                raise HumanSeatError(seat.view.error or "the seat's session ended before its game")
+            if loop.time() > deadline:
+                raise HumanSeatError("the game server did not answer the seat's Hello")
+            await asyncio.sleep(0.01)
 
-    async def _write_loop(self, seat: HumanSeat, call: Any, idle_ms: int) -> None:
-        """The person's replies, and a Ping when otherwise silent (the server's idle rule)."""
-        interval = max(1.0, idle_ms / 3000) if idle_ms > 0 else 30.0
-        nonce = 0
-        while True:
-            try:
-                message = await asyncio.wait_for(seat._outgoing.get(), interval)
-            except TimeoutError:
-                nonce += 1
-                message = bot_service_pb2.ConnectRequest(ping=bot_service_pb2.Ping(nonce=nonce))
-            if message is None:
-                return
-            await call.write(message)
+    def _clock_of(self, table_id: str) -> JSON:
+        """The time control of a table the server holds, as the seat's page shows it."""
+        table = self.server.tables.get(table_id)
+        clock = table.time_control if table is not None else TimeControl()
+        return {
+            "action_ms": clock.action_ms,
+            "bank_ms": clock.bank_ms,
+            "late_policy": clock.late_policy.name,
+            "strike_limit": clock.strike_limit,
+        }
+
+    def _ending_of(self, table_id: str) -> tuple[str, str] | None:
+        """Why a finished table's game ended (``FORFEIT_STRIKES``, ...) and the server's detail."""
+        table = self.server.tables.get(table_id)
+        outcome = table.outcome if table is not None else None
+        if outcome is None:
+            return None
+        return termination_name(outcome.termination), outcome.detail
 
     async def _close(self, seat: HumanSeat) -> None:
         if seat.seat_key:

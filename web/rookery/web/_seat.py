@@ -1,8 +1,8 @@
 """What one seat may know, built from that seat's own protocol messages and nothing else.
 
-A human seat's page is drawn from a :class:`SeatView`: it is fed the messages the server sends
-the seat's session (``TableJoined``, ``TableEvent`` in the seat's view, ``ActionRequest``,
-``ActionRejected``, ``TableFinished``), so it can hold no card the server did not show that seat:
+A human seat's page is drawn from a :class:`SeatView`: it is fed what the seat's SDK session
+hands its bot (the table joined, each event in the seat's view, each observation with its legal
+actions, the game's result), so it can hold no card the server did not show that seat:
 its own hand (from ``HandDealt.your_cards``), the nest and the buried cards if it took the nest,
 the cards played, and each hand's reveal once the hand is scored. Hidden information is the
 server's to enforce; this module only draws what came.
@@ -13,11 +13,12 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from rookery.engine import Ruleset, card_name, cards_of
-from rookery.v1 import bot_service_pb2, events_pb2, table_pb2
+from rookery.client import Table
+from rookery.engine import GameResult, LegalActions, Observation, Ruleset, card_name, cards_of
+from rookery.v1 import events_pb2
 from rookery.wire import convert
 
-from ._model import game_result_json, hand_result_json, ruleset_json, termination_name
+from ._model import game_result_json, hand_result_json, ruleset_json
 
 __all__ = ["SeatView"]
 
@@ -67,7 +68,6 @@ class SeatView:
         self.scores: list[int] = []
         self.previous: JSON | None = None
         self.request: JSON | None = None
-        self._answered: JSON | None = None
         self.rejected = ""
         self.result: JSON | None = None
         self.last_seq = 0
@@ -78,25 +78,18 @@ class SeatView:
 
     # Messages ---------------------------------------------------------------------------------
 
-    def joined(self, joined: bot_service_pb2.TableJoined) -> None:
-        """``TableJoined``: the table, the seat, the rules and who sits where."""
-        self.table_id = joined.table_id
-        self.seat = joined.seat
-        self.ruleset = convert.ruleset_from_proto(joined.ruleset)
+    def joined(self, table: Table, clock: JSON) -> None:
+        """The table joined: its id, the seat, the rules and who sits where; ``clock``: the
+        table's time control (``action_ms``, ``bank_ms``, ``late_policy``, ``strike_limit``)."""
+        self.table_id = table.table_id
+        self.seat = table.seat
+        self.ruleset = table.ruleset
         self.seats = [
             {"seat": s.seat, "side": s.side, "name": s.bot_name, "version": s.bot_version}
-            for s in joined.seats
+            for s in table.seats
         ]
-        clock = joined.time_control
-        self.clock = {
-            "action_ms": clock.action_ms,
-            "bank_ms": clock.bank_ms,
-            "late_policy": table_pb2.LatePolicy.Name(clock.late_policy).removeprefix(
-                "LATE_POLICY_"
-            ),
-            "strike_limit": clock.strike_limit,
-        }
-        self.scores = [0] * self.ruleset.num_sides
+        self.clock = dict(clock)
+        self.scores = [0] * table.ruleset.num_sides
         self.status = "playing"
         self._changed()
 
@@ -189,10 +182,16 @@ class SeatView:
             "result": scored["result"] if scored else None,
         }
 
-    def requested(self, request: bot_service_pb2.ActionRequest) -> None:
-        """``ActionRequest``: the seat is to act; its observation is the authority on its hand."""
-        observation = convert.observation_from_proto(request.observation)
-        legal = convert.legal_actions_from_proto(request.legal_actions)
+    def requested(
+        self,
+        request_id: int,
+        observation: Observation,
+        legal: LegalActions,
+        deadline_ms: int,
+        bank_ms: int,
+    ) -> None:
+        """The seat is to act (request ``request_id``, ``deadline_ms`` of action time and
+        ``bank_ms`` of bank left); its observation is the authority on its hand."""
         self.hand = observation.hand
         if observation.nest:
             self.nest = observation.nest
@@ -208,48 +207,33 @@ class SeatView:
             offer.update(cards=_sorted_cards(legal.call_from))
         elif phase == "PLAY":
             offer.update(cards=_sorted_cards(legal.play))
-        self._answered = None
         self.request = {
-            "request_id": request.request_id,
+            "request_id": request_id,
             "offer": offer,
-            "deadline_ms": request.deadline_ms,
-            "bank_ms": request.bank_ms,
+            "deadline_ms": deadline_ms,
+            "bank_ms": bank_ms,
             "received_at": time.time(),
         }
         self.rejected = ""
         self._changed()
 
     def answered(self) -> None:
-        """The seat's reply went out: no request is open until the server sends the next (or
-        refuses the reply, which reopens it)."""
-        self._answered = self.request
+        """The seat's reply went out: no request is open until the server sends the next."""
         self.request = None
         self._changed()
 
-    def rejected_reply(self, rejected: bot_service_pb2.ActionRejected) -> None:
-        """``ActionRejected``: the server refused a reply. Unless it came too late (the clock has
-        answered for the seat) or the game is over, the request stays open: offer it again."""
-        self.rejected = rejected.message
-        answered = self._answered
-        reopen = rejected.reason not in (
-            bot_service_pb2.REJECTION_REASON_LATE,
-            bot_service_pb2.REJECTION_REASON_GAME_OVER,
-        )
-        if reopen and answered is not None and answered["request_id"] == rejected.request_id:
-            self.request = answered
-        if rejected.reason == bot_service_pb2.REJECTION_REASON_LATE:
-            # The reply came after the clock had played for the seat: that move was the server's.
-            mine = [s for s in self.steps if s.get("seat") == self.seat and s["type"] in _KINDS]
-            if mine:
-                mine[-1]["auto"] = True
+    def refused(self, message: str) -> None:
+        """The person's answer was not legal: the request stays open, with why it was not."""
+        self.rejected = message
         self._changed()
 
-    def finished(self, finished: bot_service_pb2.TableFinished) -> None:
-        """``TableFinished``: the game is over."""
-        result = game_result_json(convert.game_result_from_proto(finished.result))
-        result["reason_name"] = termination_name(finished.result.reason)
-        result["detail"] = finished.result.detail
-        self.result = result
+    def finished(self, result: GameResult, reason_name: str, detail: str) -> None:
+        """The game is over: its result, why it ended (``FORFEIT_STRIKES``, ...) and the
+        server's detail."""
+        shown = game_result_json(result)
+        shown["reason_name"] = reason_name
+        shown["detail"] = detail
+        self.result = shown
         self.request = None
         self.status = "finished"
         if any(s["type"] == "scored" for s in self.steps):

@@ -142,6 +142,8 @@ class _OpenRequest:
     legal: LegalActions
     sent: Action | None = None
     retried: bool = False
+    asked_at: float = 0.0
+    """When the request came (``time.monotonic()``), for a bot that thinks into its bank."""
 
 
 @dataclass(slots=True)
@@ -157,6 +159,8 @@ class _TableState:
     log: Any = None
     table_field: bytes = b""
     """The table's encoded ``ActionReply.table_id`` (each reply starts with it)."""
+    bank_ms: int = -1
+    """The seat's time bank left, kept for a bot that ``uses_bank`` (-1: it does not)."""
 
 
 def _hooks_of(bot: Bot) -> dict[Phase, Callable[[Observation], Any]]:
@@ -580,6 +584,7 @@ class Session:
             wants_events=type(bot).on_event is not Bot.on_event,
             log=table_log,
             table_field=table_id_field(table.table_id),
+            bank_ms=table.bank_ms if bot.uses_bank else -1,
         )
         self._tables[table.table_id] = state
         table_log.info("joined table", ruleset=table.ruleset.name, game_number=table.game_number)
@@ -682,7 +687,8 @@ class Session:
         if state is None:
             self._log.warning("request for an unknown table", table_id=request.table_id)
             return
-        deadline = time.monotonic() + request.deadline_ms / 1000
+        asked_at = time.monotonic()
+        deadline = asked_at + (request.deadline_ms + max(0, state.bank_ms)) / 1000
         if isinstance(request, Request):  # read from its bytes (the usual case)
             observation, legal = request.observation, request.legal
         else:
@@ -695,7 +701,7 @@ class Session:
             except WireError:
                 state.log.exception("unreadable action request; the server's clock will run out")
                 return
-        open_request = _OpenRequest(request.request_id, observation, legal)
+        open_request = _OpenRequest(request.request_id, observation, legal, asked_at=asked_at)
         state.request = open_request
         bot = state.bot
         bot.deadline = deadline
@@ -813,6 +819,10 @@ class Session:
         action: Action,
         fallback: str | None = None,
     ) -> None:
+        if state.bank_ms > 0 and open_request.sent is None:
+            # The server takes the time past the action time off the bank, as here.
+            over_ms = (time.monotonic() - open_request.asked_at) * 1000 - state.table.action_ms
+            state.bank_ms = max(0, state.bank_ms - max(0, int(over_ms)))
         open_request.sent = action
         reply = reply_bytes(
             state.table_field,
