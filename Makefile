@@ -22,12 +22,6 @@ NATIVE_SOURCES := $(filter-out %/__init__.py %/_build.py,$(wildcard engine/rooke
 # The compiled playout model of the search bots (clients/python/compile_playouts.py).
 PLAYOUT_STAMP := clients/python/rookery/client/bots/_native.json
 PLAYOUT_SOURCES := $(addprefix clients/python/rookery/client/bots/,_play.py _simulate.py _solve.py)
-# The compiled wire hot path: engine <-> proto conversion and hand-made bytes (wire/compile_wire.py).
-WIRE_NATIVE_STAMP := wire/rookery/wire/_native.json
-WIRE_NATIVE_SOURCES := $(addprefix wire/rookery/wire/,convert.py protobytes.py)
-# The compiled hot path of the SDK: a bot session's reads and replies (clients/python/compile_client.py).
-CLIENT_NATIVE_STAMP := clients/python/rookery/client/_native.json
-CLIENT_NATIVE_SOURCES := $(addprefix clients/python/rookery/client/,_decoding.py _encoding.py _session.py)
 PYTEST_ARGS ?=
 # The suite runs on this many pytest-xdist worker processes (one per core of a 2-core machine);
 # PYTEST_WORKERS=0 runs it in one process.
@@ -66,7 +60,7 @@ system-deps: ## install the test suites' missing Debian packages (apt-get as roo
 
 # No system package: Python 3.11+ is all it needs (the compiled builds need a C compiler and
 # Python's headers, else the pure modules are used; buf needs npm, else `make lint` installs it).
-setup: $(SETUP_STAMP) $(PROTO_STAMP) $(NATIVE_STAMP) $(WIRE_NATIVE_STAMP) $(PLAYOUT_STAMP) $(CLIENT_NATIVE_STAMP) $(CORE_STAMP) ## create .venv, install, generate the stubs, compile the hot paths (engine, wire, playouts, SDK) and the native core
+setup: $(SETUP_STAMP) $(PROTO_STAMP) $(NATIVE_STAMP) $(PLAYOUT_STAMP) $(CORE_STAMP) ## create .venv, install, generate the stubs, compile the hot paths (engine, playouts) and the native core
 	@if command -v npm >/dev/null; then $(MAKE) --no-print-directory $(NODE_STAMP); \
 	else echo "setup: no npm on PATH: make lint's buf needs Node 20+ (the rest is ready)" >&2; fi
 
@@ -103,14 +97,6 @@ $(NATIVE_STAMP): $(NATIVE_SOURCES) engine/compile_engine.py engine/native_build.
 $(PLAYOUT_STAMP): $(PLAYOUT_SOURCES) clients/python/compile_playouts.py engine/native_build.py engine/native_cache.py $(SETUP_STAMP) $(PROTO_STAMP)
 	$(PY) clients/python/compile_playouts.py
 
-# Likewise the wire layer's hot modules (they import the engine and the stubs).
-$(WIRE_NATIVE_STAMP): $(WIRE_NATIVE_SOURCES) wire/compile_wire.py engine/native_build.py engine/native_cache.py $(SETUP_STAMP) $(PROTO_STAMP) $(NATIVE_STAMP)
-	$(PY) wire/compile_wire.py
-
-# Likewise the SDK's session (it imports the engine, the wire layer and the stubs).
-$(CLIENT_NATIVE_STAMP): $(CLIENT_NATIVE_SOURCES) clients/python/compile_client.py engine/native_build.py engine/native_cache.py $(SETUP_STAMP) $(PROTO_STAMP) $(NATIVE_STAMP) $(WIRE_NATIVE_STAMP)
-	$(PY) clients/python/compile_client.py
-
 # The native core: a release build (cargo's cache in build/core-target; about 20 s of CPU from
 # scratch), installed as a wheel. Without a Rust toolchain, or when the build fails, it says so
 # once and the pure engine is used (it is then retried each time; the core's tests fail where
@@ -134,13 +120,15 @@ $(NODE_STAMP): package.json package-lock.json
 
 proto: $(PROTO_STAMP) ## regenerate the Python stubs from proto/
 
-$(PROTO_STAMP): $(PROTO_FILES) $(SETUP_STAMP)
+# The stubs, and the field numbers of every message for the hand-made codecs (rookery.wire.fastpath).
+$(PROTO_STAMP): $(PROTO_FILES) wire/generate_field_numbers.py $(SETUP_STAMP)
 	rm -rf gen/python && mkdir -p gen/python
 	$(PY) -m grpc_tools.protoc -I proto \
 	  --python_out=gen/python --grpc_python_out=gen/python \
 	  --plugin=protoc-gen-mypy=$(BIN)/protoc-gen-mypy --mypy_out=gen/python \
 	  --plugin=protoc-gen-mypy_grpc=$(BIN)/protoc-gen-mypy_grpc --mypy_grpc_out=gen/python \
 	  $(PROTO_FILES)
+	$(PY) wire/generate_field_numbers.py proto gen/python
 	@touch $@
 
 demo: setup ## the main job: a demo tournament of the reference bots, with ratings and a report
@@ -190,8 +178,7 @@ soak: setup ## a bounded soak: 2,000 games or ten minutes, throughput and server
 clean: ## remove the venv, generated code and caches
 	$(PYTHON) engine/compile_engine.py --clean
 	$(PYTHON) clients/python/compile_playouts.py --clean
-	$(PYTHON) wire/compile_wire.py --clean
-	$(PYTHON) clients/python/compile_client.py --clean
-	@# What the server's mypyc build (removed) left in a clone set up before.
-	rm -f server/rookery/server/*.so server/rookery/server/_native.json
+	@# What the server's, the wire layer's and the SDK's mypyc builds (removed) left in a clone set up before.
+	rm -f server/rookery/server/*.so server/rookery/server/_native.json wire/rookery/wire/*.so \
+	  wire/rookery/wire/_native.json clients/python/rookery/client/*.so clients/python/rookery/client/_native.json
 	rm -rf $(VENV) gen node_modules .mypy_cache .ruff_cache .pytest_cache build/engine-native build/playouts-native build/wire-native build/client-native build/server-native build/core-target build/core-wheel

@@ -1,4 +1,5 @@
-"""A hatch build hook: the gRPC stubs (``rookery.v1``) generated from ``proto/`` into every build.
+"""A hatch build hook: the gRPC stubs (``rookery.v1``) generated from ``proto/`` into every build
+(with ``rookery.v1.field_numbers``, the field numbers of the hand-made codecs).
 
 The generated code is not committed (``make proto`` writes it to ``gen/python`` for the editable
 install). A wheel or an sdist built from a clean clone would miss it and install a ``rookery``
@@ -46,6 +47,12 @@ class GeneratedStubsHook(BuildHookInterface):  # type: ignore[type-arg]
         done = subprocess.run(command, capture_output=True, text=True, check=False)
         if done.returncode != 0:
             raise RuntimeError(f"protoc failed:\n{done.stdout}{done.stderr}")
+        # The field numbers of the hand-made codecs (rookery/v1/field_numbers.py), as `make proto`.
+        generator = root / "wire" / "generate_field_numbers.py"
+        command = [sys.executable, str(generator), str(root / "proto"), str(self._output)]
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            raise RuntimeError(f"{generator.name} failed:\n{done.stdout}{done.stderr}")
         prefix = "" if self.target_name == "wheel" else "gen/python/"
         for path in sorted(self._output.rglob("*.py")):
             relative = path.relative_to(self._output).as_posix()

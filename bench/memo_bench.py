@@ -12,8 +12,9 @@ import timeit
 from collections.abc import Callable
 
 from rookery.engine import PRESETS, Bid, Game, PlayCard
-from rookery.v1 import actions_pb2
-from rookery.wire import convert, protobytes, replay
+from rookery.v1 import field_numbers
+from rookery.wire import convert
+from rookery.wire.fastpath import _protobuf, _replays, _requests
 
 REPEAT, NUMBER = 5, 20_000
 
@@ -57,27 +58,25 @@ def main() -> int:
         return convert.trick_from_proto(trick)
 
     compare("trick_read", lambda: convert.trick_from_proto(trick), decode_trick)
-    scalar = protobytes.scalar_field(actions_pb2.Observation, "high_bid")
+    scalar = _protobuf.scalar_field(field_numbers.Observation.HIGH_BID)
     encode = scalar._compute  # what a miss computes
     assert encode is not None
     compare("scalar_field", lambda: scalar[120], lambda: encode(120))
     values = (120, 35, 0, 65)
     compare(
         "packed_field",
-        lambda: protobytes.packed_field(9, values),
-        lambda: protobytes._packed((9, values)),
+        lambda: _protobuf.packed_field(field_numbers.Observation.SCORES, values),
+        lambda: _protobuf._packed((field_numbers.Observation.SCORES, values)),
     )
-    from rookery.server import _encoding
-
     compare(
         "auction_entry",
-        lambda: _encoding._AUCTION_ENTRIES[2, 120],
-        lambda: _encoding._auction_entry((2, 120)),
+        lambda: _requests._AUCTION_ENTRIES[2, 120],
+        lambda: _requests._auction_entry((2, 120)),
     )
     played = PlayCard(17)
     compare(
         "replay_action",
-        lambda: replay._action_bytes(played),
+        lambda: _replays._ACTION_BYTES[played],
         lambda: convert.action_to_proto(played).SerializeToString(),
     )
     return 0

@@ -48,20 +48,13 @@ def version() -> str:
 
 
 class _VersionAction(argparse.Action):
-    """``--version``: the version and which builds run (the SDK's read only when asked: it
-    imports gRPC, which no other option needs)."""
+    """``--version``: the version and which build of the engine runs."""
 
     def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
         super().__init__(option_strings, dest, nargs=0, help="show the version and the builds")
 
     def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
-        from rookery.client import client_build
-        from rookery.wire import wire_build
-
-        print(
-            f"rookery {version()} (engine: {build_info()}; wire: {wire_build()}; "
-            f"SDK: {client_build()})"
-        )
+        print(f"rookery {version()} (engine: {build_info()})")
         parser.exit()
 
 

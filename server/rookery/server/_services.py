@@ -23,10 +23,10 @@ from rookery.v1 import (
 )
 from rookery.wire import convert
 from rookery.wire.errors import MalformedMessageError
+from rookery.wire.fastpath import batch_bytes, serialize_response
 
 from ._backends import abort, bearer, league_call, tournament_call
 from ._decoding import malformed_detail
-from ._encoding import batch_bytes, serialize_response
 from ._errors import (
     InvalidBotNameError,
     ServerStoppingError,
@@ -144,7 +144,7 @@ def _canceller(context: grpc.aio.ServicerContext) -> Callable[[], None]:
 
 
 def add_bot_service(servicer: BotServicer, server: grpc.aio.Server) -> None:
-    """Registers BotService; its responses may be bytes encoded once (see ``_encoding``)."""
+    """Registers BotService; its responses may be bytes encoded once (``rookery.wire.fastpath``)."""
     handlers = {
         "Connect": grpc.stream_stream_rpc_method_handler(
             servicer.Connect,

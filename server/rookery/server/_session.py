@@ -177,7 +177,7 @@ class Session:
 
     def send_encoded(self, message: bytes) -> None:
         """Queues an encoded ConnectResponse for the stream (the hot path's, see
-        ``_encoding``); a full queue disconnects the session (it is stuck)."""
+        ``rookery.wire.fastpath``); a full queue disconnects the session (it is stuck)."""
         queue = self._queue
         if queue is None or self._stuck:
             return

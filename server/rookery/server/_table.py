@@ -29,10 +29,10 @@ from rookery.v1 import (
     table_pb2,
 )
 from rookery.wire import convert
+from rookery.wire.fastpath import RequestEncoder
 from rookery.wire.replay import ActionOutcome, ReplayBuilder
 
 from ._cpu_clock import CpuMarks, cpu_used_ms, cpu_wait_s, cpu_wall_ms
-from ._encoding import RequestEncoder
 from ._ports import SeatChannel, TableHooks
 from ._replies import BotReply, Rejection, RejectionReason
 from ._seats import OpenRequest, RequestEnd, SeatState

@@ -13,14 +13,14 @@ from typing import Any
 from rookery.engine import EventBase, Forfeit, Game, Ruleset
 from rookery.v1 import events_pb2, spectator_service_pb2
 from rookery.wire import convert
-
-from ._encoding import (
+from rookery.wire.fastpath import (
     event_element,
     event_message,
     events_message,
     public_event_element,
     table_event_prefix,
 )
+
 from ._ports import SeatChannel
 from ._seats import SeatState
 from ._watchers import Watcher

@@ -21,7 +21,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from enum import Enum
 from typing import Any, TypeAlias, TypeVar
 
@@ -90,7 +90,6 @@ from rookery.v1 import (
     table_pb2,
 )
 
-from . import protobytes
 from .errors import MalformedMessageError
 from .memo import BoundedMemo
 
@@ -102,8 +101,6 @@ __all__ = [
     "SeatAssignment",
     "action_from_proto",
     "action_to_proto",
-    "card_field_elements",
-    "card_field_encoder",
     "card_from_proto",
     "card_masks_to_proto",
     "card_to_proto",
@@ -159,8 +156,6 @@ _CARD_BY_KEY: dict[tuple[int, int, int], int] = {key: card for card, key in enum
 _CARD_PROTOS: tuple[cards_pb2.Card, ...] = tuple(
     cards_pb2.Card(suit=_Suit(suit), rank=rank, rook=rook) for suit, rank, rook in _CARD_KEYS
 )
-_CARD_BYTES = tuple(card.SerializeToString() for card in _CARD_PROTOS)
-"""Each card's ``Card`` message encoded, by engine index."""
 _SUIT_NAMES = {value.number: value.name for value in cards_pb2.Suit.DESCRIPTOR.values}
 
 
@@ -203,18 +198,6 @@ def cards_to_proto(mask: int) -> list[cards_pb2.Card]:
 
 def _fill_cards(target: RepeatedCompositeFieldContainer[cards_pb2.Card], mask: int) -> None:
     target.extend(_CARD_PROTOS[card] for card in cards_of(mask))
-
-
-def card_field_elements(message: Any, name: str) -> tuple[bytes, ...]:
-    """Each card, encoded as one element of the repeated (or single) card field ``name`` of the
-    message class ``message``, by engine index (see ``protobytes.card_field_elements``)."""
-    return protobytes.card_field_elements(message, name, _CARD_BYTES)
-
-
-def card_field_encoder(message: Any, name: str) -> Callable[[int], bytes]:
-    """The encoder of the repeated card field ``name`` of the message class ``message``: a card
-    mask's cards as that field's elements (see ``protobytes.card_field_encoder``)."""
-    return protobytes.card_field_encoder(message, name, _CARD_BYTES)
 
 
 def mask_from_proto(cards: Iterable[cards_pb2.Card], field: str = "cards") -> int:
@@ -759,17 +742,12 @@ def _completed_tricks_from_proto(
 
 def deal_to_proto(deal: Deal) -> results_pb2.Deal:
     """The proto ``Deal``: every seat's hand, the nest and the dead pile as dealt."""
-    return results_pb2.Deal.FromString(deal_bytes(deal))
-
-
-def deal_bytes(deal: Deal) -> bytes:
-    """``deal_to_proto(deal).SerializeToString()``, assembled from encoded cards (a replay
-    holds two deals a hand)."""
-    field = protobytes.field
-    parts = [field(_DEAL_HANDS, _CARD_LIST_CARDS(hand)) for hand in deal.hands]
-    parts.append(_DEAL_NEST(deal.nest))
-    parts.append(_DEAL_DEAD(deal.dead))
-    return b"".join(parts)
+    message = results_pb2.Deal()
+    for hand in deal.hands:
+        _fill_cards(message.hands.add().cards, hand)
+    _fill_cards(message.nest, deal.nest)
+    _fill_cards(message.dead, deal.dead)
+    return message
 
 
 def deal_from_proto(message: results_pb2.Deal, field: str = "deal") -> Deal:
@@ -1066,9 +1044,3 @@ def event_to_proto(
     else:
         raise TypeError(f"not an engine event: {event!r}")
     return message
-
-
-_DEAL_HANDS = protobytes.field_number(results_pb2.Deal, "hands")
-_CARD_LIST_CARDS = card_field_encoder(results_pb2.CardList, "cards")
-_DEAL_NEST = card_field_encoder(results_pb2.Deal, "nest")
-_DEAL_DEAD = card_field_encoder(results_pb2.Deal, "dead")

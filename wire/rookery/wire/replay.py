@@ -48,11 +48,10 @@ from rookery.engine import (
 )
 from rookery.v1 import actions_pb2, cards_pb2, notes_pb2, replay_pb2, results_pb2, table_pb2
 
-from . import notes, protobytes
+from . import notes
 from ._replay_json import fields_json, message_json
 from .convert import (
     action_from_proto,
-    action_to_proto,
     card_from_proto,
     card_to_proto,
     deal_to_proto,
@@ -66,6 +65,7 @@ from .convert import (
     termination_name,
 )
 from .errors import MalformedMessageError, ReplayFileError
+from .fastpath import replay_action_extras, replay_hand_actions
 from .memo import BoundedMemo
 
 __all__ = [
@@ -237,11 +237,7 @@ class ReplayBuilder:
         ``note`` is the bot's note on the reply and ``fallback`` its SDK's mark (the caller has
         checked their bounds); both are copied.
         """
-        extra = b""
-        if note is not None:
-            extra += protobytes.field(_RECORDED_NOTE, note.SerializeToString())
-        if fallback is not None:
-            extra += protobytes.field(_RECORDED_FALLBACK, fallback.SerializeToString())
+        extra = replay_action_extras(note, fallback)
         game = self.game
         hand = self._hand
         if hand is None or (game.is_over and not self._following):
@@ -322,7 +318,7 @@ class ReplayBuilder:
             message = copy.hands.add(
                 hand_number=hand.hand_number, dealer=hand.dealer, deal=deal_to_proto(hand.deal)
             )
-            message.MergeFromString(_encoded_actions(hand.actions))  # appends them in order
+            message.MergeFromString(replay_hand_actions(hand.actions))  # appends them in order
             if hand.result is not None:
                 message.result.CopyFrom(hand_result_to_proto(hand.result))
         return copy
@@ -341,53 +337,6 @@ class ReplayBuilder:
         if result is not None:
             lines.append(_record_line("result", result))
         return _file_bytes("".join(lines), compress)
-
-
-_HAND_ACTIONS = protobytes.field_number(replay_pb2.ReplayHand, "actions")
-_RECORDED_SEAT = protobytes.scalar_field(replay_pb2.ReplayAction, "seat")
-_RECORDED_ACTION = protobytes.field_number(replay_pb2.ReplayAction, "action")
-_RECORDED_THINK_MS = protobytes.scalar_field(replay_pb2.ReplayAction, "think_ms")
-_RECORDED_OUTCOME = protobytes.scalar_field(replay_pb2.ReplayAction, "outcome")
-_RECORDED_REASON = protobytes.field_number(replay_pb2.ReplayAction, "rejection_reason")
-_RECORDED_NOTE = protobytes.field_number(replay_pb2.ReplayAction, "note")
-_RECORDED_FALLBACK = protobytes.field_number(replay_pb2.ReplayAction, "fallback")
-
-
-def _encoded_actions(actions: list[_Recorded]) -> bytes:
-    """Recorded actions as the elements of ``ReplayHand.actions`` (bytes a hand merges)."""
-    return b"".join([protobytes.field(_HAND_ACTIONS, _recorded_bytes(item)) for item in actions])
-
-
-def _recorded_bytes(recorded: _Recorded) -> bytes:
-    """One recorded action as a serialised ``ReplayAction``."""
-    seat, action, think_ms, outcome, reason, extra = recorded
-    return b"".join(
-        (
-            _RECORDED_SEAT[seat],
-            protobytes.field(
-                _RECORDED_ACTION,
-                action.SerializeToString()
-                if isinstance(action, actions_pb2.Action)
-                else _action_bytes(action),
-            ),
-            _RECORDED_THINK_MS[think_ms],
-            _RECORDED_OUTCOME[outcome.value],
-            protobytes.field(_RECORDED_REASON, reason.encode()) if reason else b"",
-            extra,
-        )
-    )
-
-
-_ACTION_BYTES: BoundedMemo[Action, bytes] = BoundedMemo(
-    4096, lambda action: action_to_proto(action).SerializeToString()
-)
-"""Actions encoded, by action (a hit: 4.3× faster than encoding)."""
-
-
-def _action_bytes(action: Action) -> bytes:
-    """``action_to_proto(action).SerializeToString()``, remembered: the same few hundred actions
-    come in every game."""
-    return _ACTION_BYTES[action]
 
 
 # Files ------------------------------------------------------------------------------------------
@@ -455,7 +404,7 @@ _CARD_SLICES = tuple(
     for start in range(0, NUM_CARDS, 8)
 )
 """The JSON texts of a card mask's cards, joined, for each slice of 8 cards and each of its 256
-subsets (the way ``protobytes.card_field_encoder`` writes their bytes)."""
+subsets (the way ``rookery.wire.fastpath`` writes their bytes)."""
 
 
 _ACCEPTED = ActionOutcome.ACCEPTED
@@ -529,7 +478,8 @@ def _recorded_json(recorded: _Recorded) -> str:
 
 
 def _recorded_reference_json(recorded: _Recorded) -> str:
-    return message_json(replay_pb2.ReplayAction.FromString(_recorded_bytes(recorded)))
+    hand = replay_pb2.ReplayHand.FromString(replay_hand_actions([recorded]))
+    return message_json(hand.actions[0])
 
 
 def write_replay(path: str | os.PathLike[str], replay: replay_pb2.Replay) -> None:

@@ -29,12 +29,19 @@ from rookery.engine import (
 from rookery.v1 import bot_service_pb2 as pb
 from rookery.wire import convert
 from rookery.wire.errors import WireError
+from rookery.wire.fastpath import (
+    Request,
+    Response,
+    read_response,
+    reply_bytes,
+    request_bytes,
+    serialize_request,
+    table_id_field,
+)
 from rookery.wire.notes import FALLBACK_REASON_MAX_BYTES, clip_utf8
 from rookery.wire.version import rookery_version
 
 from ._bot import PHASE_HOOKS, Bot, Seat, Table
-from ._decoding import Request, Response, read_response
-from ._encoding import reply_bytes, request_bytes, serialize_request, table_id_field
 from ._errors import (
     ClientError,
     NoAnswer,

@@ -1,4 +1,5 @@
-"""The hot path's encodings are exactly the messages ``convert`` builds, byte for byte."""
+"""The action requests and events of ``rookery.wire.fastpath`` are the messages ``convert`` builds,
+byte for byte, for every seat of every preset."""
 
 from __future__ import annotations
 
@@ -6,9 +7,9 @@ import random
 
 import pytest
 from rookery.engine import PRESETS, Game
-from rookery.server._encoding import RequestEncoder, event_bytes, table_event_prefix
 from rookery.v1 import bot_service_pb2
 from rookery.wire import convert
+from rookery.wire.fastpath import RequestEncoder, event_bytes, table_event_prefix
 
 pb = bot_service_pb2
 

@@ -1,10 +1,11 @@
-"""The SDK's reader of the server's messages (``rookery.client._decoding``) against the reference.
+"""The SDK's reader of the server's messages (``rookery.wire.fastpath.read_response``) against
+the reference.
 
 The reference is what the SDK did before it read bytes itself: protobuf parses the whole
 ``ConnectResponse`` and ``wire.convert`` decodes each action request. On the server's own bytes
 for random games of every preset, alone and in batches with events, the reader must give the
 same messages; on bytes edited at random, whatever protobuf accepts must read the same as the
-reference, errors included. Runs on the compiled and the pure build.
+reference, errors included.
 """
 
 from __future__ import annotations
@@ -17,14 +18,20 @@ import pytest
 from google.protobuf.message import DecodeError
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rookery.client import _decoding
 from rookery.engine import PRESETS, Game
 from rookery.engine.testing import played_game
-from rookery.server._encoding import RequestEncoder, batch_bytes, event_bytes, table_event_prefix
 from rookery.v1 import bot_service_pb2 as pb
-from rookery.wire import convert, protobytes
+from rookery.v1 import field_numbers as fields
+from rookery.wire import convert, fastpath
 from rookery.wire.errors import WireError
+from rookery.wire.fastpath import RequestEncoder, batch_bytes, event_bytes, table_event_prefix
+from rookery.wire.fastpath._protobuf import varint
 
+RESP = fields.ConnectResponse
+REQ = fields.ActionRequest
+OBS = fields.Observation
+LEGAL = fields.LegalActions
+MASKS = fields.CardMasks
 UINT64 = st.integers(0, 2**64 - 1)
 INT32 = st.integers(-(2**31), 2**31 - 1)
 TABLE_IDS = st.text(min_size=0, max_size=300)
@@ -71,7 +78,7 @@ def _reference(request: pb.ActionRequest) -> tuple[Any, ...]:
 
 
 def _read(message: Any) -> tuple[Any, ...]:
-    if isinstance(message, _decoding.Request):
+    if isinstance(message, fastpath.Request):
         return (
             message.table_id,
             message.request_id,
@@ -85,7 +92,7 @@ def _read(message: Any) -> tuple[Any, ...]:
 def _same_as_protobuf(data: bytes) -> None:
     """``read_response(data)`` gives what protobuf and convert give."""
     parsed = pb.ConnectResponse.FromString(data)
-    got = _decoding.read_response(data)
+    got = fastpath.read_response(data)
     kind = parsed.WhichOneof("message")
     inners = list(parsed.batch.messages) if kind == "batch" else [parsed]
     assert got.batched == (kind == "batch")
@@ -105,10 +112,10 @@ def test_a_request_reads_as_protobuf_and_convert_read_it(
     game: Game, table_id: str, request_id: int, deadline_ms: int
 ) -> None:
     data = _request_bytes(game, table_id, request_id, deadline_ms)
-    response = _decoding.read_response(data)
+    response = fastpath.read_response(data)
     [(kind, request)] = response.messages
     assert kind == "action_request" and not response.batched
-    assert isinstance(request, _decoding.Request)  # read from its bytes, not by protobuf
+    assert isinstance(request, fastpath.Request)  # read from its bytes, not by protobuf
     assert _read(request) == _reference(pb.ConnectResponse.FromString(data).action_request)
     seat = _seat(game)
     assert request.observation == game.observation_for(seat)
@@ -127,7 +134,7 @@ def test_a_batch_of_requests_and_events_reads_in_order(game: Game, table_id: str
         return
     data = batch_bytes(messages)
     _same_as_protobuf(data)
-    kinds = [kind for kind, _ in _decoding.read_response(data).messages]
+    kinds = [kind for kind, _ in fastpath.read_response(data).messages]
     assert kinds == ["event", "action_request"] * (len(messages) // 2)
 
 
@@ -135,7 +142,7 @@ def test_a_batch_of_requests_and_events_reads_in_order(game: Game, table_id: str
 @given(GAMES, TABLE_IDS)
 def test_a_request_without_card_masks_is_read_by_protobuf(game: Game, table_id: str) -> None:
     data = _request_bytes(game, table_id, 3, 1000, masks=False)
-    [(kind, request)] = _decoding.read_response(data).messages
+    [(kind, request)] = fastpath.read_response(data).messages
     assert kind == "action_request"
     assert isinstance(request, pb.ActionRequest)  # the reference path: an older server
     _same_as_protobuf(data)
@@ -171,7 +178,7 @@ def test_edited_bytes_read_as_protobuf_reads_them_errors_included(preset: str) -
                 # Refused by protobuf: the reader refuses too, or (its one leniency) reads the
                 # request without parsing the card fields its card masks stand for.
                 with contextlib.suppress(DecodeError):
-                    _decoding.read_response(data)
+                    fastpath.read_response(data)
                 continue
             accepted += 1
             _same_as_protobuf(data)
@@ -179,9 +186,9 @@ def test_edited_bytes_read_as_protobuf_reads_them_errors_included(preset: str) -
 
 
 def _field(number: int, wire_type: int, payload: bytes) -> bytes:
-    key = protobytes.varint(number << 3 | wire_type)
+    key = varint(number << 3 | wire_type)
     if wire_type == 2:
-        return key + protobytes.varint(len(payload)) + payload
+        return key + varint(len(payload)) + payload
     return key + payload
 
 
@@ -226,22 +233,25 @@ def _irregular(game: Game) -> list[bytes]:
         _field(98, 2, b"abc"),  # an unknown length-delimited field
         _field(97, 1, bytes(8)),  # an unknown fixed64
         _field(96, 5, bytes(4)),  # an unknown fixed32
-        _field(2, 2, b"x"),  # request_id with another wire type
-        _field(4, 2, _field(1, 2, ruleset)),  # the observation again: merged
-        _field(4, 2, _field(2, 0, protobytes.varint(1))),  # ... its seat again: last wins
-        _field(4, 2, _field(22, 0, protobytes.varint(5))),  # points_captured, unpacked
-        _field(4, 2, _field(21, 2, b"")),  # an empty completed trick
-        _field(4, 2, _field(2, 2, b"")),  # the observation's seat as bytes
-        _field(5, 2, _field(4, 0, protobytes.varint(70))),  # the legal actions again: merged
-        _field(20, 2, _field(1, 0, protobytes.varint(3))),  # a card mask as a varint
-        _field(1, 2, "é".encode()),  # the table id again: last wins
+        _field(REQ.REQUEST_ID, 2, b"x"),  # request_id with another wire type
+        _field(REQ.OBSERVATION, 2, _field(OBS.RULESET, 2, ruleset)),  # observation again: merged
+        _field(REQ.OBSERVATION, 2, _field(OBS.SEAT, 0, varint(1))),  # ... its seat again: last wins
+        _field(REQ.OBSERVATION, 2, _field(OBS.POINTS_CAPTURED, 0, varint(5))),  # unpacked
+        _field(REQ.OBSERVATION, 2, _field(OBS.COMPLETED_TRICKS, 2, b"")),  # an empty trick
+        _field(REQ.OBSERVATION, 2, _field(OBS.SEAT, 2, b"")),  # its seat as bytes
+        _field(REQ.LEGAL_ACTIONS, 2, _field(LEGAL.BIDS, 0, varint(70))),  # merged
+        _field(REQ.CARD_MASKS, 2, _field(MASKS.HAND, 0, varint(3))),  # a card mask as a varint
+        _field(REQ.TABLE_ID, 2, "é".encode()),  # the table id again: last wins
     ]
     for field in extra:
-        variants.append(_field(4, 2, body + field))
-    variants.append(_field(4, 2, _field(4, 2, observation) + body))  # observation before
+        variants.append(_field(RESP.ACTION_REQUEST, 2, body + field))
+    # The observation before the rest of the request.
+    variants.append(_field(RESP.ACTION_REQUEST, 2, _field(REQ.OBSERVATION, 2, observation) + body))
     variants.append(plain + plain)  # the request twice in one message: merged
-    variants.append(plain + _field(8, 2, b""))  # then a pong: the oneof's last wins
-    variants.append(_field(9, 2, _field(1, 2, _field(9, 2, b""))))  # a batch in a batch
+    variants.append(plain + _field(RESP.PONG, 2, b""))  # then a pong: the oneof's last wins
+    inner_batch = _field(RESP.BATCH, 2, b"")
+    batch_in_batch = _field(fields.ResponseBatch.MESSAGES, 2, inner_batch)
+    variants.append(_field(RESP.BATCH, 2, batch_in_batch))  # a batch in a batch
     return variants
 
 
@@ -254,5 +264,5 @@ def test_irregular_requests_read_as_protobuf_and_convert_read_them(steps: int) -
 
 def test_a_message_that_is_no_connect_response_raises_protobufs_error() -> None:
     with pytest.raises(DecodeError):
-        _decoding.read_response(b"\xff\xff\xff")
-    assert _decoding.read_response(b"").messages == [(None, None)]
+        fastpath.read_response(b"\xff\xff\xff")
+    assert fastpath.read_response(b"").messages == [(None, None)]

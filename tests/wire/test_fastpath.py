@@ -1,10 +1,10 @@
 """Every hand-made fast path against the reference, on random inputs.
 
-The bytes assembled by hand (``server._encoding`` for the bot stream, ``client._encoding`` for
-the SDK's replies, ``wire.protobytes`` and the card, deal and replay-action encoders of ``wire``)
-against protobuf's own ``SerializeToString`` of the message ``convert`` builds; the SDK's
-incremental decoding, and its reading of the card masks, against decoding everything; the one
-memo against its contract. Random games of every preset, random
+The bytes assembled by hand (``rookery.wire.fastpath``: one test per message family, the action
+requests, the events and batches, the SDK's replies, the replay actions, and the primitives
+they compose) against protobuf's own ``SerializeToString`` of the message ``convert`` builds;
+``convert``'s incremental decoding, and its reading of the card masks, against decoding
+everything; the one memo against its contract. Random games of every preset, random
 multi-byte ids, sequence numbers and clocks, long and non-ASCII table ids.
 """
 
@@ -16,10 +16,13 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rookery.client import _encoding as client_encoding
 from rookery.engine import PRESETS, Game
 from rookery.engine.testing import played_game
-from rookery.server._encoding import (
+from rookery.v1 import actions_pb2, bot_service_pb2, notes_pb2, replay_pb2
+from rookery.v1 import field_numbers as fields
+from rookery.wire import convert
+from rookery.wire.errors import MalformedMessageError
+from rookery.wire.fastpath import (
     RequestEncoder,
     batch_bytes,
     event_bytes,
@@ -28,13 +31,15 @@ from rookery.server._encoding import (
     events_message,
     public_event_bytes,
     public_event_element,
+    replay_hand_actions,
+    reply_bytes,
+    request_bytes,
     table_event_prefix,
+    table_id_field,
 )
-from rookery.v1 import actions_pb2, bot_service_pb2, notes_pb2, replay_pb2
-from rookery.wire import convert, protobytes
-from rookery.wire.errors import MalformedMessageError
+from rookery.wire.fastpath._protobuf import fixed64_field, packed_field, scalar_field, uint_field
 from rookery.wire.memo import BoundedMemo
-from rookery.wire.replay import ActionOutcome, _encoded_actions
+from rookery.wire.replay import ActionOutcome
 
 pb = bot_service_pb2
 UINT64 = st.integers(0, 2**64 - 1)
@@ -136,8 +141,8 @@ def test_the_sdks_replies_are_protobufs(
             reply.note.CopyFrom(note)
         if reason is not None:
             reply.fallback.reason = reason
-        got = client_encoding.reply_bytes(
-            client_encoding.table_id_field(table_id),
+        got = reply_bytes(
+            table_id_field(table_id),
             request_id,
             action,
             note=note,
@@ -147,18 +152,17 @@ def test_the_sdks_replies_are_protobufs(
         encoded.append(got)
         expected.append(reply)
     alone = pb.ConnectRequest(action_reply=expected[0]).SerializeToString()
-    assert client_encoding.request_bytes(encoded[:1]) == alone
+    assert request_bytes(encoded[:1]) == alone
     batch = pb.ConnectRequest(batch=pb.ReplyBatch(replies=expected)).SerializeToString()
-    assert len(encoded) == 1 or client_encoding.request_bytes(encoded) == batch
+    assert len(encoded) == 1 or request_bytes(encoded) == batch
 
 
 @FAST
 @given(GAMES, st.lists(st.tuples(st.integers(0, 5), INT32, st.sampled_from(ActionOutcome),
                                  st.text(max_size=200)), max_size=30))  # fmt: skip
-def test_deals_and_replay_actions_are_protobufs(
+def test_replay_actions_are_protobufs(
     game: Game, recorded: list[tuple[int, int, ActionOutcome, str]]
 ) -> None:
-    assert convert.deal_bytes(game.deal) == convert.deal_to_proto(game.deal).SerializeToString()
     actions = [*game.legal_actions()][: len(recorded)]
     entries = [
         (seat, action, think, outcome, reason, b"")
@@ -176,22 +180,23 @@ def test_deals_and_replay_actions_are_protobufs(
             for seat, action, think, outcome, reason, _ in entries
         ]
     )
-    assert _encoded_actions(entries) == expected.SerializeToString()
+    assert replay_hand_actions(entries) == expected.SerializeToString()
 
 
 @FAST
 @given(st.lists(INT32, max_size=40), INT32, UINT64)
 def test_the_byte_primitives_are_protobufs(values: list[int], scalar: int, big: int) -> None:
     observation = actions_pb2.Observation
-    number = protobytes.field_number(observation, "scores")
-    packed = protobytes.packed_field(number, tuple(values))
+    packed = packed_field(fields.Observation.SCORES, tuple(values))
     assert packed == observation(scores=values).SerializeToString()
-    table = protobytes.scalar_field(observation, "bidder")
+    table = scalar_field(fields.Observation.BIDDER)
     assert table[scalar] == observation(bidder=scalar).SerializeToString()
     request = pb.ActionRequest
-    assert protobytes.uint_field(2, big) == request(request_id=big).SerializeToString()
+    got = uint_field(fields.ActionRequest.REQUEST_ID, big)
+    assert got == request(request_id=big).SerializeToString()
     masks = actions_pb2.CardMasks
-    assert protobytes.fixed64_field(6, big) == masks(playable_cards=big).SerializeToString()
+    got = fixed64_field(fields.CardMasks.PLAYABLE_CARDS, big)
+    assert got == masks(playable_cards=big).SerializeToString()
 
 
 @FAST
