@@ -22,8 +22,10 @@ from urllib.parse import parse_qs, unquote
 import structlog
 from rookery.server import RookeryServer, TableNotFinishedError, UnknownTableError
 from rookery.v1 import replay_pb2
+from rookery.wire.analysis import AnalysisError
 from rookery.wire.replay import encode_replay, read_replay
 
+from ._analysis import ReplayAnalyses, league_replay
 from ._errors import ReplayWithheldError, UnknownTournamentError
 from ._league import league_bot_json, league_json, league_page_html, league_replay_json
 from ._model import live_table_json, replay_json, table_summary_json
@@ -111,6 +113,8 @@ class WebServer:
         """Replay views by game id, with the header and whether the game server gave it: the
         withholding is checked again on every hit."""
         self.play = PlayRoutes(server, warm_bots) if server is not None else None
+        self.analyses = ReplayAnalyses()
+        """The viewer's double-dummy analyses of public replays (``/api/replays/ID/analysis``)."""
         """The human seats (``/play``); ``warm_bots``: reference bots of each kind started ahead
         for them (``{"pimc": 3}``), so that a person's table starts at once."""
         self._routes: list[tuple[str, Callable[..., Awaitable[tuple[str, bytes]]]]] = [
@@ -120,6 +124,7 @@ class WebServer:
             ("api/tables/*", self._api_table),
             ("api/replays/*", self._api_replay),
             ("api/replays/*/file", self._api_replay_file),
+            ("api/replays/*/analysis", self._api_replay_analysis),
             ("healthz", self._health),
             ("", self._page_dashboard),
             ("tournaments/*", self._page_tournament),
@@ -453,6 +458,32 @@ class WebServer:
         the same withholding as its view."""
         replay, _ = await self._read_replay(game_id)
         return "application/gzip", await asyncio.to_thread(encode_replay, replay)
+
+    async def _api_replay_analysis(
+        self, game_id: str, *, query: dict[str, str]
+    ) -> tuple[str, bytes]:
+        """One hand's double-dummy analysis (``?hand=N``, 0-based), under the same withholding
+        as the replay: 409 while the game, or another on its deals, is being played."""
+        try:
+            hand = int(query.get("hand", ""))
+        except ValueError:
+            raise HttpError(
+                HTTPStatus.BAD_REQUEST, "name the hand to analyse: ?hand=N (from 0)"
+            ) from None
+        replay = None
+        if self.league is not None:
+            replay = await asyncio.to_thread(league_replay, self.league, game_id)
+        if replay is None:
+            replay, _ = await self._read_replay(game_id)
+        try:
+            view = await self.analyses.hand(game_id, replay, hand)
+        except LookupError as error:
+            raise HttpError(HTTPStatus.NOT_FOUND, str(error)) from None
+        except AnalysisError as error:
+            raise HttpError(
+                HTTPStatus.UNPROCESSABLE_ENTITY, f"cannot analyse {game_id!r}: {error}"
+            ) from None
+        return _json_response(view)
 
     async def _stream_table(
         self, writer: asyncio.StreamWriter, table_id: str, query: dict[str, str]

@@ -516,15 +516,57 @@
     /* The move list of the hand, the decisions with their think time; a click opens a step.
      * It lists the steps up to the current one (a later play would show a card still hidden
      * in this view), or the whole hand where its cards may all be seen. */
-    function moveList(h, current, whole) {
+    function moveList(h, current, whole, analysis) {
       var hv = view.hands[h], list = el("ol", { class: "log moves", id: "move-list", start: 1 });
+      var plays = analysis && analysis.plays ? analysis.plays : [], played = 0;
       hv.steps.forEach(function (e, i) {
+        var valued = e.type === "play" ? plays[played++] : null;
         if (i > current && !whole) return;
-        var item = el("li", { class: "link" + (i === current ? " now" : ""), "data-step": i }, stepText(view, e), e.move ? el("span", { class: "muted", text: " \u00b7 " + fmt(e.move.think_ms) + " ms" + (e.move.outcome === "auto_played" ? " \u00b7 auto-played" : "") }) : null);
+        var item = el("li", { class: "link" + (i === current ? " now" : ""), "data-step": i }, stepText(view, e), e.move ? el("span", { class: "muted", text: " \u00b7 " + fmt(e.move.think_ms) + " ms" + (e.move.outcome === "auto_played" ? " \u00b7 auto-played" : "") }) : null,
+          valued && valued.seat === state.perspective && valued.card === e.card ? costMark(valued, analysis.marks) : null);
         item.addEventListener("click", function () { goStep(h, i); });
         append(list, item);
       });
       return el("div", { class: "panel" }, el("h3", { text: "Moves of hand " + hv.number }), list);
+    }
+    /* Double-dummy analysis (a dashboard's replays only): fetched a hand at a time once a seat
+     * is followed; the server answers it only where it serves the replay itself. */
+    var analyses = {};
+    function analysisOf(handView) {
+      if (!LIVE || state.perspective < 0) return null;
+      var key = handView.number;
+      if (analyses[key] === undefined) {
+        analyses[key] = { loading: true };
+        getJSON("/api/replays/" + encodeURIComponent(view.game_id) + "/analysis?hand=" + key).then(
+          function (data) { analyses[key] = data; render(); },
+          function (error) { analyses[key] = { error: String(error.message || error) }; render(); });
+      }
+      return analyses[key];
+    }
+    function costMark(play, marks) {
+      if (play.cost === null) return el("span", { class: "dd-mark dd-unsolved muted", "data-cost": "", title: "not solved under the node limit", text: " \u00b7 ?" });
+      var kind = play.cost >= marks.blunder ? ["??", "blunder"] : play.cost >= marks.mistake ? ["?", "mistake"] : play.cost >= marks.inaccuracy ? ["?!", "inaccuracy"] : null;
+      if (!kind) return el("span", { class: "dd-mark dd-best muted", "data-cost": 0, text: " \u00b7 0" });
+      return el("span", { class: "dd-mark dd-" + kind[1], "data-cost": play.cost, title: kind[1] + ": " + play.card + " cost " + play.cost + " points" + (play.best ? "; " + play.best + " lost none" : ""),
+        text: " " + kind[0] + " \u2212" + play.cost + (play.best ? " (" + play.best + ")" : "") });
+    }
+    function analysisPanel(analysis) {
+      var body;
+      if (analysis.loading) body = el("p", { class: "muted", text: "solving\u2026" });
+      else if (analysis.error) body = el("p", { class: "muted", id: "dd-error", text: analysis.error });
+      else if (analysis.skipped) body = el("p", { class: "muted", text: analysis.skipped });
+      else {
+        var mine = 0, count = { blunder: 0, mistake: 0, inaccuracy: 0 };
+        analysis.plays.forEach(function (p) {
+          if (p.seat !== state.perspective || !p.cost) return;
+          mine += p.cost;
+          if (p.cost >= analysis.marks.blunder) count.blunder++; else if (p.cost >= analysis.marks.mistake) count.mistake++; else if (p.cost >= analysis.marks.inaccuracy) count.inaccuracy++;
+        });
+        var dd = analysis.dd_value === null ? "not solved from the first card (under " + analysis.node_limit + " nodes a position)" : analysis.dd_value + (analysis.makeable ? " (makeable against " : " (not makeable against ") + analysis.bid + ")";
+        body = el("p", { id: "dd-summary" }, "Double-dummy: " + dd + "; taken " + analysis.taken + ". Seat " + state.perspective + "'s cards cost " + mine + " points: " +
+          count.blunder + " blunders (??), " + count.mistake + " mistakes (?), " + count.inaccuracy + " inaccuracies (?!).");
+      }
+      return el("div", { class: "panel", id: "dd-panel" }, el("h3", { text: "Double-dummy analysis" }), body);
     }
     function render() {
       if (!positions.length) { clear(left); append(left, el("p", { text: "No hand was dealt." })); return; }
@@ -540,7 +582,8 @@
       var listScroll = document.getElementById("move-list");
       clear(left); clear(right); clear(below);
       append(left, drawTable(view, handView, st, opts), handsPanel(view, handView, st, opts));
-      append(right, infoPanel(view, handView, st, opts), movePanel(view, handView, index, revealed, state.perspective), moveList(at[0], index, revealed || opts.faceUp));
+      var analysis = analysisOf(handView);
+      append(right, infoPanel(view, handView, st, opts), movePanel(view, handView, index, revealed, state.perspective), moveList(at[0], index, revealed || opts.faceUp, analysis), analysis ? analysisPanel(analysis) : null);
       if (revealed || opts.faceUp) append(below, dealTable(view, handView, st));
       keepLastInView(document.getElementById("trick-log"));
       var list = document.getElementById("move-list"), now = list && list.querySelector(".now");

@@ -1,0 +1,77 @@
+"""The replay viewer's double-dummy analysis of one hand (``/api/replays/ID/analysis?hand=N``).
+
+The dashboard hands this module a replay only once it serves that replay (the game and its
+duplicate twin over, the same withholding as ``/api/replays/ID``): the analysis shows every
+hand's cards, so it can be no more public than the replay. Solving is CPU work: one analysis
+runs at a time, in a worker thread, each position's search capped at ``node_limit`` nodes, and
+the answers of the last ``cache_size`` hands are kept.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from rookery.v1 import replay_pb2
+from rookery.wire.analysis import analysis_to_json, analyze_replay
+from rookery.wire.replay import read_replay
+
+__all__ = ["BLUNDER", "INACCURACY", "MISTAKE", "ReplayAnalyses", "league_replay"]
+
+JSON = dict[str, Any]
+
+#: The viewer's marks, as lichess marks moves: a card that costs its side at least this many
+#: points under perfect play afterwards is an inaccuracy (?!), a mistake (?) or a blunder (??).
+INACCURACY = 5
+MISTAKE = 10
+BLUNDER = 20
+
+#: The most nodes one position's search may take for a visitor (the command's default is 2M).
+WEB_NODE_LIMIT = 500_000
+
+
+class ReplayAnalyses:
+    """The analyses the dashboard has made, one hand at a time, bounded in CPU and memory."""
+
+    def __init__(self, *, node_limit: int = WEB_NODE_LIMIT, cache_size: int = 64) -> None:
+        self.node_limit = node_limit
+        self.cache_size = cache_size
+        self._cache: OrderedDict[tuple[str, int], JSON] = OrderedDict()
+        self._lock = asyncio.Lock()
+
+    async def hand(self, game_id: str, replay: replay_pb2.Replay, hand: int) -> JSON:
+        """Hand ``hand`` of the (public) replay of ``game_id``, analysed: ``LookupError`` when the
+        replay has no such hand; ``rookery.wire.analysis.AnalysisError`` when it cannot be
+        analysed."""
+        if not 0 <= hand < len(replay.hands):
+            raise LookupError(f"game {game_id!r} has no hand {hand} (it has {len(replay.hands)})")
+        key = (game_id, hand)
+        async with self._lock:
+            cached = self._cache.get(key)
+            if cached is None:
+                analysis = await asyncio.to_thread(
+                    analyze_replay, replay, node_limit=self.node_limit, hands=[hand]
+                )
+                cached = {
+                    "game_id": game_id,
+                    "node_limit": self.node_limit,
+                    "marks": {"inaccuracy": INACCURACY, "mistake": MISTAKE, "blunder": BLUNDER},
+                    **analysis_to_json(analysis)["hands"][0],
+                }
+                self._cache[key] = cached
+                while len(self._cache) > self.cache_size:
+                    self._cache.popitem(last=False)
+            self._cache.move_to_end(key)
+            return cached
+
+
+def league_replay(league: Any, game_id: str) -> replay_pb2.Replay | None:
+    """The replay of a league game whose pair is committed (None: not one of those), as
+    ``league_replay_json`` finds it for the viewer."""
+    game = league.store.game(game_id)
+    if game is None:
+        return None
+    path = Path(league.folder) / game.replay_path
+    return read_replay(path) if path.is_file() else None
