@@ -4,10 +4,8 @@ random) fill a table on a ``rookery serve`` of 127.0.0.1:50051, which ``rookery 
 --wait`` (docs/bots/python.md's command) starts and follows to its end.
 
 The block gives the bots, not the server nor the table: the test adds those two commands. Its
-arena block (``--games`` at the default 10 a pairing, 30 games with PIMC) is not run here: the
-arena's launched bots are run by ``tests/firstrun/test_arena_doc_inline_commands.py`` (the same
-reference bots) and ``test_guides_as_printed.py`` (``python my_bot.py``). The test waits for the
-port to be free (other tests take it too).
+arena block is ``test_reference_doc_arena.py``'s. The test waits for the port to be free (other
+tests take it too).
 """
 
 from __future__ import annotations
