@@ -4,8 +4,8 @@ A table runs as one asyncio task. It asks the seat to act, enforces the deadline
 reply that :meth:`Table.submit` accepted (validation happens there, synchronously, as the reply
 arrives). Nothing a table does waits on another table or on a bot's stream: messages go into each
 session's bounded queue. Its values are in ``_table_values``, its seats' state in ``_seats``, its
-events' sending in ``_table_events``, its messages in ``_table_views`` and its replay hooks in
-``_table_record``.
+deadlines in ``_table_clock``, its late policy in ``_table_late``, its events' sending in
+``_table_events``, its messages in ``_table_views`` and its replay hooks in ``_table_record``.
 """
 
 from __future__ import annotations
@@ -23,21 +23,18 @@ from rookery.engine import (
     MalformedActionError,
     Termination,
 )
-from rookery.v1 import (
-    bot_service_pb2,
-    replay_pb2,
-    table_pb2,
-)
+from rookery.v1 import bot_service_pb2, replay_pb2, results_pb2, table_pb2
 from rookery.wire import convert
 from rookery.wire.fastpath import RequestEncoder
 from rookery.wire.replay import ActionOutcome, ReplayBuilder
 
-from ._cpu_clock import CpuMarks, cpu_used_ms, cpu_wait_s, cpu_wall_ms
 from ._ports import SeatChannel, TableHooks
 from ._replies import BotReply, Rejection, RejectionReason
 from ._seats import OpenRequest, RequestEnd, SeatState
+from ._table_clock import RequestClock
 from ._table_events import TableEvents
-from ._table_record import REJECTIONS_RECORDED_PER_REQUEST, finish_replay, recordable, start_replay
+from ._table_late import LateSeats
+from ._table_record import finish_replay, record_rejection, start_replay
 from ._table_values import (
     SeatStats,
     TableOutcome,
@@ -51,7 +48,7 @@ from ._table_views import (
     seat_snapshot,
     summary,
 )
-from ._time_control import LatePolicy, TimeControl
+from ._time_control import TimeControl
 from ._watchers import Watcher
 
 __all__ = [
@@ -66,11 +63,6 @@ __all__ = [
 log = structlog.get_logger("rookery.server.table")
 
 _ConnectResponse = bot_service_pb2.ConnectResponse
-
-
-_CLOCK_SLACK_S = 0.001
-"""A timer may ring a little before its time (the loop's clock resolution): within this, the
-deadline has come."""
 
 
 class Table:
@@ -104,32 +96,35 @@ class Table:
         self.seats = [
             SeatState(i, bot, time_control.bank_ms) for i, bot in enumerate(spec.seat_bots)
         ]
-        for seat, clock in zip(self.seats, spec.seat_clocks, strict=False):
-            seat.cpu_clock = clock
-        self._cpu_marks = CpuMarks()
+        for seat, cpu_clock in zip(self.seats, spec.seat_clocks, strict=False):
+            seat.cpu_clock = cpu_clock
         self._seated = asyncio.Event()
         self._finished = asyncio.Event()
         self._request: OpenRequest | None = None
         self._waiter: asyncio.Future[None] | None = None
         """What the table's task awaits while requests are open (see ``_play``)."""
-        self._clock: asyncio.TimerHandle | None = None
+        self._clock = RequestClock(
+            time_control,
+            self.seats,
+            lambda: self._request,
+            lambda request: self._close(request, RequestEnd.TIMEOUT),
+        )
         self._next_request_id = 0
         self._abort_detail = ""
-        self._forfeit: Forfeit | None = None
-        self._detail = ""
+        self._replay = ReplayBuilder()
+        self._log = log.bind(table=table_id)
+        self._late = LateSeats(self.game, time_control, self._replay, self._hooks, self._log)
         self.events = TableEvents(
             table_id,
             self.game,
             spec.ruleset,
             self.seats,
             self.watchers,
-            lambda: (self._forfeit, self._game_detail()),
+            lambda: (self._late.forfeit, self._abort_detail or self._late.detail),
         )
-        self._replay = ReplayBuilder()
         self.ruleset_proto = convert.ruleset_to_proto(spec.ruleset)
         self._encoder = RequestEncoder(spec.ruleset)
         self.time_control_proto = time_control.to_proto()
-        self._log = log.bind(table=table_id)
         self._task: asyncio.Task[None] | None = None
 
     # Lifecycle ----------------------------------------------------------------------------------
@@ -157,13 +152,6 @@ class Table:
     def seat_bots(self) -> tuple[str, ...]:
         """The bot named for each seat."""
         return self.spec.seat_bots
-
-    def seat_of(self, session: SeatChannel) -> int | None:
-        """The seat ``session`` holds at this table, if any."""
-        for seat in self.seats:
-            if seat.session is session:
-                return seat.index
-        return None
 
     def seat(self, sessions: Sequence[SeatChannel]) -> None:
         """Seats one session per seat (the server chose them) and lets the game begin."""
@@ -202,7 +190,10 @@ class Table:
             else:
                 self._hooks.table_started(self)
                 self._log.info("table started", bots=list(self.spec.seat_bots))
-                self._announce()
+                for seat in self.seats:
+                    if seat.session is not None:
+                        joined = joined_message(self, seat.index)
+                        seat.session.send(_ConnectResponse(table_joined=joined))
                 await self._play()
         except Exception:
             self._log.exception("table failed")
@@ -211,11 +202,6 @@ class Table:
                 self.game.abort()
         finally:
             self._finish()
-
-    def _announce(self) -> None:
-        for seat in self.seats:
-            if seat.session is not None:
-                seat.session.send(_ConnectResponse(table_joined=joined_message(self, seat.index)))
 
     async def _play(self) -> None:
         """Asks each seat in turn until the game is over.
@@ -234,7 +220,7 @@ class Table:
                 break
             seat = self.seats[game.current_player]  # type: ignore[index]
             if seat.gone:
-                self._missed(seat, gone=True)
+                self._late.missed(seat, gone=True)
                 await asyncio.sleep(0)
             else:
                 self._waiter = loop.create_future()  # first: opening may close it at once
@@ -247,10 +233,10 @@ class Table:
                 reply = request.reply if request is not None else None
                 if reply is RequestEnd.TIMEOUT:
                     assert request is not None
-                    self._missed(self.seats[request.seat], gone=False)
+                    self._late.missed(self.seats[request.seat], gone=False)
                 elif reply is RequestEnd.GONE:
                     assert request is not None
-                    self._missed(self.seats[request.seat], gone=True)
+                    self._late.missed(self.seats[request.seat], gone=True)
                 elif reply is RequestEnd.ABORTED:
                     game.abort()
             self.events.flush()
@@ -299,7 +285,7 @@ class Table:
         if seat.is_connected:
             self._send_request(request, seat)
         else:
-            self._start_clock(request, seat)  # the clock runs while the bot is away
+            self._clock.start(request, seat)  # the clock runs while the bot is away
 
     def _send_request(self, request: OpenRequest, seat: SeatState) -> None:
         """Sends the open request, starting its clock; sent again after a resume, it carries
@@ -339,61 +325,8 @@ class Table:
                 last_seq=self.events.sent_seq,
                 masks=seat.session.wants_card_masks,
             )
-        self._start_clock(request, seat)
+        self._clock.start(request, seat)
         seat.session.send_encoded(request.message)
-
-    def _start_clock(self, request: OpenRequest, seat: SeatState) -> None:
-        """Starts the request's clock: the seat's action time plus its bank."""
-        request.budget_ms = self.time_control.action_ms + seat.bank_ms
-        request.sent_at = time.monotonic()
-        now = asyncio.get_running_loop().time()
-        if seat.cpu_clock is None:
-            request.deadline = now + request.budget_ms / 1000.0
-            self._arm_clock(request.deadline)
-        else:
-            if request.cpu_start is None:
-                request.cpu_start = self._cpu_marks.since(seat.cpu_clock)
-            request.deadline = now + cpu_wall_ms(request.budget_ms) / 1000.0
-            self._arm_clock(min(request.deadline, now + cpu_wait_s(request, seat)))
-
-    def _arm_clock(self, at: float) -> None:
-        """Makes the table's one timer ring by ``at``. It is re-armed lazily, when it rings
-        before the open request's deadline: a reply in time costs no timer at all."""
-        clock = self._clock
-        if clock is not None:
-            if clock.when() <= at:
-                return
-            clock.cancel()
-        self._clock = asyncio.get_running_loop().call_at(at, self._clock_rang)
-
-    def _clock_rang(self) -> None:
-        self._clock = None
-        request = self._request
-        if request is None or request.deadline is None or not request.is_open:
-            return
-        now = asyncio.get_running_loop().time()
-        seat = self.seats[request.seat]
-        if seat.cpu_clock is not None and request.cpu_start is not None:
-            if cpu_used_ms(request, seat) >= request.budget_ms:
-                seat.cpu_timeouts += 1
-                self._deadline_passed(request)
-            elif now >= request.deadline - _CLOCK_SLACK_S:
-                self._deadline_passed(request)
-            else:
-                self._arm_clock(min(request.deadline, now + cpu_wait_s(request, seat)))
-        elif now >= request.deadline - _CLOCK_SLACK_S:
-            self._deadline_passed(request)
-        else:
-            self._arm_clock(request.deadline)
-
-    def _deadline_passed(self, request: OpenRequest) -> None:
-        request.deadline = None
-        if request.is_open:
-            seat = self.seats[request.seat]
-            seat.last_late_request = request.id
-            if seat.cpu_clock is not None:
-                self._cpu_marks.note(seat.cpu_clock)
-            self._close(request, RequestEnd.TIMEOUT)
 
     def submit(self, seat_index: int, reply: BotReply) -> Rejection | None:
         """Checks and applies a bot's reply; ``None`` when accepted, else why not.
@@ -420,26 +353,25 @@ class Table:
                 RejectionReason.STALE_REQUEST,
                 f"request_id {reply.request_id} is not the open request {request.id}",
             )
-        think_ms = self._think_ms(request, seat)
+        think_ms = self._clock.think_ms(request, seat)
         if think_ms is None:
             return _late(reply.request_id)
         action = reply.action
         if action is None:
             seat.malformed += 1
-            return self._rejected(seat, reply, RejectionReason.MALFORMED_ACTION, reply.problem)
+            return self._refused(seat, reply, RejectionReason.MALFORMED_ACTION, reply.problem)
         try:
             self.game.apply(action)
         except MalformedActionError as error:
             seat.malformed += 1
-            return self._rejected(seat, reply, RejectionReason.MALFORMED_ACTION, str(error))
+            return self._refused(seat, reply, RejectionReason.MALFORMED_ACTION, str(error))
         except IllegalActionError as error:
             seat.illegal += 1
-            return self._rejected(seat, reply, RejectionReason.ILLEGAL_ACTION, str(error))
+            return self._refused(seat, reply, RejectionReason.ILLEGAL_ACTION, str(error))
         overrun = think_ms - self.time_control.action_ms
         if overrun > 0:
             seat.bank_ms = max(0, seat.bank_ms - overrun)
-        if seat.cpu_clock is not None:
-            self._cpu_marks.note(seat.cpu_clock)
+        self._clock.mark_reply(seat)
         seat.accepted += 1
         seat.think_ms_total += think_ms
         seat.think_ms_max = max(seat.think_ms_max, think_ms)
@@ -459,81 +391,13 @@ class Table:
         self._advance()
         return None
 
-    def _think_ms(self, request: OpenRequest, seat: SeatState) -> int | None:
-        """The think time a reply now is charged, or None when it comes after its deadline
-        (which then passes at once)."""
-        think_ms = int((time.monotonic() - request.sent_at) * 1000)
-        if seat.cpu_clock is not None and request.cpu_start is not None:
-            wall_ms = think_ms
-            think_ms = cpu_used_ms(request, seat)
-            if request.deadline is not None and think_ms > request.budget_ms:
-                seat.cpu_timeouts += 1
-                self._deadline_passed(request)
-                return None
-            if request.deadline is not None and wall_ms > cpu_wall_ms(request.budget_ms):
-                self._deadline_passed(request)
-                return None
-        elif request.deadline is not None and think_ms > request.budget_ms:
-            self._deadline_passed(request)
-            return None
-        return think_ms
-
-    def _rejected(
+    def _refused(
         self, seat: SeatState, reply: BotReply, reason: RejectionReason, message: str | None
     ) -> Rejection:
-        # Bounded: a bot must not grow the replay at will (unknown fields, huge burys, floods).
+        """A well-timed reply refused: recorded in the replay (boundedly), and why."""
         message = message or reason.value
-        request = self._request
-        if request is not None and request.recorded < REJECTIONS_RECORDED_PER_REQUEST:
-            request.recorded += 1
-            self._replay.record_action(
-                seat.index,
-                recordable(reply.sent),
-                0,
-                ActionOutcome.REJECTED,
-                rejection_reason=message,
-            )
+        record_rejection(self._replay, self._request, seat.index, reply.sent, message)
         return Rejection(reason, message)
-
-    def _missed(self, seat: SeatState, *, gone: bool) -> None:
-        """The seat missed its deadline (or is gone): the late policy decides. A seat away
-        (disconnected, its clock running) that forfeits forfeits by disconnection."""
-        tc = self.time_control
-        if not gone:
-            seat.timeouts += 1
-            self._hooks.timeout()
-        away = gone or not seat.is_connected
-        if tc.late_policy is LatePolicy.FORFEIT:
-            kind = ForfeitKind.DISCONNECT if away else ForfeitKind.TIMEOUT
-            why = "did not resume within the grace period" if gone else "missed its deadline"
-            if away and not gone:
-                why += " while disconnected"
-            self._forfeit_seat(seat, kind, f"seat {seat.index} ({seat.bot}) {why}")
-            return
-        seat.strikes += 1
-        if tc.strike_limit and seat.strikes > tc.strike_limit:
-            kind = ForfeitKind.DISCONNECT if away else ForfeitKind.STRIKES
-            self._forfeit_seat(
-                seat,
-                kind,
-                f"seat {seat.index} ({seat.bot}) exceeded the strike limit of {tc.strike_limit}"
-                + (" after disconnecting" if away else ""),
-            )
-            return
-        action = fallback_action(self.game.legal_actions())
-        self.game.apply(action)
-        seat.auto_plays += 1
-        self._replay.record_action(seat.index, action, 0, ActionOutcome.AUTO_PLAYED)
-        self._hooks.action_done("auto_played", None)
-        self._log.info(
-            "auto-played", seat=seat.index, bot=seat.bot, action=str(action), strikes=seat.strikes
-        )
-
-    def _forfeit_seat(self, seat: SeatState, kind: ForfeitKind, detail: str) -> None:
-        self._forfeit = Forfeit(seat.index, kind, detail)
-        self._detail = detail
-        self._log.info("forfeit", seat=seat.index, bot=seat.bot, reason=kind.value, detail=detail)
-        self.game.forfeit(seat.index, kind.value)
 
     # Disconnection and resume -------------------------------------------------------------------
 
@@ -588,13 +452,6 @@ class Table:
         if request is not None and request.is_open and request.seat == seat_index:
             self._send_request(request, seat)
 
-    # Events -------------------------------------------------------------------------------------
-
-    @property
-    def last_seq(self) -> int:
-        """The sequence number of the last event sent."""
-        return self.events.sent_seq
-
     # Messages -----------------------------------------------------------------------------------
 
     def summary(self) -> table_pb2.TableSummary:
@@ -610,19 +467,12 @@ class Table:
         """The request the table waits on, if any."""
         return self._request
 
-    def _game_detail(self) -> str:
-        if self._abort_detail:
-            return self._abort_detail
-        return self._detail
-
     # Replay -------------------------------------------------------------------------------------
 
     def _finish(self) -> None:
         if self.status is TableStatus.FINISHED:
             return
-        if self._clock is not None:
-            self._clock.cancel()
-            self._clock = None
+        self._clock.cancel()
         game = self.game
         if not game.is_over:
             game.abort()
@@ -632,16 +482,16 @@ class Table:
             self._request = None
         result = game.result
         assert result is not None
-        forfeit = self._forfeit if result.reason is Termination.FORFEIT else None
+        forfeit = self._late.forfeit if result.reason is Termination.FORFEIT else None
         if result.reason is Termination.FORFEIT and forfeit is None:
             forfeit = Forfeit(-1, ForfeitKind.TIMEOUT, "forfeit")
-        detail = self._game_detail()
+        detail = self._abort_detail or self._late.detail
         result_proto = convert.game_result_to_proto(result, forfeit=forfeit, detail=detail)
         was_playing = self.status is TableStatus.PLAYING
         if was_playing:
             self.events.flush()
         build_replay = finish_replay(
-            self, self._replay, self._server_version, self._forfeit, result_proto
+            self, self._replay, self._server_version, self._late.forfeit, result_proto
         )
         self.status = TableStatus.FINISHED
         duration = time.time() - self.started_at if self.started_at else 0.0
@@ -657,22 +507,7 @@ class Table:
             duration_s=duration,
             recorded=self._replay if self.started_at else None,
         )
-        for seat in self.seats:
-            if seat.grace_timer is not None:
-                seat.grace_timer.cancel()
-                seat.grace_timer = None
-            session = seat.session
-            if seat.held and not seat.gone:
-                self.events.release(seat)
-            if session is not None and not seat.gone:
-                session.table_finished(
-                    self.id,
-                    _ConnectResponse(
-                        table_finished=bot_service_pb2.TableFinished(
-                            table_id=self.id, result=result_proto, seat=seat.index
-                        )
-                    ),
-                )
+        _tell_finished(self.id, self.seats, self.events, result_proto)
         for watcher in list(self.watchers):
             watcher.put(None)
         self._log.info(
@@ -695,3 +530,24 @@ def _late(request_id: int) -> Rejection:
     return Rejection(
         RejectionReason.LATE, f"request {request_id} passed its deadline before the reply arrived"
     )
+
+
+def _tell_finished(
+    table_id: str,
+    seats: Sequence[SeatState],
+    events: TableEvents,
+    result_proto: results_pb2.GameResult,
+) -> None:
+    """Sends each seat still there its held events and ``TableFinished``; stops grace timers."""
+    for seat in seats:
+        if seat.grace_timer is not None:
+            seat.grace_timer.cancel()
+            seat.grace_timer = None
+        session = seat.session
+        if seat.held and not seat.gone:
+            events.release(seat)
+        if session is not None and not seat.gone:
+            finished = bot_service_pb2.TableFinished(
+                table_id=table_id, result=result_proto, seat=seat.index
+            )
+            session.table_finished(table_id, _ConnectResponse(table_finished=finished))

@@ -9,13 +9,15 @@ from datetime import UTC, datetime
 from google.protobuf.timestamp_pb2 import Timestamp
 from rookery.engine import Forfeit, SeatAssignment
 from rookery.v1 import actions_pb2, replay_pb2, results_pb2
-from rookery.wire.replay import ReplayBuilder
+from rookery.wire.replay import ActionOutcome, ReplayBuilder
 
+from ._seats import OpenRequest
 from ._table_views import Table, seat_infos
 
 __all__ = [
     "REJECTIONS_RECORDED_PER_REQUEST",
     "finish_replay",
+    "record_rejection",
     "recordable",
     "start_replay",
 ]
@@ -34,6 +36,22 @@ def recordable(action: actions_pb2.Action) -> actions_pb2.Action:
     if kept.WhichOneof("kind") == "bury" and len(kept.bury.cards) > _RECORDED_CARDS:
         del kept.bury.cards[_RECORDED_CARDS:]
     return kept
+
+
+def record_rejection(
+    builder: ReplayBuilder,
+    request: OpenRequest | None,
+    seat_index: int,
+    sent: actions_pb2.Action,
+    message: str,
+) -> None:
+    """Records a rejected reply to ``request``, at most ``REJECTIONS_RECORDED_PER_REQUEST`` a
+    request: a bot must not grow the replay at will (unknown fields, huge burys, floods)."""
+    if request is not None and request.recorded < REJECTIONS_RECORDED_PER_REQUEST:
+        request.recorded += 1
+        builder.record_action(
+            seat_index, recordable(sent), 0, ActionOutcome.REJECTED, rejection_reason=message
+        )
 
 
 def _replay_with_result(
