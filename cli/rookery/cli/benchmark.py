@@ -1,0 +1,170 @@
+"""``rookery benchmark BOT...``: a bot against the frozen reference pool on fixed deals."""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import math
+import random
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from rookery.client import BotLoadError, load_bot
+from rookery.client.benchmark import (
+    REFERENCES,
+    BenchmarkResult,
+    DealSetError,
+    read_deal_set,
+    run_benchmark,
+)
+from rookery.client.bots import Policy
+from rookery.engine import Action, EngineError, LegalActions, Observation
+
+__all__ = ["register"]
+
+#: Where the shipped deal sets are in a source tree.
+DEALS_FOLDER = Path(__file__).resolve().parents[3] / "benchmark" / "deals"
+DEAL_SETS = {"1000": "standard-1000.txt", "10000": "standard-10000.txt.gz"}
+
+_DESCRIPTION = """\
+Play each BOT against reference bots on a fixed set of duplicate deals: every deal is one hand
+of 'standard' played twice, the bot's pair in seats 0 and 2 and then in 1 and 3, the same
+cards in the same seats. Prints, per bot and reference, the points a deal (the bot's side's
+hand score minus the reference's, averaged over the deal's two games) with its 95 % interval,
+how often the bot's side won the auction and made its contract, how often it set the
+reference's, and the deals every seat passed. Every seat's generator is seeded from its deal:
+the same bot on the same deals gives the same numbers.
+
+BOT is a reference name (random, heuristic, pimc-16, ddpimc-16) or a Python bot as
+'rookery bot run' takes it (path/to/file.py:Class or package.module:Class), played in this
+process through its act method. The references searching with 16 samples a decision take about
+1 to 3 s a game: give them --first. See docs/benchmark.md for the reference table.
+"""
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``rookery benchmark``."""
+    parser = subparsers.add_parser(
+        "benchmark",
+        help="score bots against the reference bots on fixed duplicate deals",
+        description=_DESCRIPTION,
+        epilog=(
+            "examples:\n  rookery benchmark heuristic\n"
+            "  rookery benchmark my_bot.py:MyBot --against heuristic --first 200\n"
+            "  rookery benchmark heuristic --against pimc-16 --first 50 --json"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("bots", nargs="+", metavar="BOT", help="bots to score")
+    parser.add_argument(
+        "--against",
+        action="append",
+        choices=sorted(REFERENCES),
+        metavar="REFERENCE",
+        help="a reference bot to play against (repeat for more; default: random and heuristic)",
+    )
+    parser.add_argument(
+        "--deals",
+        choices=sorted(DEAL_SETS),
+        default="1000",
+        help="the shipped deal set (default 1000)",
+    )
+    parser.add_argument(
+        "--deal-set", type=Path, metavar="FILE", help="another deal set file instead"
+    )
+    parser.add_argument("--first", type=int, metavar="N", help="play only the set's first N deals")
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.set_defaults(func=_benchmark)
+
+
+def _policy_of_bot(reference: str) -> Callable[[], Policy]:
+    """A factory of policies that ask a Python SDK bot (a fresh one per seat and game)."""
+    factory = load_bot(reference)
+    if inspect.iscoroutinefunction(getattr(factory(), "act", None)):
+        raise ValueError(f"{reference}: its act is async; the benchmark plays bots in process")
+
+    def make() -> Policy:
+        bot = factory()
+
+        def policy(obs: Observation, legal: LegalActions, rng: random.Random) -> Action:
+            return bot.act(obs)  # type: ignore[return-value]
+
+        return policy
+
+    return make
+
+
+def _row(result: BenchmarkResult) -> str:
+    made = "-" if math.isnan(result.made_rate) else f"{100 * result.made_rate:.0f} %"
+    set_ = "-" if math.isnan(result.set_rate) else f"{100 * result.set_rate:.0f} %"
+    return (
+        f"{result.bot:<14} {result.reference:<10} {result.deals:>6} "
+        f"{result.mean:>+9.1f} {'±' + format(result.interval, '.1f'):>8} "
+        f"{result.bids:>6} {made:>6} {result.opponent_bids:>6} {set_:>6} {result.passed_out:>7}"
+    )
+
+
+_TITLE = (
+    f"{'bot':<14} {'reference':<10} {'deals':>6} {'pts/deal':>9} {'95 %':>8} "
+    f"{'bids':>6} {'made':>6} {'r.bids':>6} {'set':>6} {'passed':>7}"
+)
+
+
+def _json(result: BenchmarkResult) -> dict[str, object]:
+    return {
+        "bot": result.bot,
+        "reference": result.reference,
+        "deals": result.deals,
+        "points_per_deal": result.mean,
+        "interval_95": result.interval,
+        "bids": result.bids,
+        "made": result.made,
+        "reference_bids": result.opponent_bids,
+        "sets": result.sets,
+        "passed_out": result.passed_out,
+    }
+
+
+def _benchmark(args: argparse.Namespace) -> int:
+    path = args.deal_set or DEALS_FOLDER / DEAL_SETS[args.deals]
+    try:
+        deals = read_deal_set(path)
+    except DealSetError as error:
+        print(error, file=sys.stderr)
+        if args.deal_set is None:
+            print("the shipped deal sets are in a source tree of Rookery", file=sys.stderr)
+        return 1
+    if args.first is not None:
+        if args.first < 1:
+            print(f"--first: expected 1 or more deals, got {args.first}", file=sys.stderr)
+            return 2
+        deals = deals.first(args.first)
+    makers: dict[str, Callable[[], Policy]] = {}
+    for bot in args.bots:
+        if bot in REFERENCES:
+            makers[bot] = REFERENCES[bot]
+            continue
+        try:
+            makers[bot] = _policy_of_bot(bot)
+        except (BotLoadError, ImportError, AttributeError, OSError, ValueError, TypeError) as error:
+            print(f"cannot load bot {bot!r}: {error}", file=sys.stderr)
+            return 1
+    references = args.against or ["random", "heuristic"]
+    results = []
+    if not args.json:
+        print(f"{len(deals)} deals of {path.name}, each played twice (duplicate)\n{_TITLE}")
+    for bot, make in makers.items():
+        for reference in references:
+            try:
+                result = run_benchmark(bot, make, reference, deals)
+            except EngineError as error:
+                print(f"{bot} against {reference}: an illegal action: {error}", file=sys.stderr)
+                return 1
+            results.append(result)
+            if not args.json:
+                print(_row(result), flush=True)
+    if args.json:
+        print(json.dumps([_json(result) for result in results], indent=2))
+    return 0

@@ -1,0 +1,246 @@
+"""The Rook AI benchmark: a bot against a frozen pool of reference bots on fixed duplicate deals.
+
+Each deal of a shipped deal set (``benchmark/deals/``) is one hand of ``standard`` played twice:
+the bot's pair at seats 0 and 2 against the reference's at 1 and 3, then the other way round,
+the same cards in the same seats and the same dealer. A deal's score is the bot's side's hand
+score minus the reference side's, averaged over the two games: what the bot gains per deal over
+the reference in its seats. Every seat's generator is seeded from the deal, so a run is
+reproducible to the point: the same bot on the same deals gives the same numbers.
+
+>>> from rookery.client.benchmark import REFERENCES
+>>> sorted(REFERENCES)
+['ddpimc-16', 'heuristic', 'pimc-16', 'random']
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import hashlib
+import math
+import random
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+from rookery.engine import PRESETS, Deal, Game, Ruleset, deal_for_hand
+
+from .bots import HeuristicPolicy, PimcParameters, PimcPolicy, Policy, random_policy
+
+__all__ = [
+    "BENCHMARK_RULESET",
+    "REFERENCES",
+    "BenchmarkResult",
+    "DealSet",
+    "DealSetError",
+    "deal_set_digest",
+    "generate_deal_set",
+    "read_deal_set",
+    "run_benchmark",
+    "write_deal_set",
+]
+
+#: The benchmark's rules: one hand of ``standard``.
+BENCHMARK_RULESET: Ruleset = PRESETS["standard"].replace(name="standard", max_hands=1)
+
+
+def _ddpimc() -> Policy:
+    from .bots.ddpimc import DdPimcParameters, DdPimcPolicy  # needs the native core
+
+    return DdPimcPolicy(DdPimcParameters(time_budget=None, samples=16))
+
+
+#: The frozen reference pool: name -> a fresh policy. The searchers run on a fixed number of
+#: samples per decision, not on time, so that their strength does not depend on the machine.
+REFERENCES: dict[str, Callable[[], Policy]] = {
+    "random": lambda: random_policy,
+    "heuristic": HeuristicPolicy,
+    "pimc-16": lambda: PimcPolicy(PimcParameters(time_budget=None, samples=16)),
+    "ddpimc-16": _ddpimc,
+}
+
+
+class DealSetError(ValueError):
+    """A deal set file that cannot be read, or whose deals the engine does not deal."""
+
+
+@dataclasses.dataclass(frozen=True)
+class DealSet:
+    """Fixed deals: ``seeds[i]`` is the game seed that deals ``deals[i]`` (hand 0, dealer 0)."""
+
+    seeds: tuple[int, ...]
+    deals: tuple[Deal, ...]
+
+    def __len__(self) -> int:
+        return len(self.seeds)
+
+    def first(self, count: int) -> DealSet:
+        """The first ``count`` deals."""
+        return DealSet(self.seeds[:count], self.deals[:count])
+
+
+def generate_deal_set(count: int, *, first_seed: int = 0) -> DealSet:
+    """``count`` deals of the benchmark's rules, from the seeds ``first_seed`` on."""
+    seeds = tuple(range(first_seed, first_seed + count))
+    return DealSet(seeds, tuple(deal_for_hand(BENCHMARK_RULESET, seed, 0) for seed in seeds))
+
+
+_HEADER = "# Rookery benchmark deals ({rules}): seed, then seats 0-3 and the nest as card masks\n"
+
+
+def write_deal_set(path: Path, deals: DealSet) -> None:
+    """Write a deal set: text, one deal a line (gzip when the name ends in ``.gz``)."""
+    lines = [_HEADER.format(rules=BENCHMARK_RULESET.name)]
+    for seed, deal in zip(deals.seeds, deals.deals, strict=True):
+        masks = " ".join(f"{mask:x}" for mask in (*deal.hands, deal.nest))
+        lines.append(f"{seed} {masks}\n")
+    data = "".join(lines).encode()
+    if path.name.endswith(".gz"):
+        data = gzip.compress(data, mtime=0)
+    path.write_bytes(data)
+
+
+def _lines(path: Path) -> Iterator[tuple[int, str]]:
+    try:
+        data = path.read_bytes()
+        if path.name.endswith(".gz"):
+            data = gzip.decompress(data)
+        text = data.decode()
+    except (OSError, EOFError, gzip.BadGzipFile, UnicodeDecodeError) as error:
+        raise DealSetError(f"{path}: cannot read: {error}") from error
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line and not line.startswith("#"):
+            yield number, line
+
+
+def read_deal_set(path: Path) -> DealSet:
+    """Read a deal set and check that the engine deals each deal from its seed.
+
+    ``DealSetError`` names the line of a malformed deal, or of one the engine deals otherwise.
+    """
+    seeds: list[int] = []
+    deals: list[Deal] = []
+    for number, line in _lines(path):
+        parts = line.split()
+        try:
+            if len(parts) != 6:
+                raise ValueError(f"expected a seed and 5 card masks, got {len(parts)} fields")
+            seed = int(parts[0])
+            hands = tuple(int(mask, 16) for mask in parts[1:5])
+            deal = Deal(hands, int(parts[5], 16), 0)
+        except ValueError as error:
+            raise DealSetError(f"{path}:{number}: {error}") from error
+        if deal_for_hand(BENCHMARK_RULESET, seed, 0) != deal:
+            raise DealSetError(
+                f"{path}:{number}: seed {seed} does not deal these cards with this engine"
+            )
+        seeds.append(seed)
+        deals.append(deal)
+    if not seeds:
+        raise DealSetError(f"{path}: no deal")
+    return DealSet(tuple(seeds), tuple(deals))
+
+
+def deal_set_digest(path: Path) -> str:
+    """The SHA-256 of a deal set's text (decompressed): what the checksum test pins."""
+    data = path.read_bytes()
+    if path.name.endswith(".gz"):
+        data = gzip.decompress(data)
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclasses.dataclass(frozen=True)
+class BenchmarkResult:
+    """A bot against one reference over a deal set.
+
+    ``per_deal`` holds each deal's score (the bot's side minus the reference's, the mean of its
+    two games). ``bids`` counts the games whose contract the bot's side won and ``made`` those
+    it made; ``opponent_bids`` and ``sets`` the same for the reference's contracts (``sets``: the
+    bot's side set them). ``passed_out`` counts games every seat passed.
+    """
+
+    bot: str
+    reference: str
+    per_deal: tuple[float, ...]
+    bids: int
+    made: int
+    opponent_bids: int
+    sets: int
+    passed_out: int
+
+    @property
+    def deals(self) -> int:
+        """How many deals were played (two games each)."""
+        return len(self.per_deal)
+
+    @property
+    def mean(self) -> float:
+        """Points per deal."""
+        return sum(self.per_deal) / len(self.per_deal)
+
+    @property
+    def interval(self) -> float:
+        """The half-width of the mean's 95 % interval (normal approximation)."""
+        n = len(self.per_deal)
+        if n < 2:
+            return math.inf
+        mean = self.mean
+        variance = sum((x - mean) ** 2 for x in self.per_deal) / (n - 1)
+        return 1.96 * math.sqrt(variance / n)
+
+    @property
+    def made_rate(self) -> float:
+        """The share of the bot's side's contracts it made (nan: it never bid)."""
+        return self.made / self.bids if self.bids else math.nan
+
+    @property
+    def set_rate(self) -> float:
+        """The share of the reference's contracts the bot's side set (nan: it never bid)."""
+        return self.sets / self.opponent_bids if self.opponent_bids else math.nan
+
+
+def _play(deal_seed: int, policies: Sequence[Policy]) -> Game:
+    game = Game(BENCHMARK_RULESET, deal_seed, events=False)
+    rngs = [random.Random(f"benchmark:{deal_seed}:{seat}") for seat in range(4)]
+    while not game.is_over:
+        seat = game.current_player
+        assert seat is not None
+        obs = game.observation_for(seat)
+        game.apply(policies[seat](obs, obs.legal_actions(), rngs[seat]))
+    return game
+
+
+def run_benchmark(
+    bot: str,
+    make_bot: Callable[[], Policy],
+    reference: str,
+    deals: DealSet,
+    *,
+    progress: Callable[[int], None] | None = None,
+) -> BenchmarkResult:
+    """Play ``make_bot``'s policy against the reference ``reference`` on every deal, twice."""
+    make_reference = REFERENCES[reference]
+    per_deal: list[float] = []
+    bids = made = opponent_bids = sets = passed_out = 0
+    for index, seed in enumerate(deals.seeds):
+        total = 0.0
+        for bot_side in (0, 1):
+            policies = [
+                make_bot() if seat % 2 == bot_side else make_reference() for seat in range(4)
+            ]
+            result = _play(seed, policies).hand_results[0]
+            deltas = result.score_deltas
+            total += deltas[bot_side] - deltas[1 - bot_side]
+            if result.redeal:
+                passed_out += 1
+            elif result.bidder % 2 == bot_side:
+                bids += 1
+                made += result.made
+            else:
+                opponent_bids += 1
+                sets += not result.made
+        per_deal.append(total / 2)
+        if progress is not None:
+            progress(index + 1)
+    return BenchmarkResult(
+        bot, reference, tuple(per_deal), bids, made, opponent_bids, sets, passed_out
+    )
