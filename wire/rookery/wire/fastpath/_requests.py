@@ -44,7 +44,6 @@ from ._protobuf import (
     fixed64_field,
     int32,
     packed_field,
-    read_int32s,
     read_length,
     read_varint,
     scalar_field,
@@ -343,9 +342,10 @@ class RequestEncoder:
 
 
 # Reading ---------------------------------------------------------------------------------------
-# Each reader walks its message's fields once, comparing field numbers as integers: a known
-# field with another wire type than the contract's is irregular (protobuf would keep it as an
-# unknown field), an unknown field is skipped, as protobuf does.
+# Each reader walks its message's fields once. A known field with another wire type than the
+# contract's is irregular (protobuf would keep it as an unknown field); an unknown field is
+# skipped, as protobuf does. Keys, lengths and values under 128 (nearly all) are read inline:
+# a call per varint would cost a third of a request's reading.
 
 
 class Request:
@@ -368,48 +368,94 @@ class Request:
         self.legal = legal
 
 
+def _key(data: bytes, at: int, end: int) -> tuple[int, int]:
+    """The key at ``at`` (``at < end``) and the position after it."""
+    key = data[at]
+    if key < 0x80:
+        return key, at + 1
+    if at + 1 < end and data[at + 1] < 0x80:  # fields 16 and up
+        return key & 0x7F | data[at + 1] << 7, at + 2
+    return read_varint(data, at, end)
+
+
+def _payload(data: bytes, at: int, end: int) -> tuple[int, int]:
+    """A length-delimited field's payload: (start, end)."""
+    if at < end:
+        size = data[at]
+        if size < 0x80:
+            stop = at + 1 + size
+            if stop > end:
+                raise Irregular
+            return at + 1, stop
+    return read_length(data, at, end)
+
+
+_MINUS_ONE: Final = varint((1 << 64) - 1)
+"""-1 as an ``int32`` field writes it (ten bytes): an unknown seat, frequent in observations."""
+
+
+def _value(data: bytes, at: int, end: int) -> tuple[int, int]:
+    """A varint field's value as an ``int32`` and the position after it."""
+    if at < end:
+        value = data[at]
+        if value < 0x80:
+            return value, at + 1
+        if at + 1 < end and data[at + 1] < 0x80:  # two bytes: bids, scores
+            return value & 0x7F | data[at + 1] << 7, at + 2
+        if data[at : at + 10] == _MINUS_ONE:
+            return -1, at + 10
+    value, at = read_varint(data, at, end)
+    return int32(value), at
+
+
+_R_TABLE_ID: Final = _R.TABLE_ID
+_R_REQUEST_ID: Final = _R.REQUEST_ID
+_R_DEADLINE_MS: Final = _R.DEADLINE_MS
+_R_OBSERVATION: Final = _R.OBSERVATION
+_R_LEGAL_ACTIONS: Final = _R.LEGAL_ACTIONS
+_R_CARD_MASKS: Final = _R.CARD_MASKS
+_R_VARINTS: Final = frozenset((_R.REQUEST_ID, _R.SEAT, _R.DEADLINE_MS, _R.BANK_MS, _R.LAST_SEQ))
+_R_LENGTHS: Final = frozenset((_R.TABLE_ID, _R.OBSERVATION, _R.LEGAL_ACTIONS, _R.CARD_MASKS))
+
+
 def read_request(data: bytes, at: int, end: int) -> Request:
     """The ``ActionRequest`` in ``data[at:end]``; :class:`Irregular` outside the regular case."""
     table_id = ""
     request_id = deadline_ms = 0
     observation_at = observation_end = legal_at = legal_end = masks_at = masks_end = -1
     while at < end:
-        key, at = read_varint(data, at, end)
+        key, at = _key(data, at, end)
         number = key >> 3
         wire_type = key & 7
-        if number in (_R.OBSERVATION, _R.LEGAL_ACTIONS, _R.CARD_MASKS):
-            if wire_type != LENGTH:
-                raise Irregular
-            start, at = read_length(data, at, end)
-            if number == _R.OBSERVATION:
+        if wire_type == LENGTH:
+            start, at = _payload(data, at, end)
+            if number == _R_OBSERVATION:
                 if observation_at >= 0:
                     raise Irregular  # protobuf would merge the two
                 observation_at, observation_end = start, at
-            elif number == _R.LEGAL_ACTIONS:
+            elif number == _R_LEGAL_ACTIONS:
                 if legal_at >= 0:
                     raise Irregular
                 legal_at, legal_end = start, at
-            else:
+            elif number == _R_CARD_MASKS:
                 if masks_at >= 0:
                     raise Irregular
                 masks_at, masks_end = start, at
-        elif number == _R.TABLE_ID:
-            if wire_type != LENGTH:
+            elif number == _R_TABLE_ID:
+                table_id = data[start:at].decode()
+            elif number in _R_VARINTS:
                 raise Irregular
-            start, at = read_length(data, at, end)
-            table_id = data[start:at].decode()
-        elif number in (_R.REQUEST_ID, _R.DEADLINE_MS):
-            if wire_type != VARINT:
+        elif wire_type == VARINT:
+            if number == _R_REQUEST_ID:
+                request_id, at = read_varint(data, at, end)  # a uint64
+            elif number == _R_DEADLINE_MS:
+                deadline_ms, at = _value(data, at, end)
+            elif number in _R_LENGTHS:
                 raise Irregular
-            value, at = read_varint(data, at, end)
-            if number == _R.REQUEST_ID:
-                request_id = value
             else:
-                deadline_ms = int32(value)
-        elif number in (_R.SEAT, _R.BANK_MS, _R.LAST_SEQ):
-            if wire_type != VARINT:
-                raise Irregular
-            at = read_varint(data, at, end)[1]
+                at = read_varint(data, at, end)[1]
+        elif number in _R_VARINTS or number in _R_LENGTHS:
+            raise Irregular
         else:
             at = skip(data, at, end, wire_type)
     if observation_at < 0 or legal_at < 0 or masks_at < 0:
@@ -424,41 +470,23 @@ def read_request(data: bytes, at: int, end: int) -> Request:
     )
 
 
-class _Masks:
-    """A request's ``CardMasks``."""
-
-    def __init__(self) -> None:
-        self.hand = 0
-        self.nest = 0
-        self.buried = 0
-        self.bury_from = 0
-        self.call_from = 0
-        self.play = 0
+_M_FIRST: Final = min(_M.HAND, _M.NEST, _M.BURIED, _M.BURY_CANDIDATES, _M.CALLABLE_CARDS)
+_M_LAST: Final = max(_M.HAND, _M.NEST, _M.BURIED, _M.BURY_CANDIDATES, _M.PLAYABLE_CARDS)
+assert _M_LAST - _M_FIRST == 5  # the six masks, numbered in a row
 
 
-def _read_masks(data: bytes, at: int, end: int) -> _Masks:
-    masks = _Masks()
+def _read_masks(data: bytes, at: int, end: int) -> list[int]:
+    """A request's ``CardMasks``, by field number."""
+    masks = [0] * (_M_LAST + 1)
     while at < end:
-        key, at = read_varint(data, at, end)
+        key, at = _key(data, at, end)
         number = key >> 3
         wire_type = key & 7
-        if _M.HAND <= number <= _M.PLAYABLE_CARDS:
+        if _M_FIRST <= number <= _M_LAST:
             if wire_type != FIXED64 or at + 8 > end:
                 raise Irregular
-            bits = convert.mask_from_bits(int.from_bytes(data[at : at + 8], "little"))
+            masks[number] = convert.mask_from_bits(int.from_bytes(data[at : at + 8], "little"))
             at += 8
-            if number == _M.HAND:
-                masks.hand = bits
-            elif number == _M.NEST:
-                masks.nest = bits
-            elif number == _M.BURIED:
-                masks.buried = bits
-            elif number == _M.BURY_CANDIDATES:
-                masks.bury_from = bits
-            elif number == _M.CALLABLE_CARDS:
-                masks.call_from = bits
-            else:
-                masks.play = bits
         else:
             at = skip(data, at, end, wire_type)
     return masks
@@ -479,129 +507,16 @@ _CARDS: Final[BoundedMemo[bytes, int]] = BoundedMemo(
 """Cards by their bytes (the called card)."""
 _NO_TRICK: Final = Trick(-1, (), -1, 0)
 
-
-def _read_observation(data: bytes, at: int, end: int, masks: _Masks) -> Observation:
-    ruleset: Ruleset | None = None
-    seat = hand_number = dealer = phase_value = current_player = 0
-    high_bid = high_bidder = bidder = bid = trump_value = buried_count = partner = 0
-    auction: list[tuple[int, int]] = []
-    called_card = -1
-    current_trick: Trick | None = None
-    tricks: list[Trick] = []
-    points: list[int] = []
-    scores: list[int] = []
-    sides: list[int] = []
-    while at < end:
-        key, at = read_varint(data, at, end)
-        number = key >> 3
-        wire_type = key & 7
-        if number == _O.COMPLETED_TRICKS:
-            if wire_type != LENGTH:
-                raise Irregular
-            start, at = read_length(data, at, end)
-            tricks.append(_TRICKS[data[start:at]])
-        elif number in _CARD_FIELDS:
-            if wire_type != LENGTH:
-                raise Irregular
-            at = read_length(data, at, end)[1]  # read from the card masks
-        elif number == _O.AUCTION:
-            if wire_type != LENGTH:
-                raise Irregular
-            start, at = read_length(data, at, end)
-            auction.append(_read_entry(data, start, at))
-        elif number == _O.CURRENT_TRICK:
-            if wire_type != LENGTH or current_trick is not None:
-                raise Irregular
-            start, at = read_length(data, at, end)
-            current_trick = _TRICKS[data[start:at]]
-        elif number == _O.RULESET:
-            if wire_type != LENGTH or ruleset is not None:
-                raise Irregular
-            start, at = read_length(data, at, end)
-            ruleset = _RULESETS[data[start:at]]
-        elif number == _O.CALLED_CARD:
-            if wire_type != LENGTH or called_card >= 0:
-                raise Irregular
-            start, at = read_length(data, at, end)
-            called_card = _CARDS[data[start:at]]
-        elif number == _O.POINTS_CAPTURED:
-            at = read_int32s(data, at, end, wire_type, points)
-        elif number == _O.SCORES:
-            at = read_int32s(data, at, end, wire_type, scores)
-        elif number == _O.SIDES:
-            at = read_int32s(data, at, end, wire_type, sides)
-        elif number in _SCALARS:
-            if wire_type != VARINT:
-                raise Irregular
-            raw, at = read_varint(data, at, end)
-            value = int32(raw)
-            if number == _O.SEAT:
-                seat = value
-            elif number == _O.HAND_NUMBER:
-                hand_number = value
-            elif number == _O.DEALER:
-                dealer = value
-            elif number == _O.PHASE:
-                phase_value = value
-            elif number == _O.CURRENT_PLAYER:
-                current_player = value
-            elif number == _O.HIGH_BID:
-                high_bid = value
-            elif number == _O.HIGH_BIDDER:
-                high_bidder = value
-            elif number == _O.BIDDER:
-                bidder = value
-            elif number == _O.BID:
-                bid = value
-            elif number == _O.TRUMP:
-                trump_value = value
-            elif number == _O.BURIED_COUNT:
-                buried_count = value
-            elif number == _O.PARTNER:
-                partner = value
-            # partner_revealed: not an engine field
-        else:
-            at = skip(data, at, end, wire_type)
-    if ruleset is None or not -1 <= seat < ruleset.players:
-        raise Irregular
-    phase = _PHASES.get(phase_value)
-    if phase is None:
-        raise Irregular
-    trump: Suit | None = None
-    if trump_value:
-        trump = _SUITS.get(trump_value)
-        if trump is None:
-            raise Irregular
-    return new_observation(
-        ruleset,
-        seat,
-        hand_number,
-        dealer,
-        phase,
-        current_player,
-        masks.hand,
-        masks.nest,
-        tuple(auction),
-        high_bid,
-        high_bidder,
-        bidder,
-        bid,
-        trump,
-        masks.buried,
-        buried_count,
-        called_card,
-        partner,
-        _NO_TRICK if current_trick is None else current_trick,
-        tuple(tricks),
-        tuple(points),
-        tuple(scores),
-        tuple(sides),
-    )
-
-
-_CARD_FIELDS: Final = frozenset((_O.HAND, _O.NEST, _O.BURIED))
+_O_RULESET: Final = _O.RULESET
+_O_AUCTION: Final = _O.AUCTION
+_O_CALLED_CARD: Final = _O.CALLED_CARD
+_O_CURRENT_TRICK: Final = _O.CURRENT_TRICK
+_O_COMPLETED_TRICKS: Final = _O.COMPLETED_TRICKS
+_O_CARD_FIELDS: Final = frozenset((_O.HAND, _O.NEST, _O.BURIED))
 """The observation's card fields (read from the card masks instead)."""
-_SCALARS: Final = frozenset(
+_O_INTS: Final = frozenset((_O.POINTS_CAPTURED, _O.SCORES, _O.SIDES))
+"""The observation's repeated ``int32`` fields."""
+_O_SCALARS: Final = frozenset(
     (
         _O.SEAT,
         _O.HAND_NUMBER,
@@ -619,74 +534,202 @@ _SCALARS: Final = frozenset(
     )
 )
 """The observation's varint fields."""
+_O_SIZE: Final = max(_O_SCALARS | _O_INTS) + 1
 
 
-def _read_entry(data: bytes, at: int, end: int) -> tuple[int, int]:
-    seat = amount = 0
+def _read_observation(data: bytes, at: int, end: int, masks: list[int]) -> Observation:
+    ruleset: Ruleset | None = None
+    values = [0] * _O_SIZE  # the scalars by field number
+    ints: list[list[int]] = [[] for _ in range(_O_SIZE)]  # the repeated ints by field number
+    auction: list[tuple[int, int]] = []
+    called_card = -1
+    current_trick: Trick | None = None
+    tricks: list[Trick] = []
     while at < end:
-        key, at = read_varint(data, at, end)
+        key = data[at]  # _key and _payload written out: the hand's cards are a field each
+        if key < 0x80:
+            at += 1
+        elif at + 1 < end and data[at + 1] < 0x80:  # fields 16 and up: two-byte keys
+            key = key & 0x7F | data[at + 1] << 7
+            at += 2
+        else:
+            key, at = read_varint(data, at, end)
         number = key >> 3
         wire_type = key & 7
-        if number in (_E.SEAT, _E.AMOUNT):
+        if wire_type == LENGTH:
+            if at < end and data[at] < 0x80:
+                start = at + 1
+                at = start + data[at]
+                if at > end:
+                    raise Irregular
+            else:
+                start, at = read_length(data, at, end)
+            if number == _O_COMPLETED_TRICKS:
+                tricks.append(_TRICKS[data[start:at]])
+            elif number in _O_CARD_FIELDS:
+                pass  # read from the card masks
+            elif number == _O_AUCTION:
+                auction.append(_ENTRIES[data[start:at]])
+            elif number == _O_CURRENT_TRICK:
+                if current_trick is not None:
+                    raise Irregular
+                current_trick = _TRICKS[data[start:at]]
+            elif number == _O_RULESET:
+                if ruleset is not None:
+                    raise Irregular
+                ruleset = _RULESETS[data[start:at]]
+            elif number == _O_CALLED_CARD:
+                if called_card >= 0:
+                    raise Irregular
+                called_card = _CARDS[data[start:at]]
+            elif number in _O_INTS:
+                into = ints[number]
+                while start < at:
+                    value, start = _value(data, start, at)
+                    into.append(value)
+            elif number in _O_SCALARS:
+                raise Irregular
+        elif wire_type == VARINT:
+            value, at = _value(data, at, end)
+            if number in _O_SCALARS:
+                values[number] = value
+            elif number in _O_INTS:
+                ints[number].append(value)
+            elif number < _O_SIZE or number in _O_CARD_FIELDS:
+                raise Irregular  # a message or card field as a varint
+        elif number < _O_SIZE or number in _O_CARD_FIELDS:
+            raise Irregular
+        else:
+            at = skip(data, at, end, wire_type)
+    seat = values[_O.SEAT]
+    if ruleset is None or not -1 <= seat < ruleset.players:
+        raise Irregular
+    phase = _PHASES.get(values[_O.PHASE])
+    if phase is None:
+        raise Irregular
+    trump: Suit | None = None
+    if values[_O.TRUMP]:
+        trump = _SUITS.get(values[_O.TRUMP])
+        if trump is None:
+            raise Irregular
+    return new_observation(
+        ruleset,
+        seat,
+        values[_O.HAND_NUMBER],
+        values[_O.DEALER],
+        phase,
+        values[_O.CURRENT_PLAYER],
+        masks[_M.HAND],
+        masks[_M.NEST],
+        tuple(auction),
+        values[_O.HIGH_BID],
+        values[_O.HIGH_BIDDER],
+        values[_O.BIDDER],
+        values[_O.BID],
+        trump,
+        masks[_M.BURIED],
+        values[_O.BURIED_COUNT],
+        called_card,
+        values[_O.PARTNER],  # partner_revealed: not an engine field
+        _NO_TRICK if current_trick is None else current_trick,
+        tuple(tricks),
+        tuple(ints[_O.POINTS_CAPTURED]),
+        tuple(ints[_O.SCORES]),
+        tuple(ints[_O.SIDES]),
+    )
+
+
+_E_SEAT: Final = _E.SEAT
+_E_AMOUNT: Final = _E.AMOUNT
+
+
+def _read_entry(data: bytes) -> tuple[int, int]:
+    """An ``AuctionEntry`` from its bytes: (seat, amount)."""
+    at, end = 0, len(data)
+    seat = amount = 0
+    while at < end:
+        key, at = _key(data, at, end)
+        number = key >> 3
+        wire_type = key & 7
+        if number in (_E_SEAT, _E_AMOUNT):
             if wire_type != VARINT:
                 raise Irregular
-            value, at = read_varint(data, at, end)
-            if number == _E.SEAT:
-                seat = int32(value)
+            value, at = _value(data, at, end)
+            if number == _E_SEAT:
+                seat = value
             else:
-                amount = int32(value)
+                amount = value
         else:
             at = skip(data, at, end, wire_type)
     return seat, amount
 
 
-def _read_legal(data: bytes, at: int, end: int, masks: _Masks) -> LegalActions:
-    phase_value = seat = bury_count = 0
-    can_pass = False
-    bids: list[int] = []
-    suits: list[int] = []
+_ENTRIES: Final[BoundedMemo[bytes, tuple[int, int]]] = BoundedMemo(4096, _read_entry)
+"""Auction entries by their bytes (each comes again in every later observation of its hand)."""
+
+
+_L_CARD_FIELDS: Final = frozenset((_L.BURY_CANDIDATES, _L.CALLABLE_CARDS, _L.PLAYABLE_CARDS))
+_L_INTS: Final = frozenset((_L.BIDS, _L.TRUMP_SUITS))
+_L_SCALARS: Final = frozenset((_L.PHASE, _L.SEAT, _L.BURY_COUNT, _L.CAN_PASS))
+_L_SIZE: Final = max(_L_CARD_FIELDS | _L_INTS | _L_SCALARS) + 1
+
+
+def _read_legal(data: bytes, at: int, end: int, masks: list[int]) -> LegalActions:
+    values = [0] * _L_SIZE
+    ints: list[list[int]] = [[] for _ in range(_L_SIZE)]
     while at < end:
-        key, at = read_varint(data, at, end)
+        key = data[at]  # as in _read_observation: the playable cards are a field each
+        if key < 0x80:
+            at += 1
+        else:
+            key, at = read_varint(data, at, end)
         number = key >> 3
         wire_type = key & 7
-        if number == _L.BIDS:
-            at = read_int32s(data, at, end, wire_type, bids)
-        elif number == _L.TRUMP_SUITS:
-            at = read_int32s(data, at, end, wire_type, suits)
-        elif number in (_L.BURY_CANDIDATES, _L.CALLABLE_CARDS, _L.PLAYABLE_CARDS):
-            if wire_type != LENGTH:
-                raise Irregular
-            at = read_length(data, at, end)[1]  # read from the card masks
-        elif number in (_L.PHASE, _L.SEAT, _L.BURY_COUNT):
-            if wire_type != VARINT:
-                raise Irregular
-            value, at = read_varint(data, at, end)
-            if number == _L.PHASE:
-                phase_value = int32(value)
-            elif number == _L.SEAT:
-                seat = int32(value)
+        if wire_type == LENGTH:
+            if at < end and data[at] < 0x80:
+                start = at + 1
+                at = start + data[at]
+                if at > end:
+                    raise Irregular
             else:
-                bury_count = int32(value)
-        elif number == _L.CAN_PASS:
-            if wire_type != VARINT:
+                start, at = read_length(data, at, end)
+            if number in _L_INTS:
+                into = ints[number]
+                while start < at:
+                    value, start = _value(data, start, at)
+                    into.append(value)
+            elif number in _L_SCALARS:
                 raise Irregular
-            value, at = read_varint(data, at, end)
-            can_pass = value != 0
+            # the card fields: read from the card masks
+        elif wire_type == VARINT:
+            if number == _L.CAN_PASS:
+                value, at = read_varint(data, at, end)  # a bool: any value but 0 is true
+                values[number] = value != 0
+            else:
+                value, at = _value(data, at, end)
+                if number in _L_SCALARS:
+                    values[number] = value
+                elif number in _L_INTS:
+                    ints[number].append(value)
+                elif number in _L_CARD_FIELDS:
+                    raise Irregular
+        elif number < _L_SIZE:
+            raise Irregular
         else:
             at = skip(data, at, end, wire_type)
-    phase = _PHASES.get(phase_value)
+    phase = _PHASES.get(values[_L.PHASE])
     if phase is None:
         raise Irregular
-    for suit in suits:
+    for suit in ints[_L.TRUMP_SUITS]:
         if suit not in _SUITS:
             raise Irregular
     return LegalActions(
         phase,
-        seat,
-        can_pass=can_pass,
-        bids=tuple(bids),
-        bury_from=masks.bury_from,
-        bury_count=bury_count,
-        call_from=masks.call_from,
-        play=masks.play,
+        values[_L.SEAT],
+        can_pass=bool(values[_L.CAN_PASS]),
+        bids=tuple(ints[_L.BIDS]),
+        bury_from=masks[_M.BURY_CANDIDATES],
+        bury_count=values[_L.BURY_COUNT],
+        call_from=masks[_M.CALLABLE_CARDS],
+        play=masks[_M.PLAYABLE_CARDS],
     )
