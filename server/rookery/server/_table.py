@@ -359,15 +359,21 @@ class Table:
         action = reply.action
         if action is None:
             seat.malformed += 1
-            return self._refused(seat, reply, RejectionReason.MALFORMED_ACTION, reply.problem)
+            return _refused(
+                self._replay, request, reply, RejectionReason.MALFORMED_ACTION, reply.problem
+            )
         try:
             self.game.apply(action)
         except MalformedActionError as error:
             seat.malformed += 1
-            return self._refused(seat, reply, RejectionReason.MALFORMED_ACTION, str(error))
+            return _refused(
+                self._replay, request, reply, RejectionReason.MALFORMED_ACTION, str(error)
+            )
         except IllegalActionError as error:
             seat.illegal += 1
-            return self._refused(seat, reply, RejectionReason.ILLEGAL_ACTION, str(error))
+            return _refused(
+                self._replay, request, reply, RejectionReason.ILLEGAL_ACTION, str(error)
+            )
         overrun = think_ms - self.time_control.action_ms
         if overrun > 0:
             seat.bank_ms = max(0, seat.bank_ms - overrun)
@@ -390,14 +396,6 @@ class Table:
         self._request = None
         self._advance()
         return None
-
-    def _refused(
-        self, seat: SeatState, reply: BotReply, reason: RejectionReason, message: str | None
-    ) -> Rejection:
-        """A well-timed reply refused: recorded in the replay (boundedly), and why."""
-        message = message or reason.value
-        record_rejection(self._replay, self._request, seat.index, reply.sent, message)
-        return Rejection(reason, message)
 
     # Disconnection and resume -------------------------------------------------------------------
 
@@ -524,6 +522,19 @@ class Table:
                 self._log.exception("could not write the replay")
         self._hooks.table_finished(self)
         self._finished.set()
+
+
+def _refused(
+    replay: ReplayBuilder,
+    request: OpenRequest,
+    reply: BotReply,
+    reason: RejectionReason,
+    message: str | None,
+) -> Rejection:
+    """A well-timed reply refused: recorded in the replay (boundedly), and why."""
+    message = message or reason.value
+    record_rejection(replay, request, request.seat, reply.sent, message)
+    return Rejection(reason, message)
 
 
 def _late(request_id: int) -> Rejection:
