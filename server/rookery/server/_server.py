@@ -297,10 +297,6 @@ class RookeryServer:
         self._stopped.set()
         self._log.info("server stopped")
 
-    async def wait_for_termination(self) -> None:
-        """Waits until :meth:`stop` has finished."""
-        await self._stopped.wait()
-
     async def __aenter__(self) -> RookeryServer:
         await self.start()
         return self
