@@ -122,3 +122,18 @@ def test_a_python_bot_file_plays_and_an_illegal_one_is_named(
     assert f"{bot}:Passer against heuristic: an illegal action" in err
     assert main(["benchmark", f"{tmp_path / 'none.py'}:X", "--first", "1"]) == 1
     assert "cannot load bot" in capsys.readouterr().err
+
+
+def test_play_regret_values_the_last_tricks_of_both_sides() -> None:
+    deals = generate_deal_set(10, first_seed=91)
+    mirror = run_benchmark(
+        "heuristic", REFERENCES["heuristic"], "heuristic", deals, regret_tricks=6
+    )
+    regrets = mirror.play_regrets
+    assert regrets is not None and regrets[0] == regrets[1] > 0  # the same games, mirrored
+    assert len(mirror.play_regret) == 10
+    weak = run_benchmark("heuristic", REFERENCES["heuristic"], "random", deals, regret_tricks=6)
+    assert weak.play_regrets is not None
+    ours, theirs = weak.play_regrets
+    assert theirs > ours  # random cards lose more than the heuristic's
+    assert run_benchmark("heuristic", REFERENCES["heuristic"], "random", deals).play_regrets is None

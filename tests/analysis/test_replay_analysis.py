@@ -99,6 +99,16 @@ def test_a_position_past_the_node_limit_leaves_it_and_the_earlier_cards_unvalued
     assert "not solved under 2,000 nodes" in format_analysis(analysis)
 
 
+def test_last_tricks_values_the_same_share_of_every_hand() -> None:
+    analysis = analyze_replay(play_random_game(_RULESETS["short double-bird"], 4425), last_tricks=3)
+    played = [hand for hand in analysis.hands if not hand.skipped]
+    assert played
+    for hand in played:
+        assert hand.solved_plays == 3 * 4  # the last 3 tricks of 4 cards
+        assert all(play.trick >= hand.plays[-1].trick - 2 for play in hand.plays[-12:])
+        _check_identity(hand)
+
+
 def test_a_replay_with_a_changed_card_is_refused_naming_the_problem() -> None:
     replay = play_random_game(_SHORT, 4430)
     hand = replay.hands[0]

@@ -72,7 +72,8 @@ class PlayAnalysis:
     ``before`` and ``after`` are the bidding side's double-dummy total for the hand before and
     after the card; ``cost`` the points the card lost its own side (0 for a best card);
     ``best`` a card that would have lost nothing (-1 when the card was best). All of them are
-    ``None`` / -1 where the position was not solved under the node limit.
+    ``None`` / -1 where the position was not valued (past the node limit, or before the
+    tricks analysed).
     """
 
     trick: int
@@ -96,7 +97,7 @@ class PlayAnalysis:
         cost = self.cost
         card = f"seat {self.seat} {card_name(self.card)}"
         if cost is None:
-            return f"?: {card} (not solved under the node limit)"
+            return f"?: {card} (not valued)"
         if cost == 0:
             return f"0: {card}"
         better = f" ({card_name(self.best)} lost none)" if self.best >= 0 else ""
@@ -177,8 +178,11 @@ def analyze_replay(
     *,
     node_limit: int = DEFAULT_NODE_LIMIT,
     hands: Sequence[int] | None = None,
+    last_tricks: int | None = None,
 ) -> GameAnalysis:
-    """Analyse the finished hands of ``replay`` (only those numbered in ``hands`` when given).
+    """Analyse the finished hands of ``replay`` (only those numbered in ``hands`` when given;
+    with ``last_tricks``, only the cards of each hand's last that many tricks are valued, the
+    same share of every hand whatever the solver's speed).
 
     Raises ``AnalysisError`` for a replay that does not re-simulate (its first problems named)
     or when the native core is not built.
@@ -217,7 +221,15 @@ def analyze_replay(
             analysed.append(_unfinished(index))
             continue
         result = game.hand_results[index]
-        analysed.append(_analyse_hand(DoubleDummy, ruleset, result, positions, node_limit))
+        if last_tricks is not None:
+            first = ruleset.hand_size - last_tricks
+            # The positions of earlier tricks are kept (unvalued), so the plays stay complete.
+            solvable = sum(1 for position in positions if position.trick >= first)
+        else:
+            solvable = len(positions)
+        analysed.append(
+            _analyse_hand(DoubleDummy, ruleset, result, positions, node_limit, solvable)
+        )
     return GameAnalysis(ruleset, tuple(analysed), node_limit)
 
 
@@ -245,6 +257,7 @@ def _analyse_hand(
     result: HandResult,
     positions: list[_Position],
     node_limit: int,
+    solvable: int,
 ) -> HandAnalysis:
     if result.redeal or result.trump is None or not positions:
         return HandAnalysis(
@@ -271,7 +284,7 @@ def _analyse_hand(
     )
     # totals[i]: the bidding side's total before card i; the last one is what it took.
     totals: list[int | None] = [None] * len(positions) + [result.bidding_total]
-    for i in range(len(positions) - 1, -1, -1):
+    for i in range(len(positions) - 1, len(positions) - 1 - solvable, -1):
         position = positions[i]
         try:
             rest = solver.solve(list(position.hands), position.leader, position.open_trick)

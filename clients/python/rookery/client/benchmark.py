@@ -23,6 +23,9 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from rookery.engine import PRESETS, Deal, Game, Ruleset, deal_for_hand
+from rookery.v1 import replay_pb2
+from rookery.wire.analysis import analyze_replay
+from rookery.wire.replay import ReplayBuilder
 
 from .bots import HeuristicPolicy, PimcParameters, PimcPolicy, Policy, random_policy
 
@@ -155,7 +158,10 @@ class BenchmarkResult:
     ``per_deal`` holds each deal's score (the bot's side minus the reference's, the mean of its
     two games). ``bids`` counts the games whose contract the bot's side won and ``made`` those
     it made; ``opponent_bids`` and ``sets`` the same for the reference's contracts (``sets``: the
-    bot's side set them). ``passed_out`` counts games every seat passed.
+    bot's side set them). ``passed_out`` counts games every seat passed. With
+    ``regret_tricks``, ``play_regret`` holds each deal's (bot's side, reference's side) play
+    regret: the double-dummy cost of their cards in the last ``regret_tricks`` tricks, the mean
+    of the deal's two games.
     """
 
     bot: str
@@ -166,6 +172,20 @@ class BenchmarkResult:
     opponent_bids: int
     sets: int
     passed_out: int
+    regret_tricks: int = 0
+    play_regret: tuple[tuple[float, float], ...] = ()
+
+    @property
+    def play_regrets(self) -> tuple[float, float] | None:
+        """The points a deal the bot's side and the reference's lost by their cards in the
+        hand's last ``regret_tricks`` tricks (double-dummy costs); None when not measured."""
+        if not self.play_regret:
+            return None
+        n = len(self.play_regret)
+        return (
+            sum(ours for ours, _ in self.play_regret) / n,
+            sum(theirs for _, theirs in self.play_regret) / n,
+        )
 
     @property
     def deals(self) -> int:
@@ -198,15 +218,35 @@ class BenchmarkResult:
         return self.sets / self.opponent_bids if self.opponent_bids else math.nan
 
 
-def _play(deal_seed: int, policies: Sequence[Policy]) -> Game:
-    game = Game(BENCHMARK_RULESET, deal_seed, events=False)
+def _play(deal_seed: int, policies: Sequence[Policy], builder: ReplayBuilder | None = None) -> Game:
+    if builder is not None:
+        builder.start(BENCHMARK_RULESET, deal_seed)
+        game = builder.game
+    else:
+        game = Game(BENCHMARK_RULESET, deal_seed, events=False)
     rngs = [random.Random(f"benchmark:{deal_seed}:{seat}") for seat in range(4)]
     while not game.is_over:
         seat = game.current_player
         assert seat is not None
         obs = game.observation_for(seat)
-        game.apply(policies[seat](obs, obs.legal_actions(), rngs[seat]))
+        action = policies[seat](obs, obs.legal_actions(), rngs[seat])
+        if builder is not None:
+            builder.record_action(seat, action)
+        else:
+            game.apply(action)
+    if builder is not None:
+        builder.finish()
     return game
+
+
+def _play_costs(replay: replay_pb2.Replay, tricks: int) -> tuple[int, int]:
+    """The double-dummy cost of side 0's and side 1's cards in the hand's last ``tricks``."""
+    hand = analyze_replay(replay, last_tricks=tricks).hands[0]
+    costs = [0, 0]
+    for play in hand.plays:
+        if play.cost is not None:
+            costs[play.seat % 2] += play.cost
+    return costs[0], costs[1]
 
 
 def run_benchmark(
@@ -216,18 +256,30 @@ def run_benchmark(
     deals: DealSet,
     *,
     progress: Callable[[int], None] | None = None,
+    regret_tricks: int = 0,
 ) -> BenchmarkResult:
-    """Play ``make_bot``'s policy against the reference ``reference`` on every deal, twice."""
+    """Play ``make_bot``'s policy against the reference ``reference`` on every deal, twice.
+
+    ``regret_tricks``: value every card of each hand's last that many tricks with the
+    double-dummy solver (the native core) and report each side's play regret.
+    """
     make_reference = REFERENCES[reference]
     per_deal: list[float] = []
     bids = made = opponent_bids = sets = passed_out = 0
+    regrets: list[tuple[float, float]] = []
     for index, seed in enumerate(deals.seeds):
         total = 0.0
+        regret = [0.0, 0.0]  # the bot's side's, the reference's
         for bot_side in (0, 1):
             policies = [
                 make_bot() if seat % 2 == bot_side else make_reference() for seat in range(4)
             ]
-            result = _play(seed, policies).hand_results[0]
+            builder = ReplayBuilder() if regret_tricks else None
+            result = _play(seed, policies, builder).hand_results[0]
+            if builder is not None and not result.redeal:
+                costs = _play_costs(builder.replay(), regret_tricks)
+                regret[0] += costs[bot_side] / 2
+                regret[1] += costs[1 - bot_side] / 2
             deltas = result.score_deltas
             total += deltas[bot_side] - deltas[1 - bot_side]
             if result.redeal:
@@ -239,8 +291,18 @@ def run_benchmark(
                 opponent_bids += 1
                 sets += not result.made
         per_deal.append(total / 2)
+        regrets.append((regret[0], regret[1]))
         if progress is not None:
             progress(index + 1)
     return BenchmarkResult(
-        bot, reference, tuple(per_deal), bids, made, opponent_bids, sets, passed_out
+        bot,
+        reference,
+        tuple(per_deal),
+        bids,
+        made,
+        opponent_bids,
+        sets,
+        passed_out,
+        regret_tricks,
+        tuple(regrets) if regret_tricks else (),
     )
