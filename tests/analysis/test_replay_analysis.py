@@ -13,7 +13,13 @@ from pathlib import Path
 import pytest
 from rookery.cli.main import main
 from rookery.engine import PRESETS, Forfeit, ForfeitKind, Phase, Ruleset
-from rookery.wire.analysis import AnalysisError, HandAnalysis, analyze_replay, format_analysis
+from rookery.wire.analysis import (
+    AnalysisError,
+    HandAnalysis,
+    analyze_replay,
+    format_analysis,
+    regret_by_bot,
+)
 from rookery.wire.replay import ReplayBuilder, write_replay
 from rookery.wire.selfplay import play_random_game, random_action
 
@@ -168,3 +174,27 @@ def test_the_command_refuses_a_corrupt_file_clearly(
     err = capsys.readouterr().err
     assert "cannot analyse: the replay does not re-simulate: hand 0, action 0: seat" in err
     assert "rookery replay verify" in err
+
+
+def test_regret_by_bot_sums_each_bots_card_costs_in_the_last_tricks() -> None:
+    rules = _RULESETS["short double-bird"]
+    replays = [play_random_game(rules, 4470 + seed) for seed in range(2)]
+    for replay in replays:  # one bot in seats 0 and 2, one in seat 1, one in seat 3
+        for seat, name in zip(replay.header.seats, ["pair", "east", "pair", "west"], strict=True):
+            seat.bot_name = name
+    regrets = regret_by_bot(replays, last_tricks=4)
+    expected = {"pair": [0, 0, 0], "east": [0, 0, 0], "west": [0, 0, 0]}
+    names = ["pair", "east", "pair", "west"]
+    for replay in replays:
+        for hand in analyze_replay(replay, last_tricks=4).hands:
+            if hand.skipped:
+                continue
+            for name in set(names):
+                expected[name][0] += 1
+            for play in hand.plays:
+                if play.cost is not None:
+                    expected[names[play.seat]][1] += 1
+                    expected[names[play.seat]][2] += play.cost
+    assert {name: [r.hands, r.cards, r.play] for name, r in regrets.items()} == expected
+    assert regrets["pair"].cards == 2 * regrets["east"].cards == 2 * regrets["west"].cards
+    assert regrets["east"].hands == regrets["pair"].hands > 0  # a hand counts once a bot

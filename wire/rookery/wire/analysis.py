@@ -21,7 +21,7 @@ history, and what it withholds while a game runs is the server's business, not t
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rookery.engine import (
@@ -46,13 +46,16 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_NODE_LIMIT",
+    "REGRET_TRICKS",
     "AnalysisError",
+    "BotRegret",
     "GameAnalysis",
     "HandAnalysis",
     "PlayAnalysis",
     "analysis_to_json",
     "analyze_replay",
     "format_analysis",
+    "regret_by_bot",
 ]
 
 #: The most nodes one position's search may take before the analysis of its hand stops there.
@@ -396,4 +399,55 @@ def _hand_json(hand: HandAnalysis) -> dict[str, Any]:
             }
             for play in hand.plays
         ],
+    }
+
+
+#: The tricks at the end of each hand whose cards ``regret_by_bot`` values.
+REGRET_TRICKS = 6
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class BotRegret:
+    """What one bot's cards cost its sides over some games: ``play`` points over ``cards``
+    cards valued, in ``hands`` hands (the last ``REGRET_TRICKS`` tricks of each)."""
+
+    bot: str
+    hands: int
+    cards: int
+    play: int
+
+    @property
+    def play_per_hand(self) -> float:
+        """The points a hand its cards cost."""
+        return self.play / self.hands if self.hands else 0.0
+
+
+def regret_by_bot(
+    replays: Iterable[replay_pb2.Replay], *, last_tricks: int = REGRET_TRICKS
+) -> dict[str, BotRegret]:
+    """Per bot (the header's seat names), the double-dummy cost of its cards in the last
+    ``last_tricks`` tricks of every finished hand of ``replays``, summed; a replay that does
+    not re-simulate raises ``AnalysisError``."""
+    totals: dict[str, list[int]] = {}
+    for replay in replays:
+        names = [seat.bot_name for seat in replay.header.seats]
+        analysis = analyze_replay(replay, last_tricks=last_tricks)
+        for hand in analysis.hands:
+            if hand.skipped:
+                continue
+            seen: set[str] = set()
+            for play in hand.plays:
+                cost = play.cost
+                if cost is None or play.seat >= len(names):
+                    continue
+                name = names[play.seat]
+                entry = totals.setdefault(name, [0, 0, 0])
+                entry[1] += 1
+                entry[2] += cost
+                if name not in seen:
+                    seen.add(name)
+                    entry[0] += 1
+    return {
+        name: BotRegret(name, hands, cards, play)
+        for name, (hands, cards, play) in sorted(totals.items())
     }
