@@ -38,7 +38,7 @@ SYSTEM_PACKAGES ?= $(KIT_PACKAGES) $(BROWSER_PACKAGES) $(SANDBOX_PACKAGES)
 # The oldest Python `make setup` makes the venv with.
 PYTHON_MINIMUM := 3.11
 
-.PHONY: system-deps setup setup-ray demo test lint pytest bench proto buf-lint buf-breaking ladder pimc-match soak clean help
+.PHONY: system-deps setup setup-ray demo test lint pytest bench proto buf-lint buf-breaking ladder pimc-match soak dist clean help
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -64,7 +64,7 @@ setup: $(SETUP_STAMP) $(PROTO_STAMP) $(NATIVE_STAMP) $(PLAYOUT_STAMP) $(CORE_STA
 	@if command -v npm >/dev/null; then $(MAKE) --no-print-directory $(NODE_STAMP); \
 	else echo "setup: no npm on PATH: make lint's buf needs Node 20+ (the rest is ready)" >&2; fi
 
-$(SETUP_STAMP): pyproject.toml
+$(SETUP_STAMP): pyproject.toml constraints.txt
 	@test -x $(PY) || $(PYTHON) -c 'import sys; sys.exit(sys.version_info < tuple(map(int, "$(PYTHON_MINIMUM)".split("."))))' 2>/dev/null || { \
 	  echo "setup: Rookery needs Python $(PYTHON_MINIMUM) or later; $(PYTHON) is $$($(PYTHON) --version 2>/dev/null || echo "not found")" >&2; \
 	  echo "setup: name another one, e.g. make demo PYTHON=python3.12 (macOS: brew install python@3.12)" >&2; exit 1; }
@@ -74,18 +74,18 @@ $(SETUP_STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
 	@# The distribution was called `rookery` before it became `rookery-arena`: drop the old one.
 	@$(PY) -m pip uninstall --quiet --yes rookery 2>/dev/null || true
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev,rl]'
+	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[dev,rl]'
 	@touch $@
 
 # The learning test's trainer (sb3-contrib and torch, a few GB): installed for the tests only.
 $(RL_TEST_STAMP): $(SETUP_STAMP)
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev,rl,rl-test]'
+	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[dev,rl,rl-test]'
 	@touch $@
 
 setup-ray: $(RAY_STAMP) ## install the optional Ray extra (the Ray backend's tests and bench)
 
 $(RAY_STAMP): $(SETUP_STAMP)
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev,ray]'
+	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[dev,ray]'
 	@touch $@
 
 # Without a C compiler the script says so and the pure engine is used (it is then retried each time).
@@ -174,6 +174,13 @@ pimc-match: setup ## pimc on the compiled build vs the pure one, same budget: 60
 
 soak: setup ## a bounded soak: 2,000 games or ten minutes, throughput and server memory over time
 	$(PY) bench/soak.py
+
+# The sdist, and the wheel built from it: with the native core where cargo is found (a platform
+# wheel, cp311-abi3-manylinux_*), else pure (py3-none-any, and the build says so); hatch_build.py.
+dist: $(SETUP_STAMP) ## build the sdist and the wheel (with the native core where cargo is found) into dist/
+	rm -rf dist
+	CARGO_TARGET_DIR=$(CURDIR)/build/core-target $(PY) -m build --no-isolation --outdir dist .
+	@ls dist
 
 clean: ## remove the venv, generated code and caches
 	$(PYTHON) engine/compile_engine.py --clean

@@ -7,14 +7,22 @@ that cannot start, so this hook runs ``grpc_tools.protoc`` (a build requirement)
 folder and adds the stubs: to the wheel as ``rookery/v1/``, to the sdist as ``gen/python/`` (the
 sdist also carries ``proto/``, so a wheel built from it generates them again the same way).
 The editable install is left alone: it reads ``gen/python`` itself.
+
+A wheel also carries the native core (``rookery_core``, ``core/``, Rust) where ``cargo`` is found:
+maturin builds it (an abi3 extension, its manylinux tag checked by maturin) and the wheel takes
+that platform tag instead of ``py3-none-any``. Without cargo (or when the core's build fails) the
+wheel is pure, and says so once: ``rookery.engine`` then runs its pure-Python engine, as it does
+wherever the core is missing (``rookery --version`` names the build that runs).
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -57,9 +65,48 @@ class GeneratedStubsHook(BuildHookInterface):  # type: ignore[type-arg]
         for path in sorted(self._output.rglob("*.py")):
             relative = path.relative_to(self._output).as_posix()
             build_data["force_include"][str(path)] = prefix + relative
+        if self.target_name == "wheel":
+            self._add_core(root, build_data)
+
+    def _add_core(self, root: Path, build_data: dict[str, Any]) -> None:
+        """Build the native core with maturin and put its package into the wheel, with the core
+        wheel's platform tag; without cargo, or when the build fails, say so once (pure wheel)."""
+        if shutil.which("cargo") is None:
+            _say("no Rust toolchain (cargo) found: the wheel carries the pure engine")
+            return
+        core_wheels = self._output / "core-wheel"
+        command = [
+            sys.executable, "-m", "maturin", "build", "--release", "--locked",
+            "-m", str(root / "core" / "Cargo.toml"), "-o", str(core_wheels), "-i", sys.executable,
+        ]  # fmt: skip
+        env = dict(os.environ)
+        if (root / "build").is_dir():  # a clone: the Makefile's cargo cache (make setup's)
+            env.setdefault("CARGO_TARGET_DIR", str(root / "build" / "core-target"))
+        done = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
+        built = sorted(core_wheels.glob("rookery_core-*.whl"))
+        if done.returncode != 0 or len(built) != 1:
+            tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
+            _say(f"the native core's build failed: the wheel carries the pure engine\n{tail}")
+            return
+        unpacked = self._output / "core"
+        with zipfile.ZipFile(built[0]) as wheel:
+            for name in wheel.namelist():
+                if name.startswith("rookery_core/"):
+                    wheel.extract(name, unpacked)
+        for path in sorted((unpacked / "rookery_core").rglob("*")):
+            if path.is_file():
+                build_data["force_include"][str(path)] = path.relative_to(unpacked).as_posix()
+        # rookery_core-0.1.0-cp311-abi3-manylinux_2_34_x86_64.whl: the tag after the version.
+        build_data["tag"] = built[0].stem.split("-", 2)[2]
+        build_data["pure_python"] = False
 
     def finalize(self, version: str, build_data: dict[str, Any], artifact_path: str) -> None:
         """Remove the temporary folder of the generated stubs."""
         output = getattr(self, "_output", None)
         if output is not None:
             shutil.rmtree(output, ignore_errors=True)
+
+
+def _say(message: str) -> None:
+    """One line of the build's output about the native core."""
+    print(f"rookery-arena: {message}", file=sys.stderr, flush=True)

@@ -48,14 +48,24 @@ def version() -> str:
 
 
 class _VersionAction(argparse.Action):
-    """``--version``: the version and which build of the engine runs."""
+    """``--version``: the version, which build of the engine runs and the native core's version
+    (``rookery 0.1.0 (engine: ...; native core 0.1.0)``, or ``no native core``)."""
 
     def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
         super().__init__(option_strings, dest, nargs=0, help="show the version and the builds")
 
     def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
-        print(f"rookery {version()} (engine: {build_info()})")
+        print(f"rookery {version()} (engine: {build_info()}; {_core_version()})")
         parser.exit()
+
+
+def _core_version() -> str:
+    """The native core in this install (the wheel's ``rookery_core``), or that there is none."""
+    try:
+        import rookery_core
+    except ImportError:
+        return "no native core: the pure engine"
+    return f"native core {rookery_core.__version__}"
 
 
 def build_parser() -> argparse.ArgumentParser:
