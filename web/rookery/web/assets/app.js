@@ -945,7 +945,7 @@
     if (revealed) {
       var rows = hand.steps.filter(function (e) { return e.move && (e.move.note || e.move.incident); }).map(function (e) {
         var m = e.move;
-        return el("li", { "data-move": m.index, "data-seat": m.seat }, "move " + m.index + " \u00b7 " + seatLabel(view, m.seat) + " \u00b7 " + stepText(view, e) + " ",
+        return el("li", { "data-move": m.index, "data-seat": m.seat }, "move " + m.index + " \u00b7 " + seatLabel(view, m.seat) + " \u00b7 ", stepText(view, e), " ",
           m.incident ? el("span", { class: "incident " + m.incident.kind, text: incidentLine(m.incident, true) }) : "", m.note ? noteNode(m.note, "") : "");
       });
       append(panel, el("h3", { text: "Notes and incidents of hand " + hand.number }),
