@@ -91,6 +91,11 @@ INVOCATIONS: dict[tuple[str, ...], Callable[[Files], tuple[list[str | Path], int
     ("replay", "verify"): lambda f: (["replay", "verify", f.replay], EXIT_READER_GONE),
     ("replay", "show"): lambda f: (["replay", "show", f.replay], EXIT_READER_GONE),
     ("replay", "export"): lambda f: (["replay", "export", f.replay], EXIT_READER_GONE),
+    ("replay", "analyze"): lambda f: (
+        ["replay", "analyze", "--hand", "0", "--node-limit", "1000", f.replay],
+        EXIT_READER_GONE,
+    ),
+    ("benchmark",): lambda f: (["benchmark", "heuristic", "--first", "2"], EXIT_READER_GONE),
     ("bots", "add"): lambda f: (["bots", "add", "beta", "--db", f.registry], EXIT_READER_GONE),
     ("bots", "list"): lambda f: (["bots", "list", "--db", f.registry], EXIT_READER_GONE),
     ("bots", "remove"): lambda f: (["bots", "remove", "alpha", "--db", f.registry], 0),
