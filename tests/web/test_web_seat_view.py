@@ -13,6 +13,7 @@ from rookery.client import NoAnswer, Seat, Table
 from rookery.engine import PRESETS, Game, Pass, PlayCard, card_name, cards_of
 from rookery.web._seat import SeatView
 from rookery.web._seat_bot import ANSWER_MARGIN_S, SeatBot
+from rookery.web.testing import LoopThread
 from rookery.wire import convert
 from rookery.wire.selfplay import random_action
 
@@ -86,7 +87,14 @@ def _seat_bot(game: Game, seat: int, seconds: float) -> tuple[SeatBot, SeatView]
     return bot, view
 
 
-async def test_an_answer_that_is_not_legal_is_refused_and_the_request_stays_open() -> None:
+def test_an_answer_that_is_not_legal_is_refused_and_the_request_stays_open(
+    loop_thread: LoopThread,
+) -> None:
+    # On the servers' loop thread: the browser tests' own loop runs in this one.
+    loop_thread.run(_refuse_an_illegal_answer(), 10.0)
+
+
+async def _refuse_an_illegal_answer() -> None:
     game = Game(PRESETS["standard"], 3)
     seat = game.current_player
     assert seat is not None
@@ -106,7 +114,13 @@ async def test_an_answer_that_is_not_legal_is_refused_and_the_request_stays_open
     assert view.request is None
 
 
-async def test_a_request_left_to_run_out_gives_no_answer_and_the_clocks_move_is_marked() -> None:
+def test_a_request_left_to_run_out_gives_no_answer_and_the_clocks_move_is_marked(
+    loop_thread: LoopThread,
+) -> None:
+    loop_thread.run(_let_a_request_run_out(), 10.0)
+
+
+async def _let_a_request_run_out() -> None:
     game = Game(PRESETS["standard"], 3)
     seat = game.current_player
     assert seat is not None
