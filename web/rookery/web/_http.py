@@ -12,7 +12,6 @@ import ipaddress
 import json
 import resource
 import time
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from http import HTTPStatus
 from pathlib import Path
@@ -20,17 +19,16 @@ from typing import Any
 from urllib.parse import parse_qs, unquote
 
 import structlog
-from rookery.server import RookeryServer, TableNotFinishedError, UnknownTableError
-from rookery.v1 import replay_pb2
-from rookery.wire.analysis import AnalysisError
-from rookery.wire.replay import encode_replay, read_replay
+from rookery.arena.league import League
+from rookery.server import RookeryServer, Table, UnknownTableError
 
-from ._analysis import ReplayAnalyses, league_replay
-from ._errors import ReplayWithheldError, UnknownTournamentError
-from ._league import league_bot_json, league_json, league_page_html, league_replay_json
-from ._model import live_table_json, replay_json, table_summary_json
+from ._errors import UnknownTournamentError
+from ._league import LeagueRoutes
+from ._model import live_table_json, table_summary_json
 from ._pages import page_html
 from ._play import PlayRoutes
+from ._replays import ReplayRoutes
+from ._responses import HttpError, json_bytes, json_response
 from ._sources import RunDirectories
 
 __all__ = ["WebServer"]
@@ -44,15 +42,6 @@ _CSP = (
     "img-src data:; connect-src 'self'; base-uri 'none'; form-action 'none'; "
     "frame-ancestors 'none'"
 )
-
-
-class HttpError(Exception):
-    """An answer other than 200: its status and a message for the client."""
-
-    def __init__(self, status: HTTPStatus, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
 
 
 class WebServer:
@@ -76,7 +65,7 @@ class WebServer:
         request_timeout_s: float = 10.0,
         max_connections: int = 256,
         max_connections_per_address: int = 32,
-        league: Any = None,
+        league: League | None = None,
         warm_bots: Mapping[str, int] | None = None,
     ) -> None:
         self.address = address
@@ -109,31 +98,29 @@ class WebServer:
         completes, and an event stream would then go on)."""
         self._serving = False
         """Between ``start`` and ``stop``: a connection whose handler starts later is closed."""
-        self._replays: OrderedDict[str, tuple[JSON, replay_pb2.ReplayHeader, bool]] = OrderedDict()
-        """Replay views by game id, with the header and whether the game server gave it: the
-        withholding is checked again on every hit."""
         self.play = PlayRoutes(server, warm_bots) if server is not None else None
-        self.analyses = ReplayAnalyses()
-        """The viewer's double-dummy analyses of public replays (``/api/replays/ID/analysis``)."""
         """The human seats (``/play``); ``warm_bots``: reference bots of each kind started ahead
         for them (``{"pimc": 3}``), so that a person's table starts at once."""
+        self.replays = ReplayRoutes(server, self.runs, league)
+        """The replays of finished games, their files and their double-dummy analyses."""
+        self.league_routes = LeagueRoutes(league)
         self._routes: list[tuple[str, Callable[..., Awaitable[tuple[str, bytes]]]]] = [
             ("api/tournaments", self._api_tournaments),
             ("api/tournaments/*", self._api_tournament),
             ("api/tables", self._api_tables),
             ("api/tables/*", self._api_table),
-            ("api/replays/*", self._api_replay),
-            ("api/replays/*/file", self._api_replay_file),
-            ("api/replays/*/analysis", self._api_replay_analysis),
+            ("api/replays/*", self.replays.api_replay),
+            ("api/replays/*/file", self.replays.api_replay_file),
+            ("api/replays/*/analysis", self.replays.api_replay_analysis),
             ("healthz", self._health),
             ("", self._page_dashboard),
             ("tournaments/*", self._page_tournament),
             ("tables/*", self._page_table),
             ("replays/*", self._page_replay),
-            ("api/league", self._api_league),
-            ("api/league/bots/*", self._api_league_bot),
-            ("league", self._page_league),
-            ("league/bots/*", self._page_league_bot),
+            ("api/league", self.league_routes.api_league),
+            ("api/league/bots/*", self.league_routes.api_league_bot),
+            ("league", self.league_routes.page_league),
+            ("league/bots/*", self.league_routes.page_league_bot),
         ]
 
     # Running ------------------------------------------------------------------------------------
@@ -321,7 +308,7 @@ class WebServer:
     async def _send_error(
         self, writer: asyncio.StreamWriter, error: HttpError, extra: dict[str, str] | None = None
     ) -> None:
-        body = _json_bytes({"error": error.message, "status": error.status.value})
+        body = json_bytes({"error": error.message, "status": error.status.value})
         await self._send(writer, error.status, "application/json", body, extra=extra)
 
     # The JSON API -------------------------------------------------------------------------------
@@ -331,7 +318,7 @@ class WebServer:
 
     async def _api_tournaments(self, *, query: dict[str, str]) -> tuple[str, bytes]:
         lines = await asyncio.to_thread(self.runs.tournaments)
-        return _json_response({"tournaments": lines})
+        return json_response({"tournaments": lines})
 
     async def _api_tournament(self, key: str, *, query: dict[str, str]) -> tuple[str, bytes]:
         try:
@@ -344,17 +331,17 @@ class WebServer:
             for t in self._tables()
             if not t.is_finished and t.spec.tournament_id == tournament_id
         ]
-        return _json_response({**view, "live_tables": playing})
+        return json_response({**view, "live_tables": playing})
 
-    def _tables(self) -> list[Any]:
+    def _tables(self) -> list[Table]:
         return [] if self.server is None else self.server.list_tables()
 
     async def _api_tables(self, *, query: dict[str, str]) -> tuple[str, bytes]:
         finished = query.get("finished", "1") not in ("0", "false", "no")
         tables = [t for t in self._tables() if finished or not t.is_finished]
-        return _json_response({"tables": [table_summary_json(t) for t in reversed(tables)]})
+        return json_response({"tables": [table_summary_json(t) for t in reversed(tables)]})
 
-    def _table(self, table_id: str) -> Any:
+    def _table(self, table_id: str) -> Table:
         if self.server is None:
             raise HttpError(HTTPStatus.NOT_FOUND, "this dashboard has no game server")
         try:
@@ -363,127 +350,7 @@ class WebServer:
             raise HttpError(HTTPStatus.NOT_FOUND, f"no live table {table_id!r}") from None
 
     async def _api_table(self, table_id: str, *, query: dict[str, str]) -> tuple[str, bytes]:
-        return _json_response(live_table_json(self._table(table_id)))
-
-    async def replay_view(self, game_id: str) -> JSON:
-        """The replay viewer's data of a finished game (a server table or an arena game).
-
-        ``HttpError`` 409 while the game is being played, 404 when nobody knows it.
-        """
-        if self.league is not None:  # a league game: public once its pair is committed
-            league_view = await asyncio.to_thread(league_replay_json, self.league, game_id)
-            if league_view is not None:
-                return league_view
-        cached = self._replays.get(game_id)
-        if cached is not None:
-            view, header, from_server = cached
-            # The cache answers only what a fresh read would: the same withholding first.
-            try:
-                if from_server:
-                    assert self.server is not None  # only a server's replays are from_server
-                    try:
-                        self.server.check_replay_public(game_id, header.tournament_id, header.seed)
-                    except TableNotFinishedError as error:
-                        raise HttpError(HTTPStatus.CONFLICT, str(error)) from None
-                    await self._check_server_replay(game_id, header)
-                else:
-                    await asyncio.to_thread(self.runs.replay_path, game_id)
-            except ReplayWithheldError as error:
-                raise HttpError(HTTPStatus.CONFLICT, str(error)) from None
-            self._replays.move_to_end(game_id)
-            return view
-        replay, from_server = await self._read_replay(game_id)
-        view = await asyncio.to_thread(replay_json, replay, game_id)
-        view["twin"] = await asyncio.to_thread(self.runs.twin, game_id)
-        self._replays[game_id] = (view, replay.header, from_server)
-        while len(self._replays) > 32:
-            self._replays.popitem(last=False)
-        return view
-
-    async def _read_replay(self, game_id: str) -> tuple[replay_pb2.Replay, bool]:
-        """A finished game's replay, and whether the game server gave it; ``HttpError`` 409
-        while it is withheld, 404 when nobody knows it."""
-        replay: replay_pb2.Replay | None = None
-        from_server = False
-        try:
-            if self.server is not None:
-                try:
-                    replay = self.server.replay(game_id)
-                except TableNotFinishedError as error:
-                    raise HttpError(HTTPStatus.CONFLICT, str(error)) from None
-                except UnknownTableError:
-                    replay = None
-                if replay is not None:
-                    from_server = True
-                    await self._check_server_replay(game_id, replay.header)
-            if replay is None:
-                path = await asyncio.to_thread(self.runs.replay_path, game_id)
-                if path is None or not path.is_file():
-                    raise HttpError(HTTPStatus.NOT_FOUND, f"no finished game {game_id!r}")
-                replay = await asyncio.to_thread(read_replay, path)
-        except ReplayWithheldError as error:
-            raise HttpError(HTTPStatus.CONFLICT, str(error)) from None
-        return replay, from_server
-
-    async def _check_server_replay(self, game_id: str, header: replay_pb2.ReplayHeader) -> None:
-        """A finished table's replay stays private while its deals are still to be played: by
-        a table of this server on the same seed, or by its tournament's remaining games."""
-        seed = header.seed
-        for table in self._tables():
-            if not table.is_finished and table.seed == seed:
-                raise ReplayWithheldError(
-                    f"table {game_id!r} is over, but table {table.id!r} is playing the same "
-                    "deals: its replay is withheld until that game ends"
-                )
-        tournament = header.tournament_id
-        if tournament:
-            pending = await asyncio.to_thread(self.runs.tournament_withholds, tournament, seed)
-            if pending is None:
-                raise ReplayWithheldError(
-                    f"table {game_id!r} belongs to tournament {tournament!r}, whose run "
-                    "directory this dashboard does not read: its replay is withheld (games "
-                    "share deals); see the tournament's own pages once it has ended"
-                )
-            if pending:
-                raise ReplayWithheldError(
-                    f"table {game_id!r} is over, but tournament {tournament!r} still has a "
-                    "game to play on the same deals: its replay is withheld until then"
-                )
-
-    async def _api_replay(self, game_id: str, *, query: dict[str, str]) -> tuple[str, bytes]:
-        return _json_response(await self.replay_view(game_id))
-
-    async def _api_replay_file(self, game_id: str, *, query: dict[str, str]) -> tuple[str, bytes]:
-        """The replay file itself (``.jsonl.gz``, as ``rookery replay verify`` reads it), under
-        the same withholding as its view."""
-        replay, _ = await self._read_replay(game_id)
-        return "application/gzip", await asyncio.to_thread(encode_replay, replay)
-
-    async def _api_replay_analysis(
-        self, game_id: str, *, query: dict[str, str]
-    ) -> tuple[str, bytes]:
-        """One hand's double-dummy analysis (``?hand=N``, 0-based), under the same withholding
-        as the replay: 409 while the game, or another on its deals, is being played."""
-        try:
-            hand = int(query.get("hand", ""))
-        except ValueError:
-            raise HttpError(
-                HTTPStatus.BAD_REQUEST, "name the hand to analyse: ?hand=N (from 0)"
-            ) from None
-        replay = None
-        if self.league is not None:
-            replay = await asyncio.to_thread(league_replay, self.league, game_id)
-        if replay is None:
-            replay, _ = await self._read_replay(game_id)
-        try:
-            view = await self.analyses.hand(game_id, replay, hand)
-        except LookupError as error:
-            raise HttpError(HTTPStatus.NOT_FOUND, str(error)) from None
-        except AnalysisError as error:
-            raise HttpError(
-                HTTPStatus.UNPROCESSABLE_ENTITY, f"cannot analyse {game_id!r}: {error}"
-            ) from None
-        return _json_response(view)
+        return json_response(live_table_json(self._table(table_id)))
 
     async def _stream_table(
         self, writer: asyncio.StreamWriter, table_id: str, query: dict[str, str]
@@ -548,41 +415,6 @@ class WebServer:
     async def _page_replay(self, game_id: str, *, query: dict[str, str]) -> tuple[str, bytes]:
         return self._page(f"{game_id} — Rookery replay", "replay", game_id)
 
-    # The league (_league.py) --------------------------------------------------------------------
-
-    def _the_league(self) -> Any:
-        if self.league is None:
-            raise HttpError(HTTPStatus.NOT_FOUND, "this dashboard shows no league")
-        return self.league
-
-    async def _api_league(self, *, query: dict[str, str]) -> tuple[str, bytes]:
-        league = self._the_league()
-        try:
-            view = await asyncio.to_thread(league_json, league)
-        except LookupError as error:
-            raise HttpError(HTTPStatus.NOT_FOUND, str(error).strip("'\"")) from None
-        return _json_response(view)
-
-    async def _api_league_bot(self, bot: str, *, query: dict[str, str]) -> tuple[str, bytes]:
-        league = self._the_league()
-        try:
-            view = await asyncio.to_thread(league_bot_json, league, bot)
-        except LookupError as error:
-            raise HttpError(HTTPStatus.NOT_FOUND, str(error).strip("'\"")) from None
-        if view is None:
-            raise HttpError(HTTPStatus.NOT_FOUND, f"no bot {bot!r} in this league")
-        return _json_response(view)
-
-    async def _page_league(self, *, query: dict[str, str]) -> tuple[str, bytes]:
-        self._the_league()
-        page = league_page_html("League — Rookery", {"view": "board"})
-        return "text/html; charset=utf-8", page.encode()
-
-    async def _page_league_bot(self, bot: str, *, query: dict[str, str]) -> tuple[str, bytes]:
-        self._the_league()
-        page = league_page_html(f"{bot} — Rookery league", {"view": "bot", "bot": bot})
-        return "text/html; charset=utf-8", page.encode()
-
 
 def _backend_store(server: Any, runs: Sequence[str | Path]) -> list[Path]:
     """The store of ``server``'s tournament backend (its ``store_dir``), unless ``runs``
@@ -607,11 +439,3 @@ def _visitor(peer: Any) -> str:
             return str(address.ipv4_mapped)
         return str(ipaddress.IPv6Network((address, 64), strict=False))
     return str(address)
-
-
-def _json_bytes(value: Any) -> bytes:
-    return json.dumps(value, separators=(",", ":")).encode()
-
-
-def _json_response(value: Any) -> tuple[str, bytes]:
-    return "application/json", _json_bytes(value)

@@ -13,7 +13,9 @@ the author's).
 
 from __future__ import annotations
 
+import asyncio
 import html
+from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +25,15 @@ from rookery.wire.replay import read_replay
 
 from ._model import replay_json
 from ._pages import _asset, _script_json
+from ._responses import HttpError, json_response
 
-__all__ = ["league_bot_json", "league_json", "league_page_html", "league_replay_json"]
+__all__ = [
+    "LeagueRoutes",
+    "league_bot_json",
+    "league_json",
+    "league_page_html",
+    "league_replay_json",
+]
 
 JSON = dict[str, Any]
 
@@ -224,3 +233,44 @@ def league_replay_json(league: League, game_id: str) -> JSON | None:
     if not path.is_file():
         return None
     return replay_json(read_replay(path), game_id)
+
+
+class LeagueRoutes:
+    """``/league`` and ``/league/bots/<bot>`` with their JSON, for ``league`` (a
+    ``rookery.arena.league.League``; None: 404, the dashboard shows no league)."""
+
+    def __init__(self, league: League | None) -> None:
+        self.league = league
+
+    def _the_league(self) -> League:
+        if self.league is None:
+            raise HttpError(HTTPStatus.NOT_FOUND, "this dashboard shows no league")
+        return self.league
+
+    async def api_league(self, *, query: dict[str, str]) -> tuple[str, bytes]:
+        league = self._the_league()
+        try:
+            view = await asyncio.to_thread(league_json, league)
+        except LookupError as error:
+            raise HttpError(HTTPStatus.NOT_FOUND, str(error).strip("'\"")) from None
+        return json_response(view)
+
+    async def api_league_bot(self, bot: str, *, query: dict[str, str]) -> tuple[str, bytes]:
+        league = self._the_league()
+        try:
+            view = await asyncio.to_thread(league_bot_json, league, bot)
+        except LookupError as error:
+            raise HttpError(HTTPStatus.NOT_FOUND, str(error).strip("'\"")) from None
+        if view is None:
+            raise HttpError(HTTPStatus.NOT_FOUND, f"no bot {bot!r} in this league")
+        return json_response(view)
+
+    async def page_league(self, *, query: dict[str, str]) -> tuple[str, bytes]:
+        self._the_league()
+        page = league_page_html("League — Rookery", {"view": "board"})
+        return "text/html; charset=utf-8", page.encode()
+
+    async def page_league_bot(self, bot: str, *, query: dict[str, str]) -> tuple[str, bytes]:
+        self._the_league()
+        page = league_page_html(f"{bot} — Rookery league", {"view": "bot", "bot": bot})
+        return "text/html; charset=utf-8", page.encode()
