@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from rookery.arena.config import BotSpec, TournamentConfig
-from rookery.arena.runner import RunOptions, TournamentRunner
+from rookery.arena.run import RunOptions, TournamentRunner
 from rookery.engine import Ruleset
 from rookery.server import RookeryServer, TableSpec, TimeControl, configure_logging, tune_gc
 

@@ -28,11 +28,11 @@ from pathlib import Path
 
 from rookery.arena.league import LeagueOptions, LeagueServer
 from rookery.arena.league.league import seat_name
+from rookery.arena.league.ray import RayPairsOptions
 from rookery.arena.league.store import LeagueStore, RatingPoint, VersionState
-from rookery.arena.league_ray import RayPairsOptions
-from rookery.arena.ratings import GameScore, fit_bradley_terry
-from rookery.arena.ray_backend import LOOPBACK_ONLY
-from rookery.arena.storage import write_bytes_atomically
+from rookery.arena.records import write_bytes_atomically
+from rookery.arena.run import LOOPBACK_ONLY
+from rookery.arena.stats import GameScore, fit_bradley_terry
 from rookery.engine import Ruleset
 from rookery.server import ServerConfig, TimeControl, configure_logging
 

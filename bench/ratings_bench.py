@@ -16,7 +16,7 @@ import argparse
 import random
 import time
 
-from rookery.arena.ratings import GameScore, expected_score, fit_bradley_terry, numpy_available
+from rookery.arena.stats import GameScore, expected_score, fit_bradley_terry, numpy_available
 
 
 def league(bots: int, pairs_per_bot: int, seed: int) -> list[GameScore]:

@@ -21,8 +21,7 @@ import tempfile
 import time
 
 from rookery.arena.config import TOURNAMENT_TIME_CONTROL, BotSpec, TournamentConfig
-from rookery.arena.ray_backend import LOOPBACK_ONLY
-from rookery.arena.runner import RunOptions, TournamentRunner
+from rookery.arena.run import LOOPBACK_ONLY, RunOptions, TournamentRunner
 from rookery.engine import Ruleset
 from rookery.server import configure_logging
 

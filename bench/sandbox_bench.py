@@ -19,10 +19,15 @@ import tempfile
 import time
 from pathlib import Path
 
-from rookery.arena.bot_process import start_bot_process
 from rookery.arena.config import BotSpec, TournamentConfig
-from rookery.arena.runner import TournamentRunner
-from rookery.arena.sandbox import SandboxLimits, SandboxMode, SandboxRuntime, probe
+from rookery.arena.launch import (
+    SandboxLimits,
+    SandboxMode,
+    SandboxRuntime,
+    probe,
+    start_bot_process,
+)
+from rookery.arena.run import TournamentRunner
 from rookery.engine import Ruleset
 from rookery.server import RookeryServer, ServerConfig, TimeControl
 

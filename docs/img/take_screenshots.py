@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 from playwright.sync_api import ViewportSize, sync_playwright
-from rookery.arena.report import load_run
+from rookery.arena.records import load_run
 from rookery.web import write_report_pages
 from rookery.wire.replay import read_replay
 

@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from rookery.arena.storage import RunStore
+from rookery.arena.records import RunStore
 
 HERE = Path(__file__).parent
 PYTHON = shlex.quote(sys.executable)

@@ -9,12 +9,8 @@ from pathlib import Path
 
 import pytest
 from rookery.arena.config import BotSpec, TournamentConfig
-from rookery.arena.runner import (
-    MAX_SCALED_CONCURRENCY,
-    RunOptions,
-    TournamentRunner,
-    with_session_limits,
-)
+from rookery.arena.run import RunOptions, TournamentRunner
+from rookery.arena.run._runner import MAX_SCALED_CONCURRENCY, with_session_limits
 from rookery.engine import Ruleset
 from rookery.server import ServerConfig, TimeControl
 

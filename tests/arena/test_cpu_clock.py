@@ -17,9 +17,10 @@ from pathlib import Path
 
 import pytest
 from rookery.arena.config import BotSpec, ClockKind, TournamentConfig
-from rookery.arena.runner import TournamentRunner
-from rookery.arena.sandbox import SandboxMode
-from rookery.arena.storage import BotGameStats, RunStore
+from rookery.arena.launch import SandboxMode
+from rookery.arena.records import RunStore
+from rookery.arena.records._storage import BotGameStats
+from rookery.arena.run import TournamentRunner
 from rookery.engine import Ruleset
 from rookery.server import TimeControl
 

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 from rookery.arena.config import config_from_dict
-from rookery.arena.runner import RunOptions, TournamentRunner
-from rookery.arena.storage import RunStore
+from rookery.arena.records import RunStore
+from rookery.arena.run import RunOptions, TournamentRunner
 from rookery.v1 import replay_pb2, results_pb2, ruleset_pb2
 from rookery.wire.replay import read_replay, verify_replay
 

@@ -15,8 +15,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from rookery.arena.commands import CommandNotFoundError, check_program, resolve_argv
 from rookery.arena.config import load_config
+from rookery.arena.launch._commands import CommandNotFoundError, check_program, resolve_argv
 
 ROOT = Path(__file__).resolve().parents[2]
 ROOKERY = Path(sys.executable).with_name("rookery")

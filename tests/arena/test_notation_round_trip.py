@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 
 from rookery.arena.config import BotSpec, TournamentConfig
-from rookery.arena.runner import RunOptions, TournamentRunner
-from rookery.arena.storage import RunStore
+from rookery.arena.records import RunStore
+from rookery.arena.run import RunOptions, TournamentRunner
 from rookery.client.bots import bot_reference
 from rookery.engine import PRESETS
 from rookery.server import TimeControl

@@ -5,16 +5,14 @@ from __future__ import annotations
 import random
 
 import pytest
-from rookery.arena.ratings import (
+from rookery.arena.stats import (
     GameScore,
     OnlineElo,
     expected_score,
     fit_bradley_terry,
-    has_mixed_partnerships,
-    los_from_counts,
-    ranks_from_result,
     team_ratings,
 )
+from rookery.arena.stats._ratings import has_mixed_partnerships, los_from_counts, ranks_from_result
 
 TRUE_ELO = {"weak": -150.0, "fair": -50.0, "good": 50.0, "strong": 150.0}
 

@@ -6,7 +6,7 @@ import math
 import random
 
 import pytest
-from rookery.arena.ratings import GameScore, expected_score, fit_bradley_terry
+from rookery.arena.stats import GameScore, expected_score, fit_bradley_terry
 
 STRENGTHS = {"a": -120.0, "b": -30.0, "c": 40.0, "d": 110.0}
 

@@ -16,10 +16,9 @@ from pathlib import Path
 import pytest
 from rookery.arena.config import BotSpec, Format, TournamentConfig
 from rookery.arena.errors import ConfigError
-from rookery.arena.ray_backend import LOOPBACK_ONLY, chunk_games
-from rookery.arena.runner import RunOptions, TournamentRunner
-from rookery.arena.schedule import Schedule
-from rookery.arena.storage import GameRow, RunStore
+from rookery.arena.records import GameRow, RunStore
+from rookery.arena.run import LOOPBACK_ONLY, RunOptions, Schedule, TournamentRunner
+from rookery.arena.run._ray_backend import chunk_games
 from rookery.engine import Ruleset
 from rookery.wire.replay import read_replay
 

@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from rookery.arena.ray_backend import LOOPBACK_ONLY
-from rookery.arena.storage import GameRow, RunStore
+from rookery.arena.records import GameRow, RunStore
+from rookery.arena.run import LOOPBACK_ONLY
 
 RAY = Path(sys.executable).parent / "ray"
 RANDOM = f"{shlex.quote(sys.executable)} -m rookery.cli.main bot run rookery.client.bots:RandomBot"

@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rookery.arena._recording import BatchRecorder
 from rookery.arena.errors import StorageError
-from rookery.arena.move_incidents import MoveIncident
-from rookery.arena.storage import GameRow, RunStore, write_files_atomically
+from rookery.arena.records import GameRow, RunStore
+from rookery.arena.records._move_incidents import MoveIncident
+from rookery.arena.records._storage import write_files_atomically
+from rookery.arena.run._recording import BatchRecorder
 from test_storage import make_row
 
 

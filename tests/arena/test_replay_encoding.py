@@ -7,9 +7,9 @@ from pathlib import Path
 
 from conftest import ConfigFactory
 from rookery.arena.config import BotSpec
-from rookery.arena.runner import RunOptions, TournamentRunner
-from rookery.arena.schedule import ScheduledGame
-from rookery.arena.storage import GameRow, RunStore
+from rookery.arena.records import GameRow, RunStore
+from rookery.arena.run import RunOptions, TournamentRunner
+from rookery.arena.run._schedule import ScheduledGame
 from rookery.server import TableOutcome
 from rookery.v1 import replay_pb2
 from rookery.wire.replay import encode_replay

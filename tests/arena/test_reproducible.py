@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from rookery.arena.storage import GameRow, RunStore
+from rookery.arena.records import GameRow, RunStore
 
 RANDOM = f"{shlex.quote(sys.executable)} -m rookery.cli.main bot run rookery.client.bots:RandomBot"
 

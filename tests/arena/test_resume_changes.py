@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from rookery.arena.config import BotSpec, TournamentConfig, changed_fields
 from rookery.arena.errors import BotLaunchError, StorageError
-from rookery.arena.runner import RunOptions, TournamentRunner
+from rookery.arena.run import RunOptions, TournamentRunner
 
 ConfigFactory = Callable[..., TournamentConfig]
 

@@ -6,10 +6,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rookery.arena.config import BotSpec, Format, TournamentConfig
-from rookery.arena.report import load_run, write_report
-from rookery.arena.runner import RunOptions, TournamentRunner
-from rookery.arena.sprt import SprtDecision, SprtParams
-from rookery.arena.storage import RunStore
+from rookery.arena.records import RunStore, load_run, write_report
+from rookery.arena.run import RunOptions, TournamentRunner
+from rookery.arena.stats import SprtDecision, SprtParams
 from rookery.wire.replay import read_replay
 
 BotFactory = Callable[..., BotSpec]

@@ -12,11 +12,18 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from rookery.arena.bot_process import BotProcess, start_bot_process
 from rookery.arena.config import BotSpec, ClockKind, TournamentConfig, config_from_dict
 from rookery.arena.errors import ConfigError, SandboxUnavailableError
-from rookery.arena.runner import TournamentRunner
-from rookery.arena.sandbox import SandboxLimits, SandboxMode, SandboxRuntime, _tree, probe
+from rookery.arena.launch import (
+    SandboxLimits,
+    SandboxMode,
+    SandboxRuntime,
+    probe,
+    start_bot_process,
+)
+from rookery.arena.launch._bot_process import BotProcess
+from rookery.arena.launch._sandbox import _tree
+from rookery.arena.run import TournamentRunner
 from rookery.engine import Ruleset
 from rookery.server import RookeryServer, ServerConfig, TableSpec, TableStatus
 from rookery.server.testing import raw_bots
@@ -280,7 +287,7 @@ async def main():
         if "\\ndaemon started" in (directory / "bot.log").read_text():
             break
         await asyncio.sleep(0.05)
-    from rookery.arena.sandbox import _tree
+    from rookery.arena.launch._sandbox import _tree
     print(" ".join(map(str, _tree(bot.pid))), flush=True)
     await asyncio.sleep(120)
 

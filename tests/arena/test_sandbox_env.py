@@ -17,7 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from rookery.arena.sandbox import probe
+from rookery.arena.launch import probe
 from rookery.engine import Ruleset
 from rookery.envs.learn import LinearPolicy
 

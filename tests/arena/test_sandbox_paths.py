@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from rookery.arena.sandbox import probe
+from rookery.arena.launch import probe
 
 REPO = Path(__file__).resolve().parents[2]
 ROOKERY = Path(sys.executable).with_name("rookery")

@@ -9,9 +9,7 @@ import struct
 import sys
 from pathlib import Path
 
-from rookery.arena import _seccomp
-from rookery.arena.bot_process import start_bot_process
-from rookery.arena.sandbox import SandboxLimits, SandboxRuntime, probe
+from rookery.arena.launch import SandboxLimits, SandboxRuntime, _seccomp, probe, start_bot_process
 
 
 def test_the_filter_is_built_for_x86_64_and_aarch64_and_ends_in_returns() -> None:

@@ -21,10 +21,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from rookery.arena.bot_process import start_bot_process
 from rookery.arena.config import BotSpec, TournamentConfig
-from rookery.arena.runner import TournamentRunner
-from rookery.arena.sandbox import _EXEC_SCRIPT, SandboxLimits, SandboxMode, SandboxRuntime, probe
+from rookery.arena.launch import (
+    SandboxLimits,
+    SandboxMode,
+    SandboxRuntime,
+    probe,
+    start_bot_process,
+)
+from rookery.arena.launch._sandbox import _EXEC_SCRIPT
+from rookery.arena.run import TournamentRunner
 from rookery.engine import Ruleset
 from rookery.server import RookeryServer, TimeControl
 

@@ -6,7 +6,8 @@ import itertools
 from collections import Counter
 
 from rookery.arena.config import Format
-from rookery.arena.schedule import Schedule, derive_seed, lineups_for
+from rookery.arena.run import Schedule
+from rookery.arena.run._schedule import derive_seed, lineups_for
 from rookery.engine import Ruleset
 
 STANDARD = Ruleset.preset("standard")

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
-from rookery.arena.storage import RunStore
+from rookery.arena.records import RunStore
 from rookery.engine import Ruleset
 from rookery.v1 import arena_service_pb2 as api
 from rookery.v1 import arena_service_pb2_grpc, table_pb2

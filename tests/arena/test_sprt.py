@@ -6,14 +6,8 @@ import math
 import random
 
 import pytest
-from rookery.arena.sprt import (
-    SprtDecision,
-    SprtParams,
-    SprtTest,
-    llr_logistic,
-    llr_normalized,
-    logistic_score,
-)
+from rookery.arena.stats import SprtDecision, SprtParams, SprtTest
+from rookery.arena.stats._sprt import llr_logistic, llr_normalized, logistic_score
 
 
 def run_stream(true_elo: float, params: SprtParams, seed: int, cap: int = 40_000) -> SprtTest:

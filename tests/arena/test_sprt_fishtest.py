@@ -17,14 +17,8 @@ from __future__ import annotations
 import random
 
 import pytest
-from rookery.arena.sprt import (
-    SprtDecision,
-    SprtParams,
-    SprtTest,
-    llr_logistic,
-    llr_normalized,
-    llr_normalized_approximate,
-)
+from rookery.arena.stats import SprtDecision, SprtParams, SprtTest
+from rookery.arena.stats._sprt import llr_logistic, llr_normalized, llr_normalized_approximate
 
 STAT_UTIL_PENTANOMIAL = [10789, 19328, 33806, 19402, 10543]
 NARROW_PENTANOMIAL = [39, 2226, 31451, 2412, 40]

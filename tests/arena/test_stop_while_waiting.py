@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rookery.arena.config import BotSpec, TournamentConfig
-from rookery.arena.runner import RunOptions, TournamentRunner
+from rookery.arena.run import RunOptions, TournamentRunner
 
 BotFactory = Callable[..., BotSpec]
 ConfigFactory = Callable[..., TournamentConfig]

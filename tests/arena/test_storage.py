@@ -7,14 +7,8 @@ from pathlib import Path
 
 import pytest
 from rookery.arena.errors import StorageError
-from rookery.arena.storage import (
-    BotGameStats,
-    GameRow,
-    RunStore,
-    file_sha256,
-    write_atomically,
-    write_bytes_atomically,
-)
+from rookery.arena.records import GameRow, RunStore, write_bytes_atomically
+from rookery.arena.records._storage import BotGameStats, file_sha256, write_atomically
 
 
 def make_row(store: RunStore, index: int, tournament_id: str = "t") -> GameRow:

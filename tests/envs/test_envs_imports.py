@@ -14,7 +14,7 @@ SDK_USERS = {"bridge.py", "gym.py", "chat.py", "seat.py", "mcp_seat.py"}
 Gymnasium env (its opponents are the SDK's reference bots)."""
 REPLAY_READERS: set[str] = set()
 """Modules that may read replays (``rookery.wire``, ``rookery.v1``): none now (the language-model
-ledger is the arena's, ``rookery.arena.ledger``)."""
+ledger is the arena's, ``rookery.arena.records._ledger``)."""
 
 
 def _rookery_imports(path: Path) -> set[str]:

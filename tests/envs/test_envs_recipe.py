@@ -10,8 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from rookery.arena.report import load_run
-from rookery.arena.sandbox import probe
+from rookery.arena.launch import probe
+from rookery.arena.records import load_run
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "ai.md"
 BIN = Path(sys.executable).parent

@@ -25,11 +25,17 @@ from rich.console import Console
 from rookery.arena.config import BotSpec, Format, TournamentConfig, config_from_dict
 from rookery.arena.display import ProgressDisplay
 from rookery.arena.errors import ConfigError
-from rookery.arena.ledger import run_ledger
-from rookery.arena.report import load_run, report_dict, standings_table, write_report
-from rookery.arena.runner import LiveState, RunOptions, TournamentRunner
-from rookery.arena.sandbox import SandboxMode
-from rookery.arena.storage import RunStore
+from rookery.arena.launch import SandboxMode
+from rookery.arena.records import (
+    RunStore,
+    load_run,
+    report_dict,
+    run_ledger,
+    standings_table,
+    write_report,
+)
+from rookery.arena.run import RunOptions, TournamentRunner
+from rookery.arena.run._runner import LiveState
 from rookery.engine import AllPass, Ruleset
 from rookery.server import TimeControl
 from rookery.v1 import replay_pb2

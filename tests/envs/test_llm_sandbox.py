@@ -15,9 +15,8 @@ import pytest
 from chat_server import chat_server
 from rookery.arena.config import BotSpec, load_config
 from rookery.arena.errors import ConfigError
-from rookery.arena.ledger import run_ledger
-from rookery.arena.sandbox import probe
-from rookery.arena.storage import RunStore
+from rookery.arena.launch import probe
+from rookery.arena.records import RunStore, run_ledger
 
 #: Exit code of the probe bot that finds itself unconfined (a crash incident of the run).
 UNCONFINED = 7

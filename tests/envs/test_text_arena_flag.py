@@ -11,7 +11,7 @@ import pytest
 from chat_server import chat_server
 from rookery.arena.config import parse_bot_flag
 from rookery.arena.errors import ConfigError
-from rookery.arena.ledger import run_ledger
+from rookery.arena.records import run_ledger
 
 
 def test_the_flag_names_the_seat_the_model_and_its_api() -> None:

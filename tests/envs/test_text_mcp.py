@@ -18,10 +18,9 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from rookery.arena.config import BotSpec, TournamentConfig
-from rookery.arena.ledger import ledger_of
-from rookery.arena.runner import RunOptions, TournamentRunner
-from rookery.arena.sandbox import SandboxMode
-from rookery.arena.storage import RunStore
+from rookery.arena.launch import SandboxMode
+from rookery.arena.records import RunStore, ledger_of
+from rookery.arena.run import RunOptions, TournamentRunner
 from rookery.client import arun_bot
 from rookery.client.bots.random_bot import RandomBot
 from rookery.engine import Ruleset

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from chat_server import chat_server
 from rookery.arena.config import BotSpec, Format, load_config
-from rookery.arena.report import load_run
-from rookery.arena.runner import RunOptions, TournamentRunner
+from rookery.arena.records import load_run
+from rookery.arena.run import RunOptions, TournamentRunner
 from rookery.server import TimeControl
 
 RECIPE = Path(__file__).resolve().parents[2] / "examples" / "tournaments" / "llm-gauntlet.toml"

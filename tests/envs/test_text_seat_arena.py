@@ -15,11 +15,10 @@ from typing import Any
 import pytest
 from chat_server import chat_server
 from rookery.arena.config import BotSpec, TournamentConfig
-from rookery.arena.ledger import run_ledger
-from rookery.arena.report import load_run
-from rookery.arena.runner import RunOptions, RunResult, TournamentRunner
-from rookery.arena.sandbox import SandboxMode
-from rookery.arena.storage import GameRow, RunStore
+from rookery.arena.launch import SandboxMode
+from rookery.arena.records import GameRow, RunStore, load_run, run_ledger
+from rookery.arena.run import RunOptions, TournamentRunner
+from rookery.arena.run._runner import RunResult
 from rookery.engine import Ruleset
 from rookery.server import TimeControl
 from rookery.v1 import replay_pb2

@@ -14,10 +14,9 @@ from typing import Any
 import pytest
 from chat_server import chat_server
 from rookery.arena.config import BotSpec, TournamentConfig
-from rookery.arena.ledger import run_ledger
-from rookery.arena.runner import RunOptions, TournamentRunner
-from rookery.arena.sandbox import SandboxMode
-from rookery.arena.storage import RunStore
+from rookery.arena.launch import SandboxMode
+from rookery.arena.records import RunStore, run_ledger
+from rookery.arena.run import RunOptions, TournamentRunner
 from rookery.engine import Bid, Game, Observation, Ruleset
 from rookery.envs.chat import ChatEndpoint
 from rookery.envs.text import Completion, ToolCall

@@ -10,10 +10,9 @@ from pathlib import Path
 
 import pytest
 from rookery.arena.config import BotSpec, TournamentConfig
-from rookery.arena.report import load_run
-from rookery.arena.runner import RunOptions, TournamentRunner
-from rookery.arena.sandbox import SandboxMode
-from rookery.arena.storage import RunStore
+from rookery.arena.launch import SandboxMode
+from rookery.arena.records import RunStore, load_run
+from rookery.arena.run import RunOptions, TournamentRunner
 from rookery.client.bots import bot_command, play_game
 from rookery.engine import Game, Ruleset
 from rookery.envs.bridge import as_policy

@@ -29,7 +29,7 @@ from typing import Any
 
 import pytest
 from processes import Background, background_group
-from rookery.arena.storage import RunStore
+from rookery.arena.records import RunStore
 
 #: How a game may end on its own.
 FINISHED = {"TARGET_REACHED", "MAX_HANDS"}

@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from rookery.arena.storage import RunStore
+from rookery.arena.records import RunStore
 from test_readme_session import example_bot
 
 

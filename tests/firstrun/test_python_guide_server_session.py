@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 from processes import Background, background_group
-from rookery.arena.storage import RunStore
+from rookery.arena.records import RunStore
 from test_readme_session import example_bot
 
 

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from rookery.arena.storage import RunStore
+from rookery.arena.records import RunStore
 from rookery.cli._run_dirs import new_run_dir, point_latest
 
 _ARENA = ["arena", "run", "--bot", "random", "--bot", "heuristic", "--games", "2",
@@ -99,7 +99,7 @@ def test_latest_follows_the_last_run_and_never_replaces_a_real_folder(tmp_path: 
 
 
 def test_the_dashboard_lists_a_run_once_beside_its_latest_link(tmp_path: Path) -> None:
-    from rookery.arena.storage import DATABASE_NAME
+    from rookery.arena.records import DATABASE_NAME
     from rookery.web._sources import RunDirectories
 
     runs = tmp_path / "runs"

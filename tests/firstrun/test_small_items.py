@@ -16,8 +16,7 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console
-from rookery.arena.report import load_run, report_dict, standings_table
-from rookery.arena.storage import RunStore
+from rookery.arena.records import RunStore, load_run, report_dict, standings_table
 
 _CRASHING_BOT = """\
 import os

@@ -17,9 +17,9 @@ import sys
 from pathlib import Path
 
 from rookery.arena.config import BotSpec, TournamentConfig
-from rookery.arena.runner import RunOptions, TournamentRunner
-from rookery.arena.sandbox import SandboxMode
-from rookery.arena.storage import RunStore
+from rookery.arena.launch import SandboxMode
+from rookery.arena.records import RunStore
+from rookery.arena.run import RunOptions, TournamentRunner
 from rookery.engine import Ruleset
 from rookery.server import LatePolicy, ServerConfig, TableSpec, TableStatus, TimeControl
 from rookery.server.testing import RawBot, reply_to, running_server

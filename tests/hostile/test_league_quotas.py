@@ -18,8 +18,8 @@ from pathlib import Path
 import grpc
 import pytest
 from league_support import LeagueUnderAttack, bot_folder, league_under_attack
+from rookery.arena.launch import probe
 from rookery.arena.league.submissions import folder_usage
-from rookery.arena.sandbox import probe
 from rookery.v1 import arena_service_pb2_grpc, league_pb2
 
 MIB = 1024 * 1024

@@ -15,7 +15,7 @@ from pathlib import Path
 import grpc
 import pytest
 from league_support import ADMIN, LeagueUnderAttack, league_under_attack
-from rookery.arena.sandbox import probe
+from rookery.arena.launch import probe
 from rookery.v1 import league_pb2
 
 MARKER = "crash-marker-5e1f: the evaluation table is missing"

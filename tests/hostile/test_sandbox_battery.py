@@ -22,10 +22,11 @@ from pathlib import Path
 
 import pytest
 from rookery.arena.config import BotSpec, ClockKind, Format, TournamentConfig
-from rookery.arena.report import load_run, render_html, report_dict
-from rookery.arena.runner import RunResult, TournamentRunner
-from rookery.arena.sandbox import SandboxLimits, SandboxMode, probe
-from rookery.arena.storage import GameRow, RunStore
+from rookery.arena.launch import SandboxLimits, SandboxMode, probe
+from rookery.arena.records import GameRow, RunStore, load_run, report_dict
+from rookery.arena.records._report import render_html
+from rookery.arena.run import TournamentRunner
+from rookery.arena.run._runner import RunResult
 from rookery.engine import Ruleset
 from rookery.server import TimeControl
 
@@ -88,7 +89,7 @@ def _listener(connections: list[str]) -> tuple[socket.socket, threading.Thread]:
 def _sandbox_uids(marker: str) -> list[int]:
     """Processes on the host still running under a sandbox's user id whose command line holds
     ``marker`` (this battery's own: other suites' sandboxed bots may run at the same time)."""
-    from rookery.arena import sandbox
+    from rookery.arena.launch import _sandbox as sandbox
 
     found = []
     for entry in os.listdir("/proc"):

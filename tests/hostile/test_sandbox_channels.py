@@ -16,8 +16,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from rookery.arena.bot_process import start_bot_process
-from rookery.arena.sandbox import SandboxLimits, SandboxRuntime, probe
+from rookery.arena.launch import SandboxLimits, SandboxRuntime, probe, start_bot_process
 
 PROBE = Path(__file__).with_name("channel_probe.py")
 

@@ -17,8 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from rookery.arena.bot_process import start_bot_process
-from rookery.arena.sandbox import SandboxLimits, SandboxRuntime, probe
+from rookery.arena.launch import SandboxLimits, SandboxRuntime, probe, start_bot_process
 
 PROBE = Path(__file__).with_name("hoard_probe.py")
 LIMITS = SandboxLimits(memory_mb=256, scratch_mb=16)

@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from rookery.arena.sandbox import probe
+from rookery.arena.launch import probe
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from rookery.arena.sandbox import probe
+from rookery.arena.launch import probe
 from test_sandbox_view import LOOK, ROOKERY, _example_bot, _looked, _quick_start_command
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "bots"

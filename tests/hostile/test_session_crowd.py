@@ -22,9 +22,9 @@ from pathlib import Path
 import grpc
 import pytest
 from rookery.arena.config import BotSpec, Format, TournamentConfig
-from rookery.arena.runner import TournamentRunner
-from rookery.arena.sandbox import SandboxMode, probe
-from rookery.arena.storage import RunStore
+from rookery.arena.launch import SandboxMode, probe
+from rookery.arena.records import RunStore
+from rookery.arena.run import TournamentRunner
 from rookery.engine import Ruleset
 from rookery.server import TimeControl
 from rookery.server.testing import RawBot, running_server

@@ -20,11 +20,9 @@ from pathlib import Path
 
 from chat_endpoint import chat_endpoint
 from rookery.arena.config import BotSpec, TournamentConfig
-from rookery.arena.ledger import run_ledger
-from rookery.arena.report import load_run
-from rookery.arena.runner import RunOptions, TournamentRunner
-from rookery.arena.sandbox import SandboxMode
-from rookery.arena.storage import RunStore
+from rookery.arena.launch import SandboxMode
+from rookery.arena.records import RunStore, load_run, run_ledger
+from rookery.arena.run import RunOptions, TournamentRunner
 from rookery.engine import Ruleset
 from rookery.server import TimeControl
 from test_text_seat_voiding import _EXAMPLE, _MOVES

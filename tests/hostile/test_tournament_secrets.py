@@ -19,9 +19,9 @@ from typing import Any
 import grpc
 import pytest
 from rookery.arena.config import config_from_dict
-from rookery.arena.runner import RunOptions, TournamentRunner
-from rookery.arena.schedule import derive_seed
-from rookery.arena.service import ArenaTournaments
+from rookery.arena.run import RunOptions, TournamentRunner
+from rookery.arena.run._schedule import derive_seed
+from rookery.arena.run._service import ArenaTournaments
 from rookery.engine import Ruleset, deal_for_hand
 from rookery.server import RookeryServer, ServerConfig
 from rookery.server.testing import RawBot, reply_to, running_server, simple_action

@@ -35,9 +35,10 @@ from typing import Any
 import grpc
 import pytest
 from rookery.arena.config import BotSpec, TournamentConfig
-from rookery.arena.runner import RunOptions, RunResult, TournamentRunner
-from rookery.arena.sandbox import SandboxMode, probe
-from rookery.arena.storage import GameRow, RunStore
+from rookery.arena.launch import SandboxMode, probe
+from rookery.arena.records import GameRow, RunStore
+from rookery.arena.run import RunOptions, TournamentRunner
+from rookery.arena.run._runner import RunResult
 from rookery.engine import Ruleset, deal_for_hand
 from rookery.server import TimeControl
 from rookery.server.testing import RawBot, running_server

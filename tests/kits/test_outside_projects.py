@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 from kit_support import REPO, Launcher, Tables, check_kit_seat, fetch_replay
-from rookery.arena.storage import RunStore
+from rookery.arena.records import RunStore
 from rookery.server import RookeryServer, TimeControl
 
 # On a fresh machine a guide's commands make the kit's cold build (Maven's downloads, say).

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from kit_support import KITS, PYTHON_BOT_COMMAND, build_kit, refused_actions
 from rookery.arena.config import BotSpec, TournamentConfig
-from rookery.arena.runner import TournamentRunner
-from rookery.arena.sandbox import SandboxMode
-from rookery.arena.storage import RunStore
+from rookery.arena.launch import SandboxMode
+from rookery.arena.records import RunStore
+from rookery.arena.run import TournamentRunner
 from rookery.engine import Ruleset
 from rookery.server import TimeControl
 from rookery.wire.replay import read_replay

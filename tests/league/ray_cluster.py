@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rookery.arena.ray_backend import LOOPBACK_ONLY
+from rookery.arena.run import LOOPBACK_ONLY
 
 RAY = Path(sys.executable).parent / "ray"
 #: Set in the environment of each ``ray start``: every process of that node inherits it.

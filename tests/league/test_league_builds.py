@@ -12,9 +12,9 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from rookery.arena.launch import probe
 from rookery.arena.league import LeagueOptions, LeagueServer
 from rookery.arena.league.submissions import BUILD_CACHE
-from rookery.arena.sandbox import probe
 from rookery.engine import Ruleset
 from rookery.server import ServerConfig, TimeControl
 

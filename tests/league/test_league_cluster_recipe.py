@@ -22,8 +22,8 @@ import pytest
 from google.protobuf.timestamp_pb2 import Timestamp
 from league_helpers import ADMIN, MIX_COMMAND, REPO, LeagueProcess, mix_folder
 from ray_cluster import MARKER, RAY, free_port, node_processes, ray_environment
+from rookery.arena.league.ray import CACHE_ENV
 from rookery.arena.league.submissions import pack_folder
-from rookery.arena.league_ray import CACHE_ENV
 from rookery.v1 import league_pb2
 
 

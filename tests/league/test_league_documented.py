@@ -19,8 +19,8 @@ import grpc
 import pytest
 from google.protobuf.timestamp_pb2 import Timestamp
 from league_helpers import ADMIN, MIX_COMMAND, ROOKERY, LeagueProcess, mix_folder
+from rookery.arena.launch import probe
 from rookery.arena.league.submissions import pack_folder
-from rookery.arena.sandbox import probe
 from rookery.v1 import league_pb2
 
 SERVE_ARGS = [

@@ -14,7 +14,7 @@ from rookery.arena.league.matchmaking import (
     final_pairing,
     separations,
 )
-from rookery.arena.ratings import GameScore, expected_score, fit_bradley_terry
+from rookery.arena.stats import GameScore, expected_score, fit_bradley_terry
 
 #: Twelve versions in three strengths (Elo), as in the end-to-end season.
 TRUE_ELO = {f"v{i:02d}": (400.0, 0.0, -400.0)[i % 3] for i in range(12)}

@@ -22,10 +22,10 @@ from league_helpers import (
     node_folder,
 )
 from ray_cluster import LoopbackCluster, ray_environment, running_task
+from rookery.arena.league.ray import CACHE_ENV
 from rookery.arena.league.store import LeagueStore
 from rookery.arena.league.submissions import pack_folder
-from rookery.arena.league_ray import CACHE_ENV
-from rookery.arena.ratings import GameScore, fit_bradley_terry
+from rookery.arena.stats import GameScore, fit_bradley_terry
 from rookery.v1 import league_pb2
 
 BOOTSTRAP = 20

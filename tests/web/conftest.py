@@ -23,8 +23,8 @@ from typing import Any
 import grpc
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
-from rookery.arena.report import load_run
-from rookery.arena.service import make_backend
+from rookery.arena.records import load_run
+from rookery.arena.run._service import make_backend
 from rookery.client import arun_bot, load_bot
 from rookery.engine import Ruleset
 from rookery.server import RookeryServer, ServerConfig, TableSpec, TimeControl

@@ -15,9 +15,9 @@ from types import ModuleType
 import pytest
 from playwright.sync_api import Page
 from rookery.arena.config import BotSpec, Format, TournamentConfig
-from rookery.arena.report import load_run
-from rookery.arena.runner import RunOptions, TournamentRunner
-from rookery.arena.sandbox import SandboxMode
+from rookery.arena.launch import SandboxMode
+from rookery.arena.records import load_run
+from rookery.arena.run import RunOptions, TournamentRunner
 from rookery.engine import AllPass, Ruleset
 from rookery.server import TimeControl
 from rookery.v1 import replay_pb2

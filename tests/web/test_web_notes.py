@@ -22,8 +22,7 @@ import grpc
 import pytest
 from playwright.sync_api import Page
 from rich.console import Console
-from rookery.arena.report import standings_table, write_report
-from rookery.arena.storage import RunStore
+from rookery.arena.records import RunStore, standings_table, write_report
 from rookery.v1 import (
     arena_service_pb2,
     arena_service_pb2_grpc,

@@ -154,7 +154,7 @@ def test_report_html_and_the_pages_agree_and_link_each_other(
 ) -> None:
     import shutil
 
-    from rookery.arena.report import write_report
+    from rookery.arena.records import write_report
     from rookery.web import write_report_pages
 
     run_dir = tmp_path / "run"

@@ -1,12 +1,12 @@
 """The arena: tournaments of bots on duplicate deals, with ratings, SPRT, replays and reports.
 
-The modules, from the inside out: :mod:`~rookery.arena.ratings` (online Elo, Bradley–Terry with
-bootstrap intervals, OpenSkill for teams), :mod:`~rookery.arena.sprt` (the GSPRT on duplicate
-pairs), :mod:`~rookery.arena.config` (tournament TOML), :mod:`~rookery.arena.schedule` (lazy
-pairings), :mod:`~rookery.arena.storage` (the run directory's SQLite file and replays) and
-:mod:`~rookery.arena.runner` (an embedded server, launched and remote bots, N games at once).
-Around the runner: :mod:`~rookery.arena.service` (tournaments through the ArenaService of
-``rookery serve``) and :mod:`~rookery.arena.ray_backend` (the games as Ray tasks on a cluster).
+Its rooms, each a subpackage whose ``__init__`` is its face, from the inside out:
+:mod:`~rookery.arena.stats` (ratings, SPRT, standings: pure functions), :mod:`~rookery.arena.config`
+(tournament TOML), :mod:`~rookery.arena.launch` (bot processes and the sandbox),
+:mod:`~rookery.arena.records` (the run directory's SQLite file, replays and reports),
+:mod:`~rookery.arena.run` (the runner: an embedded server, launched and remote bots, N games at
+once; the Ray backend; tournaments through the ArenaService of ``rookery serve``) and
+:mod:`~rookery.arena.league` (a season of submitted versions).
 """
 
 from __future__ import annotations
@@ -18,15 +18,17 @@ from rookery.arena.errors import (
     ScheduleError,
     StorageError,
 )
-from rookery.arena.ratings import (
+from rookery.arena.stats import (
     BradleyTerryFit,
     GameScore,
     OnlineElo,
     Rating,
+    SprtDecision,
+    SprtParams,
+    SprtTest,
     fit_bradley_terry,
     team_ratings,
 )
-from rookery.arena.sprt import SprtDecision, SprtParams, SprtTest
 
 __all__ = [
     "ArenaError",

@@ -52,8 +52,8 @@ from pathlib import Path
 from typing import Any
 
 from rookery.arena.errors import ConfigError
-from rookery.arena.sandbox import SandboxLimits, SandboxMode
-from rookery.arena.sprt import SprtParams
+from rookery.arena.launch._sandbox import SandboxLimits, SandboxMode
+from rookery.arena.stats._sprt import SprtParams
 from rookery.engine import HandSeeds, Ruleset, RulesetError
 from rookery.server import LatePolicy, TimeControl
 

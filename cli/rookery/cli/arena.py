@@ -228,8 +228,8 @@ def _build_config(args: argparse.Namespace) -> Any:
         parse_bot_flag,
     )
     from rookery.arena.errors import ConfigError
-    from rookery.arena.sandbox import SandboxMode
-    from rookery.arena.sprt import SprtParams
+    from rookery.arena.launch import SandboxMode
+    from rookery.arena.stats import SprtParams
     from rookery.engine import Ruleset, RulesetError
 
     flag_bots = tuple(parse_bot_flag(_expand_reference_bot(text)) for text in args.bot)
@@ -309,7 +309,7 @@ def run_tournament(config: Any, out: Path, options: Any, *, write_files: bool = 
     from rich.console import Console
     from rookery.arena.display import ProgressDisplay
     from rookery.arena.errors import ArenaError
-    from rookery.arena.report import (
+    from rookery.arena.records import (
         crosstable_table,
         incidents_table,
         load_run,
@@ -317,8 +317,8 @@ def run_tournament(config: Any, out: Path, options: Any, *, write_files: bool = 
         standings_table,
         write_report,
     )
-    from rookery.arena.runner import TournamentRunner
-    from rookery.arena.sprt import SprtDecision
+    from rookery.arena.run import TournamentRunner
+    from rookery.arena.stats import SprtDecision
     from rookery.server import AddressUnavailableError, configure_logging, tune_gc
 
     configure_logging("error", json=False, stream=sys.stderr)
@@ -387,7 +387,7 @@ def run_tournament(config: Any, out: Path, options: Any, *, write_files: bool = 
 
 def _run(args: argparse.Namespace) -> int:
     from rookery.arena.errors import ArenaError
-    from rookery.arena.runner import RunOptions
+    from rookery.arena.run import RunOptions
 
     try:
         config = _build_config(args)
@@ -463,7 +463,7 @@ def _recorded_games(out: Path, tournament_id: str) -> int | None:
     """How many games of ``tournament_id`` the run directory ``out`` has recorded; None when
     it holds no such tournament."""
     from rookery.arena.errors import ArenaError
-    from rookery.arena.storage import DATABASE_NAME, RunStore
+    from rookery.arena.records import DATABASE_NAME, RunStore
 
     if not (out / DATABASE_NAME).is_file():
         return None
@@ -491,7 +491,7 @@ def _file_sets_seed(path: str | None) -> bool:
 def _stored_seed(out: Path, tournament_id: str) -> int | None:
     """The seed recorded by the tournament ``tournament_id`` in the run directory ``out``."""
     from rookery.arena.errors import ArenaError
-    from rookery.arena.storage import DATABASE_NAME, RunStore
+    from rookery.arena.records import DATABASE_NAME, RunStore
 
     if not (out / DATABASE_NAME).is_file():
         return None
@@ -506,7 +506,7 @@ def _stored_seed(out: Path, tournament_id: str) -> int | None:
 def _report(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rookery.arena.errors import ArenaError
-    from rookery.arena.report import crosstable_table, load_run, sprt_line, write_report
+    from rookery.arena.records import crosstable_table, load_run, sprt_line, write_report
 
     try:
         paths = write_report(args.run_dir)
@@ -517,7 +517,7 @@ def _report(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     console = Console(width=None if sys.stdout.isatty() else 140)
     if not args.quiet:
-        from rookery.arena.report import incidents_table, standings_table
+        from rookery.arena.records import incidents_table, standings_table
 
         console.print(standings_table(data.summary, title=f"{data.tournament.name}: standings"))
         incidents = incidents_table(data)
@@ -537,8 +537,7 @@ def _incidents(args: argparse.Namespace) -> int:
     import json
 
     from rookery.arena.errors import ArenaError
-    from rookery.arena.report import load_run
-    from rookery.arena.storage import RunStore
+    from rookery.arena.records import RunStore, load_run
 
     try:
         data = load_run(args.run_dir)

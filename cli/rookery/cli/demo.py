@@ -46,7 +46,7 @@ def _demo(args: argparse.Namespace) -> int:
         TournamentConfig,
         duplicate_hand_seeds,
     )
-    from rookery.arena.runner import RunOptions
+    from rookery.arena.run import RunOptions
     from rookery.cli.arena import run_tournament
     from rookery.engine import Ruleset
     from rookery.server import TimeControl

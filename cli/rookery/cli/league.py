@@ -274,7 +274,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     from rookery.arena.errors import ArenaError
     from rookery.arena.league import LeagueError, LeagueOptions, LeagueServer
-    from rookery.arena.league_ray import RayPairsOptions
+    from rookery.arena.league.ray import RayPairsOptions
     from rookery.engine import Ruleset, RulesetError
     from rookery.server import ServerConfig, ServerConfigError, configure_logging
 

@@ -39,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _ledger(args: argparse.Namespace) -> int:
-    from rookery.arena.ledger import format_ledger, run_ledger
+    from rookery.arena.records import format_ledger, run_ledger
     from rookery.wire.errors import ReplayFileError
 
     try:

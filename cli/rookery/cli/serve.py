@@ -179,7 +179,7 @@ def _bots_socket(config: ServerConfig) -> Iterator[ServerConfig]:
 async def _serve(
     config: ServerConfig, port_file: str | None, web_address: str, web_runs: list[str]
 ) -> int:
-    from rookery.arena.service import create_tournament_backend
+    from rookery.arena.run import create_tournament_backend
     from rookery.server import RookeryServer, configure_logging, tune_gc
 
     configure_logging(config.log_level, json=config.log_json)

@@ -144,7 +144,7 @@ class TableOutcome:
     @property
     def has_move_incidents(self) -> bool:
         """Whether a recorded move was rejected, auto-played or marked as its SDK's fallback
-        (``rookery.arena.move_incidents`` then has something to find in ``replay``)."""
+        (``rookery.arena.records._move_incidents`` then has something to find in ``replay``)."""
         return self.recorded is None or self.recorded.irregular_actions > 0
 
     def replay_bytes(self, *, compress: bool = True) -> bytes:

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from rookery.arena.report import RunData
+from rookery.arena.records import RunData
 from rookery.wire.replay import read_replay
 
 from ._model import replay_json

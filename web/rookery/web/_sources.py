@@ -12,11 +12,17 @@ from typing import Any
 
 from rookery.arena.config import config_from_dict
 from rookery.arena.errors import StorageError
-from rookery.arena.report import RunData, report_dict, summary_for
-from rookery.arena.results import rating_history
-from rookery.arena.schedule import Schedule
-from rookery.arena.sprt import SprtDecision
-from rookery.arena.storage import DATABASE_NAME, GameRow, RunStore
+from rookery.arena.records import (
+    DATABASE_NAME,
+    GameRow,
+    RunData,
+    RunStore,
+    rating_history,
+    report_dict,
+    summary_for,
+)
+from rookery.arena.run import Schedule
+from rookery.arena.stats import SprtDecision
 
 from ._errors import ReplayWithheldError, UnknownTournamentError
 
@@ -157,7 +163,7 @@ class _ReadOnlyStore(RunStore):
 
 
 def load_run_readonly(run_dir: str | Path, tournament_id: str | None = None) -> RunData:
-    """``rookery.arena.report.load_run`` without writing to the run directory."""
+    """``rookery.arena.records._report.load_run`` without writing to the run directory."""
     run_dir = Path(run_dir)
     with _ReadOnlyStore(run_dir) as store:
         records = store.tournaments()

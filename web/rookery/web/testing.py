@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from rookery.arena.report import RunData
+from rookery.arena.records import RunData
 from rookery.server import RookeryServer, Table
 
 from ._http import WebServer

@@ -26,10 +26,10 @@ import structlog
 from google.protobuf import json_format
 from rookery.arena.config import BotSpec
 from rookery.arena.errors import ArenaError
-from rookery.arena.launcher import BotLauncher, GameLaunch, plan_launch
-from rookery.arena.ratings import GameScore, fit_bradley_terry, ranks_from_result
-from rookery.arena.sandbox import SandboxLimits, SandboxRuntime
-from rookery.arena.storage import write_bytes_atomically
+from rookery.arena.launch._launcher import BotLauncher, GameLaunch, plan_launch
+from rookery.arena.launch._sandbox import SandboxLimits, SandboxRuntime
+from rookery.arena.records._storage import write_bytes_atomically
+from rookery.arena.stats._ratings import GameScore, fit_bradley_terry, ranks_from_result
 from rookery.engine import Ruleset
 from rookery.server import (
     QuotaExceededError,
@@ -63,7 +63,7 @@ from .submissions import (
 )
 
 if TYPE_CHECKING:
-    from rookery.arena.league_ray import PairResult, RayPairs, ShippedOutcome
+    from rookery.arena.league.ray import PairResult, RayPairs, ShippedOutcome
 
 __all__ = [
     "HOUSE_RANDOM",
@@ -816,7 +816,7 @@ class League:
         self, pair_tag: str, seed: int, a: VersionRecord, b: VersionRecord
     ) -> list[TableOutcome | ShippedOutcome]:
         """Plays a pair as a Ray task; keeps its incidents and its versions' output here."""
-        from rookery.arena.league_ray import PairJob, ShippedVersion
+        from rookery.arena.league.ray import PairJob, ShippedVersion
 
         assert self.remote is not None
         assert self._seed_key is not None

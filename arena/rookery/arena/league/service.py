@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import structlog
 from google.protobuf.timestamp_pb2 import Timestamp
-from rookery.arena.sandbox import SandboxRuntime, probe
+from rookery.arena.launch._sandbox import SandboxRuntime, probe
 from rookery.server import LeagueBackend, RookeryServer, ServerConfig
 from rookery.v1 import league_pb2
 
@@ -27,7 +27,7 @@ from .league import League, LeagueError, LeagueOptions
 from .store import SeasonRecord, VersionRecord, VersionState
 
 if TYPE_CHECKING:
-    from rookery.arena.league_ray import RayPairs, RayPairsOptions
+    from rookery.arena.league.ray import RayPairs, RayPairsOptions
 
 __all__ = ["LeagueServer", "LeagueService", "version_to_proto"]
 
@@ -245,7 +245,7 @@ class LeagueServer:
         (builds stay here, in this machine's sandbox)."""
         remote: RayPairs | None = None
         if ray is not None:
-            from rookery.arena.league_ray import RayPairs
+            from rookery.arena.league.ray import RayPairs
 
             remote = await RayPairs.connect(ray)
             log.info("league pairs on ray", address=ray.address or "local", cpus=remote.cpus())

@@ -21,8 +21,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from rookery.arena.bot_process import start_bot_process
-from rookery.arena.sandbox import SandboxRuntime
+from rookery.arena.launch._bot_process import start_bot_process
+from rookery.arena.launch._sandbox import SandboxRuntime
 
 __all__ = [
     "MAX_BUILD_FILES",

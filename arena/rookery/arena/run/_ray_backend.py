@@ -27,10 +27,10 @@ from pathlib import Path
 from typing import Any
 
 import structlog
-from rookery.arena.backend import ChunkPlayer, ChunkResult, RunDriver
 from rookery.arena.config import TournamentConfig
 from rookery.arena.errors import ArenaError, BotLaunchError, ConfigError
-from rookery.arena.schedule import ScheduledGame
+from rookery.arena.run._backend import ChunkPlayer, ChunkResult, RunDriver
+from rookery.arena.run._schedule import ScheduledGame
 
 __all__ = [
     "LOOPBACK_ONLY",

@@ -1,4 +1,4 @@
-"""``python -m rookery.arena._exec_guard CMD ...``: exec CMD so that it dies with the arena.
+"""``python -m rookery.arena.launch._exec_guard CMD ...``: exec CMD so that it dies with the arena.
 
 Linux's ``PR_SET_PDEATHSIG`` asks the kernel to send SIGTERM to this process when its parent
 (the arena) dies, even by SIGKILL, and survives ``exec``. Setting it here, in a fresh process,
@@ -16,7 +16,7 @@ import sys
 def main(argv: list[str]) -> None:
     """Set the parent-death signal, then replace this process with ``argv``."""
     if not argv:
-        raise SystemExit("usage: python -m rookery.arena._exec_guard COMMAND [ARG...]")
+        raise SystemExit("usage: python -m rookery.arena.launch._exec_guard COMMAND [ARG...]")
     if sys.platform.startswith("linux"):
         try:
             libc = ctypes.CDLL("libc.so.6", use_errno=True)

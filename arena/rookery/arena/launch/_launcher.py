@@ -17,12 +17,12 @@ while the tournament runs is a crash: it is counted, and the process restarted w
 backoff (0.5 s doubling to 10 s, reset after 30 s of uptime). One that exits before the bot has
 connected is a failed start (``start_exit``), not a crash of the bot in a game; a program that
 does not exist is ``not_found``, reported once and never started again. How a command is
-resolved (``python``, ``rookery``, its folder) is :mod:`rookery.arena.commands`.
+resolved (``python``, ``rookery``, its folder) is :mod:`rookery.arena.launch._commands`.
 
 With ``process_per_game`` the bot's processes are started for each game instead
 (:meth:`BotLauncher.start_game`), with a launch key of their own as ``ROOKERY_TOKEN`` that binds
 them to that game's seats, and stopped with the game; with a :class:`SandboxRuntime` every
-process runs in the sandbox (:mod:`rookery.arena.sandbox`).
+process runs in the sandbox (:mod:`rookery.arena.launch._sandbox`).
 """
 
 from __future__ import annotations
@@ -37,16 +37,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import structlog
-from rookery.arena.bot_process import BotProcess, start_bot_process
-from rookery.arena.commands import (
+from rookery.arena.config import BotSpec
+from rookery.arena.launch._bot_process import BotProcess, start_bot_process
+from rookery.arena.launch._commands import (
     CommandNotFoundError,
     absolute_paths,
     check_program,
     resolve_argv,
     working_folder,
 )
-from rookery.arena.config import BotSpec
-from rookery.arena.sandbox import IncidentKind, SandboxRuntime
+from rookery.arena.launch._sandbox import IncidentKind, SandboxRuntime
 
 __all__ = [
     "BotLauncher",
@@ -60,7 +60,7 @@ __all__ = [
 
 log = structlog.get_logger("rookery.arena")
 
-#: What ``rookery.arena._exec_guard`` exits with when the program cannot be found (as a shell).
+#: What ``_exec_guard`` exits with when the program cannot be found (as a shell).
 EXIT_NOT_FOUND = 127
 #: ... and when it exists but cannot be executed.
 EXIT_CANNOT_EXECUTE = 126

@@ -17,8 +17,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import NormalDist
 
-from rookery.arena.ledger import BotLedger
-from rookery.arena.ratings import (
+from rookery.arena.records._ledger import BotLedger
+from rookery.arena.records._storage import BotGameStats, BotRecord, GameRow
+from rookery.arena.stats._ratings import (
     BradleyTerryFit,
     GameScore,
     OnlineElo,
@@ -26,8 +27,7 @@ from rookery.arena.ratings import (
     has_mixed_partnerships,
     team_ratings,
 )
-from rookery.arena.sprt import SprtParams, SprtTest
-from rookery.arena.storage import BotGameStats, BotRecord, GameRow
+from rookery.arena.stats._sprt import SprtParams, SprtTest
 from rookery.engine import Ruleset
 
 __all__ = [

@@ -1,6 +1,6 @@
 """Tournaments for ``rookery serve``: the server's ``TournamentBackend``, run by the arena.
 
-ArenaService ``CreateTournament`` becomes a :class:`~rookery.arena.runner.TournamentRunner` on the
+ArenaService ``CreateTournament`` becomes a :class:`~rookery.arena.run.TournamentRunner` on the
 running server, in the background: remote bots are the sessions connected to that server (by
 name), launched bots (a ``command`` in the spec) are started by the arena next to it. Each
 tournament gets its own run directory ``<store>/<tournament_id>/`` (SQLite, replays, bot logs),
@@ -34,11 +34,11 @@ from rookery.arena.config import (
     random_seed,
 )
 from rookery.arena.errors import ArenaError, StorageError
-from rookery.arena.ray_backend import _import_ray
-from rookery.arena.report import load_run
-from rookery.arena.runner import RunOptions, TournamentRunner
-from rookery.arena.sprt import SprtDecision, SprtParams
-from rookery.arena.storage import DATABASE_NAME, GameRow, RunStore
+from rookery.arena.records._report import load_run
+from rookery.arena.records._storage import DATABASE_NAME, GameRow, RunStore
+from rookery.arena.run._ray_backend import _import_ray
+from rookery.arena.run._runner import RunOptions, TournamentRunner
+from rookery.arena.stats._sprt import SprtDecision, SprtParams
 from rookery.engine import Ruleset
 from rookery.server import RookeryServer, TournamentBackend, TournamentNotFoundError
 from rookery.v1 import arena_service_pb2 as api

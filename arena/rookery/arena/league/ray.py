@@ -41,9 +41,9 @@ from typing import Any
 import structlog
 from rookery.arena.config import BotSpec
 from rookery.arena.errors import ArenaError
-from rookery.arena.launcher import BotLauncher, GameLaunch, plan_launch
-from rookery.arena.ray_backend import _ensure_ray, _import_ray
-from rookery.arena.sandbox import SandboxLimits, SandboxRuntime, probe
+from rookery.arena.launch._launcher import BotLauncher, GameLaunch, plan_launch
+from rookery.arena.launch._sandbox import SandboxLimits, SandboxRuntime, probe
+from rookery.arena.run._ray_backend import _ensure_ray, _import_ray
 from rookery.engine import GameResult, Ruleset
 from rookery.server import RookeryServer, SeatStats, ServerConfig, TableSpec, TimeControl
 

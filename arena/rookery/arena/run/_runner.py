@@ -25,9 +25,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import structlog
-from rookery.arena._recording import BatchRecorder
-from rookery.arena.backend import ChunkResult
-from rookery.arena.commands import working_folder
 from rookery.arena.config import (
     BotSpec,
     ClockKind,
@@ -37,7 +34,8 @@ from rookery.arena.config import (
     is_house_seat,
 )
 from rookery.arena.errors import BotLaunchError, SandboxUnavailableError, StorageError
-from rookery.arena.launcher import (
+from rookery.arena.launch._commands import working_folder
+from rookery.arena.launch._launcher import (
     EXIT_CANNOT_EXECUTE,
     EXIT_NOT_FOUND,
     BotLauncher,
@@ -47,12 +45,7 @@ from rookery.arena.launcher import (
     is_python_sdk_command,
     plan_launch,
 )
-from rookery.arena.ledger import ledger_of
-from rookery.arena.move_incidents import replay_move_incidents
-from rookery.arena.ratings import GameScore, OnlineElo, ranks_from_result
-from rookery.arena.ray_backend import play_on_ray
-from rookery.arena.results import game_score
-from rookery.arena.sandbox import (
+from rookery.arena.launch._sandbox import (
     IncidentKind,
     SandboxMode,
     SandboxRuntime,
@@ -60,15 +53,22 @@ from rookery.arena.sandbox import (
     cpu_sets,
     probe,
 )
-from rookery.arena.schedule import Schedule, ScheduledGame, bot_seed_key
-from rookery.arena.sprt import SprtDecision, SprtTest
-from rookery.arena.storage import (
+from rookery.arena.records._ledger import ledger_of
+from rookery.arena.records._move_incidents import replay_move_incidents
+from rookery.arena.records._results import game_score
+from rookery.arena.records._storage import (
     BotGameStats,
     GameRow,
     RunStore,
     TournamentMismatchError,
     write_bytes_atomically,
 )
+from rookery.arena.run._backend import ChunkResult
+from rookery.arena.run._ray_backend import play_on_ray
+from rookery.arena.run._recording import BatchRecorder
+from rookery.arena.run._schedule import Schedule, ScheduledGame, bot_seed_key
+from rookery.arena.stats._ratings import GameScore, OnlineElo, ranks_from_result
+from rookery.arena.stats._sprt import SprtDecision, SprtTest
 from rookery.server import (
     RookeryServer,
     ServerConfig,

@@ -28,7 +28,7 @@ Stopping follows fishtest's ``update_SPRT``: each bound is moved inwards by the 
 overshoot** estimated from the LLR's own record lows and highs so far (Siegmund, *Sequential
 Analysis*, corollary 8.33), which keeps the error rates at ``alpha`` and ``beta`` although the
 LLR jumps past a bound rather than meeting it. Once the test has stopped, :meth:`SprtTest.estimate`
-gives the median-unbiased Elo (see :mod:`rookery.arena.sprt_estimate`) instead of the biased
+gives the median-unbiased Elo (see :mod:`rookery.arena.stats._sprt_estimate`) instead of the biased
 mean-score Elo.
 """
 
@@ -39,7 +39,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
-from rookery.arena.sprt_estimate import sprt_elo
+from rookery.arena.stats._sprt_estimate import sprt_elo
 
 __all__ = [
     "EloEstimate",

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rookery.arena.sandbox import (
+from rookery.arena.launch._sandbox import (
     _OWN_TASKS,
     IncidentKind,
     ProcessMeter,
@@ -158,7 +158,7 @@ class BotProcess:
     def _count_leftover(self) -> int:
         """Processes in the sandbox that are no longer under the bot's first process (orphans
         adopted by the sandbox's pid 1: daemons, background processes)."""
-        from rookery.arena.sandbox import _children, _tree
+        from rookery.arena.launch._sandbox import _children, _tree
 
         count = 0
         for ns_init in _children(self.pid):
@@ -271,7 +271,7 @@ async def start_bot_process(
 ) -> BotProcess:
     """Start ``argv``: in a new sandbox when ``runtime`` is given, else as the arena's user.
 
-    Unsandboxed, it execs through :mod:`rookery.arena._exec_guard` (dies with the arena) in
+    Unsandboxed, it execs through :mod:`rookery.arena.launch._exec_guard` (dies with the arena) in
     ``cwd`` and writes straight to its log; sandboxed, it runs in its ``folder`` and its output
     goes through a :class:`LogPump`; ``files`` (that the organiser's config names) are mounted
     into the sandbox read-only.
@@ -286,7 +286,7 @@ async def start_bot_process(
             process = await asyncio.create_subprocess_exec(
                 sys.executable,
                 "-m",
-                "rookery.arena._exec_guard",
+                "rookery.arena.launch._exec_guard",
                 *argv,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=handle,

@@ -1,6 +1,6 @@
 """The Bradley–Terry Newton iteration with numpy: many refits at once, for fields of hundreds.
 
-The same maximisation as the pure-Python path in :mod:`rookery.arena.ratings` (the tests hold the
+The same maximisation as the pure-Python path in :mod:`._ratings` (the tests hold the
 two equal to 1e-9 Elo), arranged for arrays: the unique comparisons are a ``(K, m)`` table of bot
 indices and weights (``m`` bots at most per comparison, padded with weight 0), the Hessian of each
 Hessian of the point fit is assembled by one ``bincount`` over its ``K · m²`` entries and solved by

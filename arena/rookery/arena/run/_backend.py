@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from rookery.arena.config import TournamentConfig
-from rookery.arena.schedule import Schedule, ScheduledGame
-from rookery.arena.storage import GameRow
+from rookery.arena.records._storage import GameRow
+from rookery.arena.run._schedule import Schedule, ScheduledGame
 
 __all__ = ["ChunkPlayer", "ChunkResult", "RemoteOptions", "RunDriver", "RunProgress"]
 

@@ -424,7 +424,7 @@ def _fit_numpy(
     design: _Design, draws: Sequence[Sequence[int]], prior_draws: float
 ) -> tuple[list[float], list[list[float]]]:
     """The point fit and the bootstrap refits with numpy (see ``_bradley_terry_numpy``)."""
-    from rookery.arena._bradley_terry_numpy import fit_with_refits
+    from rookery.arena.stats._bradley_terry_numpy import fit_with_refits
 
     return fit_with_refits(design.keys, len(design.index), design.group_rows, draws, prior_draws)
 
@@ -498,7 +498,7 @@ def fit_bradley_terry(
     ]
     los: dict[tuple[str, str], float] = {}
     if use_numpy and samples:
-        from rookery.arena._bradley_terry_numpy import superiority_matrix
+        from rookery.arena.stats._bradley_terry_numpy import superiority_matrix
 
         matrix = superiority_matrix(samples, LOS_TIE_ELO)
         for i, a in enumerate(names):

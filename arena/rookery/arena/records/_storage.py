@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from rookery.arena.errors import StorageError
-from rookery.arena.move_incidents import MoveIncident
+from rookery.arena.records._move_incidents import MoveIncident
 
 __all__ = [
     "DATABASE_NAME",
@@ -132,7 +132,7 @@ class BotGameStats:
     malformed_replies: int = 0
     disconnects: int = 0
     fallbacks: int = 0
-    #: A language-model seat's ledger in this game (``rookery.arena.ledger.BotLedger.to_dict``);
+    #: A language-model seat's ledger in this game (``_ledger.BotLedger.to_dict``);
     #: empty for other bots.
     ledger: Mapping[str, float] = field(default_factory=dict)
 

@@ -1,6 +1,6 @@
 """The sandbox of launched bots: bubblewrap, resource limits, cgroup v2 and CPU accounting.
 
-Each sandboxed bot process runs, through :mod:`rookery.arena._sandbox_exec`, as::
+Each sandboxed bot process runs, through :mod:`rookery.arena.launch._sandbox_exec`, as::
 
     guard (cgroup, rlimits, affinity) -> bwrap (namespaces, mounts) -> init (uid, forwarder) -> bot
 
@@ -15,7 +15,7 @@ every local user can read): they hold the bot's environment and launch key.
   (``unix:/run/rookery/server.sock``), any other a loopback port where ``init`` forwards to it;
 - **user**: a fresh user id per process (as root), no capabilities, ``no_new_privs``;
 - **system calls**: a seccomp filter refuses those that would let two sandboxes talk through a
-  file both see (locks, watches, keyrings, page-cache probes: :mod:`rookery.arena._seccomp`);
+  file both see (locks, watches, keyrings, page-cache probes: :mod:`rookery.arena.launch._seccomp`);
 - **limits**: processes (``RLIMIT_NPROC`` of the fresh uid, and cgroup ``pids.max``), memory
   (cgroup ``memory.max``; where the memory controller is not delegated, ``RLIMIT_DATA`` and the
   arena's look at the whole sandbox's memory, :meth:`ProcessMeter.footprint`), files in the
@@ -43,8 +43,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 
+import rookery.arena.launch._seccomp as _seccomp
 import structlog
-from rookery.arena import _seccomp
 
 __all__ = [
     "CPU_CLOCK_WALL_FACTOR",

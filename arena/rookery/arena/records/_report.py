@@ -16,10 +16,10 @@ from typing import Any
 from rich.table import Table
 from rookery.arena.config import Format, TournamentConfig, config_from_dict
 from rookery.arena.errors import StorageError
-from rookery.arena.ratings import BradleyTerryFit
-from rookery.arena.results import Standing, Summary, los_table, rating_history, summarize
-from rookery.arena.sprt import SprtDecision
-from rookery.arena.storage import DATABASE_NAME, GameRow, RunStore, TournamentRecord
+from rookery.arena.records._results import Standing, Summary, los_table, rating_history, summarize
+from rookery.arena.records._storage import DATABASE_NAME, GameRow, RunStore, TournamentRecord
+from rookery.arena.stats._ratings import BradleyTerryFit
+from rookery.arena.stats._sprt import SprtDecision
 
 __all__ = [
     "LEDGER_FIELDS",

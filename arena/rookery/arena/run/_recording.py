@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rookery.arena.errors import StorageError
-from rookery.arena.move_incidents import MoveIncident
-from rookery.arena.storage import GameRow, RunStore, write_files_atomically
+from rookery.arena.records._move_incidents import MoveIncident
+from rookery.arena.records._storage import GameRow, RunStore, write_files_atomically
 
 
 @dataclass

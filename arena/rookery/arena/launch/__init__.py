@@ -1,0 +1,21 @@
+"""Bot processes: how a bot's command is found, started, sandboxed and supervised.
+
+- ``_commands``: a bot's command line resolved to a program (relative paths, PATH, the SDK).
+- ``_launcher``: the launch plan of a game's seats and the processes' lifetimes.
+- ``_bot_process``: one bot process, its log and its exit.
+- ``_sandbox``: the bubblewrap sandbox (folders, limits, meters, incidents); ``_sandbox_exec``
+  and ``_exec_guard`` run inside it, ``_seccomp`` is its filter.
+"""
+
+from __future__ import annotations
+
+from rookery.arena.launch._bot_process import start_bot_process
+from rookery.arena.launch._sandbox import SandboxLimits, SandboxMode, SandboxRuntime, probe
+
+__all__ = [
+    "SandboxLimits",
+    "SandboxMode",
+    "SandboxRuntime",
+    "probe",
+    "start_bot_process",
+]

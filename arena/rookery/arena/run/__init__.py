@@ -1,0 +1,23 @@
+"""Running a tournament: the runner, its schedule and its backends.
+
+- ``_runner``: :class:`TournamentRunner`, an embedded server and N games at once.
+- ``_schedule``: the lazy pairings and their seeds.
+- ``_backend``: what a backend plays (chunks of games), ``_ray_backend`` the Ray one.
+- ``_recording``: finished games written in batches.
+- ``_service``: tournaments through the ArenaService of ``rookery serve``.
+"""
+
+from __future__ import annotations
+
+from rookery.arena.run._ray_backend import LOOPBACK_ONLY
+from rookery.arena.run._runner import RunOptions, TournamentRunner
+from rookery.arena.run._schedule import Schedule
+from rookery.arena.run._service import create_tournament_backend
+
+__all__ = [
+    "LOOPBACK_ONLY",
+    "RunOptions",
+    "Schedule",
+    "TournamentRunner",
+    "create_tournament_backend",
+]
