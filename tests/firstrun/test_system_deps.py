@@ -75,8 +75,10 @@ def test_setup_and_demo_need_no_system_package(root: Path) -> None:
 
 
 def test_an_old_or_missing_python_is_named_with_what_to_do(root: Path, tmp_path: Path) -> None:
-    """`make setup` in a folder of its own (the Makefile and pyproject.toml): it stops at once."""
-    shutil.copy2(root / "pyproject.toml", tmp_path / "pyproject.toml")
+    """`make setup` in a folder of its own (the Makefile, pyproject.toml and constraints.txt): it
+    stops at once."""
+    for name in ("pyproject.toml", "constraints.txt"):  # what the venv's stamp is made from
+        shutil.copy2(root / name, tmp_path / name)
     old = tmp_path / "python3.10"
     old.write_text('#!/bin/sh\n[ "$1" = --version ] && echo "Python 3.10.12" || exit 1\n')
     old.chmod(0o755)
