@@ -38,9 +38,14 @@ class Block:
 
 def fenced_blocks(text: str) -> list[Block]:
     """Every fenced block of a Markdown text, in order."""
-    headings = [(match.start(), match.group(1)) for match in _HEADING.finditer(text)]
+    fences = list(_FENCE.finditer(text))
+    headings = [
+        (match.start(), match.group(1))
+        for match in _HEADING.finditer(text)
+        if not any(fence.start() < match.start() < fence.end() for fence in fences)
+    ]  # a `# comment` line inside a block is no heading
     blocks = []
-    for match in _FENCE.finditer(text):
+    for match in fences:
         indent, language, body = match.groups()
         above = [title for start, title in headings if start < match.start()]
         unindented = "\n".join(row[len(indent) :] for row in body.splitlines())
