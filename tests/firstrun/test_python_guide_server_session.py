@@ -7,8 +7,7 @@ my_bot.py:Greedy ... --sessions 4``) takes every seat of a table that ``rookery 
 --seat Greedy --wait`` plays to its end. And its "A few games against a reference bot" arena
 line, 20 games with the sandbox at its default.
 
-The ``npx buf curl`` block between them is not run here (it fetches buf from npm's registry in a
-folder of one's own; the server's reflection it relies on is ``tests/server/test_operations.py``'s).
+The ``npx … buf curl`` block between them is ``test_python_guide_buf_curl.py``'s.
 The server listens where the guide says, 127.0.0.1:50051: the test waits for that port to be free
 (other tests take it too). The commands run with this venv's ``rookery`` and ``python`` first on
 PATH and no ``ROOKERY_*`` variables.
