@@ -1,8 +1,8 @@
 """The SDK's reader of the server's messages (``rookery.wire.fastpath.read_response``) against
 the reference.
 
-The reference is what the SDK did before it read bytes itself: protobuf parses the whole
-``ConnectResponse`` and ``wire.convert`` decodes each action request. On the server's own bytes
+The reference is protobuf's parse of the whole ``ConnectResponse`` and ``wire.convert``'s
+decoding of each action request, field by field. On the server's own bytes
 for random games of every preset, alone and in batches with events, the reader must give the
 same messages; on bytes edited at random, whatever protobuf accepts must read the same as the
 reference, errors included.
@@ -115,7 +115,7 @@ def test_a_request_reads_as_protobuf_and_convert_read_it(
     response = fastpath.read_response(data)
     [(kind, request)] = response.messages
     assert kind == "action_request" and not response.batched
-    assert isinstance(request, fastpath.Request)  # read from its bytes, not by protobuf
+    assert isinstance(request, fastpath.Request)  # read for the SDK, not left to convert
     assert _read(request) == _reference(pb.ConnectResponse.FromString(data).action_request)
     seat = _seat(game)
     assert request.observation == game.observation_for(seat)

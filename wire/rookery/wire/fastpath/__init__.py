@@ -1,9 +1,10 @@
-"""Rookery's hand-made protobuf codecs: the one package that writes or reads protobuf bytes by hand.
+"""Rookery's fast protobuf codecs: the one package that writes protobuf bytes by hand.
 
 The messages sent or recorded once per action (a request to a bot, an event, a bot's reply, a
 replay's action) cost more to build as protobuf messages than the move itself, so they are
-assembled from bytes encoded once, and a bot reads its requests from their bytes. Each message
-family's encoder and decoder live together, in one module:
+assembled from bytes encoded once; a bot reads its requests straight into engine values (the
+card sets from their masks, never a message per card). Each message family's encoder and
+decoder live together, in one module:
 
 - ``ActionRequest`` (``_requests``): the server's :class:`RequestEncoder`, the SDK's reader;
 - the ``ConnectResponse`` envelope (``_responses``): batches, and :func:`read_response`;

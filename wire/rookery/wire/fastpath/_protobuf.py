@@ -1,9 +1,9 @@
-"""The protobuf wire format by hand, both ways: varints, tags, fields and card lists.
+"""The protobuf wire format by hand: varints, tags, fields and card lists.
 
-Every codec of the package composes these. The writers produce exactly what protobuf's
+Every encoder of the package composes these. They produce exactly what protobuf's
 ``SerializeToString`` produces for the same fields when the caller puts the fields in number
-order (as protobuf does); the readers walk a message's bytes and raise :class:`Irregular` for
-anything but the regular case, which the caller then leaves to protobuf itself.
+order (as protobuf does). The readers leave parsing to protobuf and raise :class:`Irregular`
+for what they leave to ``convert``.
 """
 
 from __future__ import annotations
@@ -14,11 +14,9 @@ from typing import Final
 
 from ..memo import BoundedMemo
 
-VARINT: Final = 0
 FIXED64: Final = 1
 LENGTH: Final = 2
-FIXED32: Final = 5
-"""The wire types this protocol uses."""
+"""The wire types the encoders write."""
 
 _ONE_BYTE = [bytes((value,)) for value in range(0x80)]
 """The varints of 0..127: one byte each (most tags, lengths and values)."""
@@ -153,68 +151,4 @@ def card_field_encoder(number: int, cards: Sequence[bytes]) -> Callable[[int], b
 
 
 class Irregular(Exception):
-    """Bytes a reader leaves to protobuf (a malformed message, or one outside the regular case)."""
-
-
-def read_varint(data: bytes, at: int, end: int) -> tuple[int, int]:
-    """The varint at ``at`` and the position after it."""
-    value = 0
-    shift = 0
-    while True:
-        if at >= end or shift > 63:
-            raise Irregular
-        byte = data[at]
-        at += 1
-        value |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            if value >> 64:
-                raise Irregular
-            return value, at
-        shift += 7
-
-
-def int32(value: int) -> int:
-    """An ``int32`` field's value from its varint (the low 32 bits, signed)."""
-    value &= 0xFFFFFFFF
-    return value - (1 << 32) if value >= 1 << 31 else value
-
-
-def read_length(data: bytes, at: int, end: int) -> tuple[int, int]:
-    """A length-delimited field's payload: (start, end)."""
-    size, at = read_varint(data, at, end)
-    stop = at + size
-    if stop > end:
-        raise Irregular
-    return at, stop
-
-
-def skip(data: bytes, at: int, end: int, wire_type: int) -> int:
-    """The position after an unknown field's value."""
-    if wire_type == VARINT:
-        return read_varint(data, at, end)[1]
-    if wire_type == LENGTH:
-        return read_length(data, at, end)[1]
-    if wire_type == FIXED64:
-        stop = at + 8
-    elif wire_type == FIXED32:
-        stop = at + 4
-    else:  # groups: never in this protocol
-        raise Irregular
-    if stop > end:
-        raise Irregular
-    return stop
-
-
-def read_int32s(data: bytes, at: int, end: int, wire_type: int, into: list[int]) -> int:
-    """A repeated ``int32`` field's values, packed or not, appended to ``into``."""
-    if wire_type == VARINT:
-        value, at = read_varint(data, at, end)
-        into.append(int32(value))
-        return at
-    if wire_type != LENGTH:
-        raise Irregular
-    start, stop = read_length(data, at, end)
-    while start < stop:
-        value, start = read_varint(data, start, stop)
-        into.append(int32(value))
-    return stop
+    """A message a fast reader leaves to protobuf and ``convert`` (outside the regular case)."""

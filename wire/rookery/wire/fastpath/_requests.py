@@ -5,14 +5,12 @@ one request to the next (the ruleset, the hand's completed tricks) or comes from
 (cards), so :class:`RequestEncoder` encodes those parts once and assembles a request from bytes:
 exactly what ``convert`` plus ``SerializeToString`` give.
 
-A bot reads a request once from its bytes (:func:`read_request`): the card sets from the card
-masks, the ruleset, each trick and the called card looked up by their bytes (decoded by
-``convert`` the first time), the rest as integers. Only the regular case is read by hand (each
-submessage once, known fields with their wire types, an observation, legal actions and card
-masks, values ``convert`` accepts); anything else raises :class:`Irregular` and the caller lets
-protobuf and ``convert`` decode it, with their own errors. One leniency: the repeated card
-fields beside their masks are skipped, not parsed, so bytes protobuf would refuse inside them go
-unseen.
+A bot reads a request as protobuf parsed it (:func:`read_request`), straight into an engine
+``Observation`` and ``LegalActions``: the card sets from the card masks (never a message per
+card), the ruleset and each trick looked up by their bytes (decoded by ``convert`` the first
+time), the rest as integers. Only the regular case is read so (an observation, legal actions and
+card masks, values ``convert`` accepts); anything else raises :class:`Irregular` and the caller
+lets ``convert`` decode it, with its own errors.
 """
 
 from __future__ import annotations
@@ -29,25 +27,20 @@ from rookery.engine import (
     Trick,
     new_observation,
 )
-from rookery.v1 import actions_pb2, cards_pb2, ruleset_pb2
+from rookery.v1 import actions_pb2, bot_service_pb2, ruleset_pb2
 from rookery.v1 import field_numbers as fields
 
 from .. import convert
+from ..errors import WireError
 from ..memo import BoundedMemo
 from ._cards import CARD_BYTES, card_elements, card_list
 from ._protobuf import (
-    FIXED64,
     LENGTH,
-    VARINT,
     Irregular,
     field,
     fixed64_field,
-    int32,
     packed_field,
-    read_length,
-    read_varint,
     scalar_field,
-    skip,
     tag,
     uint_field,
     varint,
@@ -342,14 +335,10 @@ class RequestEncoder:
 
 
 # Reading ---------------------------------------------------------------------------------------
-# Each reader walks its message's fields once. A known field with another wire type than the
-# contract's is irregular (protobuf would keep it as an unknown field); an unknown field is
-# skipped, as protobuf does. Keys, lengths and values under 128 (nearly all) are read inline:
-# a call per varint would cost a third of a request's reading.
 
 
 class Request:
-    """What the SDK uses of an ``ActionRequest``, read from its bytes."""
+    """What the SDK uses of an ``ActionRequest``, in engine values."""
 
     __slots__ = ("deadline_ms", "legal", "observation", "request_id", "table_id")
 
@@ -368,130 +357,6 @@ class Request:
         self.legal = legal
 
 
-def _key(data: bytes, at: int, end: int) -> tuple[int, int]:
-    """The key at ``at`` (``at < end``) and the position after it."""
-    key = data[at]
-    if key < 0x80:
-        return key, at + 1
-    if at + 1 < end and data[at + 1] < 0x80:  # fields 16 and up
-        return key & 0x7F | data[at + 1] << 7, at + 2
-    return read_varint(data, at, end)
-
-
-def _payload(data: bytes, at: int, end: int) -> tuple[int, int]:
-    """A length-delimited field's payload: (start, end)."""
-    if at < end:
-        size = data[at]
-        if size < 0x80:
-            stop = at + 1 + size
-            if stop > end:
-                raise Irregular
-            return at + 1, stop
-    return read_length(data, at, end)
-
-
-_MINUS_ONE: Final = varint((1 << 64) - 1)
-"""-1 as an ``int32`` field writes it (ten bytes): an unknown seat, frequent in observations."""
-
-
-def _value(data: bytes, at: int, end: int) -> tuple[int, int]:
-    """A varint field's value as an ``int32`` and the position after it."""
-    if at < end:
-        value = data[at]
-        if value < 0x80:
-            return value, at + 1
-        if at + 1 < end and data[at + 1] < 0x80:  # two bytes: bids, scores
-            return value & 0x7F | data[at + 1] << 7, at + 2
-        if data[at : at + 10] == _MINUS_ONE:
-            return -1, at + 10
-    value, at = read_varint(data, at, end)
-    return int32(value), at
-
-
-_R_TABLE_ID: Final = _R.TABLE_ID
-_R_REQUEST_ID: Final = _R.REQUEST_ID
-_R_DEADLINE_MS: Final = _R.DEADLINE_MS
-_R_OBSERVATION: Final = _R.OBSERVATION
-_R_LEGAL_ACTIONS: Final = _R.LEGAL_ACTIONS
-_R_CARD_MASKS: Final = _R.CARD_MASKS
-_R_VARINTS: Final = frozenset((_R.REQUEST_ID, _R.SEAT, _R.DEADLINE_MS, _R.BANK_MS, _R.LAST_SEQ))
-_R_LENGTHS: Final = frozenset((_R.TABLE_ID, _R.OBSERVATION, _R.LEGAL_ACTIONS, _R.CARD_MASKS))
-
-
-def read_request(data: bytes, at: int, end: int) -> Request:
-    """The ``ActionRequest`` in ``data[at:end]``; :class:`Irregular` outside the regular case."""
-    table_id = ""
-    request_id = deadline_ms = 0
-    observation_at = observation_end = legal_at = legal_end = masks_at = masks_end = -1
-    while at < end:
-        key, at = _key(data, at, end)
-        number = key >> 3
-        wire_type = key & 7
-        if wire_type == LENGTH:
-            start, at = _payload(data, at, end)
-            if number == _R_OBSERVATION:
-                if observation_at >= 0:
-                    raise Irregular  # protobuf would merge the two
-                observation_at, observation_end = start, at
-            elif number == _R_LEGAL_ACTIONS:
-                if legal_at >= 0:
-                    raise Irregular
-                legal_at, legal_end = start, at
-            elif number == _R_CARD_MASKS:
-                if masks_at >= 0:
-                    raise Irregular
-                masks_at, masks_end = start, at
-            elif number == _R_TABLE_ID:
-                table_id = data[start:at].decode()
-            elif number in _R_VARINTS:
-                raise Irregular
-        elif wire_type == VARINT:
-            if number == _R_REQUEST_ID:
-                request_id, at = read_varint(data, at, end)  # a uint64
-            elif number == _R_DEADLINE_MS:
-                deadline_ms, at = _value(data, at, end)
-            elif number in _R_LENGTHS:
-                raise Irregular
-            else:
-                at = read_varint(data, at, end)[1]
-        elif number in _R_VARINTS or number in _R_LENGTHS:
-            raise Irregular
-        else:
-            at = skip(data, at, end, wire_type)
-    if observation_at < 0 or legal_at < 0 or masks_at < 0:
-        raise Irregular  # convert's errors, or a server without card masks
-    masks = _read_masks(data, masks_at, masks_end)
-    return Request(
-        table_id,
-        request_id,
-        deadline_ms,
-        _read_observation(data, observation_at, observation_end, masks),
-        _read_legal(data, legal_at, legal_end, masks),
-    )
-
-
-_M_FIRST: Final = min(_M.HAND, _M.NEST, _M.BURIED, _M.BURY_CANDIDATES, _M.CALLABLE_CARDS)
-_M_LAST: Final = max(_M.HAND, _M.NEST, _M.BURIED, _M.BURY_CANDIDATES, _M.PLAYABLE_CARDS)
-assert _M_LAST - _M_FIRST == 5  # the six masks, numbered in a row
-
-
-def _read_masks(data: bytes, at: int, end: int) -> list[int]:
-    """A request's ``CardMasks``, by field number."""
-    masks = [0] * (_M_LAST + 1)
-    while at < end:
-        key, at = _key(data, at, end)
-        number = key >> 3
-        wire_type = key & 7
-        if _M_FIRST <= number <= _M_LAST:
-            if wire_type != FIXED64 or at + 8 > end:
-                raise Irregular
-            masks[number] = convert.mask_from_bits(int.from_bytes(data[at : at + 8], "little"))
-            at += 8
-        else:
-            at = skip(data, at, end, wire_type)
-    return masks
-
-
 _RULESETS: Final[BoundedMemo[bytes, Ruleset]] = BoundedMemo(
     64, lambda raw: convert.ruleset_from_proto(ruleset_pb2.Ruleset.FromString(raw))
 )
@@ -501,235 +366,78 @@ _TRICKS: Final[BoundedMemo[bytes, Trick]] = BoundedMemo(
 )
 """Tricks by their bytes (a completed trick comes again in every later observation of its
 hand)."""
-_CARDS: Final[BoundedMemo[bytes, int]] = BoundedMemo(
-    256, lambda raw: convert.card_from_proto(cards_pb2.Card.FromString(raw))
-)
-"""Cards by their bytes (the called card)."""
 _NO_TRICK: Final = Trick(-1, (), -1, 0)
-
-_O_RULESET: Final = _O.RULESET
-_O_AUCTION: Final = _O.AUCTION
-_O_CALLED_CARD: Final = _O.CALLED_CARD
-_O_CURRENT_TRICK: Final = _O.CURRENT_TRICK
-_O_COMPLETED_TRICKS: Final = _O.COMPLETED_TRICKS
-_O_CARD_FIELDS: Final = frozenset((_O.HAND, _O.NEST, _O.BURIED))
-"""The observation's card fields (read from the card masks instead)."""
-_O_INTS: Final = frozenset((_O.POINTS_CAPTURED, _O.SCORES, _O.SIDES))
-"""The observation's repeated ``int32`` fields."""
-_O_SCALARS: Final = frozenset(
-    (
-        _O.SEAT,
-        _O.HAND_NUMBER,
-        _O.DEALER,
-        _O.PHASE,
-        _O.CURRENT_PLAYER,
-        _O.HIGH_BID,
-        _O.HIGH_BIDDER,
-        _O.BIDDER,
-        _O.BID,
-        _O.TRUMP,
-        _O.BURIED_COUNT,
-        _O.PARTNER,
-        _O.PARTNER_REVEALED,
-    )
-)
-"""The observation's varint fields."""
-_O_SIZE: Final = max(_O_SCALARS | _O_INTS) + 1
+_MASK = convert.mask_from_bits
 
 
-def _read_observation(data: bytes, at: int, end: int, masks: list[int]) -> Observation:
-    ruleset: Ruleset | None = None
-    values = [0] * _O_SIZE  # the scalars by field number
-    ints: list[list[int]] = [[] for _ in range(_O_SIZE)]  # the repeated ints by field number
-    auction: list[tuple[int, int]] = []
-    called_card = -1
-    current_trick: Trick | None = None
-    tricks: list[Trick] = []
-    while at < end:
-        key = data[at]  # _key and _payload written out: the hand's cards are a field each
-        if key < 0x80:
-            at += 1
-        elif at + 1 < end and data[at + 1] < 0x80:  # fields 16 and up: two-byte keys
-            key = key & 0x7F | data[at + 1] << 7
-            at += 2
-        else:
-            key, at = read_varint(data, at, end)
-        number = key >> 3
-        wire_type = key & 7
-        if wire_type == LENGTH:
-            if at < end and data[at] < 0x80:
-                start = at + 1
-                at = start + data[at]
-                if at > end:
-                    raise Irregular
-            else:
-                start, at = read_length(data, at, end)
-            if number == _O_COMPLETED_TRICKS:
-                tricks.append(_TRICKS[data[start:at]])
-            elif number in _O_CARD_FIELDS:
-                pass  # read from the card masks
-            elif number == _O_AUCTION:
-                auction.append(_ENTRIES[data[start:at]])
-            elif number == _O_CURRENT_TRICK:
-                if current_trick is not None:
-                    raise Irregular
-                current_trick = _TRICKS[data[start:at]]
-            elif number == _O_RULESET:
-                if ruleset is not None:
-                    raise Irregular
-                ruleset = _RULESETS[data[start:at]]
-            elif number == _O_CALLED_CARD:
-                if called_card >= 0:
-                    raise Irregular
-                called_card = _CARDS[data[start:at]]
-            elif number in _O_INTS:
-                into = ints[number]
-                while start < at:
-                    value, start = _value(data, start, at)
-                    into.append(value)
-            elif number in _O_SCALARS:
-                raise Irregular
-        elif wire_type == VARINT:
-            value, at = _value(data, at, end)
-            if number in _O_SCALARS:
-                values[number] = value
-            elif number in _O_INTS:
-                ints[number].append(value)
-            elif number < _O_SIZE or number in _O_CARD_FIELDS:
-                raise Irregular  # a message or card field as a varint
-        elif number < _O_SIZE or number in _O_CARD_FIELDS:
-            raise Irregular
-        else:
-            at = skip(data, at, end, wire_type)
-    seat = values[_O.SEAT]
-    if ruleset is None or not -1 <= seat < ruleset.players:
+def read_request(message: bot_service_pb2.ActionRequest) -> Request:
+    """The SDK's view of a parsed ``ActionRequest``; :class:`Irregular` outside the regular case
+    (no card masks, no observation or legal actions, a value ``convert`` refuses)."""
+    if not (
+        message.HasField("card_masks")
+        and message.HasField("observation")
+        and message.HasField("legal_actions")
+    ):
+        raise Irregular  # convert's errors, or a server without card masks
+    masks = message.card_masks
+    o = message.observation
+    legal = message.legal_actions
+    try:
+        ruleset = _RULESETS[o.ruleset.SerializeToString()]
+        hand, nest, buried = _MASK(masks.hand), _MASK(masks.nest), _MASK(masks.buried)
+        bury_from, call_from = _MASK(masks.bury_candidates), _MASK(masks.callable_cards)
+        play = _MASK(masks.playable_cards)
+        called = convert.card_from_proto(o.called_card) if o.HasField("called_card") else -1
+        trick = (
+            _TRICKS[o.current_trick.SerializeToString()] if o.HasField("current_trick") else None
+        )
+        tricks = tuple([_TRICKS[t.SerializeToString()] for t in o.completed_tricks])
+    except WireError as error:
+        raise Irregular from error
+    phase = _PHASES.get(o.phase)
+    legal_phase = _PHASES.get(legal.phase)
+    if (
+        not o.HasField("ruleset")
+        or not -1 <= o.seat < ruleset.players
+        or phase is None
+        or legal_phase is None
+        or (o.trump and o.trump not in _SUITS)
+        or any(suit not in _SUITS for suit in legal.trump_suits)
+    ):
         raise Irregular
-    phase = _PHASES.get(values[_O.PHASE])
-    if phase is None:
-        raise Irregular
-    trump: Suit | None = None
-    if values[_O.TRUMP]:
-        trump = _SUITS.get(values[_O.TRUMP])
-        if trump is None:
-            raise Irregular
-    return new_observation(
+    observation = new_observation(
         ruleset,
-        seat,
-        values[_O.HAND_NUMBER],
-        values[_O.DEALER],
+        o.seat,
+        o.hand_number,
+        o.dealer,
         phase,
-        values[_O.CURRENT_PLAYER],
-        masks[_M.HAND],
-        masks[_M.NEST],
-        tuple(auction),
-        values[_O.HIGH_BID],
-        values[_O.HIGH_BIDDER],
-        values[_O.BIDDER],
-        values[_O.BID],
-        trump,
-        masks[_M.BURIED],
-        values[_O.BURIED_COUNT],
-        called_card,
-        values[_O.PARTNER],  # partner_revealed: not an engine field
-        _NO_TRICK if current_trick is None else current_trick,
-        tuple(tricks),
-        tuple(ints[_O.POINTS_CAPTURED]),
-        tuple(ints[_O.SCORES]),
-        tuple(ints[_O.SIDES]),
+        o.current_player,
+        hand,
+        nest,
+        tuple([(entry.seat, entry.amount) for entry in o.auction]),
+        o.high_bid,
+        o.high_bidder,
+        o.bidder,
+        o.bid,
+        _SUITS[o.trump] if o.trump else None,
+        buried,
+        o.buried_count,
+        called,
+        o.partner,  # partner_revealed: not an engine field
+        _NO_TRICK if trick is None else trick,
+        tricks,
+        tuple(o.points_captured),
+        tuple(o.scores),
+        tuple(o.sides),
     )
-
-
-_E_SEAT: Final = _E.SEAT
-_E_AMOUNT: Final = _E.AMOUNT
-
-
-def _read_entry(data: bytes) -> tuple[int, int]:
-    """An ``AuctionEntry`` from its bytes: (seat, amount)."""
-    at, end = 0, len(data)
-    seat = amount = 0
-    while at < end:
-        key, at = _key(data, at, end)
-        number = key >> 3
-        wire_type = key & 7
-        if number in (_E_SEAT, _E_AMOUNT):
-            if wire_type != VARINT:
-                raise Irregular
-            value, at = _value(data, at, end)
-            if number == _E_SEAT:
-                seat = value
-            else:
-                amount = value
-        else:
-            at = skip(data, at, end, wire_type)
-    return seat, amount
-
-
-_ENTRIES: Final[BoundedMemo[bytes, tuple[int, int]]] = BoundedMemo(4096, _read_entry)
-"""Auction entries by their bytes (each comes again in every later observation of its hand)."""
-
-
-_L_CARD_FIELDS: Final = frozenset((_L.BURY_CANDIDATES, _L.CALLABLE_CARDS, _L.PLAYABLE_CARDS))
-_L_INTS: Final = frozenset((_L.BIDS, _L.TRUMP_SUITS))
-_L_SCALARS: Final = frozenset((_L.PHASE, _L.SEAT, _L.BURY_COUNT, _L.CAN_PASS))
-_L_SIZE: Final = max(_L_CARD_FIELDS | _L_INTS | _L_SCALARS) + 1
-
-
-def _read_legal(data: bytes, at: int, end: int, masks: list[int]) -> LegalActions:
-    values = [0] * _L_SIZE
-    ints: list[list[int]] = [[] for _ in range(_L_SIZE)]
-    while at < end:
-        key = data[at]  # as in _read_observation: the playable cards are a field each
-        if key < 0x80:
-            at += 1
-        else:
-            key, at = read_varint(data, at, end)
-        number = key >> 3
-        wire_type = key & 7
-        if wire_type == LENGTH:
-            if at < end and data[at] < 0x80:
-                start = at + 1
-                at = start + data[at]
-                if at > end:
-                    raise Irregular
-            else:
-                start, at = read_length(data, at, end)
-            if number in _L_INTS:
-                into = ints[number]
-                while start < at:
-                    value, start = _value(data, start, at)
-                    into.append(value)
-            elif number in _L_SCALARS:
-                raise Irregular
-            # the card fields: read from the card masks
-        elif wire_type == VARINT:
-            if number == _L.CAN_PASS:
-                value, at = read_varint(data, at, end)  # a bool: any value but 0 is true
-                values[number] = value != 0
-            else:
-                value, at = _value(data, at, end)
-                if number in _L_SCALARS:
-                    values[number] = value
-                elif number in _L_INTS:
-                    ints[number].append(value)
-                elif number in _L_CARD_FIELDS:
-                    raise Irregular
-        elif number < _L_SIZE:
-            raise Irregular
-        else:
-            at = skip(data, at, end, wire_type)
-    phase = _PHASES.get(values[_L.PHASE])
-    if phase is None:
-        raise Irregular
-    for suit in ints[_L.TRUMP_SUITS]:
-        if suit not in _SUITS:
-            raise Irregular
-    return LegalActions(
-        phase,
-        values[_L.SEAT],
-        can_pass=bool(values[_L.CAN_PASS]),
-        bids=tuple(ints[_L.BIDS]),
-        bury_from=masks[_M.BURY_CANDIDATES],
-        bury_count=values[_L.BURY_COUNT],
-        call_from=masks[_M.CALLABLE_CARDS],
-        play=masks[_M.PLAYABLE_CARDS],
+    allowed = LegalActions(
+        legal_phase,
+        legal.seat,
+        can_pass=legal.can_pass,
+        bids=tuple(legal.bids),
+        bury_from=bury_from,
+        bury_count=legal.bury_count,
+        call_from=call_from,
+        play=play,
     )
+    return Request(message.table_id, message.request_id, message.deadline_ms, observation, allowed)
