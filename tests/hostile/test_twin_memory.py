@@ -2,16 +2,19 @@
 
 The twin of a duplicate pair deals the same cards to the same seats: a bot that kept who played
 what in game 1 knows where almost every hidden card of game 2 lies (docs/security.md, *Duplicate
-twins*). The defence for launched bots is the sandbox with ``process_per_game``: a fresh process
-for every game, a private ``/tmp`` and network, no lasting storage. ``twin_memory_bot.py`` stores
+twins*). The defence for launched bots is the sandbox with its warm lanes
+(``rookery.arena.launch._lanes``): a process plays the games of one lane only, its seats bound
+to the lane's launch key, and a lane never plays one seed twice; a private ``/tmp`` and
+network, no lasting storage outside its sandbox. ``twin_memory_bot.py`` stores
 its record in every place it can (files in ``/tmp``, ``$HOME``, its folder, the working directory,
 ``/dev/shm``, ``/var/tmp``; a lingering daemon on an abstract Unix socket and a loopback port; the
 environment; its ``Hello.version`` in the server's registry, read back with ``ListBots``; the
 finished tables' public events, watched as a spectator) and, before its first action at each
 table, predicts every hidden card.
 
-A real arena runs the same tournament twice: sandboxed (the default ``process_per_game``), where
-the bot must predict no more than chance allows, and unconfined (``sandbox = "off"``,
+A real arena runs the same tournament twice: sandboxed (the default: warm lanes, so the bot's
+processes are reused and do remember the earlier games of their lane, of other seeds), where the
+bot must predict no more than chance allows, and unconfined (``sandbox = "off"``,
 ``process_per_game = false``), the control, where it remembers. The bot also tries to void its
 games by reporting an incident: only an unconfined bot, whom the organiser trusts, gets the file
 for that (``ROOKERY_INCIDENT_FILE``).
@@ -157,7 +160,7 @@ def _run(base: Path, *, sandboxed: bool) -> Run:
         time_control=TimeControl(action_ms=2000, strike_limit=3, grace_ms=500),
         bootstrap=0,
         sandbox=SandboxMode.ON if sandboxed else SandboxMode.OFF,
-        process_per_game=None if sandboxed else False,  # None: the default, fresh when sandboxed
+        process_per_game=None if sandboxed else False,  # None: the default, lanes when sandboxed
     )
     old_cwd = Path.cwd()
     os.chdir(work)  # an unconfined bot writes to the arena's working directory
@@ -210,13 +213,49 @@ def _report(run: Run, what: str) -> None:
     print(f"{what}: memory came through {found or 'nothing'}")
 
 
+#: Places inside a sandbox, which its processes share from game to game of their lane.
+SANDBOX_PLACES = {
+    "tmp",
+    "home",
+    "dev-shm",
+    "environment",
+    "abstract-socket",
+    "daemon-tcp",
+    "process",
+}
+
+
 def test_a_sandboxed_bot_remembers_nothing_of_the_twins_first_game(sandboxed: Run) -> None:
     _report(sandboxed, "sandboxed")
     assert not sandboxed.result.cancelled
     assert sandboxed.result.recorded == GAMES
     assert len(sandboxed.views) == 2 * GAMES  # two seats a game, each predicted once
-    assert sandboxed.lines("TWIN found ") == []  # no place held anything from an earlier game
-    assert len(sandboxed.lines("TWIN none ")) == 2 * GAMES * 12  # every place was tried
+    # Two warm processes, one a lane (the pairs' first games, their twins), each reused.
+    starts = [line for line in sandboxed.log.splitlines() if line.startswith("--- ")]
+    assert len(starts) == 2 and all(" start lane " in line for line in starts), starts
+    # What came through came through its own sandbox, from its lane's earlier games: every place
+    # was tried, in each of the 8 views, and the server and the host's files held nothing.
+    found = {
+        line.split(":")[0].removeprefix("TWIN found ") for line in sandboxed.lines("TWIN found ")
+    }
+    assert "process" in found and found <= SANDBOX_PLACES, found
+    assert (
+        len(sandboxed.lines("TWIN found ")) + len(sandboxed.lines("TWIN none ")) == 2 * GAMES * 12
+    )
+    # ... and none of what it remembered was dealt the seed of the table it predicted.
+    seed_of = {f"{g.tournament_id}-{g.game_id}-": g.seed for g in sandboxed.games}
+
+    def seed(table_id: str) -> int:
+        return next(s for prefix, s in seed_of.items() if table_id.startswith(prefix))
+
+    remembered = [
+        json.loads(line.removeprefix("TWIN remembers "))
+        for line in sandboxed.lines("TWIN remembers ")
+    ]
+    assert len(remembered) == 2 * GAMES
+    assert sum(len(entry["tables"]) for entry in remembered) >= GAMES  # the later game of a lane
+    for entry in remembered:
+        assert all(seed(t) != seed(entry["table_id"]) for t in entry["tables"]), entry
     # The server is reached through its Unix socket, which serves a sandboxed bot BotService only.
     refused = sandboxed.lines("TWIN refused ")
     assert {line.split(":")[0] for line in refused} == {

@@ -299,6 +299,9 @@ class Rememberer(Bot):
         with _lock:
             places["process"] = [g for g in _games if g.table_id != self.table.table_id]
         found = {place: games for place, games in places.items() if games}
+        # The tables this process remembers itself (the test checks none was dealt this seed).
+        earlier = [g.table_id for g in _games if g.table_id != self.table.table_id]
+        say("remembers " + json.dumps({"table_id": self.table.table_id, "tables": earlier}))
         for place in sorted(set(places) | set(FILES) | SERVER_PLACES):
             games = found.get(place, [])
             say(f"found {place}: {len(games)}" if games else f"none {place}")

@@ -165,8 +165,11 @@ class BotLauncher:
         *,
         runtime: SandboxRuntime | None = None,
         folder: Path | None = None,
+        label: str = "",
     ) -> None:
         self.bot = bot
+        #: What its processes' log lines and incidents start with (a lane's, say).
+        self.label = label
         self.plan = plan
         self.server_target = server_target
         self.token = token
@@ -343,9 +346,8 @@ class BotLauncher:
 
     async def _spawn(self, slot: int) -> None:
         self._processes[slot] = None
-        self._processes[slot] = await self._start_one(
-            self.plan, self.token, f"process {slot}", slot
-        )
+        label = f"{self.label} process {slot}" if self.label else f"process {slot}"
+        self._processes[slot] = await self._start_one(self.plan, self.token, label, slot)
 
     async def _watch(self, slot: int) -> None:
         backoff = 0.5

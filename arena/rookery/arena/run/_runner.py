@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import dataclasses
 import hashlib
+import itertools
 import json
 import math
 import os
@@ -35,6 +36,7 @@ from rookery.arena.config import (
 )
 from rookery.arena.errors import BotLaunchError, SandboxUnavailableError, StorageError
 from rookery.arena.launch._commands import working_folder
+from rookery.arena.launch._lanes import LaneStartError, WarmLanes
 from rookery.arena.launch._launcher import (
     EXIT_CANNOT_EXECUTE,
     EXIT_NOT_FOUND,
@@ -154,6 +156,10 @@ class RunOptions:
     fast_reply_s: float = 0.05
     #: Seconds between two looks at the bots' reply times (``SCALE_INTERVAL_S``).
     scale_interval_s: float = SCALE_INTERVAL_S
+    #: The most warm sandboxed bot processes kept over all lanes
+    #: (:mod:`rookery.arena.launch._lanes`): past it the idle ones used longest ago are stopped,
+    #: and started again when needed.
+    warm_processes: int = 64
 
 
 def with_session_limits(config: ServerConfig, games_at_once: int) -> ServerConfig:
@@ -310,6 +316,8 @@ class TournamentRunner:
         self._active_tables: set[str] = set()
         #: The sandbox of this run's launched bots (None: unconfined).
         self.sandbox: SandboxRuntime | None = None
+        #: The warm lanes of sandboxed bots (see ``reuses_lanes``), made with the bots.
+        self.lanes: WarmLanes | None = None
         #: Launched bots that have been seated at a table at least once (process_per_game).
         self._joined: set[str] = set()
         self._socket_dir: Path | None = None
@@ -336,9 +344,32 @@ class TournamentRunner:
 
     @property
     def process_per_game(self) -> bool:
-        """Whether launched bots get fresh processes for every game (default: when sandboxed)."""
+        """Whether launched bots get fresh processes for every game (by default only when
+        sandboxed with ``clock = "cpu"``, which measures each game's own processes)."""
         chosen = self.config.process_per_game
-        return chosen if chosen is not None else self.sandbox is not None
+        if chosen is not None:
+            return chosen
+        return self.sandbox is not None and self.config.clock is ClockKind.CPU
+
+    @property
+    def reuses_lanes(self) -> bool:
+        """Whether sandboxed bots play in warm lanes (:mod:`rookery.arena.launch._lanes`):
+        the default when sandboxed, where a process never sees two games of one seed."""
+        return (
+            self.sandbox is not None
+            and self.config.process_per_game is None
+            and not self.process_per_game
+        )
+
+    def lane_of(self, game: ScheduledGame) -> int:
+        """The game's lane: its position in its round (a lineup and a rotation). Each round
+        has a seed of its own, so a lane plays every seed once."""
+        return game.index % self.lane_count
+
+    @property
+    def lane_count(self) -> int:
+        """Lanes of the schedule: the games of a round."""
+        return self.schedule.groups_per_round * self.schedule.group_size
 
     @property
     def concurrency_limit(self) -> int:
@@ -584,7 +615,10 @@ class TournamentRunner:
                 _, token = server.bots.add(bot.name)
             seats = seats_per_table(self.schedule, bot.name)
             plan = plan_launch(bot, self.concurrency_limit, seats, cores)
-            if self.sandbox is not None and not self.process_per_game:
+            if self.reuses_lanes:
+                # A lane's processes: one a bot (a Python SDK bot's sessions hold its tables).
+                plan = plan_launch(bot, self.concurrency_limit, seats, 1)
+            if self.sandbox is not None and not self.process_per_game and not self.reuses_lanes:
                 # The sandbox's Unix socket admits only sessions with a launch key.
                 token = server.issue_launch_key(bot.name, _launch_sessions(plan))
             # The house's language-model seat (config.house_seat: Rookery's own code, its model
@@ -606,8 +640,8 @@ class TournamentRunner:
                 folder=folder,
             )
             self.launchers[bot.name] = launcher
-            if self.process_per_game:
-                continue  # started for each game (see _launch_game)
+            if self.process_per_game or self.reuses_lanes:
+                continue  # started for each game (see _launch_game), or each lane (_lane_keys)
             try:
                 await launcher.start()
             except OSError as error:
@@ -618,8 +652,53 @@ class TournamentRunner:
             seats = seats_per_table(self.schedule, bot.name)
             if bot.remote:
                 await self._wait_remote(bot, seats)
-            elif not self.process_per_game:
+            elif not self.process_per_game and not self.reuses_lanes:
                 await self._wait_launched(bot, seats)
+        if self.reuses_lanes:
+            self.lanes = WarmLanes(
+                self._lane_launcher,
+                self._lane_sessions,
+                max_processes=self.options.warm_processes,
+                connect_timeout_s=self.options.connect_timeout_s,
+                on_stop=lambda _launcher, key: server.revoke_launch_key(key),
+            )
+            await self._warm_lanes()
+
+    async def _warm_lanes(self) -> None:
+        """Start the lanes of the games to come, all at once, before the first game: a lane's
+        bots are the same in every round."""
+        assert self.lanes is not None
+        ahead: dict[int, dict[str, int]] = {}
+        for game in itertools.islice(self.pending(), self.lane_count):
+            seats = {n: game.seat_bots.count(n) for n in game.seat_bots if n in self.launchers}
+            ahead.setdefault(self.lane_of(game), seats)
+        try:
+            await self.lanes.warm_all(ahead)
+        except LaneStartError as error:
+            raise BotLaunchError(str(error)) from None
+
+    def _lane_launcher(self, name: str, lane: int) -> tuple[BotLauncher, str]:
+        """A launcher of bot ``name``'s warm processes in ``lane``, under a launch key of its
+        own (what the lane's tables bind its seats to)."""
+        assert self.server is not None
+        model = self.launchers[name]
+        key = self.server.issue_launch_key(name, _launch_sessions(model.plan))
+        launcher = BotLauncher(
+            model.bot,
+            model.plan,
+            model.server_target,
+            key,
+            model.log_path,
+            self._incident,
+            runtime=model.runtime,
+            folder=model.folder,
+            label=f"lane {lane}",
+        )
+        return launcher, key
+
+    def _lane_sessions(self, name: str, key: str) -> int:
+        assert self.server is not None
+        return sum(1 for s in self.server.sessions.get(name, ()) if s.launch_key == key)
 
     def _launch_spec(self, bot: BotSpec) -> BotSpec:
         """``bot`` as launched (:meth:`TournamentConfig.launch_spec`); a language-model seat
@@ -708,6 +787,8 @@ class TournamentRunner:
         self._message(f"{bot}: {kind}: {detail}")
 
     async def _stop_bots(self) -> None:
+        if self.lanes is not None:
+            await self.lanes.stop()
         await asyncio.gather(
             *(launcher.stop() for launcher in self.launchers.values()), return_exceptions=True
         )
@@ -899,15 +980,27 @@ class TournamentRunner:
                     "their CPU time",
                 )
 
+    async def _lane_keys(self, game: ScheduledGame) -> dict[str, str]:
+        """The launch keys of the game's lane, its warm processes started where needed."""
+        assert self.lanes is not None
+        seats = {n: game.seat_bots.count(n) for n in game.seat_bots if n in self.launchers}
+        try:
+            return await self.lanes.enter(self.lane_of(game), game.seed, seats)
+        except LaneStartError as error:
+            raise BotLaunchError(str(error)) from None
+
     async def _play(self, game: ScheduledGame, slot: int = 0) -> None:
         assert self.server is not None and self.store is not None
         launches = await self._launch_game(game, slot) if self.process_per_game else {}
+        lane_keys = await self._lane_keys(game) if self.lanes is not None else {}
         outcome: TableOutcome | None = None
         try:
-            outcome = await self._play_table(game, launches)
+            outcome = await self._play_table(game, launches, lane_keys)
         finally:
             if launches:
                 await self._end_game(game, launches, outcome)
+            if self.lanes is not None:
+                self.lanes.leave(self.lane_of(game), list(lane_keys))
         if outcome is None:
             return
         stopping = self._stop.is_set() or self._server_stopping
@@ -919,7 +1012,10 @@ class TournamentRunner:
         self._notify()
 
     async def _play_table(
-        self, game: ScheduledGame, launches: dict[str, GameLaunch]
+        self,
+        game: ScheduledGame,
+        launches: dict[str, GameLaunch],
+        lane_keys: dict[str, str] | None = None,
     ) -> TableOutcome:
         assert self.server is not None
         table_id = f"{self.tournament_id}-{game.game_id}-{os.getpid()}-{int(time.time())}"
@@ -927,6 +1023,8 @@ class TournamentRunner:
         clocks: tuple[Callable[[], float] | None, ...] = ()
         if launches:
             keys = tuple(launches[b].key if b in launches else "" for b in game.seat_bots)
+        if lane_keys:
+            keys = tuple(lane_keys.get(b, "") for b in game.seat_bots)
         if launches and self.config.clock is ClockKind.CPU:
             by_bot = {name: launch.cpu_seconds for name, launch in launches.items()}
             clocks = tuple(by_bot.get(b) for b in game.seat_bots)  # one clock for all its seats
