@@ -32,6 +32,10 @@ BUILD_AND_RUN = (
 TESTING_LOCALLY = (
     f"{FIRSTRUN}kit_guides_build_and_run.py::test_the_testing_locally_block_plays_a_game_as_printed"
 )
+ARENA_LINE = (
+    f"{FIRSTRUN}kit_guides_build_and_run.py::"
+    "test_the_sample_bots_arena_line_plays_from_the_checkout_as_printed"
+)
 OUTSIDE = (
     "kits/test_outside_projects.py::"
     "test_bot_project_outside_the_repository_depends_on_the_kit_as_its_guide_says_and_plays"
@@ -144,6 +148,7 @@ RUN_BY: dict[tuple[str, str, str], str] = {
     ("docs/bots/cpp.md", "In the arena", "rookery arena run"): OUTSIDE,
     ("docs/bots/go.md", "Build and run", "cd clients/go"): BUILD_AND_RUN,
     ("docs/bots/go.md", "Your bot's own module", '"$ROOKERY/clients/go/build.sh"'): OUTSIDE,
+    ("docs/bots/go.md", "Command line", "rookery arena run"): ARENA_LINE,
     ("docs/bots/go.md", "In the arena", "rookery arena run"): OUTSIDE,
     ("docs/bots/go.md", "Testing your bot locally", "rookery serve"): TESTING_LOCALLY,
     ("docs/bots/java.md", "Build and run", "cd clients/java"): BUILD_AND_RUN,
@@ -158,6 +163,7 @@ RUN_BY: dict[tuple[str, str, str], str] = {
         "Your bot's own package",
         '(cd "$ROOKERY/clients/typescript"',
     ): OUTSIDE,
+    ("docs/bots/typescript.md", "Command line", "rookery arena run"): ARENA_LINE,
     ("docs/bots/typescript.md", "In the arena", "rookery arena run"): OUTSIDE,
     ("docs/bots/typescript.md", "Testing your bot locally", "rookery serve"): TESTING_LOCALLY,
 }

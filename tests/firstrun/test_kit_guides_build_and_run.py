@@ -11,12 +11,15 @@ line gives the bot, not the server nor the table: the test starts ``rookery serv
 heuristic --seat heuristic --seat heuristic --wait`` (the Python guide's commands). The C++
 block's first line installs Debian packages: it runs with ``--simulate`` (a test changes no
 machine), must find nothing left to install and names the Makefile's ``KIT_PACKAGES``.
-"Testing your bot locally" is whole (server, bot, heuristic, table), run in the kit's folder.
+"Testing your bot locally" is whole (server, bot, heuristic, table), run in the kit's folder. And
+the Go and TypeScript guides' line for the sample bot in the arena (``--bot
+mybot=clients/…``, a path into a subfolder: it failed in the sandbox once) plays its games.
 """
 
 from __future__ import annotations
 
 import contextlib
+import csv
 import fcntl
 import re
 import shlex
@@ -46,10 +49,15 @@ def _kit_build_lock(kit: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+def _guide(root: Path, language: str) -> str:
+    return (root / "docs" / "bots" / f"{language}.md").read_text(encoding="utf-8")
+
+
 def _block(root: Path, language: str, heading: str) -> list[str]:
     """The lines of the one plain block of ``heading`` in ``docs/bots/<language>.md``."""
-    text = (root / "docs" / "bots" / f"{language}.md").read_text(encoding="utf-8")
-    (block,) = [b for b in fenced_blocks(section(text, heading)) if b.language == ""]
+    (block,) = [
+        b for b in fenced_blocks(section(_guide(root, language), heading)) if not b.language
+    ]
     return [line for line in block.text.splitlines() if line.strip()]
 
 
@@ -150,3 +158,35 @@ def test_the_testing_locally_block_plays_a_game_as_printed(
         )
         started.append(helper)
         _play_and_stop(language, bot, table, 2, kit, env)  # mybot, heuristic, mybot, heuristic
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("language", ["go", "typescript"])
+def test_the_sample_bots_arena_line_plays_from_the_checkout_as_printed(
+    language: str, root: Path, venv_bin: Path, tmp_path: Path
+) -> None:
+    """The guide's line for the sample bot in the arena, from a checkout's folder (here one whose
+    ``clients/`` is this checkout's, so that its runs stay out of it), sandboxed by default."""
+    (line,) = [
+        block.first_line
+        for block in fenced_blocks(section(_guide(root, language), "Command line"))
+        if block.first_line.startswith("rookery arena run --bot mybot=clients/")
+    ]
+    kit = root / "clients" / language
+    with _kit_build_lock(kit):
+        built = subprocess.run(
+            ["nice", "-n", "10", str(kit / "build.sh")],
+            capture_output=True, text=True, timeout=800, check=False,
+        )  # fmt: skip
+    assert built.returncode == 0, built.stdout + built.stderr
+    checkout = tmp_path / "rookery"
+    checkout.mkdir(mode=0o755)
+    (checkout / "clients").symlink_to(root / "clients", target_is_directory=True)
+    done = shell(line, checkout, shell_env(venv_bin), timeout=500)
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    assert "sandbox: bubblewrap" in output and "4/4 recorded in runs/arena-" in done.stdout, output
+    with (checkout / "runs" / "latest" / "games.csv").open(newline="") as handle:
+        games = list(csv.DictReader(handle))
+    assert {g["termination"] for g in games} <= {"TARGET_REACHED", "MAX_HANDS"}, games
+    assert len(games) == 4 and all(g["forfeit_seat"] == "-1" for g in games), games
