@@ -26,6 +26,7 @@ import structlog
 from google.protobuf import json_format
 from rookery.arena.config import BotSpec
 from rookery.arena.errors import ArenaError
+from rookery.arena.launch._lanes import LaneStartError, WarmLanes
 from rookery.arena.launch._launcher import BotLauncher, GameLaunch, plan_launch
 from rookery.arena.launch._sandbox import SandboxLimits, SandboxRuntime
 from rookery.arena.records._storage import write_bytes_atomically
@@ -177,6 +178,8 @@ class LeagueOptions:
     build_bytes: int = 512 * 1024 * 1024
     #: The most bytes of a version's runtime log kept on disk (its newest output; 0: no limit).
     log_bytes: int = 16 * 1024 * 1024
+    #: The most warm sandboxed processes kept (two lanes a version; idle ones past it stop).
+    warm_processes: int = 64
 
 
 @dataclass(frozen=True)
@@ -250,6 +253,17 @@ class League:
         self.server = server
         self.sandbox = sandbox
         self._running: dict[str, _Running] = {}
+        #: Sandboxed versions play in warm lanes: lane 0 the first games of pairs, lane 1 the
+        #: second (each pair has a seed of its own; see :mod:`rookery.arena.launch._lanes`).
+        self.lanes: WarmLanes | None = None
+        if sandbox is not None and remote is None:
+            self.lanes = WarmLanes(
+                self._lane_launcher,
+                self._lane_sessions,
+                max_processes=self.options.warm_processes,
+                connect_timeout_s=self.options.join_timeout_s,
+                on_stop=lambda _launcher, key: server.revoke_launch_key(key),
+            )
         self._flight = _Flight()
         self._wake = asyncio.Event()
         self._loop_task: asyncio.Task[None] | None = None
@@ -323,6 +337,8 @@ class League:
             *(r.launcher.stop(grace_s=1.0) for r in self._running.values()),
             return_exceptions=True,
         )
+        if self.lanes is not None:
+            await self.lanes.stop()
         self._running.clear()
         self.store.close()
 
@@ -691,9 +707,30 @@ class League:
 
     @property
     def process_per_game(self) -> bool:
-        """Fresh processes for every game: whenever the versions run in the sandbox (or on
-        Ray's workers, where none is launched here)."""
+        """No processes of the league's own for the whole season: sandboxed versions play in
+        warm lanes (``lanes``), on Ray none is launched here."""
         return self.sandbox is not None or self.remote is not None
+
+    def _lane_launcher(self, name: str, lane: int) -> tuple[BotLauncher, str]:
+        """A launcher of a version's warm processes in ``lane`` (its seat name ``name``),
+        under a launch key of its own."""
+        model = next(r.launcher for r in self._running.values() if r.launcher.bot.name == name)
+        key = self.server.issue_launch_key(name, 2 * model.plan.processes * model.plan.sessions)
+        launcher = BotLauncher(
+            model.bot,
+            model.plan,
+            model.server_target,
+            key,
+            model.log_path,
+            model._on_incident,
+            runtime=model.runtime,
+            folder=model.folder,
+            label=f"lane {lane}",
+        )
+        return launcher, key
+
+    def _lane_sessions(self, name: str, key: str) -> int:
+        return sum(1 for s in self.server.sessions.get(name, ()) if s.launch_key == key)
 
     async def _launch(self, version: VersionRecord) -> _Running:
         running = self._running.get(version.version_id)
@@ -729,6 +766,8 @@ class League:
         while self._flight.busy.get(version_id):  # noqa: ASYNC110 - its last pair ends first
             await asyncio.sleep(0.05)
         await running.launcher.stop(grace_s=1.0)
+        if self.lanes is not None:
+            await self.lanes.drop(running.launcher.bot.name)
         if running.key:
             self.server.revoke_launch_key(running.key)
 
@@ -856,8 +895,17 @@ class League:
     ) -> TableOutcome:
         launches: dict[str, GameLaunch] = {}
         keys: list[str] = []
+        names = [r.launcher.bot.name for r in seats]
+        lane_keys: dict[str, str] = {}
         try:
-            if self.process_per_game:
+            if self.lanes is not None:
+                counts = {name: names.count(name) for name in names}
+                try:
+                    lane_keys = await self.lanes.enter(index, seed, counts)
+                except LaneStartError as error:
+                    raise LeagueError(str(error)) from None
+                keys = [lane_keys[name] for name in names]
+            elif self.process_per_game:
                 for run in {r.launcher.bot.name: r for r in seats}.values():
                     name = run.launcher.bot.name
                     key = self.server.issue_launch_key(name)
@@ -883,6 +931,9 @@ class League:
             table = await self.server.create_table(spec)
             return await table.wait_finished()
         finally:
+            if lane_keys:
+                assert self.lanes is not None
+                self.lanes.leave(index, list(lane_keys))
             for name, launch in launches.items():
                 running = next(r for r in seats if r.launcher.bot.name == name)
                 await running.launcher.finish_game(launch)
