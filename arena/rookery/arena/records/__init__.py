@@ -5,11 +5,13 @@
 - ``_move_incidents``: the incidents of a replay's moves.
 - ``_ledger``: the LLM seats' token and cost ledger.
 - ``_results``: standings, likelihood of superiority and rating history from the stored games.
+- ``_regret``: per bot, the double-dummy regret of its play in the run's replays.
 """
 
 from __future__ import annotations
 
 from rookery.arena.records._ledger import format_ledger, ledger_of, run_ledger
+from rookery.arena.records._regret import run_regret, write_regret
 from rookery.arena.records._report import (
     RunData,
     crosstable_table,
@@ -37,9 +39,11 @@ __all__ = [
     "rating_history",
     "report_dict",
     "run_ledger",
+    "run_regret",
     "sprt_line",
     "standings_table",
     "summary_for",
     "write_bytes_atomically",
+    "write_regret",
     "write_report",
 ]
