@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import rookery.v1.Actions.Action;
@@ -137,20 +138,47 @@ public final class BotRunner {
     if (configure != null) {
       configure.accept(config);
     }
+    BotRunner runner = new BotRunner(config, factory);
+    // SIGINT or SIGTERM stops the bot: exit 0 with the summary line (the kit contract). The JVM
+    // runs its shutdown hooks on either; a run that ended first has said its own last word.
+    AtomicBoolean ended = new AtomicBoolean(false);
+    Thread stop =
+        new Thread(
+            () -> {
+              if (ended.compareAndSet(false, true)) {
+                System.err.println("[rookery] done: " + runner.stats);
+                System.err.flush();
+                Runtime.getRuntime().halt(0);
+              }
+            },
+            "rookery-stop");
+    Runtime.getRuntime().addShutdownHook(stop);
     try {
-      Stats stats = new BotRunner(config, factory).run();
-      System.err.println("[rookery] done: " + stats);
+      Stats stats = runner.run();
+      if (ended.compareAndSet(false, true)) {
+        System.err.println("[rookery] done: " + stats);
+      }
       return 0;
     } catch (ClientException e) {
+      ended.set(true);
       System.err.println(program + ": " + e.getMessage());
       return e.exitCode();
     } catch (InterruptedException e) {
+      ended.set(true);
       Thread.currentThread().interrupt();
       System.err.println(program + ": interrupted");
       return 1;
     } catch (RuntimeException e) {
+      ended.set(true);
       System.err.println(program + ": unexpected error: " + e);
       return 1;
+    } finally {
+      ended.set(true);
+      try {
+        Runtime.getRuntime().removeShutdownHook(stop);
+      } catch (IllegalStateException shuttingDown) {
+        // The JVM is stopping already: the hook has run or will find the run ended.
+      }
     }
   }
 
