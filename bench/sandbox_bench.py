@@ -6,8 +6,9 @@ machine's load touches every setting alike:
 - start-up: ``/bin/true`` started as a bot process (guard, bwrap, init) against unconfined;
 - start-up to connected: a Python SDK bot, from its start until its session is open;
 - games/s of a round-robin of fast bots (one hand a game): unconfined with processes for the
-  whole tournament, sandboxed with the same, and sandboxed with fresh processes per game (the
-  default when sandboxed).
+  whole tournament, sandboxed with the same, sandboxed with fresh processes per game (the
+  default with ``clock = "cpu"``) and sandboxed in warm lanes (the default otherwise; two bots:
+  two lanes, four processes). ``sandbox_play_bench.py`` measures the lanes once warm.
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ async def _connected(server: RookeryServer, runtime: SandboxRuntime | None, log:
         "ROOKERY_BOT_NAME": "bench",
         "PATH": "/usr/bin:/bin",
         "HOME": "/tmp",
+        # The server's Unix socket admits a sandboxed session only with its launch key.
+        "ROOKERY_TOKEN": server.issue_launch_key("bench", 1),
     }
     if runtime is not None:
         env = runtime.environment(env, {})
@@ -96,7 +99,7 @@ async def start_up_figures(directory: Path) -> None:
     print(f"sandbox here: {support.describe()}")
 
 
-def _config(mode: SandboxMode, per_game: bool) -> TournamentConfig:
+def _config(mode: SandboxMode, per_game: bool | None) -> TournamentConfig:
     return TournamentConfig(
         name="bench",
         ruleset=Ruleset.preset("standard").replace(max_hands=1),
@@ -115,6 +118,7 @@ def games_per_second(directory: Path) -> None:
         "unconfined, processes for the tournament": _config(SandboxMode.OFF, False),
         "sandboxed, processes for the tournament": _config(SandboxMode.ON, False),
         "sandboxed, fresh processes per game": _config(SandboxMode.ON, True),
+        "sandboxed, warm lanes (the default)": _config(SandboxMode.ON, None),
     }
     rates: dict[str, list[float]] = {name: [] for name in settings}
     for run in range(3):
