@@ -19,7 +19,7 @@ Running submitted bots (see docs/arena.md and docs/security.md)::
 
     sandbox = "on"             # auto (default) | on | off
     clock = "cpu"              # wall (default) | cpu: a move's time is the CPU its bot used
-    process_per_game = true    # the default when sandboxed
+    process_per_game = true    # fresh processes a game (default with clock cpu; else lanes)
     pin_cpus = false           # each game's bots on one CPU of their own
     sandbox_paths = ["/opt/toolchain"]   # more read-only folders for the bots
 
