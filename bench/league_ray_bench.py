@@ -26,10 +26,15 @@ import tempfile
 import time
 from pathlib import Path
 
-from rookery.arena.league import LeagueOptions, LeagueServer
-from rookery.arena.league.league import seat_name
-from rookery.arena.league.ray import RayPairsOptions
-from rookery.arena.league.store import LeagueStore, RatingPoint, VersionState
+from rookery.arena.league import (
+    LeagueOptions,
+    LeagueServer,
+    LeagueStore,
+    RatingPoint,
+    RayPairsOptions,
+    VersionState,
+    seat_name,
+)
 from rookery.arena.records import write_bytes_atomically
 from rookery.arena.run import LOOPBACK_ONLY
 from rookery.arena.stats import GameScore, fit_bradley_terry

@@ -23,7 +23,6 @@ import pytest
 from chat_server import chat_server
 from rich.console import Console
 from rookery.arena.config import BotSpec, Format, TournamentConfig, config_from_dict
-from rookery.arena.display import ProgressDisplay
 from rookery.arena.errors import ConfigError
 from rookery.arena.launch import SandboxMode
 from rookery.arena.records import (
@@ -34,8 +33,8 @@ from rookery.arena.records import (
     standings_table,
     write_report,
 )
-from rookery.arena.run import RunOptions, TournamentRunner
-from rookery.arena.run._runner import LiveState
+from rookery.arena.run import LiveState, RunOptions, TournamentRunner
+from rookery.cli._progress import ProgressDisplay
 from rookery.engine import AllPass, Ruleset
 from rookery.server import TimeControl
 from rookery.v1 import replay_pb2

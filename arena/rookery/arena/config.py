@@ -58,24 +58,15 @@ from rookery.engine import HandSeeds, Ruleset, RulesetError
 from rookery.server import LatePolicy, TimeControl
 
 __all__ = [
-    "LATE_POLICY_NAMES",
-    "LLM_SEATS",
     "TOURNAMENT_TIME_CONTROL",
     "BotSpec",
     "ClockKind",
     "Format",
     "TournamentConfig",
-    "changed_fields",
     "config_from_dict",
-    "default_concurrency",
     "duplicate_hand_seeds",
-    "is_house_seat",
-    "late_policy_name",
     "load_config",
     "parse_bot_flag",
-    "random_seed",
-    "schedule_fields",
-    "tournament_id_for",
 ]
 
 _BOT_NAME = re.compile(r"^[A-Za-z0-9._-]{1,64}$")

@@ -315,7 +315,6 @@ def _build_config(args: argparse.Namespace) -> Any:
 def run_tournament(config: Any, out: Path, options: Any, *, write_files: bool = True) -> int:
     """Run ``config`` into ``out`` with a progress display, print the results; the exit code."""
     from rich.console import Console
-    from rookery.arena.display import ProgressDisplay
     from rookery.arena.errors import ArenaError
     from rookery.arena.records import (
         crosstable_table,
@@ -328,6 +327,8 @@ def run_tournament(config: Any, out: Path, options: Any, *, write_files: bool = 
     from rookery.arena.run import TournamentRunner
     from rookery.arena.stats import SprtDecision
     from rookery.server import AddressUnavailableError, configure_logging, tune_gc
+
+    from ._progress import ProgressDisplay
 
     configure_logging("error", json=False, stream=sys.stderr)
     tune_gc()  # the run's server lives in this process

@@ -273,8 +273,7 @@ def _serve(args: argparse.Namespace) -> int:
     import dataclasses
 
     from rookery.arena.errors import ArenaError
-    from rookery.arena.league import LeagueError, LeagueOptions, LeagueServer
-    from rookery.arena.league.ray import RayPairsOptions
+    from rookery.arena.league import LeagueError, LeagueOptions, LeagueServer, RayPairsOptions
     from rookery.engine import Ruleset, RulesetError
     from rookery.server import ServerConfig, ServerConfigError, configure_logging
 
@@ -434,7 +433,7 @@ def _season(args: argparse.Namespace) -> int:
 
 
 def _submit(args: argparse.Namespace) -> int:
-    from rookery.arena.league.submissions import pack_folder
+    from rookery.arena.league import pack_folder
     from rookery.v1 import league_pb2
 
     request = league_pb2.SubmitVersionRequest(

@@ -19,8 +19,7 @@ from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
-from rookery.arena.league import League, VersionState
-from rookery.arena.league.store import PairRecord, RatingPoint, VersionRecord
+from rookery.arena.league import League, PairRecord, RatingPoint, VersionRecord, VersionState
 from rookery.wire.replay import read_replay
 
 from ._model import replay_json

@@ -9,20 +9,23 @@
 See docs/league.md.
 """
 
-from .league import HOUSE_RANDOM, Board, BoardLine, League, LeagueError, LeagueOptions, seat_name
-from .service import LeagueServer, LeagueService
-from .store import LeagueStore, VersionState
+from .league import League, LeagueError, LeagueOptions, seat_name
+from .ray import RayPairsOptions
+from .service import LeagueServer
+from .store import LeagueStore, PairRecord, RatingPoint, VersionRecord, VersionState
+from .submissions import pack_folder
 
 __all__ = [
-    "HOUSE_RANDOM",
-    "Board",
-    "BoardLine",
     "League",
     "LeagueError",
     "LeagueOptions",
     "LeagueServer",
-    "LeagueService",
     "LeagueStore",
+    "PairRecord",
+    "RatingPoint",
+    "RayPairsOptions",
+    "VersionRecord",
     "VersionState",
+    "pack_folder",
     "seat_name",
 ]

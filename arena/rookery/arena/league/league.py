@@ -66,15 +66,7 @@ from .submissions import (
 if TYPE_CHECKING:
     from rookery.arena.league.ray import PairResult, RayPairs, ShippedOutcome
 
-__all__ = [
-    "HOUSE_RANDOM",
-    "Board",
-    "BoardLine",
-    "League",
-    "LeagueError",
-    "LeagueOptions",
-    "seat_name",
-]
+__all__: list[str] = []  # the league's names are its package's (rookery.arena.league)
 
 log = structlog.get_logger("rookery.league")
 

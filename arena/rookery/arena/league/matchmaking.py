@@ -21,14 +21,7 @@ import statistics
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-__all__ = [
-    "Placed",
-    "Separation",
-    "centred_los",
-    "choose_pairing",
-    "final_pairing",
-    "separations",
-]
+__all__: list[str] = []  # the league's names are its package's (rookery.arena.league)
 
 #: Rating differences within this many Elo are ties (one half), as in the ratings' own LOS.
 _TIE_ELO = 1e-6

@@ -47,18 +47,7 @@ from rookery.arena.run._ray_backend import _ensure_ray, _import_ray
 from rookery.engine import GameResult, Ruleset
 from rookery.server import RookeryServer, SeatStats, ServerConfig, TableSpec, TimeControl
 
-__all__ = [
-    "CACHE_ENV",
-    "PairJob",
-    "PairResult",
-    "RayPairs",
-    "RayPairsOptions",
-    "RemoteTaskError",
-    "ShippedOutcome",
-    "ShippedVersion",
-    "pack_folder",
-    "play_pair_task",
-]
+__all__: list[str] = []  # the league's names are its package's (rookery.arena.league)
 
 log = structlog.get_logger("rookery.league")
 

@@ -29,7 +29,7 @@ from .store import SeasonRecord, VersionRecord, VersionState
 if TYPE_CHECKING:
     from rookery.arena.league.ray import RayPairs, RayPairsOptions
 
-__all__ = ["LeagueServer", "LeagueService", "version_to_proto"]
+__all__: list[str] = []  # the league's names are its package's (rookery.arena.league)
 
 log = structlog.get_logger("rookery.league")
 

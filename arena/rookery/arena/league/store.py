@@ -18,15 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = [
-    "GameRecord",
-    "LeagueStore",
-    "PairRecord",
-    "RatingPoint",
-    "SeasonRecord",
-    "VersionRecord",
-    "VersionState",
-]
+__all__: list[str] = []  # the league's names are its package's (rookery.arena.league)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -24,21 +24,7 @@ from pathlib import Path
 from rookery.arena.launch._bot_process import start_bot_process
 from rookery.arena.launch._sandbox import SandboxRuntime
 
-__all__ = [
-    "MAX_BUILD_FILES",
-    "MAX_FILES",
-    "MAX_UNPACKED_BYTES",
-    "BuildResult",
-    "build_environment",
-    "content_sha256",
-    "copy_folder",
-    "folder_usage",
-    "identity_sha256",
-    "pack_folder",
-    "run_build",
-    "staging_folder",
-    "unpack_archive",
-]
+__all__: list[str] = []  # the league's names are its package's (rookery.arena.league)
 
 #: The most files a submission may hold.
 MAX_FILES = 10_000

@@ -17,7 +17,7 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 from rich.table import Table
-from rookery.arena.run._runner import LiveState
+from rookery.arena.run import LiveState
 
 __all__ = ["ProgressDisplay", "format_eta"]
 
