@@ -2,13 +2,20 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
+#include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <variant>
+
+#include <pthread.h>
 
 #include "rookery/actions.h"
 
@@ -532,22 +539,53 @@ class Runner {
 
 Stats Run(const Config& config, const BotFactory& factory) { return Runner(config, factory).Run(); }
 
+// Once a stop signal has won (see RunMain), its thread writes the summary line and ends the
+// process: the run's objects must outlive that, so the caller waits here for the end.
+[[noreturn]] static void AwaitTheStop() {
+  while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
+}
+
 int RunMain(int argc, char** argv, const std::string& program, const std::string& default_name,
             const BotFactory& factory, const std::function<void(Config&)>& configure) {
+  // Whether the run has said its last word, or a stop signal has (one of them, once).
+  static std::atomic<bool> ended{false};
+  Config config;
+  std::optional<Runner> runner;
   try {
-    Config config = ParseConfig(argc, argv, default_name);
+    config = ParseConfig(argc, argv, default_name);
     if (config.help) {
       std::cout << "usage: " << program << " [options]\n" << kUsage << std::endl;
       return 0;
     }
     if (configure) configure(config);
-    Stats stats = Run(config, factory);
+    runner.emplace(config, factory);
+    // SIGINT or SIGTERM stops the bot: exit 0 with the summary line (the kit contract). Both are
+    // blocked here, before gRPC starts its threads (which inherit the mask), and one thread of our
+    // own waits for them.
+    sigset_t stop_signals;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGINT);
+    sigaddset(&stop_signals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+    std::thread([stop_signals, &runner] {
+      int signal = 0;
+      if (sigwait(&stop_signals, &signal) != 0 || ended.exchange(true)) return;
+      // The counters are read while the run may still be writing them: a last look, not a sum.
+      std::string line = "[rookery] done: " + runner->stats().ToString() + "\n";
+      std::fputs(line.c_str(), stderr);
+      std::fflush(stderr);
+      std::_Exit(0);
+    }).detach();
+    Stats stats = runner->Run();
+    if (ended.exchange(true)) AwaitTheStop();
     std::cerr << "[rookery] done: " << stats.ToString() << std::endl;
     return 0;
   } catch (const ClientError& e) {
+    if (ended.exchange(true)) AwaitTheStop();
     std::cerr << program << ": " << e.what() << std::endl;
     return e.exit_code();
   } catch (const std::exception& e) {
+    if (ended.exchange(true)) AwaitTheStop();
     std::cerr << program << ": unexpected error: " << e.what() << std::endl;
     return 1;
   }
