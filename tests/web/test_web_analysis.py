@@ -123,7 +123,7 @@ def _get(url: str) -> tuple[int, Any]:
         return error.code, json.loads(error.read())
 
 
-def _wait(condition: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
+def _wait(condition: Callable[[], bool], what: str, timeout: float = 120.0) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
@@ -144,7 +144,7 @@ def _no_analysis_anywhere(twins: Twins, page: Page, what: str) -> None:
             assert "plays" not in body and "dd_value" not in body
     page.goto("about:blank")
     page.goto(f"{url}/replays/twin-a#hand=0&seat=0")
-    page.wait_for_selector(".error")
+    page.wait_for_selector(".error", timeout=60_000)
     assert page.locator("#dd-panel, .dd-mark").count() == 0
     assert _page_fetch_status(page, "/api/replays/twin-a/analysis?hand=0") == 409
 
@@ -176,10 +176,10 @@ def test_no_analysis_is_served_until_the_game_and_its_twin_are_over(
     assert sum(costs[seat]) > 0
     page.goto("about:blank")  # a new load, not the refused page's hash changing
     page.goto(f"{twins.web.url}/replays/twin-a#hand=0&seat={seat}")
-    page.wait_for_selector("#dd-summary")
+    page.wait_for_selector("#dd-summary", timeout=60_000)
     page.keyboard.press("n")  # the last step of hand 0 lists its every move
     page.keyboard.press("ArrowLeft")
-    page.wait_for_selector("#dd-summary")
+    page.wait_for_selector("#dd-summary", timeout=60_000)
     shown = page.locator("#move-list .dd-mark").evaluate_all(
         "ms => ms.map(m => m.dataset.cost === '' ? null : Number(m.dataset.cost))"
     )
