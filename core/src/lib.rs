@@ -11,4 +11,5 @@ pub mod deal;
 pub mod game;
 mod python;
 mod python_dd;
+mod python_engine;
 pub mod rules;

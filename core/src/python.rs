@@ -20,7 +20,7 @@ create_exception!(
     "A refused action: args are (kind, reason, message); kind is 'malformed', 'illegal' or 'game_over'."
 );
 
-fn refused(refusal: Refusal) -> PyErr {
+pub(crate) fn refused(refusal: Refusal) -> PyErr {
     match refusal {
         Refusal::Malformed(message) => RefusedError::new_err(("malformed", "", message)),
         Refusal::Illegal(reason, message) => RefusedError::new_err(("illegal", reason, message)),
@@ -121,7 +121,7 @@ impl PyRules {
     }
 }
 
-fn deal_tuple(rules: &Rules, deal: &Deal) -> (Vec<u64>, u64, u64) {
+pub(crate) fn deal_tuple(rules: &Rules, deal: &Deal) -> (Vec<u64>, u64, u64) {
     (deal.hands[..rules.players].to_vec(), deal.nest, deal.dead)
 }
 
@@ -131,7 +131,7 @@ pub struct PyGame {
     pub game: Game,
 }
 
-fn hand_result_dict<'py>(
+pub(crate) fn hand_result_dict<'py>(
     py: Python<'py>,
     rules: &Rules,
     result: &HandResult,
@@ -166,7 +166,10 @@ fn hand_result_dict<'py>(
     Ok(out)
 }
 
-fn game_result_dict<'py>(py: Python<'py>, result: &GameResult) -> PyResult<Bound<'py, PyDict>> {
+pub(crate) fn game_result_dict<'py>(
+    py: Python<'py>,
+    result: &GameResult,
+) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
     out.set_item("winners", PyTuple::new(py, &result.winners)?)?;
     out.set_item("scores", PyTuple::new(py, &result.scores)?)?;
@@ -175,7 +178,7 @@ fn game_result_dict<'py>(py: Python<'py>, result: &GameResult) -> PyResult<Bound
     Ok(out)
 }
 
-fn event_tuple<'py>(
+pub(crate) fn event_tuple<'py>(
     py: Python<'py>,
     rules: &Rules,
     event: &Event,
@@ -291,6 +294,126 @@ fn event_tuple<'py>(
         ],
     };
     PyTuple::new(py, items)
+}
+
+/// `observation(seat)`'s values as one tuple in `Observation`'s field order (from `seat` to
+/// `scores`), the phase as its index, the completed tricks only from index `since` on.
+pub(crate) fn observation_fields<'py>(
+    py: Python<'py>,
+    game: &Game,
+    seat: i64,
+    since: usize,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let players = game.rules.players;
+    if !(-1..players as i64).contains(&seat) {
+        return Err(PyValueError::new_err(format!("not a seat: {seat}")));
+    }
+    let seat = seat as i32;
+    let is_bidder = seat >= 0 && seat == game.bidder;
+    let current: TrickTuple = if game.phase == crate::game::Phase::Play {
+        let leader = if game.trick_len > 0 {
+            game.lead
+        } else {
+            game.current as usize
+        };
+        (
+            leader as i64,
+            seated(players, leader, &game.trick[..game.trick_len]),
+            -1,
+            game.trick_points,
+        )
+    } else {
+        (-1, Vec::new(), -1, 0)
+    };
+    let start = since.min(game.tricks.len());
+    let completed: Vec<TrickTuple> = game.tricks[start..]
+        .iter()
+        .map(|trick| completed_trick(players, trick))
+        .collect();
+    let trump: PyObject = if game.trump < 0 {
+        py.None()
+    } else {
+        game.trump.into_pyobject(py)?.into_any().unbind()
+    };
+    let items: Vec<PyObject> = vec![
+        seat.into_pyobject(py)?.into_any().unbind(),
+        game.hand_number.into_pyobject(py)?.into_any().unbind(),
+        game.dealer.into_pyobject(py)?.into_any().unbind(),
+        (game.phase as u8).into_pyobject(py)?.into_any().unbind(),
+        game.current.into_pyobject(py)?.into_any().unbind(),
+        (if seat >= 0 {
+            game.hands[seat as usize]
+        } else {
+            0
+        })
+        .into_pyobject(py)?
+        .into_any()
+        .unbind(),
+        (if is_bidder { game.nest } else { 0 })
+            .into_pyobject(py)?
+            .into_any()
+            .unbind(),
+        PyTuple::new(py, game.auction.iter().copied())?
+            .into_any()
+            .unbind(),
+        game.high_bid.into_pyobject(py)?.into_any().unbind(),
+        game.high_bidder.into_pyobject(py)?.into_any().unbind(),
+        game.bidder.into_pyobject(py)?.into_any().unbind(),
+        game.bid.into_pyobject(py)?.into_any().unbind(),
+        trump,
+        (if is_bidder { game.buried } else { 0 })
+            .into_pyobject(py)?
+            .into_any()
+            .unbind(),
+        game.buried
+            .count_ones()
+            .into_pyobject(py)?
+            .into_any()
+            .unbind(),
+        game.called.into_pyobject(py)?.into_any().unbind(),
+        game.partner_for(seat)
+            .into_pyobject(py)?
+            .into_any()
+            .unbind(),
+        current.into_pyobject(py)?.into_any().unbind(),
+        completed.into_pyobject(py)?.into_any().unbind(),
+        PyTuple::new(py, game.points_captured())?
+            .into_any()
+            .unbind(),
+        PyTuple::new(py, &game.scores[..game.rules.num_sides])?
+            .into_any()
+            .unbind(),
+    ];
+    PyTuple::new(py, items)
+}
+
+/// The legal actions: `(phase, player, data)`: the bids above the high bid (pass is always
+/// legal too), `(bury_from, bury_count)`, the call mask or the play mask; `None` otherwise.
+pub(crate) fn legal_tuple<'py>(py: Python<'py>, game: &Game) -> PyResult<(u8, i32, PyObject)> {
+    let data: PyObject = match game.phase {
+        crate::game::Phase::Bidding => {
+            let rules = &game.rules;
+            let mut bids = Vec::new();
+            let mut amount = game.lowest_bid();
+            while amount <= rules.effective_max_bid {
+                bids.push(amount);
+                amount += rules.bid_step;
+            }
+            bids.into_pyobject(py)?.into_any().unbind()
+        }
+        crate::game::Phase::Bury => (game.hands[game.bidder as usize], game.rules.nest_size)
+            .into_pyobject(py)?
+            .into_any()
+            .unbind(),
+        crate::game::Phase::Call => game.call_from().into_pyobject(py)?.into_any().unbind(),
+        crate::game::Phase::Play => game
+            .legal_play_mask()
+            .into_pyobject(py)?
+            .into_any()
+            .unbind(),
+        _ => py.None(),
+    };
+    Ok((game.phase as u8, game.current, data))
 }
 
 type TrickTuple = (i64, Vec<(usize, u32)>, i64, i64);
@@ -467,31 +590,7 @@ impl PyGame {
     /// The legal actions: `(phase, player, data)`: the bids above the high bid (pass is always
     /// legal too), `(bury_from, bury_count)`, the call mask or the play mask; `None` otherwise.
     fn legal<'py>(&self, py: Python<'py>) -> PyResult<(u8, i32, PyObject)> {
-        let game = &self.game;
-        let data: PyObject = match game.phase {
-            crate::game::Phase::Bidding => {
-                let rules = &game.rules;
-                let mut bids = Vec::new();
-                let mut amount = game.lowest_bid();
-                while amount <= rules.effective_max_bid {
-                    bids.push(amount);
-                    amount += rules.bid_step;
-                }
-                bids.into_pyobject(py)?.into_any().unbind()
-            }
-            crate::game::Phase::Bury => (game.hands[game.bidder as usize], game.rules.nest_size)
-                .into_pyobject(py)?
-                .into_any()
-                .unbind(),
-            crate::game::Phase::Call => game.call_from().into_pyobject(py)?.into_any().unbind(),
-            crate::game::Phase::Play => game
-                .legal_play_mask()
-                .into_pyobject(py)?
-                .into_any()
-                .unbind(),
-            _ => py.None(),
-        };
-        Ok((game.phase as u8, game.current, data))
+        legal_tuple(py, &self.game)
     }
 
     fn bid(&mut self, amount: i64) -> PyResult<u32> {
@@ -639,88 +738,7 @@ impl PyGame {
         seat: i64,
         since: usize,
     ) -> PyResult<Bound<'py, PyTuple>> {
-        let game = &self.game;
-        let players = game.rules.players;
-        if !(-1..players as i64).contains(&seat) {
-            return Err(PyValueError::new_err(format!("not a seat: {seat}")));
-        }
-        let seat = seat as i32;
-        let is_bidder = seat >= 0 && seat == game.bidder;
-        let current: TrickTuple = if game.phase == crate::game::Phase::Play {
-            let leader = if game.trick_len > 0 {
-                game.lead
-            } else {
-                game.current as usize
-            };
-            (
-                leader as i64,
-                seated(players, leader, &game.trick[..game.trick_len]),
-                -1,
-                game.trick_points,
-            )
-        } else {
-            (-1, Vec::new(), -1, 0)
-        };
-        let start = since.min(game.tricks.len());
-        let completed: Vec<TrickTuple> = game.tricks[start..]
-            .iter()
-            .map(|trick| completed_trick(players, trick))
-            .collect();
-        let trump: PyObject = if game.trump < 0 {
-            py.None()
-        } else {
-            game.trump.into_pyobject(py)?.into_any().unbind()
-        };
-        let items: Vec<PyObject> = vec![
-            seat.into_pyobject(py)?.into_any().unbind(),
-            game.hand_number.into_pyobject(py)?.into_any().unbind(),
-            game.dealer.into_pyobject(py)?.into_any().unbind(),
-            (game.phase as u8).into_pyobject(py)?.into_any().unbind(),
-            game.current.into_pyobject(py)?.into_any().unbind(),
-            (if seat >= 0 {
-                game.hands[seat as usize]
-            } else {
-                0
-            })
-            .into_pyobject(py)?
-            .into_any()
-            .unbind(),
-            (if is_bidder { game.nest } else { 0 })
-                .into_pyobject(py)?
-                .into_any()
-                .unbind(),
-            PyTuple::new(py, game.auction.iter().copied())?
-                .into_any()
-                .unbind(),
-            game.high_bid.into_pyobject(py)?.into_any().unbind(),
-            game.high_bidder.into_pyobject(py)?.into_any().unbind(),
-            game.bidder.into_pyobject(py)?.into_any().unbind(),
-            game.bid.into_pyobject(py)?.into_any().unbind(),
-            trump,
-            (if is_bidder { game.buried } else { 0 })
-                .into_pyobject(py)?
-                .into_any()
-                .unbind(),
-            game.buried
-                .count_ones()
-                .into_pyobject(py)?
-                .into_any()
-                .unbind(),
-            game.called.into_pyobject(py)?.into_any().unbind(),
-            game.partner_for(seat)
-                .into_pyobject(py)?
-                .into_any()
-                .unbind(),
-            current.into_pyobject(py)?.into_any().unbind(),
-            completed.into_pyobject(py)?.into_any().unbind(),
-            PyTuple::new(py, game.points_captured())?
-                .into_any()
-                .unbind(),
-            PyTuple::new(py, &game.scores[..game.rules.num_sides])?
-                .into_any()
-                .unbind(),
-        ];
-        PyTuple::new(py, items)
+        observation_fields(py, &self.game, seat, since)
     }
 
     /// Plays the game out with uniformly random legal actions from a generator seeded
@@ -920,6 +938,7 @@ fn rookery_core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<PyGame>()?;
     module.add_class::<PyBatch>()?;
     crate::python_dd::register(module)?;
+    crate::python_engine::register(module)?;
     module.add("RefusedError", module.py().get_type::<RefusedError>())?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

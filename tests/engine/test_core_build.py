@@ -9,8 +9,9 @@ import json
 import random
 
 import core_support  # noqa: F401  (skips the module where no Rust toolchain is found)
-from rookery.engine import PRESETS, Game, GameRecord, format_replay_text
+from rookery.engine import PRESETS, GameRecord, format_replay_text
 from rookery.engine._core_game import CoreGame
+from rookery.engine._game import Game
 
 
 def fingerprint(maker: type[Game] | type[CoreGame], name: str, seed: int) -> list[str]:

@@ -17,7 +17,6 @@ from rookery.engine import (
     Bury,
     CallCard,
     EngineError,
-    Game,
     GameRecord,
     IllegalActionError,
     MalformedActionError,
@@ -30,6 +29,7 @@ from rookery.engine import (
     sample_deals,
 )
 from rookery.engine._core_game import CoreGame
+from rookery.engine._game import Game
 from test_core_differential import VARIANTS
 
 WEIRD: list[Any] = [

@@ -20,6 +20,7 @@ import pytest
 import rookery.engine
 from rookery.engine import _build, build_info
 from rookery.engine._build import PURE_ENV, select_build
+from rookery.engine._core import core_version, on_core
 from rookery.engine.testing import assert_builds_alike
 
 PACKAGE = Path(rookery.engine.__file__).resolve().parent
@@ -73,8 +74,10 @@ def test_build_info_says_which_build_runs() -> None:
     game_file = importlib.import_module("rookery.engine._game").__file__
     assert game_file is not None
     assert info.compiled == (not game_file.endswith(".py"))
+    assert info.core == (core_version() if on_core else "")
+    assert str(info).startswith("native core ") == on_core
     if info.compiled:
-        assert "_game" in info.modules and str(info).startswith("compiled (mypyc")
+        assert "_game" in info.modules and "compiled (mypyc" in str(info)
     else:
         assert info.modules == () and info.reason and info.reason in str(info)
     # The hot paths choose their bit count by it: the native one only where it is compiled.

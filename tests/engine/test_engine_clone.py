@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 import rookery.engine
-from rookery.engine import PASS, PRESETS, Bid, Game, Phase
-from rookery.engine._game import _FIELDS
+from rookery.engine import PASS, PRESETS, Bid, Phase
+from rookery.engine._game import _FIELDS, Game
 
 SOURCE = Path(rookery.engine.__file__).resolve().parent / "_game.py"
 #: Slots that ``clone`` may reset rather than copy: a cache rebuilt on demand.

@@ -60,6 +60,7 @@ from ._cards import (
     parse_cards,
     popcount,
 )
+from ._choice import Game
 from ._deal import Deal, deal_for_hand
 from ._errors import (
     CardParseError,
@@ -89,7 +90,6 @@ from ._events import (
     TrickWon,
     TrumpNamed,
 )
-from ._game import Game
 from ._legal import LegalActions
 from ._observation import Observation, Trick, new_observation, new_trick
 from ._playout import random_playout

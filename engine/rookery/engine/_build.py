@@ -24,10 +24,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
+from ._core import PURE_ENV, core_version, on_core
+
 __all__ = ["PURE_ENV", "BuildInfo", "build_info", "choose_build", "select_build"]
 
-PURE_ENV = "ROOKERY_PURE_ENGINE"
-"""Set to ``1`` to force the pure modules even where the compiled ones are built."""
 _MANIFEST = "_native.json"
 
 
@@ -36,12 +36,14 @@ class BuildInfo:
     """The engine build in use: ``kind`` is ``"compiled"`` or ``"pure"``.
 
     ``modules`` are the compiled modules in use (empty for the pure build); ``reason`` says why
-    the pure build runs (``""`` for the compiled one).
+    the pure build runs (``""`` for the compiled one); ``core`` is the version of the native core
+    ``Game`` runs on (``""`` when it runs in Python).
     """
 
     kind: str
     modules: tuple[str, ...]
     reason: str
+    core: str = ""
 
     @property
     def compiled(self) -> bool:
@@ -50,8 +52,10 @@ class BuildInfo:
 
     def __str__(self) -> str:
         if self.compiled:
-            return f"compiled (mypyc, {len(self.modules)} modules)"
-        return f"pure Python ({self.reason})"
+            python = f"compiled (mypyc, {len(self.modules)} modules)"
+        else:
+            python = f"pure Python ({self.reason})"
+        return f"native core {self.core}; the rest {python}" if self.core else python
 
 
 _selected: BuildInfo | None = None
@@ -142,4 +146,6 @@ def build_info() -> BuildInfo:
     True
     """
     assert _selected is not None, "rookery.engine selects its build when imported"
+    if on_core:
+        return BuildInfo(_selected.kind, _selected.modules, _selected.reason, core_version() or "")
     return _selected

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+import rookery_core
+
 from ._actions import (
     PASS,
     PLAY,
@@ -25,7 +27,8 @@ from ._actions import (
     PlayCard,
     bid_action,
 )
-from ._cards import NUM_CARDS, Suit
+from ._cards import Suit, format_cards
+from ._core import core_rules
 from ._deal import Deal
 from ._errors import EngineError, GameOverError, IllegalActionError, MalformedActionError
 from ._events import (
@@ -46,17 +49,12 @@ from ._events import (
     TrumpNamed,
 )
 from ._game import _check_deal
-from ._legal import LegalActions, _BiddingActions, _PlayActions
+from ._legal import LegalActions, _rebuild
 from ._observation import NO_TRICK, Observation, Trick, new_observation, new_trick
 from ._results import GameResult, HandResult, Termination
 from ._ruleset import Ruleset
 
-try:  # the native core is optional: without it the pure Game is used
-    import rookery_core as _core
-except ImportError:  # pragma: no cover - depends on the build
-    _core = None  # type: ignore[assignment]
-
-__all__ = ["CoreGame", "core_version"]
+__all__ = ["CoreGame"]
 
 _PHASES: Final = (
     Phase.BIDDING,
@@ -70,7 +68,6 @@ _SUITS: Final = tuple(Suit)
 _GAME_OVER_INDEX: Final = 5
 _PLAY_INDEX: Final = 4
 _SEED_LIMIT: Final = 1 << 64
-_INT64: Final = range(-(1 << 63), 1 << 63)
 _EVENTS: Final[dict[str, type[Event]]] = {
     kind.__name__: kind
     for kind in (
@@ -90,42 +87,6 @@ _EVENTS: Final[dict[str, type[Event]]] = {
         GameOver,
     )
 }
-_RULES: dict[int, tuple[Ruleset, Any]] = {}
-
-
-def core_version() -> str | None:
-    """The native core's version, or ``None`` when it is not built."""
-    return None if _core is None else str(_core.__version__)
-
-
-def _new_batch(ruleset: Ruleset, n: int, seed: int, zero_sum: bool) -> Any:
-    """The core's batch of ``n`` tables of ``ruleset`` (the core must be built)."""
-    if _core is None:
-        raise RuntimeError("the native core (rookery_core) is not built")
-    return _core.Batch(_core_rules(ruleset), n, seed, zero_sum)
-
-
-def _core_rules(ruleset: Ruleset) -> Any:
-    """The core's rules of ``ruleset`` (cached per ruleset object)."""
-    cached = _RULES.get(id(ruleset))
-    if cached is not None and cached[0] is ruleset:
-        return cached[1]
-    assert _core is not None, "the native core is not built"
-    rules = _core.Rules.from_dict(ruleset.to_dict())
-    if len(_RULES) > 256:
-        _RULES.clear()
-    _RULES[id(ruleset)] = (ruleset, rules)
-    return rules
-
-
-def _refusal(error: Exception) -> EngineError:
-    """The engine's exception for the core's ``RefusedError(kind, reason, message)``."""
-    kind, reason, message = error.args
-    if kind == "malformed":
-        return MalformedActionError(message)
-    if kind == "game_over":
-        return GameOverError(message)
-    return IllegalActionError(reason, message)
 
 
 def _deal(plain: tuple[list[int], int, int]) -> Deal:
@@ -165,43 +126,33 @@ def _trick(plain: tuple[int, list[tuple[int, int]], int, int]) -> Trick:
     return new_trick(leader, tuple(cards), winner, points)
 
 
-class CoreGame:
-    """One game of Rook on the native core: ``Game``'s API and values (see ``_game.Game``)."""
+class CoreGame(rookery_core.EngineGame):
+    """One game of Rook on the native core: ``Game``'s API and values (see ``_game.Game``).
 
-    __slots__ = (
-        "_actions",
-        "_events",
-        "_events_on",
-        "_hand_results",
-        "_native",
-        "_origin",
-        "_result",
-        "_rules",
-        "_seed",
-        "_status",
-        "_tricks",
-        "is_over",
-    )
+    The hot calls (``apply``, ``legal_actions``, ``phase``, ``current_player``, ``actions`` and
+    the plain ints of the state) are the core's own methods, handing out the engine's interned
+    values; the rest converts the core's plain values here. ``is_over`` is a plain attribute,
+    as the pure ``Game``'s, which the core's ``apply`` sets when the game ends.
+    """
 
-    def __init__(
-        self, ruleset: Ruleset, seed: int, *, events: bool = True, _native: Any = None
-    ) -> None:
+    __slots__ = ("_events", "_hand_results", "_origin", "_result", "_rules", "_tricks", "is_over")
+
+    def __new__(
+        cls, ruleset: Ruleset, seed: int, *, events: bool = True, _source: Any = None
+    ) -> CoreGame:
         if not isinstance(ruleset, Ruleset):
             raise TypeError(f"ruleset must be a Ruleset, got {type(ruleset).__name__}")
         if type(seed) is not int or not 0 <= seed < _SEED_LIMIT:
             raise ValueError(f"seed must be an int in 0..2**64-1, got {seed!r}")
-        if _core is None:
-            raise RuntimeError("the native core (rookery_core) is not built")
+        game: CoreGame = super().__new__(cls, core_rules(ruleset), seed, events, _source)
+        return game
+
+    def __init__(
+        self, ruleset: Ruleset, seed: int, *, events: bool = True, _source: Any = None
+    ) -> None:
         self._rules = ruleset
-        self._seed = seed
-        self._events_on = events
-        self._native: Any = _native or _core.Game(_core_rules(ruleset), seed, events)
-        # The phase's index and the seat to act, ``phase << 8 | (seat + 1)``, as every call of
-        # the core returns it: read without asking the core again.
-        self._status: int = self._native.status
-        self.is_over: bool = self._status >> 8 == _GAME_OVER_INDEX
+        self.is_over: bool = self._has_ended()
         """Whether the game has ended (read it; the game sets it)."""
-        self._actions: list[tuple[int, Action]] = []
         self._events: list[Event] = []
         self._hand_results: list[HandResult] = []
         self._result: GameResult | None = None
@@ -209,7 +160,8 @@ class CoreGame:
         # The current hand's completed tricks as observations show them: (hand number, tricks).
         self._tricks: tuple[int, tuple[Trick, ...]] = (-1, ())
 
-    # Public state ---------------------------------------------------------------------------
+    # Public state (the rest is the core's: seed, phase, current_player, hand_number, dealer,
+    # scores, hands, bidder, trump, actions, last_seq, forfeited, is_aborted) -----------------
 
     @property
     def ruleset(self) -> Ruleset:
@@ -217,92 +169,30 @@ class CoreGame:
         return self._rules
 
     @property
-    def seed(self) -> int:
-        """The game seed every deal derives from."""
-        return self._seed
-
-    @property
-    def phase(self) -> Phase:
-        """What the game waits for."""
-        return _PHASES[self._status >> 8]
-
-    @property
-    def current_player(self) -> int | None:
-        """The seat to act; ``None`` once the game is over."""
-        seat = (self._status & 255) - 1
-        return None if seat < 0 else seat
-
-    def _moved(self, status: int) -> None:
-        self._status = status
-        if status >> 8 == _GAME_OVER_INDEX:
-            self.is_over = True
-
-    @property
     def result(self) -> GameResult | None:
         """The result once the game is over."""
-        if self._result is None and self._native.is_over:
-            self._result = _game_result(self._native.result)
+        if self._result is None and self.is_over:
+            plain = self._result_plain()
+            self._result = None if plain is None else _game_result(plain)
         return self._result
-
-    @property
-    def hand_number(self) -> int:
-        """The 0-based number of the current hand; void (all-pass) hands count."""
-        return int(self._native.hand_number)
-
-    @property
-    def dealer(self) -> int:
-        """The dealer of the current hand."""
-        return int(self._native.dealer)
-
-    @property
-    def scores(self) -> tuple[int, ...]:
-        """Cumulative scores per side of the hands scored so far."""
-        return tuple(self._native.scores)
 
     @property
     def hand_results(self) -> list[HandResult]:
         """One result per hand dealt and finished so far (redeals included), in order."""
-        plain = self._native.hand_results
         known = self._hand_results
-        known.extend(_hand_result(result) for result in plain[len(known) :])
+        known.extend(_hand_result(result) for result in self._hand_results_plain(len(known)))
         return list(known)
 
     @property
     def deal(self) -> Deal:
         """The current hand's deal as dealt. Server side only: it shows every hidden card."""
-        return _deal(self._native.deal)
-
-    @property
-    def hands(self) -> tuple[int, ...]:
-        """Every seat's cards now. Server side only."""
-        return tuple(self._native.hands)
-
-    @property
-    def bidder(self) -> int:
-        """The bidder of the current hand (-1 during the auction)."""
-        return int(self._native.bidder)
-
-    @property
-    def trump(self) -> Suit | None:
-        """The trump suit of the current hand, once named."""
-        trump: int = self._native.trump
-        return None if trump < 0 else _SUITS[trump]
-
-    @property
-    def actions(self) -> list[tuple[int, Action]]:
-        """Every action applied so far as ``(seat, action)``."""
-        return list(self._actions)
+        return _deal(self._deal_plain())
 
     @property
     def events(self) -> list[Event]:
         """Every event so far, in order (``seq`` = index + 1); empty when events are off."""
         self._materialize()
         return list(self._events)
-
-    @property
-    def last_seq(self) -> int:
-        """The ``seq`` of the latest event (0 before the first, and when events are off)."""
-        return int(self._native.last_seq)
 
     def events_since(self, seq: int) -> list[Event]:
         """The events whose ``seq`` is greater than ``seq``."""
@@ -312,19 +202,8 @@ class CoreGame:
     def _materialize(self) -> None:
         events = self._events
         start = len(events)
-        for offset, plain in enumerate(self._native.events_since(start)):
+        for offset, plain in enumerate(self._events_plain(start)):
             events.append(_event(start + offset + 1, plain))
-
-    @property
-    def forfeited(self) -> tuple[int, str] | None:
-        """``(seat, reason)`` once a seat forfeited the game (``forfeit``), else ``None``."""
-        forfeited: tuple[int, str] | None = self._native.forfeited
-        return forfeited
-
-    @property
-    def is_aborted(self) -> bool:
-        """Whether the game was aborted (``abort``)."""
-        return bool(self._native.is_aborted)
 
     # Other constructors ---------------------------------------------------------------------
 
@@ -346,10 +225,8 @@ class CoreGame:
             raise ValueError(f"scores must have {ruleset.num_sides} entries, got {len(scores)}")
         if dealer is not None and not 0 <= dealer < ruleset.players:
             raise ValueError(f"not a seat: {dealer!r}")
-        if _core is None:
-            raise RuntimeError("the native core (rookery_core) is not built")
-        native = _core.Game.from_deal(
-            _core_rules(ruleset),
+        start = rookery_core.Game.from_deal(
+            core_rules(ruleset),
             list(deal.hands),
             deal.nest,
             deal.dead,
@@ -359,7 +236,7 @@ class CoreGame:
             scores=None if scores is None else list(scores),
             events=events,
         )
-        game = cls(ruleset, seed, events=events, _native=native)
+        game = cls(ruleset, seed, events=events, _source=start)
         game._origin = {
             "deal": deal,
             "dealer": dealer,
@@ -402,22 +279,17 @@ class CoreGame:
                     game.apply(PLAY[card])
         except EngineError as error:
             raise ValueError(f"the deal does not fit the observation: {error}") from None
-        native = game._native
-        if (
-            game.phase is not observation.phase
-            or native.current_player != observation.current_player
+        if game.phase is not observation.phase or game.current_player != (
+            None if observation.current_player < 0 else observation.current_player
         ):
             raise ValueError("the deal does not fit the observation: the replay ends elsewhere")
-        if observation.seat >= 0 and native.hands[observation.seat] != observation.hand:
+        if observation.seat >= 0 and game.hands[observation.seat] != observation.hand:
             raise ValueError("the deal does not fit the observation: the observer's hand differs")
         return game
 
     def clone(self) -> CoreGame:
         """An independent copy (a search game stays a search game: events stay off)."""
-        other = CoreGame(
-            self._rules, self._seed, events=self._events_on, _native=self._native.clone()
-        )
-        other._actions = self._actions[:]
+        other = type(self)(self._rules, self.seed, _source=self)
         other._events = self._events[:]
         other._hand_results = self._hand_results[:]
         other._result = self._result
@@ -431,89 +303,20 @@ class CoreGame:
             _restore,
             (
                 self._rules,
-                self._seed,
-                self._events_on,
+                self.seed,
+                self._events_enabled(),
                 self._origin,
-                self._actions,
+                self.actions,
                 self.forfeited,
                 self.is_aborted,
             ),
         )
 
-    # Legal actions --------------------------------------------------------------------------
-
-    def legal_actions(self) -> LegalActions:
-        """Every legal action of the player to act (empty once the game is over)."""
-        status = self._status
-        if status >> 8 == _PLAY_INDEX:
-            return _PlayActions((status & 255) - 1, self._native.play_mask())
-        phase, player, data = self._native.legal()
-        if phase == 0:
-            return _BiddingActions(player, tuple(data))
-        if phase == 1:
-            return LegalActions(Phase.NAME_TRUMP, player)
-        if phase == 2:
-            return LegalActions(Phase.BURY, player, bury_from=data[0], bury_count=data[1])
-        if phase == 3:
-            return LegalActions(Phase.CALL, player, call_from=data)
-        return LegalActions(Phase.GAME_OVER, -1)
+    # Legal actions and refusals -------------------------------------------------------------
 
     def is_legal(self, action: object) -> bool:
         """Whether ``action`` is a legal action of the player to act."""
         return action in self.legal_actions()
-
-    # Applying actions -----------------------------------------------------------------------
-
-    def apply(self, action: Action) -> None:
-        """Apply ``action`` for the player to act (``Game.apply``: the same refusals)."""
-        native = self._native
-        seat = (self._status & 255) - 1
-        kind = type(action)
-        try:
-            if kind is PlayCard:
-                card = _card(action.card, "play")  # type: ignore[union-attr]
-                self._status = status = native.play(card)
-                self._actions.append((seat, PLAY[card]))
-                if status >> 8 == _GAME_OVER_INDEX:
-                    self.is_over = True
-            elif kind is Bid:
-                amount = action.amount  # type: ignore[union-attr]
-                if type(amount) is not int:
-                    raise MalformedActionError(f"a bid amount must be an int, got {amount!r}")
-                if amount not in _INT64:
-                    self._refuse_bid(amount)
-                self._moved(native.bid(amount))
-                self._actions.append((seat, bid_action(amount)))
-            elif kind is Pass:
-                self._moved(native.pass_())
-                self._actions.append((seat, PASS))
-            elif kind is NameTrump:
-                suit = action.suit  # type: ignore[union-attr]
-                if type(suit) is not Suit and (type(suit) is not int or not 0 <= suit < 4):
-                    raise MalformedActionError(f"not a suit: {suit!r}")
-                self._moved(native.name_trump(int(suit)))
-                self._actions.append((seat, TRUMP[int(suit)]))
-            elif kind is Bury:
-                cards = action.cards  # type: ignore[union-attr]
-                if type(cards) is not int or cards < 0:
-                    raise MalformedActionError(
-                        f"a bury must be a card mask (non-negative int), got {cards!r}"
-                    )
-                if cards >= _SEED_LIMIT:  # past the core's 64 bits: never in a deck
-                    outside = cards & ~self._rules.deck_mask
-                    raise MalformedActionError(
-                        f"bury: not in the {self._rules.name} deck: {hex(outside)}"
-                    )
-                self._moved(native.bury(cards))
-                self._actions.append((seat, Bury(cards)))
-            elif kind is CallCard:
-                card = _card(action.card, "call")  # type: ignore[union-attr]
-                self._moved(native.call(card))
-                self._actions.append((seat, CallCard(card)))
-            else:
-                raise MalformedActionError(f"not an action: {action!r}")
-        except _core.RefusedError as error:
-            raise _refusal(error) from None
 
     def _refuse_bid(self, amount: int) -> None:
         """The refusal of a bid amount past 64 bits, in ``Game``'s order of checks."""
@@ -537,19 +340,26 @@ class CoreGame:
             "bid_too_high", f"bid {amount} is above the maximum bid {rules.effective_max_bid}"
         )
 
+    def _refuse_bury(self, cards: int) -> None:
+        """The refusal of a bury mask past 64 bits: never in a deck."""
+        outside = cards & ~self._rules.deck_mask
+        raise MalformedActionError(f"bury: not in the {self._rules.name} deck: {hex(outside)}")
+
     def forfeit(self, seat: int, reason: str = "") -> None:
         """End the game by forfeit of ``seat``: every other side wins jointly."""
         if self.is_over:
             raise GameOverError("the game is over: cannot forfeit")
         if type(seat) is not int or not 0 <= seat < self._rules.players:
             raise ValueError(f"not a seat: {seat!r}")
-        self._moved(self._native.forfeit(seat, reason))
+        self._forfeit(seat, reason)
+        self.is_over = True
 
     def abort(self) -> None:
         """End the game with no winner."""
         if self.is_over:
             raise GameOverError("the game is over: cannot abort")
-        self._moved(self._native.abort())
+        self._abort()
+        self.is_over = True
 
     # Observations ---------------------------------------------------------------------------
 
@@ -580,7 +390,7 @@ class CoreGame:
             new_tricks,
             points_captured,
             scores,
-        ) = self._native.observation_fields(seat, len(self._tricks[1]))
+        ) = self._observation_fields(seat, len(self._tricks[1]))
         completed = self._completed_tricks(hand_number, new_tricks)
         return new_observation(
             rules,
@@ -623,7 +433,7 @@ class CoreGame:
 
     def _completed_tricks_from_start(self, hand_number: int) -> tuple[Trick, ...]:
         self._tricks = (hand_number, ())
-        fields = self._native.observation_fields(-1, 0)
+        fields = self._observation_fields(-1, 0)
         return self._completed_tricks(hand_number, fields[18])
 
     def public_view(self) -> Observation:
@@ -631,17 +441,12 @@ class CoreGame:
         return self.observation_for(-1)
 
     def __repr__(self) -> str:
+        current = self.current_player
         return (
-            f"<Game {self._rules.name} seed={self._seed} hand={self.hand_number} "
-            f"phase={self.phase.name} to_act={self._native.current_player} scores={self.scores}>"
+            f"<Game {self._rules.name} seed={self.seed} hand={self.hand_number} "
+            f"phase={self.phase.name} to_act={-1 if current is None else current} "
+            f"scores={self.scores}>"
         )
-
-
-def _card(card: object, what: str) -> int:
-    """``card`` if it is a card index, else ``MalformedActionError`` as ``Game`` raises it."""
-    if type(card) is not int or not 0 <= card < NUM_CARDS:
-        raise MalformedActionError(f"{what}: not a card index 0..{NUM_CARDS - 1}: {card!r}")
-    return card
 
 
 def _restore(
@@ -665,3 +470,40 @@ def _restore(
     elif aborted:
         game.abort()
     return game
+
+
+def _other_legal(phase: int, player: int, data: Any) -> LegalActions:
+    """The legal actions of the rare phases (the core makes those of the auction and play)."""
+    if phase == 1:
+        return LegalActions(Phase.NAME_TRUMP, player)
+    if phase == 2:
+        return LegalActions(Phase.BURY, player, bury_from=data[0], bury_count=data[1])
+    if phase == 3:
+        return LegalActions(Phase.CALL, player, call_from=data)
+    return LegalActions(Phase.GAME_OVER, -1)
+
+
+rookery_core.bind_engine(
+    {
+        "PLAY": PLAY,
+        "TRUMP": TRUMP,
+        "PASS": PASS,
+        "phases": _PHASES,
+        "suits": _SUITS,
+        "PlayCard": PlayCard,
+        "Bid": Bid,
+        "Pass": Pass,
+        "NameTrump": NameTrump,
+        "Bury": Bury,
+        "CallCard": CallCard,
+        "Suit": Suit,
+        "bid_action": bid_action,
+        "other_legal": _other_legal,
+        "rebuild_legal": _rebuild,
+        "format_cards": format_cards,
+        "MalformedActionError": MalformedActionError,
+        "IllegalActionError": IllegalActionError,
+        "GameOverError": GameOverError,
+    }
+)
+LegalActions.register(rookery_core.LegalActions)

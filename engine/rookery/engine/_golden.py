@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from ._actions import PASS, Action, Bid
-from ._game import Game
+from ._choice import Game
 from ._legal import LegalActions
 from ._record import GameRecord
 from ._ruleset import PRESETS, Ruleset

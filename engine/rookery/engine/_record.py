@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._actions import Action, parse_action
+from ._choice import Game
 from ._errors import EngineError, RecordFormatError, ReplayMismatchError, RulesetError
-from ._game import Game
 from ._results import GameResult, Termination
 from ._ruleset import Ruleset
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._core_game import _new_batch, core_version
+from ._core import core_version, new_batch
 from ._ruleset import Ruleset
 
 __all__ = ["TableBatch"]
@@ -39,7 +39,7 @@ class TableBatch:
         if type(seed) is not int or not 0 <= seed < _SEED_LIMIT:
             raise ValueError(f"seed must be an int in 0..2**64-1, got {seed!r}")
         self.ruleset = ruleset
-        self._batch: Any = _new_batch(ruleset, n, seed, zero_sum)
+        self._batch: Any = new_batch(ruleset, n, seed, zero_sum)
 
     @staticmethod
     def available() -> bool:

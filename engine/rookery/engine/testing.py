@@ -28,8 +28,8 @@ from typing import Any
 from ._actions import parse_action
 from ._build import PURE_ENV, BuildInfo
 from ._cards import format_cards, parse_cards
+from ._choice import Game
 from ._deal import Deal
-from ._game import Game
 from ._golden import lowest_bid_or_sample
 from ._observation import Observation
 from ._ruleset import Ruleset
