@@ -10,12 +10,13 @@
 //! boundaries (keyed by the cards in hand and the leader, kept between searches of one deal),
 //! moves ordered (the table's best lead first, then cheap winners, discards of points to a
 //! partner, low losers), cards that play alike searched once (one seat's cards of one suit and
-//! one worth with no card of another seat or of the open trick between them), and MTD(f): a
-//! series of null-window searches on the point total. `exhaustive` is the plain minimax the
-//! tests hold it against.
+//! one worth with no card of another seat or of the open trick between them), sure points as
+//! bounds at the trick boundaries (the trumps of one side above every trump of the other), and
+//! a series of null-window searches on the point total, each on the middle of the bounds known
+//! so far. `exhaustive` is the plain minimax the tests hold it against.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 use crate::cards::{card_points, follow_mask, mask_points, playable, trick_key, trump_mask, ROOK};
 
@@ -73,18 +74,45 @@ impl Hasher for FxHasher {
     }
     #[inline]
     fn finish(&self) -> u64 {
-        self.hash
+        // Fold the high bits in: the table indexes by the low bits.
+        let hash = (self.hash ^ self.hash >> 32).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        hash ^ hash >> 29
     }
 }
 
 /// A trick boundary up to relative ranks: per suit (the trump suit with the Rook cards on
 /// top), its cards still in hand in ascending strength, each as its holder (3 bits) and worth
 /// (2 bits); and the leader. Positions alike but for which lower cards are gone share a key.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 struct Key {
     groups: [u128; 4],
     leader: u8,
 }
+
+impl Hash for Key {
+    #[inline]
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        for group in self.groups {
+            state.write_u64(group as u64 ^ (group >> 64) as u64 ^ (self.leader as u64) << 61);
+        }
+    }
+}
+
+/// Each card's worth as two bits (0, 5, 10, 20 points).
+const WORTH: [u64; 58] = {
+    let mut worth = [0u64; 58];
+    let mut card = 0;
+    while card < 58 {
+        worth[card] = match card_points(card as u32) {
+            0 => 0,
+            5 => 1,
+            10 => 2,
+            _ => 3,
+        };
+        card += 1;
+    }
+    worth
+};
 
 #[derive(Clone, Copy)]
 struct Entry {
@@ -309,19 +337,25 @@ impl DdSolver {
         if hands[state.seat] == 0 {
             return 0;
         }
+        // Every value is a sum of card points (multiples of 5) and maybe the bonus: test
+        // "at least beta" on the middle value of the bounds until they meet.
+        let step = if self.rules.last_trick_bonus % 5 == 0 {
+            5
+        } else {
+            1
+        };
         let mut lower = 0i64;
         let mut upper = remaining;
-        let mut guess = remaining / 2;
         while lower < upper && !self.aborted {
-            let beta = if guess == lower { guess + 1 } else { guess };
-            guess = match first {
+            let beta = lower + ((upper - lower) / step + 1) / 2 * step;
+            let value = match first {
                 None => self.trick_node(hands, state, beta - 1, beta),
                 Some(card) => self.play_card(hands, state, card, beta - 1, beta),
             };
-            if guess < beta {
-                upper = guess;
+            if value >= beta {
+                lower = value;
             } else {
-                lower = guess;
+                upper = value;
             }
         }
         lower
@@ -376,6 +410,25 @@ impl DdSolver {
         if beta <= 0 {
             return 0;
         }
+        // The trumps above every trump of the other side win their tricks: their points are sure.
+        let (top_ours, top_points) = self.top_trumps(hands);
+        if top_points > 0 {
+            if top_ours {
+                if top_points >= beta {
+                    return top_points;
+                }
+            } else if points - top_points <= alpha {
+                return points - top_points;
+            }
+        }
+        let state = TrickState {
+            seat: leader,
+            count: 0,
+            follow: 0,
+            win: 0,
+            points: 0,
+            cards: 0,
+        };
         if hands[leader].count_ones() == 1 {
             return self.last_trick(hands, leader);
         }
@@ -398,14 +451,6 @@ impl DdSolver {
             beta = beta.min(upper);
             best_hint = entry.best;
         }
-        let state = TrickState {
-            seat: leader,
-            count: 0,
-            follow: 0,
-            win: 0,
-            points: 0,
-            cards: 0,
-        };
         let (value, best) = self.search_moves(hands, state, alpha, beta, best_hint);
         if self.aborted {
             return value;
@@ -431,39 +476,71 @@ impl DdSolver {
         value
     }
 
-    /// The key of a trick boundary (see `Key`).
-    fn key(&self, hands: &[u64; 6], leader: usize) -> Key {
-        let players = self.rules.players;
+    /// The side (ours or not) holding the highest trumps left, and the points of its trumps
+    /// that rank above every trump of the other side: each wins the trick it is played to, or
+    /// a partner's higher one does.
+    #[inline]
+    fn top_trumps(&self, hands: &[u64; 6]) -> (bool, i64) {
+        let mut ours = 0u64;
         let mut union = 0u64;
-        for &hand in &hands[..players] {
+        for (seat, &hand) in hands[..self.rules.players].iter().enumerate() {
             union |= hand;
+            if self.rules.side >> seat & 1 == 1 {
+                ours |= hand;
+            }
         }
+        let trumps = union & self.trump_mask;
+        if trumps == 0 {
+            return (false, 0);
+        }
+        // Descending strength: ROOK, ROOK2, then the suit's ranks from the top.
+        let mut sequence = [0u32; 16];
+        let mut len = 0;
+        for card in [ROOK, ROOK + 1] {
+            if trumps >> card & 1 == 1 {
+                sequence[len] = card;
+                len += 1;
+            }
+        }
+        let mut rest = trumps & !crate::cards::ROOK_MASK;
+        while rest != 0 {
+            let card = 63 - rest.leading_zeros();
+            rest ^= 1 << card;
+            sequence[len] = card;
+            len += 1;
+        }
+        let top_ours = ours >> sequence[0] & 1 == 1;
+        let mut points = 0;
+        for &card in &sequence[..len] {
+            if (ours >> card & 1 == 1) != top_ours {
+                break;
+            }
+            points += card_points(card);
+        }
+        (top_ours, points)
+    }
+
+    /// The key of a trick boundary (see `Key`).
+    #[inline]
+    fn key(&self, hands: &[u64; 6], leader: usize) -> Key {
+        // Each card's holder as three bits: one mask per bit.
+        let low = hands[1] | hands[3] | hands[5];
+        let middle = hands[2] | hands[3];
+        let high = hands[4] | hands[5];
+        let union = low | middle | high | hands[0];
         let mut groups = [0u128; 4];
         for (suit, group) in groups.iter_mut().enumerate() {
-            let suit = suit as u32;
             let mut code = 1u128;
             let mut push = |card: u32| {
-                let mut owner = 0u128;
-                for (seat, &hand) in hands[..players].iter().enumerate() {
-                    if hand >> card & 1 == 1 {
-                        owner = seat as u128;
-                        break;
-                    }
-                }
-                let worth = match card_points(card) {
-                    0 => 0u128,
-                    5 => 1,
-                    10 => 2,
-                    _ => 3,
-                };
-                code = code << 5 | owner << 2 | worth;
+                let owner = (low >> card & 1) | (middle >> card & 1) << 1 | (high >> card & 1) << 2;
+                code = code << 5 | (owner << 2 | WORTH[card as usize]) as u128;
             };
-            let mut rest = union & crate::cards::suit_mask(suit);
+            let mut rest = union & crate::cards::suit_mask(suit as u32);
             while rest != 0 {
                 push(rest.trailing_zeros());
                 rest &= rest - 1;
             }
-            if suit == self.rules.trump {
+            if suit as u32 == self.rules.trump {
                 for card in [ROOK + 1, ROOK] {
                     if union >> card & 1 == 1 {
                         push(card);
