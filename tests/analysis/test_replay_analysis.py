@@ -166,6 +166,10 @@ def test_the_command_refuses_a_corrupt_file_clearly(
     assert main(["replay", "analyze", str(path)]) == 1
     err = capsys.readouterr().err
     assert f"{path}:" in err
+    good = tmp_path / "good.jsonl.gz"
+    write_replay(good, play_random_game(_SHORT, 4450))
+    assert main(["replay", "analyze", "--hand", "7", str(good)]) == 1
+    assert "no hand 7 (the game has hands 0 to 1)" in capsys.readouterr().err
     tampered = tmp_path / "tampered.jsonl"
     replay = play_random_game(_SHORT, 4460)
     replay.hands[0].actions[0].seat = (replay.hands[0].actions[0].seat + 1) % 4

@@ -90,6 +90,14 @@ def _analyze(args: argparse.Namespace) -> int:
     if len(games) != 1:
         print(f"{args.file}: holds {len(games)} games; this command reads one", file=sys.stderr)
         return 1
+    count = len(games[0].replay.hands)
+    missing = [hand for hand in args.hand or () if not 0 <= hand < count]
+    if missing:
+        print(
+            f"{args.file}: no hand {missing[0]} (the game has hands 0 to {count - 1})",
+            file=sys.stderr,
+        )
+        return 1
     try:
         analysis = analyze_replay(games[0].replay, node_limit=args.node_limit, hands=args.hand)
     except AnalysisError as error:
