@@ -199,16 +199,59 @@ where
             return ExitCode::from(e.exit_code());
         }
     };
-    match run(config, factory).await {
-        Ok(stats) => {
+    // SIGINT or SIGTERM stops the bot: exit 0 with the summary line (the kit contract).
+    let stop = stop_signal();
+    let mut runner = Runner { config, factory, tables: HashMap::new(), session: None, stats: Stats::default(), nonce: 0, batching: false };
+    let outcome = tokio::select! {
+        outcome = runner.run() => Some(outcome),
+        Ok(()) = stop => None,
+    };
+    match outcome {
+        Some(Ok(stats)) => {
             eprintln!("[rookery] done: {stats}");
             ExitCode::SUCCESS
         }
-        Err(e) => {
+        None => {
+            eprintln!("[rookery] done: {}", runner.stats);
+            ExitCode::SUCCESS
+        }
+        Some(Err(e)) => {
             eprintln!("{program}: {e}");
             ExitCode::from(e.exit_code())
         }
     }
+}
+
+/// Resolves when the process gets SIGINT or SIGTERM: both are blocked in the calling thread (and
+/// so in the threads it starts later) and a thread of its own waits for them.
+#[cfg(unix)]
+fn stop_signal() -> tokio::sync::oneshot::Receiver<()> {
+    let (sender, receiver) = tokio::sync::oneshot::channel();
+    // SAFETY: a sigset_t filled by sigemptyset/sigaddset, handed to pthread_sigmask and sigwait.
+    let signals = unsafe {
+        let mut signals: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut signals);
+        libc::sigaddset(&mut signals, libc::SIGINT);
+        libc::sigaddset(&mut signals, libc::SIGTERM);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &signals, std::ptr::null_mut());
+        signals
+    };
+    std::thread::spawn(move || {
+        let mut signal = 0;
+        // SAFETY: the set made above; `signal` receives the signal's number.
+        // (Should sigwait fail, the sender is dropped: run_main's stop branch is then disabled.)
+        if unsafe { libc::sigwait(&signals, &mut signal) } == 0 {
+            let _ = sender.send(());
+        }
+    });
+    receiver
+}
+
+/// Elsewhere no stop signal is waited for (the sender is dropped, so run_main's stop branch is
+/// disabled): the default handling ends the process.
+#[cfg(not(unix))]
+fn stop_signal() -> tokio::sync::oneshot::Receiver<()> {
+    tokio::sync::oneshot::channel().1
 }
 
 /// What a run did.
