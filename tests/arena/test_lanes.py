@@ -137,7 +137,9 @@ async def test_a_lane_asked_for_a_seed_again_starts_afresh(tmp_path: Path) -> No
             assert launched[0].running == 0 and launched[1].running == 1
             assert lanes.seeds_played(0) == {7}
             assert not server.roster.is_launch_key("w", first["w"])  # the old key ended
+            await lanes.retire(0)  # its last game played: its processes stop, its seeds stay
+            assert launched[1].running == 0 and lanes.processes == 0
+            assert lanes.seeds_played(0) == {7}
             await lanes.stop()
-            assert launched[1].running == 0
     finally:
         runtime.close()

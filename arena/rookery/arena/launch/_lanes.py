@@ -25,6 +25,7 @@ the idle ones used longest ago are stopped (started again when their lane plays 
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -80,8 +81,12 @@ class WarmLanes:
         max_processes: int = 64,
         connect_timeout_s: float = 60.0,
         on_stop: Callable[[BotLauncher, str], None] | None = None,
+        starts_at_once: int = 0,
     ) -> None:
         self._make = make
+        #: Launchers starting at once (0: this machine's cores): lanes started ahead all at once
+        #: on a loaded machine starved the server, whose Welcomes came after the bots gave up.
+        self._starting = asyncio.Semaphore(starts_at_once or os.cpu_count() or 1)
         self._sessions = sessions
         self.max_processes = max(1, max_processes)
         self.connect_timeout_s = connect_timeout_s
@@ -178,9 +183,10 @@ class WarmLanes:
         warm = _Warm(launcher, key)
         lane.bots[bot] = warm
         try:
-            await launcher.start()
-            self.starts += launcher.plan.processes
-            await self._connected(warm, bot, seats)
+            async with self._starting:
+                await launcher.start()
+                self.starts += launcher.plan.processes
+                await self._connected(warm, bot, seats)
         except BaseException:
             lane.bots.pop(bot, None)
             await self._stop_one(warm)
@@ -194,7 +200,7 @@ class WarmLanes:
         while self._sessions(bot, warm.key) < seats:
             if launcher.not_found:
                 why = "could not start its program"
-            elif launcher.crashes >= launcher.plan.processes:
+            elif launcher.crashes > launcher.plan.processes:  # each restarted once, in vain
                 why = "kept exiting before it connected"
             elif time.monotonic() > deadline:
                 why = f"did not connect within {self.connect_timeout_s:g} s"
@@ -243,6 +249,21 @@ class WarmLanes:
             over -= warm.launcher.plan.processes
             stopping.append(self._stop_one(warm))
         await asyncio.gather(*stopping)
+
+    async def retire(self, number: int) -> None:
+        """Lane ``number`` plays no more games: stop its processes once its games in play have
+        ended (it keeps the seeds it has dealt, should it be asked to play again)."""
+        lane = self._lanes.get(number)
+        if lane is None:
+            return
+        while lane.in_play:
+            await lane.idle.wait()
+        async with lane.lock:
+            if lane.in_play:  # a game entered meanwhile: it retires the lane after itself
+                return
+            warm = list(lane.bots.values())
+            lane.bots.clear()
+        await asyncio.gather(*(self._stop_one(w) for w in warm))
 
     async def drop(self, bot: str) -> None:
         """Stop ``bot``'s warm processes in every lane (a version retired)."""

@@ -366,6 +366,13 @@ class TournamentRunner:
         has a seed of its own, so a lane plays every seed once."""
         return game.index % self.lane_count
 
+    def _last_of_lane(self, game: ScheduledGame) -> bool:
+        """Whether ``game`` is the last its lane plays here (its processes may then stop)."""
+        later = range(game.index + self.lane_count, self.schedule.total, self.lane_count)
+        if self.only_indices is None:
+            return not later
+        return not any(index in self.only_indices for index in later)
+
     @property
     def lane_count(self) -> int:
         """Lanes of the schedule: the games of a round."""
@@ -665,11 +672,14 @@ class TournamentRunner:
             await self._warm_lanes()
 
     async def _warm_lanes(self) -> None:
-        """Start the lanes of the games to come, all at once, before the first game: a lane's
-        bots are the same in every round."""
+        """Start the lanes of the first games to play, as many as play at once, before the
+        first game (the others start with their first game; a lane's bots are the same in
+        every round). Not every lane ahead: a tournament of one round plays each lane once, and
+        starting all its processes at once only loads the machine."""
         assert self.lanes is not None
         ahead: dict[int, dict[str, int]] = {}
-        for game in itertools.islice(self.pending(), self.lane_count):
+        first = min(self.lane_count, self.config.concurrency)
+        for game in itertools.islice(self.pending(), first):
             seats = {n: game.seat_bots.count(n) for n in game.seat_bots if n in self.launchers}
             ahead.setdefault(self.lane_of(game), seats)
         try:
@@ -1001,6 +1011,8 @@ class TournamentRunner:
                 await self._end_game(game, launches, outcome)
             if self.lanes is not None:
                 self.lanes.leave(self.lane_of(game), list(lane_keys))
+                if self._last_of_lane(game):
+                    await self.lanes.retire(self.lane_of(game))
         if outcome is None:
             return
         stopping = self._stop.is_set() or self._server_stopping
