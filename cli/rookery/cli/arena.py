@@ -136,7 +136,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--clock",
         choices=["wall", "cpu"],
         help="a move's time in wall time, or in CPU time its bot used (needs fresh processes "
-        "per game, the default when sandboxed)",
+        "per game, the default with it when sandboxed)",
     )
     run.add_argument(
         "--listen", default="127.0.0.1:0", help="server address (remote bots need a fixed port)"
