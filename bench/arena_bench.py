@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from rookery.arena.config import BotSpec, TournamentConfig
-from rookery.arena.run import RunOptions, TournamentRunner
+from rookery.arena.run import TournamentOptions, TournamentRunner
 from rookery.engine import Ruleset
 from rookery.server import RookeryServer, TableSpec, TimeControl, configure_logging, tune_gc
 
@@ -77,7 +77,7 @@ async def _arena() -> tuple[float, float, float, float, int]:
     """Over ``ARENA_S``: actions/s, games/s, the arena process's CPU µs per action, the bots'
     mean reply time (ms) and the games played at once at the end."""
     with tempfile.TemporaryDirectory(prefix="rookery-arena-bench-") as run_dir:
-        runner = TournamentRunner(_config(), run_dir, options=RunOptions())
+        runner = TournamentRunner(_config(), run_dir, options=TournamentOptions())
         run = asyncio.create_task(runner.run())
         while runner.live.played_now < 1:  # the bots are up and playing
             if run.done():

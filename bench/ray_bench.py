@@ -21,7 +21,7 @@ import tempfile
 import time
 
 from rookery.arena.config import TOURNAMENT_TIME_CONTROL, BotSpec, TournamentConfig
-from rookery.arena.run import LOOPBACK_ONLY, RunOptions, TournamentRunner
+from rookery.arena.run import LOOPBACK_ONLY, TournamentOptions, TournamentRunner
 from rookery.engine import Ruleset
 from rookery.server import configure_logging
 
@@ -54,7 +54,7 @@ def _config() -> TournamentConfig:
     )
 
 
-async def _games_per_second(options: RunOptions) -> float:
+async def _games_per_second(options: TournamentOptions) -> float:
     with tempfile.TemporaryDirectory(prefix="rookery-ray-bench-") as run_dir:
         started = time.monotonic()
         result = await TournamentRunner(_config(), run_dir, options=options).run()
@@ -66,7 +66,7 @@ async def _games_per_second(options: RunOptions) -> float:
 
 def main() -> int:
     configure_logging("error", json=False, stream=sys.stderr)
-    local = asyncio.run(_games_per_second(RunOptions()))
+    local = asyncio.run(_games_per_second(TournamentOptions()))
     print(f"arena_local_games_per_s {local:.2f} games/s", flush=True)
     os.environ.setdefault(LOOPBACK_ONLY, "0")
     try:
@@ -79,7 +79,7 @@ def main() -> int:
     print(f"ray_start_s {time.monotonic() - started:.1f} s", flush=True)
     try:
         for workers, cpus in ((1, 2.0), (2, 1.0)):
-            options = RunOptions(
+            options = TournamentOptions(
                 backend="ray", ray_games_per_task=GAMES_PER_TASK, ray_cpus_per_task=cpus
             )
             rate = asyncio.run(_games_per_second(options))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from rookery.arena.config import BotSpec, TournamentConfig
-from rookery.arena.run import RunOptions, TournamentRunner
+from rookery.arena.run import TournamentOptions, TournamentRunner
 from rookery.arena.run._runner import MAX_SCALED_CONCURRENCY, with_session_limits
 from rookery.engine import Ruleset
 from rookery.server import ServerConfig, TimeControl
@@ -35,7 +35,7 @@ def _launched_once(
 
 
 def _limit(config: object, tmp_path: Path, **options: object) -> int:
-    runner = TournamentRunner(config, tmp_path, options=RunOptions(**options))  # type: ignore[arg-type]
+    runner = TournamentRunner(config, tmp_path, options=TournamentOptions(**options))  # type: ignore[arg-type]
     return runner.concurrency_limit
 
 
@@ -45,7 +45,7 @@ def test_launched_sdk_bots_may_play_up_to_the_scale_times_the_concurrency(
     bots = (make_sdk_bot("a", "RandomBot"), make_sdk_bot("b", "GreedyBot"))
     assert _limit(make_config(bots, concurrency=3), tmp_path, concurrency_scale=4) == 12
     assert _limit(make_config(bots, concurrency=3), tmp_path) == min(
-        3 * RunOptions().concurrency_scale, MAX_SCALED_CONCURRENCY
+        3 * TournamentOptions().concurrency_scale, MAX_SCALED_CONCURRENCY
     )
     assert _limit(make_config(bots, concurrency=3), tmp_path, concurrency_scale=1) == 3
 
@@ -72,7 +72,7 @@ async def test_fast_bots_get_more_games_at_once_and_every_game_is_recorded(
     # Any reply counts as fast here (a loaded machine's replies are slow): the scaling itself
     # is under test, not the threshold. A look every 20 ms: eight one-hand games of fast bots
     # take well under the default half second, and ended before the first look.
-    options = RunOptions(concurrency_scale=4, fast_reply_s=60.0, scale_interval_s=0.02)
+    options = TournamentOptions(concurrency_scale=4, fast_reply_s=60.0, scale_interval_s=0.02)
     runner = TournamentRunner(config, tmp_path / "run", options=options)
 
     result = await runner.run()
@@ -90,7 +90,7 @@ async def test_launched_sdk_bots_share_the_cores_among_them(
         dataclasses.replace(make_sdk_bot("d", "RandomBot"), processes=2),
     )
     config = _launched_once(make_config, bots, games=1, concurrency=2)
-    runner = TournamentRunner(config, tmp_path / "run", options=RunOptions(bot_cores=2))
+    runner = TournamentRunner(config, tmp_path / "run", options=TournamentOptions(bot_cores=2))
 
     result = await runner.run()
 
@@ -107,7 +107,7 @@ async def test_every_session_may_hold_the_tables_its_bot_is_launched_for(
     # server's default of 64 tables per session would leave three quarters of them waiting.
     pair = (make_sdk_bot("a", "RandomBot"), make_sdk_bot("b", "RandomBot"))
     config = _launched_once(make_config, pair, games=2, concurrency=2)
-    runner = TournamentRunner(config, tmp_path / "run", options=RunOptions(bot_cores=2))
+    runner = TournamentRunner(config, tmp_path / "run", options=TournamentOptions(bot_cores=2))
     assert runner.concurrency_limit == MAX_SCALED_CONCURRENCY == 256
     run = asyncio.create_task(runner.run())
     granted: dict[str, list[int]] = {}

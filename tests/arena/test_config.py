@@ -12,7 +12,7 @@ from rookery.arena.config import (
     load_config,
     parse_bot_flag,
 )
-from rookery.arena.errors import ConfigError
+from rookery.arena.errors import ArenaConfigError
 from rookery.engine import HandSeeds
 from rookery.server import LatePolicy
 
@@ -91,7 +91,7 @@ def test_a_bad_value_names_the_file_and_key(
     path = write(
         tmp_path, text + '\n[[bots]]\nname="a"\nremote=true\n[[bots]]\nname="b"\nremote=true\n'
     )
-    with pytest.raises(ConfigError) as caught:
+    with pytest.raises(ArenaConfigError) as caught:
         load_config(path)
     assert caught.value.key == key
     assert str(path) in str(caught.value)
@@ -99,29 +99,29 @@ def test_a_bad_value_names_the_file_and_key(
 
 
 def test_invalid_toml_is_reported_with_the_parser_position(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match=r"not valid TOML.*line 1"):
+    with pytest.raises(ArenaConfigError, match=r"not valid TOML.*line 1"):
         load_config(write(tmp_path, "name = = 1"))
 
 
 def test_a_missing_file_is_reported(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="cannot read"):
+    with pytest.raises(ArenaConfigError, match="cannot read"):
         load_config(tmp_path / "absent.toml")
 
 
 def test_a_bot_needs_a_command_or_remote(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match=r"bots\[1\].*needs a command"):
+    with pytest.raises(ArenaConfigError, match=r"bots\[1\].*needs a command"):
         load_config(write(tmp_path, '[[bots]]\nname="a"\nremote=true\n[[bots]]\nname="b"\n'))
 
 
 def test_bot_names_must_be_unique(tmp_path: Path) -> None:
     text = '[[bots]]\nname="a"\nremote=true\n[[bots]]\nname="a"\nremote=true\n'
-    with pytest.raises(ConfigError, match="unique"):
+    with pytest.raises(ArenaConfigError, match="unique"):
         load_config(write(tmp_path, text))
 
 
 def test_sprt_needs_exactly_two_bots(tmp_path: Path) -> None:
     text = 'format="sprt"\n' + "".join(f'[[bots]]\nname="{n}"\nremote=true\n' for n in "abc")
-    with pytest.raises(ConfigError, match="exactly two"):
+    with pytest.raises(ArenaConfigError, match="exactly two"):
         load_config(write(tmp_path, text))
 
 
@@ -134,7 +134,7 @@ def test_flags_override_the_file(tmp_path: Path) -> None:
 def test_a_bot_flag_is_name_equals_command() -> None:
     assert parse_bot_flag("r=python bot.py") == BotSpec("r", "python bot.py")
     assert parse_bot_flag("guest=remote") == BotSpec("guest", remote=True)
-    with pytest.raises(ConfigError, match="NAME=COMMAND"):
+    with pytest.raises(ArenaConfigError, match="NAME=COMMAND"):
         parse_bot_flag("nocommand")
 
 
@@ -166,7 +166,7 @@ def test_duplicate_games_number_hand_seeds_by_hands_played_unless_the_config_say
 
 
 def test_a_bad_hand_seeds_names_the_key(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError) as raised:
+    with pytest.raises(ArenaConfigError) as raised:
         load_config(write(tmp_path, '[ruleset]\nhand_seeds = "shuffled"\n' + TWO_BOTS))
     assert "ruleset.hand_seeds" in str(raised.value) and "DEALT, PLAYED" in str(raised.value)
 

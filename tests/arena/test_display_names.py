@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from rookery.arena.config import config_from_dict, tournament_id_for
-from rookery.arena.errors import ConfigError
+from rookery.arena.errors import ArenaConfigError
 
 ROOKERY = str(Path(sys.executable).with_name("rookery"))
 
@@ -28,7 +28,7 @@ def test_other_names_get_a_safe_id_that_tells_them_apart() -> None:
 
 def test_an_empty_name_is_refused_up_front() -> None:
     bots = [{"name": "a", "command": "x"}, {"name": "b", "command": "y"}]
-    with pytest.raises(ConfigError, match="name: the tournament needs a name"):
+    with pytest.raises(ArenaConfigError, match="name: the tournament needs a name"):
         config_from_dict({"name": " ", "bots": bots})
 
 

@@ -9,12 +9,12 @@ from pathlib import Path
 
 from rookery.arena.config import config_from_dict
 from rookery.arena.records import RunStore
-from rookery.arena.run import RunOptions, TournamentRunner
+from rookery.arena.run import TournamentOptions, TournamentRunner
 from rookery.v1 import replay_pb2, results_pb2, ruleset_pb2
 from rookery.wire.replay import read_replay, verify_replay
 
 HERE = Path(__file__).parent
-FAST = RunOptions(connect_timeout_s=30.0, join_timeout_s=20.0, game_timeout_s=120.0)
+FAST = TournamentOptions(connect_timeout_s=30.0, join_timeout_s=20.0, game_timeout_s=120.0)
 Slot = tuple[int, int]  # (hands played out before, redeals since)
 
 

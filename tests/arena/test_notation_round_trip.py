@@ -15,7 +15,7 @@ from pathlib import Path
 
 from rookery.arena.config import BotSpec, TournamentConfig
 from rookery.arena.records import RunStore
-from rookery.arena.run import RunOptions, TournamentRunner
+from rookery.arena.run import TournamentOptions, TournamentRunner
 from rookery.client.bots import bot_reference
 from rookery.engine import PRESETS
 from rookery.server import TimeControl
@@ -23,7 +23,7 @@ from rookery.v1 import replay_pb2
 from rookery.wire.notation import format_game, parse_game
 from rookery.wire.replay import read_replay, verify_replay
 
-FAST = RunOptions(connect_timeout_s=30.0, join_timeout_s=20.0, game_timeout_s=120.0)
+FAST = TournamentOptions(connect_timeout_s=30.0, join_timeout_s=20.0, game_timeout_s=120.0)
 PYTHON = shlex.quote(sys.executable)
 
 

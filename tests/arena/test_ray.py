@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 from rookery.arena.config import BotSpec, Format, TournamentConfig
-from rookery.arena.errors import ConfigError
+from rookery.arena.errors import ArenaConfigError
 from rookery.arena.records import GameRow, RunStore
-from rookery.arena.run import LOOPBACK_ONLY, RunOptions, Schedule, TournamentRunner
+from rookery.arena.run import LOOPBACK_ONLY, Schedule, TournamentOptions, TournamentRunner
 from rookery.arena.run._ray_backend import chunk_games
 from rookery.engine import Ruleset
 from rookery.wire.replay import read_replay
@@ -26,8 +26,8 @@ BotFactory = Callable[..., BotSpec]
 ConfigFactory = Callable[..., TournamentConfig]
 
 HERE = Path(__file__).parent
-LOCAL = RunOptions(connect_timeout_s=30.0, join_timeout_s=20.0, game_timeout_s=120.0)
-RAY = RunOptions(
+LOCAL = TournamentOptions(connect_timeout_s=30.0, join_timeout_s=20.0, game_timeout_s=120.0)
+RAY = TournamentOptions(
     connect_timeout_s=30.0,
     join_timeout_s=20.0,
     game_timeout_s=120.0,
@@ -155,7 +155,7 @@ async def test_remote_bots_are_refused_by_the_ray_backend(
     tmp_path: Path, make_sdk_bot: BotFactory, make_config: ConfigFactory
 ) -> None:
     config = make_config((make_sdk_bot("a", "RandomBot"), BotSpec("b", remote=True)))
-    with pytest.raises(ConfigError, match="launched bots only"):
+    with pytest.raises(ArenaConfigError, match="launched bots only"):
         await TournamentRunner(config, tmp_path, options=RAY).run()
 
 

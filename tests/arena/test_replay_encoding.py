@@ -8,7 +8,7 @@ from pathlib import Path
 from conftest import ConfigFactory
 from rookery.arena.config import BotSpec
 from rookery.arena.records import GameRow, RunStore
-from rookery.arena.run import RunOptions, TournamentRunner
+from rookery.arena.run import TournamentOptions, TournamentRunner
 from rookery.arena.run._schedule import ScheduledGame
 from rookery.server import TableOutcome
 from rookery.v1 import replay_pb2
@@ -29,7 +29,7 @@ async def test_a_tournaments_replay_files_are_the_reference_encodings_bytes(
     random_and_greedy: tuple[BotSpec, BotSpec], make_config: ConfigFactory, tmp_path: Path
 ) -> None:
     config = make_config(random_and_greedy, games=2, seed=11, bootstrap=0)
-    runner = _KeepingReplays(config, tmp_path, options=RunOptions())
+    runner = _KeepingReplays(config, tmp_path, options=TournamentOptions())
     runner.kept = {}
     result = await runner.run()
 

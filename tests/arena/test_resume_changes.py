@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from rookery.arena.config import BotSpec, TournamentConfig, changed_fields
 from rookery.arena.errors import BotLaunchError, StorageError
-from rookery.arena.run import RunOptions, TournamentRunner
+from rookery.arena.run import TournamentOptions, TournamentRunner
 
 ConfigFactory = Callable[..., TournamentConfig]
 
-FAST = RunOptions(connect_timeout_s=30.0, join_timeout_s=20.0, game_timeout_s=120.0)
+FAST = TournamentOptions(connect_timeout_s=30.0, join_timeout_s=20.0, game_timeout_s=120.0)
 
 #: One seed for both runs of a resume (an unset seed is a fresh random one each time).
 SEED = 20261201

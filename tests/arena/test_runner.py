@@ -7,14 +7,14 @@ from pathlib import Path
 
 from rookery.arena.config import BotSpec, Format, TournamentConfig
 from rookery.arena.records import RunStore, load_run, write_report
-from rookery.arena.run import RunOptions, TournamentRunner
+from rookery.arena.run import TournamentOptions, TournamentRunner
 from rookery.arena.stats import SprtDecision, SprtParams
 from rookery.wire.replay import read_replay
 
 BotFactory = Callable[..., BotSpec]
 ConfigFactory = Callable[..., TournamentConfig]
 
-FAST = RunOptions(connect_timeout_s=30.0, join_timeout_s=20.0, game_timeout_s=120.0)
+FAST = TournamentOptions(connect_timeout_s=30.0, join_timeout_s=20.0, game_timeout_s=120.0)
 
 
 async def test_a_round_robin_of_launched_bots_produces_ratings(

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from rookery.arena.config import BotSpec, ClockKind, TournamentConfig, config_from_dict
-from rookery.arena.errors import ConfigError, SandboxUnavailableError
+from rookery.arena.errors import ArenaConfigError, SandboxUnavailableError
 from rookery.arena.launch import (
     SandboxLimits,
     SandboxMode,
@@ -177,11 +177,11 @@ def test_the_config_reads_the_sandbox_clock_and_limits() -> None:
 
 def test_the_config_refuses_a_cpu_clock_without_fresh_processes_and_unknown_modes() -> None:
     bots = [{"name": "a", "command": "x"}, {"name": "b", "command": "y"}]
-    with pytest.raises(ConfigError, match="needs process_per_game"):
+    with pytest.raises(ArenaConfigError, match="needs process_per_game"):
         config_from_dict({"bots": bots, "clock": "cpu", "process_per_game": False})
-    with pytest.raises(ConfigError, match="sandbox: must be one of 'auto', 'on', 'off'"):
+    with pytest.raises(ArenaConfigError, match="sandbox: must be one of 'auto', 'on', 'off'"):
         config_from_dict({"bots": bots, "sandbox": "maybe"})
-    with pytest.raises(ConfigError, match=r"limits\.memory_mb: must be at least 1"):
+    with pytest.raises(ArenaConfigError, match=r"limits\.memory_mb: must be at least 1"):
         config_from_dict({"bots": bots, "limits": {"memory_mb": 0}})
 
 

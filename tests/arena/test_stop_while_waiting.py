@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rookery.arena.config import BotSpec, TournamentConfig
-from rookery.arena.run import RunOptions, TournamentRunner
+from rookery.arena.run import TournamentOptions, TournamentRunner
 
 BotFactory = Callable[..., BotSpec]
 ConfigFactory = Callable[..., TournamentConfig]
@@ -42,7 +42,7 @@ async def test_a_stop_ends_the_wait_for_a_remote_bot(
     make_sdk_bot: BotFactory, make_config: ConfigFactory, tmp_path: Path
 ) -> None:
     config = make_config((make_sdk_bot("a", "RandomBot"), BotSpec("far", remote=True)))
-    runner = TournamentRunner(config, tmp_path, options=RunOptions(remote_wait_s=WAIT_S))
+    runner = TournamentRunner(config, tmp_path, options=TournamentOptions(remote_wait_s=WAIT_S))
     assert await _stopped_while_waiting(runner, "far") < 10.0
 
 
@@ -51,5 +51,5 @@ async def test_a_stop_ends_the_wait_for_a_launched_bot_that_does_not_connect(
 ) -> None:
     silent = BotSpec("silent", f"{sys.executable} -c 'import time; time.sleep(300)'")
     config = make_config((make_sdk_bot("a", "RandomBot"), silent), process_per_game=False)
-    runner = TournamentRunner(config, tmp_path, options=RunOptions(connect_timeout_s=WAIT_S))
+    runner = TournamentRunner(config, tmp_path, options=TournamentOptions(connect_timeout_s=WAIT_S))
     assert await _stopped_while_waiting(runner, "silent") < 10.0

@@ -23,7 +23,7 @@ import pytest
 from chat_server import chat_server
 from rich.console import Console
 from rookery.arena.config import BotSpec, Format, TournamentConfig, config_from_dict
-from rookery.arena.errors import ConfigError
+from rookery.arena.errors import ArenaConfigError
 from rookery.arena.launch import SandboxMode
 from rookery.arena.records import (
     RunStore,
@@ -33,7 +33,7 @@ from rookery.arena.records import (
     standings_table,
     write_report,
 )
-from rookery.arena.run import LiveState, RunOptions, TournamentRunner
+from rookery.arena.run import LiveState, TournamentOptions, TournamentRunner
 from rookery.cli._progress import ProgressDisplay
 from rookery.engine import AllPass, Ruleset
 from rookery.server import TimeControl
@@ -41,7 +41,7 @@ from rookery.v1 import replay_pb2
 from rookery.wire.replay import read_replay
 
 PYTHON = shlex.quote(sys.executable)
-OPTIONS = RunOptions(connect_timeout_s=30.0, join_timeout_s=20.0, game_timeout_s=120.0)
+OPTIONS = TournamentOptions(connect_timeout_s=30.0, join_timeout_s=20.0, game_timeout_s=120.0)
 MODELS = ("text-model", "tool-model")
 
 
@@ -99,11 +99,11 @@ def test_the_llm_table_keys_parse_and_only_the_retries_decide_the_games() -> Non
     stricter = config_from_dict(data | {"llm": {"budget_usd": 2.5, "retries": 3}})
     assert stricter.fingerprint() != config.fingerprint()
     for bad in ([0.1], [0.1, -1], ["a", 1], 0.5):
-        with pytest.raises(ConfigError, match=r"llm\.prices\.m-1: must be \[IN, OUT\]"):
+        with pytest.raises(ArenaConfigError, match=r"llm\.prices\.m-1: must be \[IN, OUT\]"):
             config_from_dict(data | {"llm": {"prices": {"m-1": bad}}})
-    with pytest.raises(ConfigError, match=r"llm\.budget_usd"):
+    with pytest.raises(ArenaConfigError, match=r"llm\.budget_usd"):
         config_from_dict(data | {"llm": {"budget_usd": 0}})
-    with pytest.raises(ConfigError, match=r"llm\.cap"):
+    with pytest.raises(ArenaConfigError, match=r"llm\.cap"):
         config_from_dict(data | {"llm": {"cap": 1}})
     assert (
         config_from_dict(dict(data, llm={})).fingerprint()
@@ -272,7 +272,7 @@ def test_a_team_is_one_entry_whose_members_share_its_sides_seats() -> None:
             "two teams",
         ),
     ):
-        with pytest.raises(ConfigError, match=key):
+        with pytest.raises(ArenaConfigError, match=key):
             config_from_dict(data)
 
 

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 import pytest
 from chat_server import chat_server
 from rookery.arena.config import BotSpec, load_config
-from rookery.arena.errors import ConfigError
+from rookery.arena.errors import ArenaConfigError
 from rookery.arena.launch import probe
 from rookery.arena.records import RunStore, run_ledger
 
@@ -142,10 +142,10 @@ def test_the_tournament_file_form_is_the_house_seat(tmp_path: Path) -> None:
             f'name = "m"\n[[bots]]\nname = "gpt"\nkind = "llm"\nmodel = "m"\n'
             f'url = "http://127.0.0.1:1/v1"\n{extra}\n[[bots]]\nname = "b"\ncommand = "x"\n'
         )
-        with pytest.raises(ConfigError, match=message):
+        with pytest.raises(ArenaConfigError, match=message):
             load_config(path)
     path.write_text('name = "m"\n[[bots]]\nname = "g"\nkind = "shell"\n[[bots]]\nname = "b"\n')
-    with pytest.raises(ConfigError, match="'shell': one of 'llm', 'llm-tools'"):
+    with pytest.raises(ArenaConfigError, match="'shell': one of 'llm', 'llm-tools'"):
         load_config(path)
 
 

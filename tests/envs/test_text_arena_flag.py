@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from chat_server import chat_server
 from rookery.arena.config import parse_bot_flag
-from rookery.arena.errors import ConfigError
+from rookery.arena.errors import ArenaConfigError
 from rookery.arena.records import run_ledger
 
 
@@ -24,7 +24,7 @@ def test_the_flag_names_the_seat_the_model_and_its_api() -> None:
     tools = parse_bot_flag("t=llm-tools:m@http://127.0.0.1:8000/v1")
     assert tools.command.endswith("rookery.envs.seat:ToolSeatBot")
     for bad in ("gpt=llm:gpt-4o-mini", "gpt=llm:@http://x/v1", "gpt=llm:m@ftp://x"):
-        with pytest.raises(ConfigError, match="expected NAME=llm:MODEL@URL"):
+        with pytest.raises(ArenaConfigError, match="expected NAME=llm:MODEL@URL"):
             parse_bot_flag(bad)
     assert parse_bot_flag("b=rookery bot run x:Y").command == "rookery bot run x:Y"
 

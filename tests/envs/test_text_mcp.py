@@ -20,7 +20,7 @@ from mcp.client.stdio import StdioServerParameters
 from rookery.arena.config import BotSpec, TournamentConfig
 from rookery.arena.launch import SandboxMode
 from rookery.arena.records import RunStore, ledger_of
-from rookery.arena.run import RunOptions, TournamentRunner
+from rookery.arena.run import TournamentOptions, TournamentRunner
 from rookery.client import arun_bot
 from rookery.client.bots.random_bot import RandomBot
 from rookery.engine import Ruleset
@@ -158,7 +158,7 @@ async def test_whole_arena_games_over_streamable_http(tmp_path: Path, preset: st
         bootstrap=20,
         sandbox=SandboxMode.OFF,
     )
-    options = RunOptions(connect_timeout_s=30.0, join_timeout_s=30.0, game_timeout_s=120.0)
+    options = TournamentOptions(connect_timeout_s=30.0, join_timeout_s=30.0, game_timeout_s=120.0)
     agent = Agent()
     driving = asyncio.create_task(_drive(f"http://127.0.0.1:{port}/mcp", agent))
     result = await TournamentRunner(config, tmp_path / "run", options=options).run()

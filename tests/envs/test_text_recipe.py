@@ -14,7 +14,7 @@ from pathlib import Path
 from chat_server import chat_server
 from rookery.arena.config import BotSpec, Format, load_config
 from rookery.arena.records import load_run
-from rookery.arena.run import RunOptions, TournamentRunner
+from rookery.arena.run import TournamentOptions, TournamentRunner
 from rookery.server import TimeControl
 
 RECIPE = Path(__file__).resolve().parents[2] / "examples" / "tournaments" / "llm-gauntlet.toml"
@@ -42,7 +42,9 @@ async def test_the_recipe_with_two_scripted_models_and_the_heuristic_bot(tmp_pat
             time_control=TimeControl(action_ms=4000, strike_limit=3, grace_ms=500),
             bootstrap=20,
         )
-        options = RunOptions(connect_timeout_s=30.0, join_timeout_s=20.0, game_timeout_s=120.0)
+        options = TournamentOptions(
+            connect_timeout_s=30.0, join_timeout_s=20.0, game_timeout_s=120.0
+        )
         result = await TournamentRunner(config, tmp_path / "run", options=options).run()
     assert result.recorded == result.total == 6  # 3 pairings, one duplicate pair each
     standings = {s.name: s for s in load_run(tmp_path / "run").summary.standings}

@@ -17,7 +17,7 @@ from chat_server import chat_server
 from rookery.arena.config import BotSpec, TournamentConfig
 from rookery.arena.launch import SandboxMode
 from rookery.arena.records import GameRow, RunStore, load_run, run_ledger
-from rookery.arena.run import RunOptions, TournamentRunner
+from rookery.arena.run import TournamentOptions, TournamentRunner
 from rookery.arena.run._runner import RunResult
 from rookery.engine import Ruleset
 from rookery.server import TimeControl
@@ -26,7 +26,7 @@ from rookery.wire.replay import read_replay
 
 PYTHON = shlex.quote(sys.executable)
 SECRET = "sk-never-in-a-log"
-OPTIONS = RunOptions(connect_timeout_s=30.0, join_timeout_s=20.0, game_timeout_s=120.0)
+OPTIONS = TournamentOptions(connect_timeout_s=30.0, join_timeout_s=20.0, game_timeout_s=120.0)
 
 
 async def _tournament(

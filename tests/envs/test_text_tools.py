@@ -16,7 +16,7 @@ from chat_server import chat_server
 from rookery.arena.config import BotSpec, TournamentConfig
 from rookery.arena.launch import SandboxMode
 from rookery.arena.records import RunStore, run_ledger
-from rookery.arena.run import RunOptions, TournamentRunner
+from rookery.arena.run import TournamentOptions, TournamentRunner
 from rookery.engine import Bid, Game, Observation, Ruleset
 from rookery.envs.chat import ChatEndpoint
 from rookery.envs.text import Completion, ToolCall
@@ -121,7 +121,9 @@ async def test_whole_games_through_the_tools(tmp_path: Path, preset: str) -> Non
             bootstrap=20,
             sandbox=SandboxMode.OFF,
         )
-        options = RunOptions(connect_timeout_s=30.0, join_timeout_s=20.0, game_timeout_s=120.0)
+        options = TournamentOptions(
+            connect_timeout_s=30.0, join_timeout_s=20.0, game_timeout_s=120.0
+        )
         result = await TournamentRunner(config, tmp_path / "run", options=options).run()
     assert result.recorded == result.total >= 2  # called-partner seats each bot in turn
     with RunStore(tmp_path / "run") as store:

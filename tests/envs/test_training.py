@@ -12,7 +12,7 @@ import pytest
 from rookery.arena.config import BotSpec, TournamentConfig
 from rookery.arena.launch import SandboxMode
 from rookery.arena.records import RunStore, load_run
-from rookery.arena.run import RunOptions, TournamentRunner
+from rookery.arena.run import TournamentOptions, TournamentRunner
 from rookery.client.bots import bot_command, play_game
 from rookery.engine import Game, Ruleset
 from rookery.envs.bridge import as_policy
@@ -92,7 +92,7 @@ async def test_the_trained_policy_plays_an_arena_game_as_a_bot_process(
         bootstrap=20,
         sandbox=SandboxMode.OFF,
     )
-    options = RunOptions(connect_timeout_s=30.0, join_timeout_s=20.0, game_timeout_s=120.0)
+    options = TournamentOptions(connect_timeout_s=30.0, join_timeout_s=20.0, game_timeout_s=120.0)
     result = await TournamentRunner(config, tmp_path / "run", options=options).run()
     assert result.recorded == 2
     standing = {s.name: s for s in load_run(tmp_path / "run").summary.standings}["trained"]

@@ -19,7 +19,7 @@ from pathlib import Path
 from rookery.arena.config import BotSpec, TournamentConfig
 from rookery.arena.launch import SandboxMode
 from rookery.arena.records import RunStore
-from rookery.arena.run import RunOptions, TournamentRunner
+from rookery.arena.run import TournamentOptions, TournamentRunner
 from rookery.engine import Ruleset
 from rookery.server import LatePolicy, ServerConfig, TableSpec, TableStatus, TimeControl
 from rookery.server.testing import RawBot, reply_to, running_server
@@ -52,7 +52,7 @@ async def test_a_bot_killed_mid_game_meets_its_policy_and_the_tournament_goes_on
         bootstrap=50,
         sandbox=SandboxMode.OFF,  # the test kills the bot by the host pids it writes to a file
     )
-    options = RunOptions(connect_timeout_s=30.0, join_timeout_s=20.0, game_timeout_s=120.0)
+    options = TournamentOptions(connect_timeout_s=30.0, join_timeout_s=20.0, game_timeout_s=120.0)
     runner = TournamentRunner(config, tmp_path / "run", options=options)
     run = asyncio.create_task(runner.run())
     for _ in range(300):  # wait until a game has been played for a while (at most 30 s)

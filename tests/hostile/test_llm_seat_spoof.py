@@ -17,7 +17,7 @@ from types import ModuleType
 
 import pytest
 from rookery.arena.config import BotSpec, TournamentConfig, is_house_seat, parse_bot_flag
-from rookery.arena.errors import ConfigError
+from rookery.arena.errors import ArenaConfigError
 from rookery.engine import Ruleset
 
 HOUSE = "rookery bot run rookery.envs.seat:TextSeatBot"
@@ -91,7 +91,9 @@ def test_a_house_seat_with_anything_of_its_own_is_no_house_seat() -> None:
         if not spoof.seat:
             continue  # an ordinary bot: refused while sandboxed by its ROOKERY_CHAT_URL
         other = BotSpec("b", "rookery bot run heuristic")
-        with pytest.raises(ConfigError, match="a house language-model seat is its kind, model"):
+        with pytest.raises(
+            ArenaConfigError, match="a house language-model seat is its kind, model"
+        ):
             TournamentConfig("t", Ruleset(), (spoof, other)).with_overrides()
 
 

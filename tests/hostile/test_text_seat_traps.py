@@ -22,7 +22,7 @@ from chat_endpoint import chat_endpoint
 from rookery.arena.config import BotSpec, TournamentConfig
 from rookery.arena.launch import SandboxMode
 from rookery.arena.records import RunStore, load_run, run_ledger
-from rookery.arena.run import RunOptions, TournamentRunner
+from rookery.arena.run import TournamentOptions, TournamentRunner
 from rookery.engine import Ruleset
 from rookery.server import TimeControl
 from test_text_seat_voiding import _EXAMPLE, _MOVES
@@ -98,7 +98,9 @@ async def test_replies_that_commit_to_nothing_are_refused_and_counted(tmp_path: 
             bootstrap=20,
             sandbox=SandboxMode.OFF,
         )
-        options = RunOptions(connect_timeout_s=30.0, join_timeout_s=20.0, game_timeout_s=180.0)
+        options = TournamentOptions(
+            connect_timeout_s=30.0, join_timeout_s=20.0, game_timeout_s=180.0
+        )
         result = await TournamentRunner(config, tmp_path / "run", options=options).run()
     assert result.recorded == 2
     with RunStore(tmp_path / "run") as store:

@@ -22,7 +22,7 @@ from chat_endpoint import chat_endpoint
 from rookery.arena.config import BotSpec, TournamentConfig
 from rookery.arena.launch import SandboxMode
 from rookery.arena.records import RunStore, load_run
-from rookery.arena.run import RunOptions, TournamentRunner
+from rookery.arena.run import TournamentOptions, TournamentRunner
 from rookery.engine import Ruleset
 from rookery.server import TimeControl
 
@@ -89,7 +89,9 @@ async def test_an_entrant_cannot_void_the_games_it_is_losing(tmp_path: Path) -> 
             bootstrap=20,
             sandbox=SandboxMode.OFF,
         )
-        options = RunOptions(connect_timeout_s=30.0, join_timeout_s=20.0, game_timeout_s=120.0)
+        options = TournamentOptions(
+            connect_timeout_s=30.0, join_timeout_s=20.0, game_timeout_s=120.0
+        )
         result = await TournamentRunner(config, tmp_path / "run", options=options).run()
     assert result.recorded == 4
     with RunStore(tmp_path / "run") as store:

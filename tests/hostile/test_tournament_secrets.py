@@ -19,7 +19,7 @@ from typing import Any
 import grpc
 import pytest
 from rookery.arena.config import config_from_dict
-from rookery.arena.run import RunOptions, TournamentRunner
+from rookery.arena.run import TournamentOptions, TournamentRunner
 from rookery.arena.run._schedule import derive_seed
 from rookery.arena.run._service import ArenaTournaments
 from rookery.engine import Ruleset, deal_for_hand
@@ -318,7 +318,7 @@ async def test_an_arena_run_without_a_seed_cannot_be_guessed(tmp_path: Path) -> 
     config = config.with_overrides(ruleset=ONE_HAND)
     async with running_server(QUIET) as server:
         runner = TournamentRunner(
-            config, tmp_path / "run", options=RunOptions(remote_wait_s=30), server=server
+            config, tmp_path / "run", options=TournamentOptions(remote_wait_s=30), server=server
         )
         attacker = Attacker(server.target, "mallory", guessed)
         tasks = await attacker.connect()

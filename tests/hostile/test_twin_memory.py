@@ -40,7 +40,7 @@ import pytest
 from rookery.arena.config import BotSpec, TournamentConfig
 from rookery.arena.launch import SandboxMode, probe
 from rookery.arena.records import GameRow, RunStore
-from rookery.arena.run import RunOptions, TournamentRunner
+from rookery.arena.run import TournamentOptions, TournamentRunner
 from rookery.arena.run._runner import RunResult
 from rookery.engine import Ruleset, deal_for_hand
 from rookery.server import TimeControl
@@ -167,8 +167,9 @@ def _run(base: Path, *, sandboxed: bool) -> Run:
     started = time.monotonic()
     try:
         # One game at a time, never more: fast unconfined bots would otherwise get more games at
-        # once (RunOptions.concurrency_scale), and a twin could start before its first game ended.
-        runner = TournamentRunner(config, run_dir, options=RunOptions(concurrency_scale=1))
+        # once (TournamentOptions.concurrency_scale), and a twin could start before its first game
+        # ended.
+        runner = TournamentRunner(config, run_dir, options=TournamentOptions(concurrency_scale=1))
         result = asyncio.run(runner.run())
         assert runner.games_at_once == 1
     finally:

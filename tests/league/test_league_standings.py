@@ -14,7 +14,7 @@ import pytest
 from league_helpers import ROOKERY
 from rookery.arena.league import League, LeagueOptions, VersionState, seat_name
 from rookery.arena.league.matchmaking import centred_los
-from rookery.arena.league.store import GameRecord, PairRecord
+from rookery.arena.league.store import LeagueGame, PairRecord
 from rookery.cli.league import ACTION_MS, GRACE_MS
 from rookery.server import RookeryServer, ServerConfig, TimeControl
 from rookery.web._league import league_json
@@ -33,11 +33,11 @@ def test_centred_los_is_at_least_half_for_the_higher_rated_and_below_for_the_low
     assert centred_los(12.0, []) == 0.5, "no refits: nothing known"
 
 
-def _game(game_id: str, first: str, second: str, first_wins: bool) -> GameRecord:
+def _game(game_id: str, first: str, second: str, first_wins: bool) -> LeagueGame:
     sides = ((seat_name(first),) * 2, (seat_name(second),) * 2)
     seats = (sides[0][0], sides[1][0], sides[0][0], sides[1][0])
     ranks = (0, 1) if first_wins else (1, 0)
-    return GameRecord(game_id, seats, sides, ranks, (1, 0), "NORMAL", "", 1, 0.1, "", "")
+    return LeagueGame(game_id, seats, sides, ranks, (1, 0), "NORMAL", "", 1, 0.1, "", "")
 
 
 def _season_of_equals(tmp_path: Path, seed: int) -> League:

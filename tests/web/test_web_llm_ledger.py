@@ -17,7 +17,7 @@ from playwright.sync_api import Page
 from rookery.arena.config import BotSpec, Format, TournamentConfig
 from rookery.arena.launch import SandboxMode
 from rookery.arena.records import load_run
-from rookery.arena.run import RunOptions, TournamentRunner
+from rookery.arena.run import TournamentOptions, TournamentRunner
 from rookery.engine import AllPass, Ruleset
 from rookery.server import TimeControl
 from rookery.v1 import replay_pb2
@@ -71,7 +71,9 @@ def llm_run(tmp_path_factory: pytest.TempPathFactory, loop_thread: LoopThread) -
             bootstrap=10,
             sandbox=SandboxMode.OFF,
         )
-        options = RunOptions(connect_timeout_s=30.0, join_timeout_s=20.0, game_timeout_s=120.0)
+        options = TournamentOptions(
+            connect_timeout_s=30.0, join_timeout_s=20.0, game_timeout_s=120.0
+        )
         result = loop_thread.run(TournamentRunner(config, run_dir, options=options).run(), 300.0)
     assert result.recorded == 2
     yield run_dir

@@ -30,7 +30,7 @@ Running submitted bots (see docs/arena.md and docs/security.md)::
     scratch_mb = 64
     log_kb = 1024
 
-Every mistake is reported as a :class:`~rookery.arena.errors.ConfigError` naming the file, the
+Every mistake is reported as a :class:`~rookery.arena.errors.ArenaConfigError` naming the file, the
 key and what is wrong.
 """
 
@@ -51,7 +51,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from rookery.arena.errors import ConfigError
+from rookery.arena.errors import ArenaConfigError
 from rookery.arena.launch._sandbox import SandboxLimits, SandboxMode
 from rookery.arena.stats._sprt import SprtParams
 from rookery.engine import HandSeeds, Ruleset, RulesetError
@@ -373,41 +373,45 @@ def changed_fields(stored: Mapping[str, Any], new: Mapping[str, Any]) -> list[st
 
 def _validate(config: TournamentConfig, source: str) -> None:
     if not config.name.strip():
-        raise ConfigError(source, "name", "the tournament needs a name (any text)")
+        raise ArenaConfigError(source, "name", "the tournament needs a name (any text)")
     if not config.bots:
-        raise ConfigError(source, "bots", "no bots: give at least two [[bots]] or --bot flags")
+        raise ArenaConfigError(source, "bots", "no bots: give at least two [[bots]] or --bot flags")
     names = [b.name for b in config.bots]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
-        raise ConfigError(source, "bots", f"bot names must be unique; repeated: {duplicates}")
+        raise ArenaConfigError(source, "bots", f"bot names must be unique; repeated: {duplicates}")
     if len(config.bots) < 2:
-        raise ConfigError(source, "bots", f"a tournament needs at least two bots, got {names}")
+        raise ArenaConfigError(source, "bots", f"a tournament needs at least two bots, got {names}")
     if config.format is Format.SPRT and len(config.bots) != 2:
-        raise ConfigError(
+        raise ArenaConfigError(
             source, "bots", f"format 'sprt' plays exactly two bots (new, old); got {names}"
         )
     if config.games < 1:
-        raise ConfigError(source, "games", f"must be at least 1, got {config.games}")
+        raise ArenaConfigError(source, "games", f"must be at least 1, got {config.games}")
     if config.concurrency < 1:
-        raise ConfigError(source, "concurrency", f"must be at least 1, got {config.concurrency}")
+        raise ArenaConfigError(
+            source, "concurrency", f"must be at least 1, got {config.concurrency}"
+        )
     if not 0 <= config.seed < 2**63:
-        raise ConfigError(source, "seed", f"must lie in 0 .. 2**63 - 1, got {config.seed}")
+        raise ArenaConfigError(source, "seed", f"must lie in 0 .. 2**63 - 1, got {config.seed}")
     if config.elo_k <= 0:
-        raise ConfigError(source, "ratings.k", f"must be positive, got {config.elo_k}")
+        raise ArenaConfigError(source, "ratings.k", f"must be positive, got {config.elo_k}")
     if config.bootstrap < 0:
-        raise ConfigError(source, "ratings.bootstrap", f"must be >= 0, got {config.bootstrap}")
+        raise ArenaConfigError(source, "ratings.bootstrap", f"must be >= 0, got {config.bootstrap}")
     _validate_teams(config, source)
     budget = config.llm_budget_usd
     if budget is not None and not (math.isfinite(budget) and budget > 0):
-        raise ConfigError(source, "llm.budget_usd", f"must be a positive number, got {budget}")
+        raise ArenaConfigError(source, "llm.budget_usd", f"must be a positive number, got {budget}")
     if config.llm_retries is not None and not 0 <= config.llm_retries <= 20:
-        raise ConfigError(source, "llm.retries", f"must lie in 0 .. 20, got {config.llm_retries}")
+        raise ArenaConfigError(
+            source, "llm.retries", f"must lie in 0 .. 20, got {config.llm_retries}"
+        )
     for bot in config.bots:
         if bot.seat:
             _check_house_seat(bot, source)
     online = [b.name for b in config.bots if "ROOKERY_CHAT_URL" in b.env and not is_house_seat(b)]
     if online and config.sandbox is not SandboxMode.OFF:
-        raise ConfigError(
+        raise ArenaConfigError(
             source,
             "sandbox",
             f"{', '.join(online)}: a command of its own that reaches a model's API over the "
@@ -417,7 +421,7 @@ def _validate(config: TournamentConfig, source: str) -> None:
             'every bot unconfined (sandbox = "off", --sandbox off), the organiser trusting them',
         )
     if config.clock is ClockKind.CPU and config.process_per_game is False:
-        raise ConfigError(
+        raise ArenaConfigError(
             source,
             "clock",
             "clock = 'cpu' measures each game's own bot processes: it needs process_per_game",
@@ -426,9 +430,9 @@ def _validate(config: TournamentConfig, source: str) -> None:
 
 def _expect(source: str, key: str, value: Any, kinds: type | tuple[type, ...], what: str) -> Any:
     if isinstance(value, bool) and bool not in (kinds if isinstance(kinds, tuple) else (kinds,)):
-        raise ConfigError(source, key, f"must be {what}, got {value!r}")
+        raise ArenaConfigError(source, key, f"must be {what}, got {value!r}")
     if not isinstance(value, kinds):
-        raise ConfigError(source, key, f"must be {what}, got {type(value).__name__} {value!r}")
+        raise ArenaConfigError(source, key, f"must be {what}, got {type(value).__name__} {value!r}")
     return value
 
 
@@ -436,7 +440,7 @@ def _check_keys(source: str, prefix: str, table: Mapping[str, Any], allowed: set
     unknown = sorted(set(table) - allowed)
     if unknown:
         where = f"{prefix}.{unknown[0]}" if prefix else unknown[0]
-        raise ConfigError(
+        raise ArenaConfigError(
             source, where, f"unknown key; expected one of: {', '.join(sorted(allowed))}"
         )
 
@@ -468,7 +472,9 @@ def _ruleset_as_written(source: str, data: Mapping[str, Any]) -> Ruleset:
     preset = data.get("preset")
     table = data.get("ruleset")
     if preset is not None and table is not None and "preset" in table:
-        raise ConfigError(source, "preset", "give the preset either at the top or in [ruleset]")
+        raise ArenaConfigError(
+            source, "preset", "give the preset either at the top or in [ruleset]"
+        )
     base_name = "standard"
     overrides: dict[str, Any] = {}
     if table is not None:
@@ -489,9 +495,9 @@ def _ruleset_as_written(source: str, data: Mapping[str, Any]) -> Ruleset:
         return Ruleset.from_dict(merged)
     except RulesetError as error:
         key = "preset" if not overrides else f"ruleset.{error.parameter}"
-        raise ConfigError(source, key, str(error)) from None
+        raise ArenaConfigError(source, key, str(error)) from None
     except (TypeError, ValueError) as error:
-        raise ConfigError(source, "ruleset", str(error)) from None
+        raise ArenaConfigError(source, "ruleset", str(error)) from None
 
 
 def _bots(source: str, entries: Any, workdir: str) -> tuple[BotSpec, ...]:
@@ -509,7 +515,7 @@ def _bots(source: str, entries: Any, workdir: str) -> tuple[BotSpec, ...]:
         )
         name = _expect(source, f"{key}.name", entry.get("name"), str, "a bot name")
         if not _BOT_NAME.match(name):
-            raise ConfigError(
+            raise ArenaConfigError(
                 source, f"{key}.name", f"{name!r}: use 1-64 letters, digits, '.', '_' or '-'"
             )
         if "kind" in entry:
@@ -519,31 +525,35 @@ def _bots(source: str, entries: Any, workdir: str) -> tuple[BotSpec, ...]:
         command = entry.get("command", "")
         if isinstance(command, list):
             if not all(isinstance(part, str) for part in command):
-                raise ConfigError(source, f"{key}.command", "an array command must hold strings")
+                raise ArenaConfigError(
+                    source, f"{key}.command", "an array command must hold strings"
+                )
             command = shlex.join(command)
         _expect(source, f"{key}.command", command, str, "a command line")
         if remote and command:
-            raise ConfigError(
+            raise ArenaConfigError(
                 source, key, f"bot {name!r}: give a command or remote = true, not both"
             )
         if not remote and not command.strip():
-            raise ConfigError(source, key, f"bot {name!r}: needs a command (or remote = true)")
+            raise ArenaConfigError(source, key, f"bot {name!r}: needs a command (or remote = true)")
         if command:
             try:
                 shlex.split(command)
             except ValueError as error:
-                raise ConfigError(source, f"{key}.command", f"cannot be split: {error}") from None
+                raise ArenaConfigError(
+                    source, f"{key}.command", f"cannot be split: {error}"
+                ) from None
         counts = {}
         for field_name in ("sessions", "processes"):
             value = _expect(
                 source, f"{key}.{field_name}", entry.get(field_name, 0), int, "an integer"
             )
             if value < 0:
-                raise ConfigError(source, f"{key}.{field_name}", f"must be >= 0, got {value}")
+                raise ArenaConfigError(source, f"{key}.{field_name}", f"must be >= 0, got {value}")
             counts[field_name] = value
         env = _expect(source, f"{key}.env", entry.get("env", {}), dict, "a table of strings")
         if not all(isinstance(v, str) for v in env.values()):
-            raise ConfigError(source, f"{key}.env", "every value must be a string")
+            raise ArenaConfigError(source, f"{key}.env", "every value must be a string")
         folder = _expect(source, f"{key}.folder", entry.get("folder", ""), str, "a folder path")
         bots.append(
             BotSpec(
@@ -565,7 +575,7 @@ def _house_seat_entry(source: str, key: str, name: str, entry: Mapping[str, Any]
     house's language-model seat, which runs outside the sandbox; nothing of its own beside."""
     extra = sorted(set(entry) - {"name", "kind", "model", "url"})
     if extra:
-        raise ConfigError(
+        raise ArenaConfigError(
             source,
             key,
             f"bot {name!r}: a kind = {entry['kind']!r} seat is the house's own code and takes only "
@@ -573,14 +583,14 @@ def _house_seat_entry(source: str, key: str, name: str, entry: Mapping[str, Any]
         )
     kind = _expect(source, f"{key}.kind", entry["kind"], str, "a seat kind")
     if kind not in LLM_SEATS:
-        raise ConfigError(
+        raise ArenaConfigError(
             source, f"{key}.kind", f"{kind!r}: one of {', '.join(map(repr, LLM_SEATS))}"
         )
     model = _expect(source, f"{key}.model", entry.get("model", ""), str, "a model name")
     url = _expect(source, f"{key}.url", entry.get("url", ""), str, "a URL")
     bot = house_seat(name, kind, model, url)
     if bot is None:
-        raise ConfigError(
+        raise ArenaConfigError(
             source,
             key,
             f"bot {name!r}: needs model (the model's name) and url (its OpenAI-compatible API's "
@@ -602,7 +612,7 @@ def _enum(source: str, key: str, value: Any, kind: type[Enum]) -> Any:
         return kind(value)
     except ValueError:
         choices = ", ".join(repr(m.value) for m in kind)
-        raise ConfigError(source, key, f"must be one of {choices}, got {value!r}") from None
+        raise ArenaConfigError(source, key, f"must be one of {choices}, got {value!r}") from None
 
 
 def _limits(source: str, table: Any) -> SandboxLimits:
@@ -613,7 +623,7 @@ def _limits(source: str, table: Any) -> SandboxLimits:
     for key, value in table.items():
         number = _expect(source, f"limits.{key}", value, int, "an integer")
         if number < 1:
-            raise ConfigError(source, f"limits.{key}", f"must be at least 1, got {number}")
+            raise ArenaConfigError(source, f"limits.{key}", f"must be at least 1, got {number}")
         values[key] = number
     return SandboxLimits(**values)
 
@@ -625,11 +635,11 @@ def _validate_teams(config: TournamentConfig, source: str) -> None:
         return
     ruleset = config.ruleset
     if ruleset.num_sides == ruleset.players:
-        raise ConfigError(
+        raise ArenaConfigError(
             source, "teams", f"{ruleset.name!r} has no fixed partnerships: teams need a side of 2+"
         )
     if config.format is Format.SPRT:
-        raise ConfigError(source, "teams", "format 'sprt' plays two bots, not teams")
+        raise ArenaConfigError(source, "teams", "format 'sprt' plays two bots, not teams")
     bots = {bot.name for bot in config.bots}
     seats = len(ruleset.seats_of_side(0))
     seen: set[str] = set()
@@ -637,19 +647,23 @@ def _validate_teams(config: TournamentConfig, source: str) -> None:
         key = f"teams[{i}]"
         if name in bots or name in seen or not _BOT_NAME.match(name):
             what = "1-64 letters, digits, '.', '_' or '-'; no bot's, no other team's"
-            raise ConfigError(source, f"{key}.name", f"{name!r}: a team needs a name ({what})")
+            raise ArenaConfigError(source, f"{key}.name", f"{name!r}: a team needs a name ({what})")
         seen.add(name)
         if not 2 <= len(set(members)) == len(members) <= seats:
             got = f"{name!r}: 2 to {seats} different bots, got {list(members)}"
-            raise ConfigError(source, f"{key}.members", got)
+            raise ArenaConfigError(source, f"{key}.members", got)
         for member in members:
             if member not in bots:
-                raise ConfigError(source, f"{key}.members", f"{member!r} is no bot of the file")
+                raise ArenaConfigError(
+                    source, f"{key}.members", f"{member!r} is no bot of the file"
+                )
             if member in seen:
-                raise ConfigError(source, f"{key}.members", f"{member!r} is in two teams")
+                raise ArenaConfigError(source, f"{key}.members", f"{member!r} is in two teams")
             seen.add(member)
     if len(config.entries) < 2:
-        raise ConfigError(source, "teams", f"the pairings need 2 entries, got {config.entries}")
+        raise ArenaConfigError(
+            source, "teams", f"the pairings need 2 entries, got {config.entries}"
+        )
 
 
 def _teams(source: str, data: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -663,7 +677,7 @@ def _teams(source: str, data: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
         name = _expect(source, f"{key}.name", entry.get("name"), str, "a team name")
         members = _expect(source, f"{key}.members", entry.get("members"), list, "bot names")
         if not all(isinstance(m, str) for m in members):
-            raise ConfigError(source, f"{key}.members", "must be bot names")
+            raise ArenaConfigError(source, f"{key}.members", "must be bot names")
         teams.append((name, tuple(members)))
     return tuple(teams)
 
@@ -696,7 +710,7 @@ def _price(source: str, key: str, value: Any) -> tuple[float, float]:
         isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
         for v in pair
     ):
-        raise ConfigError(source, key, f"must be {what}, got {value!r}")
+        raise ArenaConfigError(source, key, f"must be {what}, got {value!r}")
     return float(pair[0]), float(pair[1])
 
 
@@ -712,7 +726,7 @@ def _sandbox_values(source: str, data: Mapping[str, Any]) -> dict[str, Any]:
     if "sandbox_paths" in data:
         paths = _expect(source, "sandbox_paths", data["sandbox_paths"], list, "a list of folders")
         if not all(isinstance(p, str) and p for p in paths):
-            raise ConfigError(source, "sandbox_paths", "every entry must be a folder path")
+            raise ArenaConfigError(source, "sandbox_paths", "every entry must be a folder path")
         values["sandbox_paths"] = tuple(Path(_resolve(source, p)) for p in paths)
     if "limits" in data:
         values["limits"] = _limits(source, data["limits"])
@@ -728,13 +742,13 @@ def _time_control(source: str, table: Any) -> TimeControl:
         if key in table:
             value = _expect(source, f"time_control.{key}", table[key], int, "an integer")
             if value < 0 or (key == "action_ms" and value == 0):
-                raise ConfigError(source, f"time_control.{key}", f"out of range: {value}")
+                raise ArenaConfigError(source, f"time_control.{key}", f"out of range: {value}")
             values[key] = value
     if "late_policy" in table:
         raw = table["late_policy"]
         if not isinstance(raw, str) or raw not in LATE_POLICY_NAMES:
             choices = ", ".join(LATE_POLICY_NAMES)
-            raise ConfigError(
+            raise ArenaConfigError(
                 source, "time_control.late_policy", f"must be one of {choices}, got {raw!r}"
             )
         values["late_policy"] = LATE_POLICY_NAMES[raw]
@@ -755,7 +769,7 @@ def _sprt(source: str, table: Any) -> SprtParams:
     try:
         return SprtParams(**values)
     except ValueError as error:
-        raise ConfigError(source, "sprt", str(error)) from None
+        raise ArenaConfigError(source, "sprt", str(error)) from None
 
 
 _TOP_KEYS = {
@@ -797,7 +811,7 @@ def config_from_dict(
         tournament_format = Format(raw_format)
     except ValueError:
         choices = ", ".join(f.value for f in Format)
-        raise ConfigError(
+        raise ArenaConfigError(
             source, "format", f"must be one of {choices}, got {raw_format!r}"
         ) from None
     values: dict[str, Any] = {}
@@ -846,11 +860,11 @@ def load_config(path: str | Path) -> TournamentConfig:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as error:
-        raise ConfigError(source, "", f"cannot read the file: {error.strerror}") from None
+        raise ArenaConfigError(source, "", f"cannot read the file: {error.strerror}") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        raise ConfigError(source, "", f"not valid TOML: {error}") from None
+        raise ArenaConfigError(source, "", f"not valid TOML: {error}") from None
     return config_from_dict(data, source, str(path.parent.absolute()))
 
 
@@ -893,7 +907,7 @@ def is_house_seat(bot: BotSpec) -> bool:
 
 def _check_house_seat(bot: BotSpec, source: str) -> None:
     if not is_house_seat(bot):
-        raise ConfigError(
+        raise ArenaConfigError(
             source,
             "bots",
             f"bot {bot.name!r}: a house language-model seat is its kind, model and url alone "
@@ -905,7 +919,7 @@ def _llm_bot(name: str, kind: str, target: str, text: str) -> BotSpec:
     model, _, url = target.partition("@")
     bot = house_seat(name, kind, model, url) if "@" in target else None
     if bot is None:
-        raise ConfigError(
+        raise ArenaConfigError(
             "--bot",
             text,
             f"expected NAME={kind}:MODEL@URL, the model's name and its OpenAI-compatible API's "
@@ -920,14 +934,16 @@ def parse_bot_flag(text: str) -> BotSpec:
     name, sep, command = text.partition("=")
     name = name.strip()
     if not sep or not name:
-        raise ConfigError("--bot", text, "expected NAME=COMMAND (or NAME=remote)")
+        raise ArenaConfigError("--bot", text, "expected NAME=COMMAND (or NAME=remote)")
     if not _BOT_NAME.match(name):
-        raise ConfigError("--bot", text, f"{name!r}: use 1-64 letters, digits, '.', '_' or '-'")
+        raise ArenaConfigError(
+            "--bot", text, f"{name!r}: use 1-64 letters, digits, '.', '_' or '-'"
+        )
     if command.strip() == "remote":
         return BotSpec(name, remote=True)
     kind, colon, target = command.strip().partition(":")
     if colon and kind in LLM_SEATS:
         return _llm_bot(name, kind, target, text)
     if not command.strip():
-        raise ConfigError("--bot", text, f"bot {name!r} needs a command after '='")
+        raise ArenaConfigError("--bot", text, f"bot {name!r} needs a command after '='")
     return BotSpec(name, command.strip())

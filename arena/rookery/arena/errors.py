@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 __all__ = [
+    "ArenaConfigError",
     "ArenaError",
     "BotLaunchError",
-    "ConfigError",
     "SandboxUnavailableError",
     "ScheduleError",
     "StorageError",
@@ -16,7 +16,7 @@ class ArenaError(Exception):
     """Base class of every error the arena raises on purpose."""
 
 
-class ConfigError(ArenaError):
+class ArenaConfigError(ArenaError):
     """A tournament configuration is malformed: says which file, which key and what is wrong."""
 
     def __init__(self, source: str, key: str, reason: str) -> None:

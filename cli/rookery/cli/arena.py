@@ -235,7 +235,7 @@ def _build_config(args: argparse.Namespace) -> Any:
         load_config,
         parse_bot_flag,
     )
-    from rookery.arena.errors import ConfigError
+    from rookery.arena.errors import ArenaConfigError
     from rookery.arena.launch import SandboxMode
     from rookery.arena.stats import SprtParams
     from rookery.engine import Ruleset, RulesetError
@@ -249,7 +249,7 @@ def _build_config(args: argparse.Namespace) -> Any:
             config = config.with_overrides(bots=kept + flag_bots)
     else:
         if len(flag_bots) < 2:
-            raise ConfigError(
+            raise ArenaConfigError(
                 "command line", "--bot", "give a CONFIG file or at least two --bot NAME=COMMAND"
             )
         placeholder: tuple[BotSpec, ...] = flag_bots
@@ -280,7 +280,7 @@ def _build_config(args: argparse.Namespace) -> Any:
             ruleset = ruleset.replace(target=args.target, name=name)
         changes["ruleset"] = ruleset
     except RulesetError as error:
-        raise ConfigError("command line", "--preset/--target", str(error)) from None
+        raise ArenaConfigError("command line", "--preset/--target", str(error)) from None
     sprt = config.sprt
     sprt_flags = {"elo0": args.elo0, "elo1": args.elo1, "alpha": args.alpha, "beta": args.beta}
     if any(v is not None for v in sprt_flags.values()):
@@ -295,7 +295,9 @@ def _build_config(args: argparse.Namespace) -> Any:
         try:
             changes["sprt"] = SprtParams(**values)
         except ValueError as error:
-            raise ConfigError("command line", "--elo0/--elo1/--alpha/--beta", str(error)) from None
+            raise ArenaConfigError(
+                "command line", "--elo0/--elo1/--alpha/--beta", str(error)
+            ) from None
     if args.action_ms is not None:
         from rookery.server import TableSpecError
 
@@ -304,7 +306,7 @@ def _build_config(args: argparse.Namespace) -> Any:
                 config.time_control, action_ms=args.action_ms
             )
         except TableSpecError as error:
-            raise ConfigError("command line", "--action-ms", str(error)) from None
+            raise ArenaConfigError("command line", "--action-ms", str(error)) from None
     if args.sandbox is not None:
         changes["sandbox"] = SandboxMode(args.sandbox)
     if args.clock is not None:
@@ -396,7 +398,7 @@ def run_tournament(config: Any, out: Path, options: Any, *, write_files: bool = 
 
 def _run(args: argparse.Namespace) -> int:
     from rookery.arena.errors import ArenaError
-    from rookery.arena.run import RunOptions
+    from rookery.arena.run import TournamentOptions
 
     try:
         config = _build_config(args)
@@ -410,7 +412,7 @@ def _run(args: argparse.Namespace) -> int:
         stored = _stored_seed(out, config.tournament_id)
         if stored is not None:
             config = config.with_overrides(seed=stored)
-    options = RunOptions(
+    options = TournamentOptions(
         listen=args.listen,
         auth=args.auth,
         registry=args.registry,
@@ -429,16 +431,16 @@ def _run_dir(args: argparse.Namespace, config: Any) -> Path:
     """The run directory: ``--resume DIR`` (holding this tournament), ``--out`` or the file's
     ``out`` (not holding its games yet), else a new one under ``runs/``, ``runs/latest`` the
     link to it. A run resumes only when asked: a rerun after editing a bot starts afresh."""
-    from rookery.arena.errors import ConfigError
+    from rookery.arena.errors import ArenaConfigError
     from rookery.cli._run_dirs import DEFAULT_RUNS, new_run_dir, point_latest
 
     tournament_id: str = config.tournament_id
     if args.resume:
         out = Path(args.resume)
         if args.out and Path(args.out).resolve() != out.resolve():
-            raise ConfigError("command line", "--resume", f"{out} is not --out {args.out}")
+            raise ArenaConfigError("command line", "--resume", f"{out} is not --out {args.out}")
         if _recorded_games(out, tournament_id) is None:
-            raise ConfigError(
+            raise ArenaConfigError(
                 "command line",
                 "--resume",
                 f"{out} holds no tournament {tournament_id!r} to go on with (without --resume "
@@ -448,7 +450,7 @@ def _run_dir(args: argparse.Namespace, config: Any) -> Path:
         out = Path(args.out) if args.out else Path(config.out)
         recorded = _recorded_games(out, tournament_id)
         if recorded:
-            raise ConfigError(
+            raise ArenaConfigError(
                 "command line",
                 "--out" if args.out else f"{config.source}: out",
                 f"{out} holds {recorded} recorded game(s) of the tournament {tournament_id!r} "
@@ -461,7 +463,7 @@ def _run_dir(args: argparse.Namespace, config: Any) -> Path:
             out = new_run_dir(DEFAULT_RUNS, tournament_id)
         except OSError as error:
             reason = f"cannot make a run directory: {error}"
-            raise ConfigError("command line", "--out", reason) from None
+            raise ArenaConfigError("command line", "--out", reason) from None
     if out.resolve().parent == DEFAULT_RUNS.resolve():
         with contextlib.suppress(OSError):  # a folder without symbolic links: no runs/latest
             point_latest(out.resolve())
@@ -617,11 +619,11 @@ def _expand_reference_bot(text: str) -> str:
     if text not in BOTS:
         import difflib
 
-        from rookery.arena.errors import ConfigError
+        from rookery.arena.errors import ArenaConfigError
 
         close = difflib.get_close_matches(text, list(BOTS), n=1, cutoff=0.6)
         if close:  # a reference bot misspelt (--bot heurstic)
-            raise ConfigError(
+            raise ArenaConfigError(
                 "--bot",
                 text,
                 f"no reference bot {text!r}: did you mean --bot {close[0]}? (the reference "

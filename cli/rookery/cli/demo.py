@@ -46,7 +46,7 @@ def _demo(args: argparse.Namespace) -> int:
         TournamentConfig,
         duplicate_hand_seeds,
     )
-    from rookery.arena.run import RunOptions
+    from rookery.arena.run import TournamentOptions
     from rookery.cli.arena import run_tournament
     from rookery.engine import Ruleset
     from rookery.server import TimeControl
@@ -75,7 +75,7 @@ def _demo(args: argparse.Namespace) -> int:
         f"rookery demo: {', '.join(n for n, _ in bots)} in a duplicate round-robin, "
         f"{args.games} games per pairing, {concurrency} at once -> {out}"
     )
-    code = run_tournament(config, out, RunOptions(), write_files=True)
+    code = run_tournament(config, out, TournamentOptions(), write_files=True)
     elapsed = time.monotonic() - started
     print(f"\ndemo finished in {elapsed:.1f} s. Everything is in {out}/:")
     print(f"  report      {out / 'report.html'}  (open in a browser)")

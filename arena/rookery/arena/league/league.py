@@ -45,7 +45,7 @@ from rookery.wire import convert
 
 from .matchmaking import Placed, centred_los, choose_pairing, final_pairing, separations
 from .store import (
-    GameRecord,
+    LeagueGame,
     LeagueStore,
     PairRecord,
     RatingPoint,
@@ -933,7 +933,7 @@ class League:
 
     async def _record_game(
         self, pair_tag: str, index: int, outcome: TableOutcome | ShippedOutcome
-    ) -> GameRecord:
+    ) -> LeagueGame:
         game_id = f"{pair_tag}-{index}"
         path = self.folder / "replays" / f"{game_id}.jsonl.gz"
         data = outcome.replay_bytes(compress=True)
@@ -950,7 +950,7 @@ class League:
         reason = results_pb2.TerminationReason.ValueType(outcome.termination)
         termination = results_pb2.TerminationReason.Name(reason).removeprefix("TERMINATION_REASON_")
         forfeit = seats[outcome.forfeit_seat] if 0 <= outcome.forfeit_seat < len(seats) else ""
-        return GameRecord(
+        return LeagueGame(
             game_id,
             seats,
             sides,

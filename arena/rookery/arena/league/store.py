@@ -159,7 +159,7 @@ class VersionRecord:
 
 
 @dataclass(frozen=True)
-class GameRecord:
+class LeagueGame:
     """One game of a recorded pair."""
 
     game_id: str
@@ -194,7 +194,7 @@ class PairRecord:
     #: A pair with a game aborted or voided: not rated.
     void: bool
     finished_at: float
-    games: tuple[GameRecord, ...] = ()
+    games: tuple[LeagueGame, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -233,9 +233,9 @@ _VERSION_COLUMNS = (
 )
 
 
-def _game_record(row: Sequence[Any]) -> GameRecord:
+def _game_record(row: Sequence[Any]) -> LeagueGame:
     """A game from its row of ``_GAME_COLUMNS`` (the JSON lists decoded)."""
-    return GameRecord(
+    return LeagueGame(
         row[0],
         tuple(json.loads(row[1])),
         tuple(tuple(side) for side in json.loads(row[2])),
@@ -534,7 +534,7 @@ class LeagueStore:
         if limit:
             sql += f" LIMIT {int(limit)}"
         rows = self._all(sql, args)[::-1]
-        games: dict[int, list[GameRecord]] = {}
+        games: dict[int, list[LeagueGame]] = {}
         if rows:
             ids = [r[0] for r in rows]
             for g in self._all(
@@ -570,7 +570,7 @@ class LeagueStore:
             args += list(kinds)
         return int(self._all(sql, args)[0][0])
 
-    def game(self, game_id: str) -> GameRecord | None:
+    def game(self, game_id: str) -> LeagueGame | None:
         """One recorded game, or None."""
         rows = self._all(
             f"SELECT {_GAME_COLUMNS} FROM games WHERE game_id = ?",

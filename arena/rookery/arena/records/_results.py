@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from statistics import NormalDist
 
 from rookery.arena.records._ledger import BotLedger
-from rookery.arena.records._storage import BotGameStats, BotRecord, GameRow
+from rookery.arena.records._storage import BotGameStats, GameRow, StoredBot
 from rookery.arena.stats._ratings import (
     BradleyTerryFit,
     GameScore,
@@ -182,7 +182,7 @@ def _round_half(value: float) -> float:
 def summarize(
     rows: Sequence[GameRow],
     ruleset: Ruleset,
-    bots: Sequence[BotRecord],
+    bots: Sequence[StoredBot],
     *,
     elo_k: float = 16.0,
     bootstrap: int = 200,

@@ -32,9 +32,9 @@ from rookery.arena.records._move_incidents import MoveIncident
 __all__ = [
     "DATABASE_NAME",
     "BotGameStats",
-    "BotRecord",
     "GameRow",
     "RunStore",
+    "StoredBot",
     "TournamentMismatchError",
     "TournamentRecord",
     "file_sha256",
@@ -230,7 +230,7 @@ class TournamentRecord:
 
 
 @dataclass(frozen=True)
-class BotRecord:
+class StoredBot:
     """A bot's row, with its incidents counted (process crashes and restarts)."""
 
     name: str
@@ -479,7 +479,7 @@ class RunStore:
         ).fetchall()
         return [(r[0], r[1], r[2], r[3]) for r in rows]
 
-    def bots(self, tournament_id: str) -> list[BotRecord]:
+    def bots(self, tournament_id: str) -> list[StoredBot]:
         """The tournament's bots with their crash counts."""
         rows = self._db.execute(
             "SELECT b.name, b.version, b.command, b.remote, "
@@ -488,7 +488,7 @@ class RunStore:
             "ORDER BY b.rowid",
             (tournament_id,),
         ).fetchall()
-        return [BotRecord(r[0], r[1], r[2], bool(r[3]), r[4]) for r in rows]
+        return [StoredBot(r[0], r[1], r[2], bool(r[3]), r[4]) for r in rows]
 
     # ------------------------------------------------------------------------ games
 

@@ -10,15 +10,15 @@
 from __future__ import annotations
 
 from rookery.arena.run._ray_backend import LOOPBACK_ONLY
-from rookery.arena.run._runner import LiveState, RunOptions, TournamentRunner
+from rookery.arena.run._runner import LiveState, TournamentOptions, TournamentRunner
 from rookery.arena.run._schedule import Schedule
 from rookery.arena.run._service import create_tournament_backend
 
 __all__ = [
     "LOOPBACK_ONLY",
     "LiveState",
-    "RunOptions",
     "Schedule",
+    "TournamentOptions",
     "TournamentRunner",
     "create_tournament_backend",
 ]

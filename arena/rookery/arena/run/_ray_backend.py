@@ -28,7 +28,7 @@ from typing import Any
 
 import structlog
 from rookery.arena.config import TournamentConfig
-from rookery.arena.errors import ArenaError, BotLaunchError, ConfigError
+from rookery.arena.errors import ArenaConfigError, ArenaError, BotLaunchError
 from rookery.arena.run._backend import ChunkPlayer, ChunkResult, RunDriver
 from rookery.arena.run._schedule import ScheduledGame
 
@@ -205,7 +205,7 @@ async def _ensure_ray(
 def _check_config(config: TournamentConfig) -> None:
     remote = [b.name for b in config.bots if b.remote]
     if remote:
-        raise ConfigError(
+        raise ArenaConfigError(
             "command line",
             "--backend",
             f"the Ray backend plays launched bots only; remote bots {remote} connect to one "

@@ -85,8 +85,8 @@ from rookery.wire.replay import decode_replay
 
 __all__ = [
     "LiveState",
-    "RunOptions",
     "RunResult",
+    "TournamentOptions",
     "TournamentRunner",
     "play_chunk",
     "seats_per_table",
@@ -95,18 +95,18 @@ __all__ = [
 log = structlog.get_logger("rookery.arena")
 
 MAX_SCALED_CONCURRENCY = 256
-"""The most games at once that scaling reaches (``RunOptions.concurrency_scale``)."""
+"""The most games at once that scaling reaches (``TournamentOptions.concurrency_scale``)."""
 SCALE_INTERVAL_S = 0.5
 """How often the games at once are reconsidered."""
 SCALE_LATENCY_SHARE = 0.02
 """The share of the action time under which the bots' mean reply time counts as fast (and under
-``RunOptions.fast_reply_s``)."""
+``TournamentOptions.fast_reply_s``)."""
 SCALE_MIN_ACTIONS = 20
 """Actions an interval needs before it decides anything."""
 
 
 @dataclass(frozen=True)
-class RunOptions:
+class TournamentOptions:
     """How to run, beyond the tournament itself (nothing here changes which games are played)."""
 
     #: Where the embedded server listens; remote bots need a fixed, reachable address.
@@ -278,7 +278,7 @@ class TournamentRunner:
         config: TournamentConfig,
         run_dir: str | Path,
         *,
-        options: RunOptions | None = None,
+        options: TournamentOptions | None = None,
         tournament_id: str | None = None,
         server: RookeryServer | None = None,
         on_progress: Callable[[LiveState], None] | None = None,
@@ -286,7 +286,7 @@ class TournamentRunner:
     ) -> None:
         self.config = config
         self.run_dir = Path(run_dir)
-        self.options = options or RunOptions()
+        self.options = options or TournamentOptions()
         self.tournament_id = tournament_id or config.tournament_id
         self._external_server = server
         self.server: RookeryServer | None = server
@@ -321,7 +321,7 @@ class TournamentRunner:
         #: Launched bots that have been seated at a table at least once (process_per_game).
         self._joined: set[str] = set()
         self._socket_dir: Path | None = None
-        #: Games played at once now (see ``RunOptions.concurrency_scale``).
+        #: Games played at once now (see ``TournamentOptions.concurrency_scale``).
         self.games_at_once = 0
         #: Games being played now (the budget counts what they may still cost).
         self._in_play = 0
@@ -902,11 +902,11 @@ class TournamentRunner:
     ) -> None:
         """Doubles the games at once, up to ``concurrency_limit``, while the bots answer fast.
 
-        Fast: over the last ``RunOptions.scale_interval_s``, the server's accepted actions took on
-        average under ``SCALE_LATENCY_SHARE`` of the action time (and under ``fast_reply_s``), so
-        more tables at once cost the bots nothing of their budget; a bot that thinks (a search
-        bot uses its time) keeps the configured concurrency. The games played and their results do
-        not depend on how many run at once (each is dealt from its own seed).
+        Fast: over the last ``TournamentOptions.scale_interval_s``, the server's accepted actions
+        took on average under ``SCALE_LATENCY_SHARE`` of the action time (and under
+        ``fast_reply_s``), so more tables at once cost the bots nothing of their budget; a bot that
+        thinks (a search bot uses its time) keeps the configured concurrency. The games played and
+        their results do not depend on how many run at once (each is dealt from its own seed).
         """
         assert self.server is not None
         tally = self.server.metrics.actions
@@ -1311,7 +1311,7 @@ def play_chunk(
     """
     concurrency = max(1, min(config.concurrency, len(indices)))
     local = dataclasses.replace(config, concurrency=concurrency)
-    options = RunOptions(
+    options = TournamentOptions(
         connect_timeout_s=connect_timeout_s,
         join_timeout_s=join_timeout_s,
         game_timeout_s=game_timeout_s,

@@ -37,7 +37,7 @@ from rookery.arena.errors import ArenaError, StorageError
 from rookery.arena.records._report import load_run
 from rookery.arena.records._storage import DATABASE_NAME, GameRow, RunStore
 from rookery.arena.run._ray_backend import _import_ray
-from rookery.arena.run._runner import RunOptions, TournamentRunner
+from rookery.arena.run._runner import TournamentOptions, TournamentRunner
 from rookery.arena.stats._sprt import SprtDecision, SprtParams
 from rookery.engine import Ruleset
 from rookery.server import RookeryServer, TournamentBackend, TournamentNotFoundError
@@ -245,7 +245,7 @@ class ArenaTournaments:
         on_ray = os.environ.get(_BACKEND_VARIABLE) == "ray" and not any(
             bot.remote for bot in config.bots
         )
-        options = RunOptions(
+        options = TournamentOptions(
             auth=self.server.config.auth,
             remote_wait_s=self.remote_wait_s,
             join_timeout_s=self.server.config.join_timeout_s,
