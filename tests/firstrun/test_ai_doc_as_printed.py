@@ -11,34 +11,13 @@ it too).
 
 from __future__ import annotations
 
-import os
 import re
-import socket
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
+from doc_commands import shell_env, wait_until_free
 from processes import Background, background_group
-
-
-def _wait_until_free(port: int, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        with socket.socket() as probe:
-            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            try:
-                probe.bind(("127.0.0.1", port))
-                return
-            except OSError:
-                assert time.monotonic() < deadline, f"port {port} still taken after {timeout:g} s"
-        time.sleep(1)
-
-
-def _shell_env(venv_bin: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ROOKERY_", "VIRTUAL_ENV"))}
-    env["PATH"] = f"{venv_bin}{os.pathsep}{env['PATH']}"
-    return env
 
 
 def _session_after(doc: str, marker: str) -> str:
@@ -51,10 +30,10 @@ def _session_after(doc: str, marker: str) -> str:
 
 def _play_session(block: str, folder: Path, venv_bin: Path, bot: str) -> None:
     """Run ``block`` as a bash script in ``folder``; its table ends on its own, ``bot`` seated."""
-    _wait_until_free(50051, timeout=300)
+    wait_until_free(50051, timeout=300)
     with background_group() as started:
         session = Background(
-            ["bash", "-c", block], folder / "session.out", folder, _shell_env(venv_bin)
+            ["bash", "-c", block], folder / "session.out", folder, shell_env(venv_bin)
         )
         started.append(session)
         session.process.wait(timeout=400)
@@ -74,7 +53,7 @@ def test_the_trained_policy_plays_a_table_of_its_own_server_as_printed(
     assert train, "docs/ai.md no longer gives the training command"
     block = _session_after(doc, "runs as a Rookery bot, unchanged.")
     trained = subprocess.run(
-        ["bash", "-c", train.group(1)], cwd=tmp_path, env=_shell_env(venv_bin),
+        ["bash", "-c", train.group(1)], cwd=tmp_path, env=shell_env(venv_bin),
         capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
     assert trained.returncode == 0, trained.stdout + trained.stderr

@@ -15,19 +15,17 @@ from __future__ import annotations
 
 import importlib
 import json
-import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 import pytest
+from doc_commands import shell_env, wait_until_free
 from processes import Background, background_group
 from rookery.arena.records import RunStore
 
@@ -35,25 +33,6 @@ from rookery.arena.records import RunStore
 FINISHED = {"TARGET_REACHED", "MAX_HANDS"}
 #: Where the doc's model listens.
 CHAT_PORT = 8000
-
-
-def _wait_until_free(port: int, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        with socket.socket() as probe:
-            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            try:
-                probe.bind(("127.0.0.1", port))
-                return
-            except OSError:
-                assert time.monotonic() < deadline, f"port {port} still taken after {timeout:g} s"
-        time.sleep(1)
-
-
-def _shell_env(venv_bin: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ROOKERY_", "VIRTUAL_ENV"))}
-    env["PATH"] = f"{venv_bin}{os.pathsep}{env['PATH']}"
-    return env
 
 
 @pytest.fixture
@@ -64,7 +43,7 @@ def scripted_model(root: Path) -> Iterator[Any]:
         module = importlib.import_module("chat_server")
     finally:
         sys.path.remove(str(root / "tests" / "envs"))
-    _wait_until_free(CHAT_PORT, timeout=300)
+    wait_until_free(CHAT_PORT, timeout=300)
     server: AbstractContextManager[tuple[str, Any]] = module.chat_server("legal", port=CHAT_PORT)
     with server as (url, script):
         assert url == f"http://127.0.0.1:{CHAT_PORT}/v1"
@@ -86,10 +65,10 @@ def test_the_text_seat_plays_a_table_of_its_own_server_as_printed(
     doc = (root / "docs" / "ai.md").read_text(encoding="utf-8")
     block = _block_after(doc, "As a bot, behind any OpenAI-compatible chat endpoint")
     assert "ROOKERY_CHAT_URL=http://127.0.0.1:8000/v1" in block and "table create" in block
-    _wait_until_free(50051, timeout=300)
+    wait_until_free(50051, timeout=300)
     with background_group() as started:
         session = Background(
-            ["bash", "-c", block], tmp_path / "session.out", tmp_path, _shell_env(venv_bin)
+            ["bash", "-c", block], tmp_path / "session.out", tmp_path, shell_env(venv_bin)
         )
         started.append(session)
         session.process.wait(timeout=400)
@@ -112,7 +91,7 @@ def test_the_arena_llm_flag_line_as_printed(
     block = _block_after(doc, "From the command line alone, `--bot NAME=llm:MODEL@URL`")
     assert "llm:my-model@http://127.0.0.1:8000/v1" in block and "--sandbox" not in block, block
     done = subprocess.run(
-        ["bash", "-c", block], cwd=tmp_path, env=_shell_env(venv_bin), capture_output=True,
+        ["bash", "-c", block], cwd=tmp_path, env=shell_env(venv_bin), capture_output=True,
         text=True, timeout=400, check=False,
     )  # fmt: skip
     output = done.stdout + done.stderr
@@ -147,7 +126,7 @@ def test_the_gauntlet_recipe_and_its_ledger_as_printed(
     shutil.copy(root / file, tmp_path / file)
     lines[1] = f"{lines[1]} {first_look.group(1)}"
     done = subprocess.run(
-        ["bash", "-c", "set -e\n" + "\n".join(lines)], cwd=tmp_path, env=_shell_env(venv_bin),
+        ["bash", "-c", "set -e\n" + "\n".join(lines)], cwd=tmp_path, env=shell_env(venv_bin),
         capture_output=True, text=True, timeout=400, check=False,
     )  # fmt: skip
     output = done.stdout + done.stderr
@@ -162,7 +141,7 @@ def test_the_gauntlet_recipe_and_its_ledger_as_printed(
     assert {r["auth"] for r in requests} == {"Bearer ..."}  # the exported key, sent
     # The ledger (its --json form): the model's row, its attempts the scripted server's requests.
     listed = subprocess.run(
-        ["bash", "-c", lines[2] + " --json"], cwd=tmp_path, env=_shell_env(venv_bin),
+        ["bash", "-c", lines[2] + " --json"], cwd=tmp_path, env=shell_env(venv_bin),
         capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert listed.returncode == 0, listed.stdout + listed.stderr

@@ -12,14 +12,12 @@ takes it too), and runs the contestants' ``&`` lines in the background, as a she
 
 from __future__ import annotations
 
-import os
 import re
-import socket
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
+from doc_commands import shell_env, wait_until_free
 from processes import Background, background_group
 from rookery.arena.records import RunStore
 from test_readme_session import example_bot
@@ -36,31 +34,11 @@ def _block_after(text: str, marker: str) -> str:
     return match.group(1)
 
 
-def _shell_env(venv_bin: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ROOKERY_", "VIRTUAL_ENV"))}
-    env["PATH"] = f"{venv_bin}{os.pathsep}{env['PATH']}"
-    return env
-
-
 def _shell(command: str, folder: Path, venv_bin: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        ["bash", "-c", command], cwd=folder, env=_shell_env(venv_bin), capture_output=True,
+        ["bash", "-c", command], cwd=folder, env=shell_env(venv_bin), capture_output=True,
         text=True, timeout=300, check=False,
     )  # fmt: skip
-
-
-def _wait_until_free(port: int, timeout: float) -> None:
-    """Wait for another test's server (the README session's) to leave the doc's port."""
-    deadline = time.monotonic() + timeout
-    while True:
-        with socket.socket() as probe:
-            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            try:
-                probe.bind(("0.0.0.0", port))
-                return
-            except OSError:
-                assert time.monotonic() < deadline, f"port {port} still taken after {timeout:g} s"
-        time.sleep(1)
 
 
 def _finished_games(run_dir: Path) -> list[str]:
@@ -145,8 +123,8 @@ def test_the_remote_contest_recipe_as_printed(root: Path, venv_bin: Path, folder
         for team in ("team-alpha", "team-beta")
     )
     (folder / "contest.toml").write_text(tournament[1])
-    _wait_until_free(50051, timeout=300)
-    env = _shell_env(venv_bin)
+    wait_until_free(50051, timeout=300)
+    env = shell_env(venv_bin)
     with background_group() as started:
         arena = Background(start[1].strip(), folder / "arena.out", folder, env)
         started.append(arena)

@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 import pytest
+from doc_commands import shell_env
 from processes import Background, background_group
 from rookery.arena.records import RunStore
 
@@ -29,15 +30,9 @@ from rookery.arena.records import RunStore
 FINISHED = {"TARGET_REACHED", "MAX_HANDS"}
 
 
-def _shell_env(venv_bin: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ROOKERY_", "VIRTUAL_ENV"))}
-    env["PATH"] = f"{venv_bin}{os.pathsep}{env['PATH']}"
-    return env
-
-
 def _shell(command: str, folder: Path, venv_bin: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        ["bash", "-c", command], cwd=folder, env=_shell_env(venv_bin), capture_output=True,
+        ["bash", "-c", command], cwd=folder, env=shell_env(venv_bin), capture_output=True,
         text=True, timeout=300, check=False,
     )  # fmt: skip
 
@@ -78,7 +73,7 @@ def test_the_round_robin_killed_resumed_and_its_incidents_as_printed(
 
     with background_group() as started:
         arena = Background(
-            ["bash", "-c", f"exec {command}"], folder / "arena.out", folder, _shell_env(venv_bin)
+            ["bash", "-c", f"exec {command}"], folder / "arena.out", folder, shell_env(venv_bin)
         )
         started.append(arena)
         deadline = time.monotonic() + 300

@@ -15,36 +15,16 @@ PATH and no ``ROOKERY_*`` variables.
 
 from __future__ import annotations
 
-import os
 import re
-import socket
 import subprocess
 import time
 from pathlib import Path
 
 import pytest
+from doc_commands import shell_env, wait_until_free
 from processes import Background, background_group
 from rookery.arena.records import RunStore
 from test_readme_session import example_bot
-
-
-def _wait_until_free(port: int, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        with socket.socket() as probe:
-            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            try:
-                probe.bind(("127.0.0.1", port))
-                return
-            except OSError:
-                assert time.monotonic() < deadline, f"port {port} still taken after {timeout:g} s"
-        time.sleep(1)
-
-
-def _shell_env(venv_bin: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ROOKERY_", "VIRTUAL_ENV"))}
-    env["PATH"] = f"{venv_bin}{os.pathsep}{env['PATH']}"
-    return env
 
 
 def _command_after(section: str, marker: str) -> str:
@@ -73,8 +53,8 @@ def test_the_python_guide_against_a_standing_server_as_printed(
     folder = tmp_path / "mine"
     folder.mkdir()
     (folder / "my_bot.py").write_text(example_bot(guide))
-    env = _shell_env(venv_bin)
-    _wait_until_free(50051, timeout=300)
+    env = shell_env(venv_bin)
+    wait_until_free(50051, timeout=300)
     with background_group() as started:
         server = Background(["bash", "-c", f"exec {serve}"], folder / "serve.out", folder, env)
         started.append(server)
@@ -118,9 +98,9 @@ def test_each_line_of_the_guides_own_server_block_takes_a_whole_table(
     folder = tmp_path / "mine"
     folder.mkdir()
     (folder / "my_bot.py").write_text(example_bot(guide))
-    env = _shell_env(venv_bin)
+    env = shell_env(venv_bin)
     for index, line in enumerate(lines):
-        _wait_until_free(50051, timeout=300)
+        wait_until_free(50051, timeout=300)
         with background_group() as started:
             server = Background(
                 ["bash", "-c", "exec rookery serve --address 127.0.0.1:50051"],
@@ -154,7 +134,7 @@ def test_the_guides_few_games_against_a_reference_bot_as_printed(
     folder.mkdir(mode=0o755)  # others may read it: the sandbox's user
     (folder / "my_bot.py").write_text(example_bot(guide))
     done = subprocess.run(
-        ["bash", "-c", command], cwd=folder, env=_shell_env(venv_bin), capture_output=True,
+        ["bash", "-c", command], cwd=folder, env=shell_env(venv_bin), capture_output=True,
         text=True, timeout=400, check=False,
     )  # fmt: skip
     output = done.stdout + done.stderr

@@ -10,34 +10,13 @@ tests take it too).
 
 from __future__ import annotations
 
-import os
 import re
-import socket
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
+from doc_commands import shell_env, wait_until_free
 from processes import Background, background_group
-
-
-def _wait_until_free(port: int, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        with socket.socket() as probe:
-            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            try:
-                probe.bind(("127.0.0.1", port))
-                return
-            except OSError:
-                assert time.monotonic() < deadline, f"port {port} still taken after {timeout:g} s"
-        time.sleep(1)
-
-
-def _shell_env(venv_bin: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ROOKERY_", "VIRTUAL_ENV"))}
-    env["PATH"] = f"{venv_bin}{os.pathsep}{env['PATH']}"
-    return env
 
 
 @pytest.mark.timeout(600)
@@ -51,8 +30,8 @@ def test_the_reference_bots_as_processes_play_a_table_as_printed(
     assert block, "no sh block of processes"
     lines = block.group(1).strip().splitlines()
     assert len(lines) == 3 and all(line.startswith("rookery bot run ") for line in lines), lines
-    env = _shell_env(venv_bin)
-    _wait_until_free(50051, timeout=300)
+    env = shell_env(venv_bin)
+    wait_until_free(50051, timeout=300)
     with background_group() as started:
         serve = "rookery serve --address 127.0.0.1:50051"
         server = Background(["bash", "-c", f"exec {serve}"], tmp_path / "serve.out", tmp_path, env)
