@@ -23,8 +23,8 @@ from ._errors import (
 )
 from ._loading import load_bot
 from ._logging import configure_logging
+from ._options import RunStats
 from ._runner import arun_bot, run_bot
-from ._session import RunStats
 
 __all__ = [
     "ActionLike",
@@ -44,4 +44,3 @@ __all__ = [
     "load_bot",
     "run_bot",
 ]
-

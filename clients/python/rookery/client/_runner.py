@@ -18,7 +18,8 @@ from ._errors import (
     SessionRefusedError,
     TokenRejectedError,
 )
-from ._session import RunOptions, RunStats, Session
+from ._options import RunOptions, RunStats
+from ._session import Session
 
 __all__ = ["arun_bot", "run_bot"]
 
