@@ -241,7 +241,10 @@ async def play_on_ray(runner: RunDriver, play_chunk: ChunkPlayer) -> None:
         task = ray.remote(
             num_cpus=cpus, max_retries=options.ray_max_retries, retry_exceptions=False
         )(play_chunk)
-        config_ref = ray.put(runner.config)
+        # The configuration goes by value, inside each task (a few KB): through the object
+        # store (ray.put) a worker on another node had to fetch it from this process, which
+        # failed on two nodes of one machine (OwnerDiedError).
+        config = runner.config
         chunks = chunk_games(
             runner.pending(), runner.schedule.group_size, _games_per_task(runner, workers)
         )
@@ -254,7 +257,7 @@ async def play_on_ray(runner: RunDriver, play_chunk: ChunkPlayer) -> None:
                     if chunk is None:
                         break
                     ref = task.remote(
-                        config_ref,
+                        config,
                         runner.tournament_id,
                         [game.index for game in chunk],
                         options.join_timeout_s,
