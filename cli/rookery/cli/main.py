@@ -55,7 +55,10 @@ class _VersionAction(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, help="show the version and the builds")
 
     def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
-        print(f"rookery {version()} (engine: {build_info()}; {_core_version()})")
+        engine, core = str(build_info()), _core_version()
+        # The engine's build names the core when it runs on it: the core's version once.
+        print(f"rookery {version()} (engine: {engine})" if core in engine else
+              f"rookery {version()} (engine: {engine}; {core})")  # fmt: skip
         parser.exit()
 
 
