@@ -411,15 +411,22 @@ impl DdSolver {
             return 0;
         }
         // The trumps above every trump of the other side win their tricks: their points are sure.
+        // And so are the leader's top cards of a suit that no opponent can trump, cashed now.
         let (top_ours, top_points) = self.top_trumps(hands);
-        if top_points > 0 {
-            if top_ours {
-                if top_points >= beta {
-                    return top_points;
-                }
-            } else if points - top_points <= alpha {
-                return points - top_points;
-            }
+        let leader_ours = self.rules.side >> leader & 1 == 1;
+        let cash = self.cash_points(hands, leader);
+        let mut ours_sure = if top_ours { top_points } else { 0 };
+        let mut theirs_sure = if top_ours { 0 } else { top_points };
+        if leader_ours {
+            ours_sure += cash;
+        } else {
+            theirs_sure += cash;
+        }
+        if ours_sure >= beta {
+            return ours_sure;
+        }
+        if points - theirs_sure <= alpha {
+            return points - theirs_sure;
         }
         let state = TrickState {
             seat: leader,
@@ -518,6 +525,53 @@ impl DdSolver {
             points += card_points(card);
         }
         (top_ours, points)
+    }
+
+    /// The points of the leader's cards of the plain suits that win when led now, one after
+    /// another: per suit, its highest cards left while the leader holds them, as many as every
+    /// opponent holding a trump has cards of the suit (none if an opponent may play a Rook card
+    /// freely). Opponents with trumps follow suit throughout, so the suits do not interfere.
+    #[inline]
+    fn cash_points(&self, hands: &[u64; 6], leader: usize) -> i64 {
+        let players = self.rules.players;
+        let side = self.rules.side;
+        let leader_side = side >> leader & 1;
+        let mut union = 0u64;
+        let mut ruffers = [0u64; 6];
+        let mut ruffer_count = 0;
+        for (seat, &hand) in hands[..players].iter().enumerate() {
+            union |= hand;
+            if side >> seat & 1 != leader_side && hand & self.trump_mask != 0 {
+                if self.rules.rook_free_play && hand & crate::cards::ROOK_MASK != 0 {
+                    return 0;
+                }
+                ruffers[ruffer_count] = hand;
+                ruffer_count += 1;
+            }
+        }
+        let mine = hands[leader];
+        let mut points = 0;
+        for suit in 0..4u32 {
+            if suit == self.rules.trump {
+                continue;
+            }
+            let group = crate::cards::suit_mask(suit);
+            let mut limit = u32::MAX;
+            for &hand in &ruffers[..ruffer_count] {
+                limit = limit.min((hand & group).count_ones());
+            }
+            let mut rest = union & group;
+            while rest != 0 && limit > 0 {
+                let card = 63 - rest.leading_zeros();
+                if mine >> card & 1 == 0 {
+                    break;
+                }
+                points += card_points(card);
+                rest ^= 1 << card;
+                limit -= 1;
+            }
+        }
+        points
     }
 
     /// The key of a trick boundary (see `Key`).
