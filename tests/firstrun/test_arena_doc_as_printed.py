@@ -67,7 +67,9 @@ def test_running_a_tournament_as_printed(root: Path, venv_bin: Path, folder: Pat
         ["rookery", "arena", "run"],
         ["rookery", "arena", "run"],
         ["rookery", "arena", "report"],
+        ["rookery", "arena", "report"],
     ], lines
+    assert lines[3].endswith(" --regret"), lines
     runs: list[Path] = []
     for line in lines:
         done = _shell(line, folder, venv_bin)
@@ -79,7 +81,8 @@ def test_running_a_tournament_as_printed(root: Path, venv_bin: Path, folder: Pat
     assert len(set(runs)) == 2, runs  # a run directory each
     assert len(_finished_games(runs[0])) == 4  # one pairing, 4 games
     assert len(_finished_games(runs[1])) == 6  # three pairings, 2 games each
-    assert (runs[1] / "report.html").is_file()  # written by the report line
+    assert (runs[1] / "report.html").is_file()  # written by the report lines
+    assert (runs[1] / "regret.json").is_file()  # written by --regret
 
 
 @pytest.mark.timeout(600)
@@ -160,7 +163,9 @@ def test_the_sandboxed_contest_recipe_as_printed(root: Path, venv_bin: Path, fol
     assert [line.split()[:3] for line in lines] == [
         ["rookery", "arena", "run"],
         ["rookery", "arena", "report"],
+        ["rookery", "arena", "report"],
     ], lines
+    assert lines[3].endswith(" --regret"), lines
     outputs = []
     for line in lines:
         done = _shell(line, folder, venv_bin)
