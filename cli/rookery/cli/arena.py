@@ -11,7 +11,11 @@ import signal
 import sys
 import textwrap
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rookery.arena.config import TournamentConfig
+    from rookery.arena.run import RunResult, TournamentOptions
 
 __all__ = ["register", "run_tournament"]
 
@@ -225,7 +229,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     incidents.set_defaults(func=_incidents)
 
 
-def _build_config(args: argparse.Namespace) -> Any:
+def _build_config(args: argparse.Namespace) -> TournamentConfig:
     from rookery.arena.config import (
         BotSpec,
         ClockKind,
@@ -314,7 +318,9 @@ def _build_config(args: argparse.Namespace) -> Any:
     return config.with_overrides(**changes)
 
 
-def run_tournament(config: Any, out: Path, options: Any, *, write_files: bool = True) -> int:
+def run_tournament(
+    config: TournamentConfig, out: Path, options: TournamentOptions, *, write_files: bool = True
+) -> int:
     """Run ``config`` into ``out`` with a progress display, print the results; the exit code."""
     from rich.console import Console
     from rookery.arena.errors import ArenaError
@@ -337,7 +343,7 @@ def run_tournament(config: Any, out: Path, options: Any, *, write_files: bool = 
     console = Console(width=None if sys.stdout.isatty() else 140)
     runner_box: list[TournamentRunner] = []
 
-    async def main() -> Any:
+    async def main() -> RunResult:
         loop = asyncio.get_running_loop()
         with ProgressDisplay() as display:
             runner = TournamentRunner(config, out, options=options, on_progress=display)
@@ -427,7 +433,7 @@ def _run(args: argparse.Namespace) -> int:
     return run_tournament(config, out, options, write_files=not args.no_report)
 
 
-def _run_dir(args: argparse.Namespace, config: Any) -> Path:
+def _run_dir(args: argparse.Namespace, config: TournamentConfig) -> Path:
     """The run directory: ``--resume DIR`` (holding this tournament), ``--out`` or the file's
     ``out`` (not holding its games yet), else a new one under ``runs/``, ``runs/latest`` the
     link to it. A run resumes only when asked: a rerun after editing a bot starts afresh."""
@@ -446,8 +452,8 @@ def _run_dir(args: argparse.Namespace, config: Any) -> Path:
                 f"{out} holds no tournament {tournament_id!r} to go on with (without --resume "
                 "a run starts afresh in a new run directory)",
             )
-    elif args.out or config.out:
-        out = Path(args.out) if args.out else Path(config.out)
+    elif (given := Path(args.out) if args.out else config.out) is not None:
+        out = given
         recorded = _recorded_games(out, tournament_id)
         if recorded:
             raise ArenaConfigError(

@@ -10,13 +10,14 @@
 from __future__ import annotations
 
 from rookery.arena.run._ray_backend import LOOPBACK_ONLY
-from rookery.arena.run._runner import LiveState, TournamentOptions, TournamentRunner
+from rookery.arena.run._runner import LiveState, RunResult, TournamentOptions, TournamentRunner
 from rookery.arena.run._schedule import Schedule
 from rookery.arena.run._service import create_tournament_backend
 
 __all__ = [
     "LOOPBACK_ONLY",
     "LiveState",
+    "RunResult",
     "Schedule",
     "TournamentOptions",
     "TournamentRunner",

@@ -43,7 +43,7 @@ game_timeout_s, cpus)`` plays the games at those schedule positions where it run
 
 
 class RemoteOptions(Protocol):
-    """The run options a remote backend reads (``runner.RunOptions`` has them)."""
+    """The run options a remote backend reads (``TournamentOptions`` has them)."""
 
     @property
     def connect_timeout_s(self) -> float: ...
