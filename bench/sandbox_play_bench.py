@@ -8,9 +8,10 @@ while the bots answer fast), played by a ``TournamentRunner`` in this process: o
 ``sandbox = "off"`` (each bot's processes kept for the tournament) and once sandboxed by default
 (warm lanes, ``rookery.arena.lanes``: a process per bot and lane, reused for every game of its
 lane, none dealt a seed twice). Each is timed for ``MEASURE_S`` seconds once its bots are up and
-``WARMUP_S`` more have passed (the sandboxed run starts 24 processes, the unconfined one 4: the
-start-up is printed apart); ``ROUNDS`` rounds alternate the two, and the ratios are the medians
-of each round's (sandboxed against the unconfined run just before it). Bounded: about 2 minutes.
+``WARMUP_S`` more have passed (the sandboxed run starts 24 processes, one a bot and lane, the
+unconfined one 4: the time to the first game is printed apart); ``ROUNDS`` rounds alternate the
+two, and the ratios are the medians of each round's (sandboxed against the unconfined run just
+before it). Bounded: about 3 minutes.
 """
 
 from __future__ import annotations
@@ -63,6 +64,12 @@ async def _run(sandbox: SandboxMode) -> tuple[float, float, float]:
                 raise SystemExit("the arena run ended before its first game")
             await asyncio.sleep(0.05)
         first_s = time.monotonic() - started
+        # Sandboxed, the lanes past the first games' start as their first game comes: all up.
+        up_by = time.monotonic() + 120
+        while runner.lanes is not None and runner.lanes.processes < 2 * runner.lane_count:
+            if time.monotonic() > up_by:
+                raise SystemExit(f"{runner.lanes.processes} warm processes after 120 s")
+            await asyncio.sleep(0.1)
         await asyncio.sleep(WARMUP_S)
         assert runner.server is not None
         tally = runner.server.metrics.actions
