@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import random
 
-from rookery.client.bots import HeuristicPolicy
+from rookery.client.bots import HeuristicPolicy, PimcParameters, PimcPolicy
 from rookery.client.bots.pimc import distinct_cards
 from rookery.engine import PRESETS, Game, Observation, Phase, Trick, cards_of, parse_cards
 
@@ -61,3 +61,13 @@ def test_a_card_of_the_trick_under_way_splits_a_class() -> None:
     trick = Trick(leader, ((leader, parse_cards("B7").bit_length() - 1),), -1, 0)
     following = dataclasses.replace(obs, hand=hand, current_trick=trick)
     assert [f"B{card % 14 + 1}" for card in distinct_cards(following, cards)] == ["B6", "B8"]
+
+
+def test_a_card_search_counts_one_playout_per_candidate_on_each_sample() -> None:
+    obs = _play_observation()
+    cards = distinct_cards(obs, obs.legal_actions().play)
+    assert len(cards) > 1
+    pimc = PimcPolicy(PimcParameters(time_budget=None, samples=6, prune_every=0))
+    pimc.play(obs, obs.legal_actions().play, random.Random(2))
+    assert pimc.last_search.samples == 6
+    assert pimc.last_search.playouts == 6 * len(cards)

@@ -54,6 +54,7 @@ class DdPimcPolicy(PimcPolicy):
         budget = self._budget()
         solvers: dict[int, rookery_core.DoubleDummy] = {}
         rules = obs.ruleset
+        playouts = 0
         while budget.more():
             hands, buried, _ = sampler(rng)
             base = HandSimulation.from_observation(obs, hands)
@@ -88,9 +89,10 @@ class DdPimcPolicy(PimcPolicy):
                 for card, value in zip(cards, values, strict=True):
                     totals[card] += value
                 budget.count += 1
+                playouts += len(values)
                 continue
             break
-        self._record(budget, [totals[card] for card in cards])
+        self._record(budget, [totals[card] for card in cards], playouts)
         if not budget.count:
             return choose_play(play_view_from_observation(obs, legal))
         return max(cards, key=lambda card: (totals[card], -card))

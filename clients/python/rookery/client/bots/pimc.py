@@ -120,14 +120,16 @@ class PimcParameters:
 
 @dataclass(frozen=True)
 class SearchStats:
-    """What the last decision's search did: sampled deals and seconds spent, and the expected
+    """What the last decision's search did: sampled deals and seconds spent, the expected
     worth (mean over the samples) of the best and second-best candidates (``None``: no search,
-    or a single candidate)."""
+    or a single candidate), and in the play the playouts (or solved positions) of the samples
+    counted: one per candidate card still searched on each."""
 
     samples: int
     seconds: float
     best: float | None = None
     second: float | None = None
+    playouts: int = 0
 
 
 class _Budget:
@@ -253,12 +255,12 @@ class PimcPolicy:
             seconds = self._time_limit if seconds is None else min(seconds, self._time_limit)
         return _Budget(samples, seconds)
 
-    def _record(self, budget: _Budget, totals: Sequence[float] = ()) -> None:
+    def _record(self, budget: _Budget, totals: Sequence[float] = (), playouts: int = 0) -> None:
         best = second = None
         if budget.count and len(totals) > 1:
             ranked = sorted(totals, reverse=True)
             best, second = ranked[0] / budget.count, ranked[1] / budget.count
-        self.last_search = SearchStats(budget.count, budget.elapsed, best, second)
+        self.last_search = SearchStats(budget.count, budget.elapsed, best, second, playouts)
 
     # Card play ------------------------------------------------------------------------------
 
@@ -273,6 +275,7 @@ class PimcPolicy:
         tricks_left = obs.ruleset.hand_size - len(obs.completed_tricks)
         solve = tricks_left <= self.parameters.endgame_tricks and solvable(obs.ruleset)
         prune_every = self.parameters.prune_every
+        playouts = 0
         while budget.more():
             if prune_every and budget.count and budget.count % prune_every == 0:
                 # Successive pruning: spend the samples on the candidates still in contention.
@@ -300,9 +303,10 @@ class PimcPolicy:
                 for card, value in zip(cards, values, strict=True):
                     totals[card] += value
                 budget.count += 1
+                playouts += len(values)
                 continue
             break
-        self._record(budget, [totals[card] for card in cards])
+        self._record(budget, [totals[card] for card in cards], playouts)
         if not budget.count:
             return choose_play(play_view_from_observation(obs, legal))
         return max(cards, key=lambda card: (totals[card], -card))

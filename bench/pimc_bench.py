@@ -1,0 +1,137 @@
+"""pimc's playouts per decision at its default budget (0.2 s a card), in every build present.
+
+Run: ``python bench/pimc_bench.py`` (``make bench`` runs it). The same fixed positions of
+``standard`` (heuristic games stopped at a seeded point of the play, the seat to play holding
+at least two distinct cards) are searched by ``PimcPolicy`` with its default parameters, and
+each decision's ``SearchStats.playouts`` is counted: one playout per candidate card on each
+completed sample. Each run is a fresh process of one build — the pure modules
+(``ROOKERY_PURE_ENGINE=1``), the compiled ones (built by ``make setup``), and with
+``--baseline REF`` the bots of git REF on today's engine — interleaved so that the machine's
+load weighs on all alike; a figure is the median over the runs of the median decision:
+
+    bots.pimc[pure] playouts/decision=... samples/decision=... playouts/cpu-s=...
+    bots.pimc[compiled] playouts/decision=... samples/decision=... playouts/cpu-s=... (x.xx× pure)
+
+The budget is wall-clock time, as in play: on a loaded machine every build gets fewer, so the
+search's playouts per CPU second (sampling included) are printed too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from build_runs import add_compiled, export, interleaved, median, parser, versus
+
+if TYPE_CHECKING:
+    from rookery.engine import Observation
+
+ROOT = Path(__file__).resolve().parent.parent
+PURE_ENV = "ROOKERY_PURE_ENGINE"
+#: A folder put first on a worker's path (``--baseline``: the exported ``clients/python``).
+BOTS_ENV = "ROOKERY_BENCH_BOTS"
+if os.environ.get(BOTS_ENV):
+    sys.path.insert(0, os.environ[BOTS_ENV])
+
+
+def positions(count: int, seed: int) -> list[Observation]:
+    """``count`` observations of ``standard`` with a card to choose among distinct ones."""
+    from rookery.client.bots import HeuristicPolicy
+    from rookery.client.bots.pimc import distinct_cards
+    from rookery.engine import PRESETS, Game, Phase
+
+    rules = PRESETS["standard"]
+    heuristic = HeuristicPolicy()
+    found: list[Observation] = []
+    index = 0
+    while len(found) < count:
+        rng = random.Random(seed * 100_003 + index)
+        index += 1
+        game = Game(rules, rng.randrange(1 << 64), events=False)
+        stop = rng.randrange(rules.hand_size * rules.players - 8)
+        plays = 0
+        while not game.is_over:
+            seat = game.current_player
+            assert seat is not None
+            obs = game.observation_for(seat)
+            if obs.phase is Phase.PLAY:
+                if plays == stop:
+                    if len(distinct_cards(obs, obs.legal_actions().play)) > 1:
+                        found.append(obs)
+                    break
+                plays += 1
+            game.apply(heuristic(obs, obs.legal_actions(), rng))
+    return found
+
+
+def one_run(count: int, seed: int) -> dict[str, object]:
+    """pimc's playouts and samples per decision on ``count`` positions (medians)."""
+    from rookery.client import bots
+    from rookery.client.bots import PimcPolicy
+
+    build_of = getattr(bots, "playout_build", None)  # bots without a compiled build
+    build = build_of().kind if build_of is not None else "pure"
+    pimc = PimcPolicy()
+    playouts: list[int] = []
+    samples: list[int] = []
+    cpu = 0.0
+    for index, obs in enumerate(positions(count, seed)):
+        start = time.process_time()
+        pimc.play(obs, obs.legal_actions().play, random.Random(index))
+        cpu += time.process_time() - start
+        search = pimc.last_search
+        # Older bots count no playouts: samples times the cards is their upper bound.
+        playouts.append(getattr(search, "playouts", 0))
+        samples.append(search.samples)
+    return {
+        "build": build,
+        "playouts": statistics.median(playouts),
+        "samples": statistics.median(samples),
+        "playouts_per_cpu_s": sum(playouts) / cpu,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    options = parser(__doc__, baseline="the bots")
+    options.add_argument("--positions", type=int, default=20, help="decisions per run")
+    args = options.parse_args(argv)
+    if args.worker:
+        print(json.dumps(one_run(args.positions, args.seed)))
+        return 0
+
+    me = [sys.executable, __file__, "--worker", "--positions", str(args.positions)]
+    plain = {k: v for k, v in os.environ.items() if k not in (PURE_ENV, BOTS_ENV)}
+    builds: dict[str, dict[str, str]] = {}
+    exported = tempfile.TemporaryDirectory(prefix="rookery-baseline-")
+    if args.baseline:
+        folder = export(ROOT, args.baseline, "clients/python/rookery", exported.name).parent
+        builds[f"{args.baseline}"] = dict(plain, **{BOTS_ENV: str(folder)})
+    builds["pure"] = dict(plain, **{PURE_ENV: "1"})
+    probe = [sys.executable, __file__, "--worker", "--positions", "1"]
+    missing = "bots: the compiled playout model is not in use here (make setup builds it)"
+    add_compiled(builds, probe, plain, missing)
+
+    results = interleaved(builds, me, args.runs)
+    base = next(iter(results))  # the baseline when given, else the pure build
+    base_rate = median(results[base], "playouts")
+    for name, runs in results.items():
+        rate = median(runs, "playouts")
+        samples = median(runs, "samples")
+        per_cpu = median(runs, "playouts_per_cpu_s")
+        print(
+            f"bots.pimc[{name}] playouts/decision={rate:.0f} samples/decision={samples:.0f}"
+            f" playouts/cpu-s={per_cpu:.0f}{versus(rate, base_rate, name, base)}"
+        )
+    exported.cleanup()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
