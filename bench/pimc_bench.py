@@ -9,11 +9,15 @@ completed sample. Each run is a fresh process of one build — the pure modules
 ``--baseline REF`` the bots of git REF on today's engine — interleaved so that the machine's
 load weighs on all alike; a figure is the median over the runs of the median decision:
 
-    bots.pimc[pure] playouts/decision=... samples/decision=... playouts/cpu-s=...
-    bots.pimc[compiled] playouts/decision=... samples/decision=... playouts/cpu-s=... (x.xx× pure)
+    bots.pimc[pure] playouts/decision=... samples/decision=... playouts/cpu-s=... sampling=..%
+    bots.pimc[compiled] playouts/decision=... samples/decision=... playouts/cpu-s=... sampling=..%
+    (x.xx× pure)
 
 The budget is wall-clock time, as in play: on a loaded machine every build gets fewer, so the
-search's playouts per CPU second (sampling included) are printed too.
+search's playouts per CPU second (sampling included) are printed too, and the share of a card
+search's CPU that drawing the samples takes (the rest: the playouts). At the default
+``samples = 128`` an unloaded core often reaches the sample cap before 0.2 s: more playouts
+a decision then needs a higher cap as well as faster playouts.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from typing import TYPE_CHECKING
 from build_runs import add_compiled, export, interleaved, median, parser, versus
 
 if TYPE_CHECKING:
+    from rookery.client.bots import PimcPolicy
     from rookery.engine import Observation
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -90,12 +95,43 @@ def one_run(count: int, seed: int) -> dict[str, object]:
         # Older bots count no playouts: samples times the cards is their upper bound.
         playouts.append(getattr(search, "playouts", 0))
         samples.append(search.samples)
+    sampling, playing = _split(pimc, positions(count, seed))
     return {
+        "sampling_share": sampling / (sampling + playing),
         "build": build,
         "playouts": statistics.median(playouts),
         "samples": statistics.median(samples),
         "playouts_per_cpu_s": sum(playouts) / cpu,
     }
+
+
+def _split(pimc: PimcPolicy, found: list[Observation]) -> tuple[float, float]:
+    """CPU seconds of a card search's two parts on ``found``, 10 samples each: drawing the
+    samples (``read_play_tries`` deals each, the likeliest kept) and playing every candidate
+    card out on them."""
+    from rookery.client.bots._simulate import HandSimulation
+    from rookery.client.bots.pimc import distinct_cards
+    from rookery.engine import mask_points
+
+    sampling = playing = 0.0
+    for index, obs in enumerate(found):
+        rng = random.Random(index)
+        sampler = pimc._play_sampler(obs)
+        cards = distinct_cards(obs, obs.legal_actions().play)
+        for _ in range(10):
+            start = time.process_time()
+            hands, buried, _ = sampler(rng)
+            drawn = time.process_time()
+            base = HandSimulation.from_observation(obs, hands)
+            base.buried_points = mask_points(buried)
+            for card in cards:
+                sim = base.clone()
+                sim.play(card)
+                sim.play_out()
+                pimc._utility(sim, obs)
+            sampling += drawn - start
+            playing += time.process_time() - drawn
+    return sampling, playing
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -125,9 +161,11 @@ def main(argv: list[str] | None = None) -> int:
         rate = median(runs, "playouts")
         samples = median(runs, "samples")
         per_cpu = median(runs, "playouts_per_cpu_s")
+        share = median(runs, "sampling_share")
         print(
             f"bots.pimc[{name}] playouts/decision={rate:.0f} samples/decision={samples:.0f}"
-            f" playouts/cpu-s={per_cpu:.0f}{versus(rate, base_rate, name, base)}"
+            f" playouts/cpu-s={per_cpu:.0f} sampling={share:.0%}"
+            f"{versus(rate, base_rate, name, base)}"
         )
     exported.cleanup()
     return 0
