@@ -5,7 +5,8 @@ Run alone with ``.venv/bin/python bench/league_ray_bench.py``; prints ``name val
 The same workload twice, each in a fresh league: four versions of the league tests' mixture bot
 (two strengths), games to 100 points, ``--concurrency 4`` (two pairs at once), with the sandbox off
 (the local league keeps each version's process for all its games; a Ray task starts fresh ones)
-and on (both start fresh processes for every game, as a contest's league does).
+and on (the local league keeps two warm lanes of processes a version, a Ray task starts fresh
+ones for every game); the local league sandboxed against unconfined is printed too.
 It times the rated pairs played once every version has qualified (so Ray's start-up and the first
 shipping of the versions' files are not counted: "once up"), first on the local backend, then as
 Ray tasks on a local Ray of this machine's CPUs (one CPU a pair: two pairs at once on two cores).
@@ -150,7 +151,7 @@ def _ceiling(root: Path) -> tuple[float, int]:
         store.close()
 
 
-def _compare(scratch: Path, sandbox: str, ceiling: bool) -> None:
+def _compare(scratch: Path, sandbox: str, ceiling: bool) -> float:
     local_root = scratch / f"local-{sandbox}"
     local = asyncio.run(_season(local_root, None, sandbox))
     print(f"league_local_sandbox_{sandbox}_pairs_per_s {local:.3f} pairs/s", flush=True)
@@ -163,6 +164,7 @@ def _compare(scratch: Path, sandbox: str, ceiling: bool) -> None:
     on_ray = asyncio.run(_season(scratch / f"ray-{sandbox}", RayPairsOptions(), sandbox))
     print(f"league_ray_sandbox_{sandbox}_pairs_per_s {on_ray:.3f} pairs/s", flush=True)
     print(f"league_ray_vs_local_sandbox_{sandbox} {on_ray / local:.2f} x", flush=True)
+    return local
 
 
 def main() -> int:
@@ -175,8 +177,14 @@ def main() -> int:
         print("ray: not installed (pip install 'rookery-arena[ray]'): league Ray figures skipped")
         return 0
     with tempfile.TemporaryDirectory(prefix="rookery-league-bench-") as scratch:
-        for i, sandbox in enumerate(modes):
-            _compare(Path(scratch), sandbox, ceiling=i == 0)
+        local = {
+            sandbox: _compare(Path(scratch), sandbox, ceiling=i == 0)
+            for i, sandbox in enumerate(modes)
+        }
+        if {"on", "off"} <= set(local):
+            # Sandboxed versions in warm lanes against unconfined ones, the same workload.
+            ratio = local["on"] / local["off"]
+            print(f"league_local_sandbox_on_vs_off {ratio:.2f} x", flush=True)
     return 0
 
 
