@@ -6,9 +6,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rookery.arena.config import BotSpec, Format, TournamentConfig
-from rookery.arena.records import RunStore, load_run, write_report
+from rookery.arena.records import RunStore, load_run
 from rookery.arena.run import TournamentOptions, TournamentRunner
 from rookery.arena.stats import SprtDecision, SprtParams
+from rookery.web import write_report
 from rookery.wire.replay import read_replay
 
 BotFactory = Callable[..., BotSpec]

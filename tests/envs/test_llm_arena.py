@@ -25,19 +25,14 @@ from rich.console import Console
 from rookery.arena.config import BotSpec, Format, TournamentConfig, config_from_dict
 from rookery.arena.errors import ArenaConfigError
 from rookery.arena.launch import SandboxMode
-from rookery.arena.records import (
-    RunStore,
-    load_run,
-    report_dict,
-    run_ledger,
-    standings_table,
-    write_report,
-)
+from rookery.arena.records import RunStore, load_run, report_dict, run_ledger
 from rookery.arena.run import LiveState, TournamentOptions, TournamentRunner
 from rookery.cli._progress import ProgressDisplay
+from rookery.cli._report_tables import standings_table
 from rookery.engine import AllPass, Ruleset
 from rookery.server import TimeControl
 from rookery.v1 import replay_pb2
+from rookery.web import write_report
 from rookery.wire.replay import read_replay
 
 PYTHON = shlex.quote(sys.executable)

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console
-from rookery.arena.records import RunStore, load_run, report_dict, standings_table
+from rookery.arena.records import RunStore, load_run, report_dict
+from rookery.cli._report_tables import standings_table
 
 _CRASHING_BOT = """\
 import os

@@ -24,11 +24,11 @@ import pytest
 from rookery.arena.config import BotSpec, ClockKind, Format, TournamentConfig
 from rookery.arena.launch import SandboxLimits, SandboxMode, probe
 from rookery.arena.records import GameRow, RunStore, load_run, report_dict
-from rookery.arena.records._report import render_html
 from rookery.arena.run import TournamentRunner
 from rookery.arena.run._runner import RunResult
 from rookery.engine import Ruleset
 from rookery.server import TimeControl
+from rookery.web._report_html import render_html
 
 HERE = Path(__file__).parent
 ATTACKS = ("fork-bomb", "allocate", "connect", "read", "write", "daemon", "flood", "carry")

@@ -22,7 +22,8 @@ import grpc
 import pytest
 from playwright.sync_api import Page
 from rich.console import Console
-from rookery.arena.records import RunStore, standings_table, write_report
+from rookery.arena.records import RunStore
+from rookery.cli._report_tables import standings_table
 from rookery.v1 import (
     arena_service_pb2,
     arena_service_pb2_grpc,
@@ -30,6 +31,7 @@ from rookery.v1 import (
     spectator_service_pb2,
     spectator_service_pb2_grpc,
 )
+from rookery.web import write_report
 from rookery.web.testing import LiveGame, Tournament
 from rookery.wire.replay import read_replay, verify_replay
 from web_bots import NOTE_MARK

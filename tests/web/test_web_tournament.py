@@ -154,8 +154,7 @@ def test_report_html_and_the_pages_agree_and_link_each_other(
 ) -> None:
     import shutil
 
-    from rookery.arena.records import write_report
-    from rookery.web import write_report_pages
+    from rookery.web import write_report, write_report_pages
 
     run_dir = tmp_path / "run"
     shutil.copytree(tournament.run_dir, run_dir, ignore=shutil.ignore_patterns("logs"))

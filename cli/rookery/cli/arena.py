@@ -324,19 +324,14 @@ def run_tournament(
     """Run ``config`` into ``out`` with a progress display, print the results; the exit code."""
     from rich.console import Console
     from rookery.arena.errors import ArenaError
-    from rookery.arena.records import (
-        crosstable_table,
-        incidents_table,
-        load_run,
-        sprt_line,
-        standings_table,
-        write_report,
-    )
+    from rookery.arena.records import load_run, sprt_line
     from rookery.arena.run import TournamentRunner
     from rookery.arena.stats import SprtDecision
     from rookery.server import AddressUnavailableError, configure_logging, tune_gc
+    from rookery.web import write_report
 
     from ._progress import ProgressDisplay
+    from ._report_tables import crosstable_table, incidents_table, standings_table
 
     configure_logging("error", json=False, stream=sys.stderr)
     tune_gc()  # the run's server lives in this process
@@ -523,7 +518,10 @@ def _stored_seed(out: Path, tournament_id: str) -> int | None:
 def _report(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rookery.arena.errors import ArenaError
-    from rookery.arena.records import crosstable_table, load_run, sprt_line, write_report
+    from rookery.arena.records import load_run, sprt_line
+    from rookery.web import write_report
+
+    from ._report_tables import crosstable_table
 
     try:
         paths = write_report(args.run_dir)
@@ -534,7 +532,7 @@ def _report(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     console = Console(width=None if sys.stdout.isatty() else 140)
     if not args.quiet:
-        from rookery.arena.records import incidents_table, standings_table
+        from ._report_tables import incidents_table, standings_table
 
         console.print(standings_table(data.summary, title=f"{data.tournament.name}: standings"))
         incidents = incidents_table(data)

@@ -1,7 +1,8 @@
 """A run's records: the run directory's SQLite file, replays, ledgers and reports.
 
 - ``_storage``: :class:`RunStore`, the run's SQLite file and its atomic writes.
-- ``_report``: a run loaded as data and its reports (terminal tables, CSV, HTML).
+- ``_report``: a run loaded as data, report.json and the CSV files, the cells both presenters
+  share (the terminal tables are the CLI's, report.html the web's).
 - ``_move_incidents``: the incidents of a replay's moves.
 - ``_ledger``: the LLM seats' token and cost ledger.
 - ``_results``: standings, likelihood of superiority and rating history from the stored games.
@@ -13,37 +14,44 @@ from __future__ import annotations
 from rookery.arena.records._ledger import format_ledger, ledger_of, run_ledger
 from rookery.arena.records._regret import run_regret, write_regret
 from rookery.arena.records._report import (
+    LEDGER_COLUMNS,
+    STANDING_COUNTS,
     RunData,
-    crosstable_table,
-    incidents_table,
+    interval_words,
+    ledger_cells,
     load_run,
+    points_text,
     report_dict,
     sprt_line,
-    standings_table,
+    standing_cells,
     summary_for,
-    write_report,
+    write_report_data,
 )
-from rookery.arena.records._results import rating_history
+from rookery.arena.records._results import Summary, rating_history
 from rookery.arena.records._storage import DATABASE_NAME, GameRow, RunStore, write_bytes_atomically
 
 __all__ = [
     "DATABASE_NAME",
+    "LEDGER_COLUMNS",
+    "STANDING_COUNTS",
     "GameRow",
     "RunData",
     "RunStore",
-    "crosstable_table",
+    "Summary",
     "format_ledger",
-    "incidents_table",
+    "interval_words",
+    "ledger_cells",
     "ledger_of",
     "load_run",
+    "points_text",
     "rating_history",
     "report_dict",
     "run_ledger",
     "run_regret",
     "sprt_line",
-    "standings_table",
+    "standing_cells",
     "summary_for",
     "write_bytes_atomically",
     "write_regret",
-    "write_report",
+    "write_report_data",
 ]
