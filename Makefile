@@ -10,15 +10,12 @@ PROTO_STAMP := gen/python/.stamp
 NODE_STAMP := node_modules/.rookery-stamp
 RAY_STAMP := $(VENV)/.rookery-ray
 RL_TEST_STAMP := $(VENV)/.rookery-rl-test
-# The compiled engine (mypyc), built in place; its manifest is written last, by a finished build.
-NATIVE_STAMP := engine/rookery/engine/_native.json
 # The native Rook core (core/, Rust with PyO3), built by maturin into the venv where cargo is found.
 CORE_STAMP := $(VENV)/.rookery-core
 CORE_SOURCES := $(wildcard core/src/*.rs) core/Cargo.toml core/Cargo.lock core/pyproject.toml core/rookery_core.pyi
 # The benchmark's side venv: OpenSpiel's pyspiel, the reference of bench/engine_bench.py.
 OPENSPIEL_VENV := build/openspiel-venv
 OPENSPIEL_STAMP := $(OPENSPIEL_VENV)/.rookery-stamp
-NATIVE_SOURCES := $(filter-out %/__init__.py %/_build.py,$(wildcard engine/rookery/engine/*.py))
 # The compiled playout model of the search bots (clients/python/compile_playouts.py).
 PLAYOUT_STAMP := clients/python/rookery/client/bots/_native.json
 PLAYOUT_SOURCES := $(addprefix clients/python/rookery/client/bots/,_play.py _simulate.py _solve.py)
@@ -60,7 +57,10 @@ system-deps: ## install the test suites' missing Debian packages (apt-get as roo
 
 # No system package: Python 3.11+ is all it needs (the compiled builds need a C compiler and
 # Python's headers, else the pure modules are used; buf needs npm, else `make lint` installs it).
-setup: $(SETUP_STAMP) $(PROTO_STAMP) $(NATIVE_STAMP) $(PLAYOUT_STAMP) $(CORE_STAMP) ## create .venv, install, generate the stubs, compile the hot paths (engine, playouts) and the native core
+setup: $(SETUP_STAMP) $(PROTO_STAMP) $(PLAYOUT_STAMP) $(CORE_STAMP) ## create .venv, install, generate the stubs, compile the playouts and build the native core
+	@# What the engine's mypyc build (removed: Game runs on the native core) left in a clone set up
+	@# before: an extension module there would be imported instead of its source.
+	@rm -f engine/rookery/engine/*.so engine/rookery/engine/_native.json
 	@if command -v npm >/dev/null; then $(MAKE) --no-print-directory $(NODE_STAMP); \
 	else echo "setup: no npm on PATH: make lint's buf needs Node 20+ (the rest is ready)" >&2; fi
 
@@ -88,12 +88,8 @@ $(RAY_STAMP): $(SETUP_STAMP)
 	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[dev,ray]'
 	@touch $@
 
-# Without a C compiler the script says so and the pure engine is used (it is then retried each time).
-$(NATIVE_STAMP): $(NATIVE_SOURCES) engine/compile_engine.py engine/native_build.py engine/native_cache.py $(SETUP_STAMP)
-	$(PY) engine/compile_engine.py
-
-# Likewise the playout model (after the engine and the stubs, which its modules import), by the
-# same build helper (engine/native_build.py).
+# The playout model (after the stubs, which its modules import), by the mypyc build helper
+# (engine/native_build.py); without a C compiler it says so and the pure modules are used.
 $(PLAYOUT_STAMP): $(PLAYOUT_SOURCES) clients/python/compile_playouts.py engine/native_build.py engine/native_cache.py $(SETUP_STAMP) $(PROTO_STAMP)
 	$(PY) clients/python/compile_playouts.py
 
@@ -151,8 +147,8 @@ buf-breaking: $(NODE_STAMP) ## compare the contract with the previous commit's
 	  echo "buf breaking against HEAD~1"; npx --no-install buf breaking --against '.git#ref=HEAD~1'; \
 	else echo "buf breaking: no previous contract to compare with"; fi
 
-# Every test with the compiled builds where they are built, then the engine's, the wire layer's
-# and the SDK's own on the pure builds, and the server's on them.
+# Every test with Game on the native core where it is built, then the engine's, the wire layer's,
+# the server's and the SDK's on the pure engine (ROOKERY_PURE_ENGINE=1).
 pytest: system-deps setup setup-ray $(RL_TEST_STAMP)
 	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadgroup -m "not alone" $(PYTEST_ARGS)
 	$(BIN)/pytest -m alone $(PYTEST_ARGS)
@@ -183,7 +179,7 @@ dist: $(SETUP_STAMP) ## build the sdist and the wheel (with the native core wher
 	@ls dist
 
 clean: ## remove the venv, generated code and caches
-	$(PYTHON) engine/compile_engine.py --clean
+	rm -f engine/rookery/engine/*.so engine/rookery/engine/_native.json
 	$(PYTHON) clients/python/compile_playouts.py --clean
 	@# What the server's, the wire layer's and the SDK's mypyc builds (removed) left in a clone set up before.
 	rm -f server/rookery/server/*.so server/rookery/server/_native.json wire/rookery/wire/*.so \

@@ -6,18 +6,16 @@ games with a seeded ``random.Random`` choosing uniformly among ``legal_actions()
 bury and trick of every hand is in the figure (the counting of hands and actions after each game
 is not, as OpenSpiel's figure times its decisions alone). Each run is a fresh process of one
 build: the pure engine (``ROOKERY_PURE_ENGINE=1``), ``Game`` on the native core (``core``, where
-``make setup`` built it), the Python ``Game`` of the same process as it was before the core
-(``python``: the compiled modules where mypyc built them), and OpenSpiel's C++ ``spades``
-through pyspiel for reference (``bench/openspiel_spades.py``, in the side venv ``make bench``
-sets up; its play alone, without its deal); ``--baseline REF`` adds the pure engine of a git
-ref, ``--compiled-baseline DIR`` an engine folder with its own compiled build. The runs are
-interleaved — pure, core, python, spades, then again — so that the machine's load weighs on all
-alike; rates are per CPU second of the process, medians of ``--runs``; the ratios are of those
-medians (``bench/build_runs.py``, shared with ``bench/playout_bench.py``):
+``make setup`` built it), and OpenSpiel's C++ ``spades`` through pyspiel for reference
+(``bench/openspiel_spades.py``, in the side venv ``make bench`` sets up; its play alone, without
+its deal); ``--baseline REF`` adds the pure engine of a git ref, ``--compiled-baseline DIR`` an
+engine folder of an older ref with its own mypyc build. The runs are interleaved — pure, core,
+spades, then again — so that the machine's load weighs on all alike; rates are per CPU second of
+the process, medians of ``--runs``; the ratios are of those medians (``bench/build_runs.py``,
+shared with ``bench/playout_bench.py``):
 
     engine.random_playout[pure] hands/s=... actions/s=...
     engine.random_playout[core] hands/s=... actions/s=... (x.xx× pure)
-    engine.random_playout[python] hands/s=... actions/s=... (x.xx× pure)
     openspiel.spades[play only] hands/s=... (pyspiel x.y.z; with its deal: ...)
     engine.core_vs_spades_play_only ratio=x.xx
 """
@@ -42,8 +40,6 @@ sys.path.insert(0, os.environ.get(ENGINE_ENV, str(ROOT / "engine")))
 #: The side venv with pyspiel (``make bench`` creates it from ``openspiel-requirements.txt``).
 OPENSPIEL_PYTHON = ROOT / "build" / "openspiel-venv" / "bin" / "python"
 PURE_ENV = "ROOKERY_PURE_ENGINE"
-#: Set to ``1`` in a worker to play the Python ``Game`` (``_game.py``) where the core is built.
-PYTHON_GAME_ENV = "ROOKERY_BENCH_PYTHON_GAME"
 
 
 def one_run(preset: str, hands_wanted: int, seed: int) -> dict[str, object]:
@@ -57,10 +53,6 @@ def one_run(preset: str, hands_wanted: int, seed: int) -> dict[str, object]:
         build = "core" if getattr(info, "core", "") else info.kind
     except ImportError:  # an engine older than its compiled build (``--baseline``)
         build = "pure"
-    if os.environ.get(PYTHON_GAME_ENV) == "1" and build == "core":
-        from rookery.engine._game import Game
-
-        build = "python"
     ruleset = Ruleset.preset(preset)
     rng = random.Random(seed)
     hands = actions = 0
@@ -114,7 +106,6 @@ def main(argv: list[str] | None = None) -> int:
     probe = worker([*me, "--hands", "1"], plain)["build"]
     if probe == "core":
         builds["core"] = plain
-        builds["python"] = dict(plain, **{PYTHON_GAME_ENV: "1"})
     else:
         add_compiled(builds, [*me, "--hands", "1"], plain, "engine: the core is not built here")
     spades = OPENSPIEL_PYTHON.exists() and args.preset == "standard"

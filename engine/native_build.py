@@ -1,9 +1,9 @@
-"""How a package's hot modules are compiled by mypyc in place: the one build both builds run.
+"""How a package's hot modules are compiled by mypyc in place.
 
-``engine/compile_engine.py`` (the engine) and ``clients/python/compile_playouts.py`` (the search
-bots' playout model, which imports this file from here) each describe their build as a
-:class:`NativeBuild` and call :meth:`NativeBuild.main`. The extension modules land next to their
-sources with ``_native.json``, their source digests, written last by a finished build; the
+``clients/python/compile_playouts.py`` (the search bots' playout model, which imports this file
+from here) describes its build as a :class:`NativeBuild` and calls :meth:`NativeBuild.main` (the
+engine is no longer compiled: its speed is the native core's). The extension modules land next
+to their sources with ``_native.json``, their source digests, written last by a finished build; the
 package checks it at import (``rookery.engine.choose_build``) and falls back to the pure modules
 otherwise. Without a C compiler (or without mypyc) the build prints why and exits 0: the pure
 modules are the fallback, never an error. A build of the very same inputs made before (another

@@ -1,4 +1,4 @@
-"""The build cache of the mypyc builds (``compile_engine.py``, ``compile_playouts.py``).
+"""The build cache of the mypyc builds (``clients/python/compile_playouts.py``).
 
 A build is stored under a key that digests everything it is made from: the build script, every
 Python source mypy reads for it, the Python build, the C compiler, mypy's and setuptools'

@@ -1,31 +1,33 @@
-"""The compiled engine and the pure one: which runs, and that they play byte-identical games.
+"""``Game`` on the native core and the pure engine: which runs, and that they play
+byte-identical games.
 
-``make setup`` compiles the engine's hot modules with mypyc where a C compiler exists;
-``ROOKERY_PURE_ENGINE=1`` forces the pure modules (``make test`` runs the engine's suite on both).
+``make setup`` builds the core where a Rust toolchain is found; ``ROOKERY_PURE_ENGINE=1`` forces
+the pure engine (``make test`` runs the engine's suite on both). ``choose_build`` (for a package
+mypyc compiles in place: the search bots' playout model) is checked on fake packages.
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.machinery
+import importlib.util
 import json
 import os
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
-import compile_engine  # engine/compile_engine.py: how `make setup` builds it
 import pytest
 import rookery.engine
-from rookery.engine import _build, build_info
-from rookery.engine._build import PURE_ENV, select_build
+from rookery.engine import Game, build_info, choose_build
+from rookery.engine._build import PURE_ENV
 from rookery.engine._core import core_version, on_core
-from rookery.engine.testing import assert_builds_alike
 
 PACKAGE = Path(rookery.engine.__file__).resolve().parent
-# Whether `make setup` can build the compiled engine here (a C compiler, Python's headers, mypyc).
-BUILDABLE = compile_engine.why_not() is None
+# Where `make setup` can build the core (cargo), it must be built and chosen.
+CORE_EXPECTED = importlib.util.find_spec("rookery_core") is not None
 
 # Plays a fixed set of games and prints, per game, its record, replay text, events and a trace of
 # observations and legal actions: everything a replay or a client sees.
@@ -33,8 +35,7 @@ _PLAY = r"""
 import dataclasses, json, random, sys
 from rookery.engine import (
     PRESETS, Game, GameRecord, build_info, format_replay_text, random_playout)
-import rookery.engine._game as game_module
-print(json.dumps({"kind": build_info().kind, "module": game_module.__file__}))
+print(json.dumps({"kind": build_info().kind, "game": type(Game(PRESETS["standard"], 1)).__name__}))
 for name in sorted(PRESETS):
     ruleset = dataclasses.replace(PRESETS[name], max_hands=6)  # games of at most six hands
     for seed in (1, 2, 3):
@@ -61,27 +62,39 @@ for name in sorted(PRESETS):
 """
 
 
-def test_the_builds_play_byte_identical_games_replays_and_observations() -> None:
-    lines = assert_builds_alike(
-        _PLAY, source="_game.py", buildable=BUILDABLE, build="the compiled engine"
+def _run(script: str, *, pure: bool) -> list[dict[str, Any]]:
+    """The JSON lines ``script`` prints in a fresh interpreter, on the pure engine or not."""
+    env = {key: value for key, value in os.environ.items() if key != PURE_ENV}
+    if pure:
+        env[PURE_ENV] = "1"
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=240
     )
-    assert lines > 10
+    assert done.returncode == 0, done.stderr
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def test_the_builds_play_byte_identical_games_replays_and_observations() -> None:
+    pure, default = _run(_PLAY, pure=True), _run(_PLAY, pure=False)
+    assert pure[0] == {"kind": "pure", "game": "Game"}
+    if CORE_EXPECTED:
+        assert default[0] == {"kind": "core", "game": "CoreGame"}
+    assert len(pure) == len(default) == 31
+    for ours, theirs in zip(pure[1:], default[1:], strict=True):
+        assert ours == theirs, ours["game"]
 
 
 def test_build_info_says_which_build_runs() -> None:
     info = build_info()
-    assert info.kind in ("compiled", "pure")
-    game_file = importlib.import_module("rookery.engine._game").__file__
-    assert game_file is not None
-    assert info.compiled == (not game_file.endswith(".py"))
-    assert info.core == (core_version() if on_core else "")
-    assert str(info).startswith("native core ") == on_core
-    if info.compiled:
-        assert "_game" in info.modules and "compiled (mypyc" in str(info)
+    assert info.kind == ("core" if on_core else "pure")
+    assert type(Game(rookery.engine.PRESETS["standard"], 1)).__name__ == (
+        "CoreGame" if on_core else "Game"
+    )
+    if on_core:
+        assert info.core == core_version() and str(info) == "Game on the native core"
     else:
-        assert info.modules == () and info.reason and info.reason in str(info)
-    # The hot paths choose their bit count by it: the native one only where it is compiled.
-    assert importlib.import_module("rookery.engine._cards").COMPILED is info.compiled
+        assert info.core == "" and info.reason and str(info) == f"pure Python ({info.reason})"
+    assert on_core == (CORE_EXPECTED and os.environ.get(PURE_ENV, "") in ("", "0"))
 
 
 def test_rookery_version_names_the_engine_build() -> None:
@@ -110,15 +123,14 @@ def _fake_package(root: Path, digest: str) -> Path:
 @pytest.fixture
 def import_root(tmp_path: Path) -> Iterator[Path]:
     """``tmp_path`` first on the import path; afterwards the finders, the modules imported from
-    it and the real package's choice of build are as they were."""
+    it are as they were."""
     sys.path.insert(0, str(tmp_path))
-    finders, selected = list(sys.meta_path), _build._selected
+    finders = list(sys.meta_path)
     yield tmp_path
     sys.meta_path[:] = finders
     sys.path.remove(str(tmp_path))
     for name in [m for m in sys.modules if m.startswith("rookery_fake_engine")]:
         del sys.modules[name]
-    _build._selected = selected  # the real package's choice again
 
 
 def test_a_stale_build_warns_and_imports_the_pure_sources(
@@ -127,7 +139,7 @@ def test_a_stale_build_warns_and_imports_the_pure_sources(
     package = _fake_package(import_root, digest="0" * 64)  # not the digest of _mod.py
     monkeypatch.delenv(PURE_ENV, raising=False)
     with pytest.warns(RuntimeWarning, match=r"stale: _mod\.py changed since the build"):
-        info = select_build("rookery_fake_engine", package)
+        info = choose_build("rookery_fake_engine", package)
     assert info.kind == "pure" and "stale" in info.reason
     assert importlib.import_module("rookery_fake_engine._mod").WHICH == "pure source"
 
@@ -140,7 +152,7 @@ def test_the_pure_switch_imports_the_sources_even_where_a_build_exists(
     source_digest = hashlib.sha256(b"WHICH = 'pure source'\n").hexdigest()
     package = _fake_package(import_root, digest=source_digest)
     monkeypatch.setenv(PURE_ENV, "1")
-    info = select_build("rookery_fake_engine", package)
+    info = choose_build("rookery_fake_engine", package)
     assert (info.kind, info.reason) == ("pure", f"{PURE_ENV}=1")
     assert importlib.import_module("rookery_fake_engine._mod").WHICH == "pure source"
 

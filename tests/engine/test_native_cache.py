@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-import native_cache  # engine/native_cache.py, beside compile_engine.py
+import native_cache  # engine/native_cache.py, the playout model's build cache
 import pytest
 
 

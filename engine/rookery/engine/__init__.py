@@ -10,18 +10,10 @@ only the standard library.
 >>> str(legal[0]), len(legal)
 ('pass', 12)
 
-``build_info()`` says whether the compiled modules (mypyc, built by ``make setup``) or the pure
-Python ones are in use; ``ROOKERY_PURE_ENGINE=1`` forces the pure ones.
+``Game`` runs on the native core (``rookery_core``, built by ``make setup`` where a Rust toolchain
+is found) or, without it, in pure Python: the same API and values either way. ``build_info()``
+says which; ``ROOKERY_PURE_ENGINE=1`` forces the pure engine.
 """
-
-# ruff: noqa: E402 (the build is selected before the modules are imported)
-
-from pathlib import Path as _Path
-
-from ._build import BuildInfo, build_info, choose_build, select_build
-
-# Before any other module of the package is imported: the compiled modules or the pure ones.
-select_build(__name__, _Path(__file__).resolve().parent)
 
 from ._actions import (
     PASS,
@@ -38,6 +30,7 @@ from ._actions import (
     bid_action,
     parse_action,
 )
+from ._build import BuildInfo, build_info, choose_build
 from ._cards import (
     ALL_CARDS_MASK,
     CARD_POINTS,

@@ -1,12 +1,10 @@
-"""Which build of the engine runs: the compiled modules (mypyc) or the pure Python ones.
+"""Which build of the engine runs: ``Game`` on the native core (``rookery_core``, where
+``make setup`` built it) or the pure Python engine (``ROOKERY_PURE_ENGINE=1`` forces it).
 
-``engine/compile_engine.py`` (run by ``make setup``) compiles the hot modules of this package in
-place and writes ``_native.json``: each compiled module's source digest. At import the package
-uses the compiled modules only if every one of them was built, for this interpreter, from the
-sources as they are now; otherwise — or when ``ROOKERY_PURE_ENGINE=1`` — it imports the pure
-``.py`` files (a stale build also warns). Both builds are the same rules from the same source.
-
-This module is never compiled: it decides, before any compiled module is imported.
+``choose_build`` serves a package that mypyc compiles in place (the search bots' playout model,
+``clients/python/compile_playouts.py``): it uses the compiled modules only if every one of them
+was built, for this interpreter, from the sources as they are now; otherwise — or when
+``ROOKERY_PURE_ENGINE=1`` — it imports the pure ``.py`` files (a stale build also warns).
 """
 
 from __future__ import annotations
@@ -24,20 +22,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-from ._core import PURE_ENV, core_version, on_core
+from ._core import PURE_ENV, core_version, native, on_core
 
-__all__ = ["PURE_ENV", "BuildInfo", "build_info", "choose_build", "select_build"]
+__all__ = ["PURE_ENV", "BuildInfo", "build_info", "choose_build"]
 
 _MANIFEST = "_native.json"
 
 
 @dataclass(frozen=True)
 class BuildInfo:
-    """The engine build in use: ``kind`` is ``"compiled"`` or ``"pure"``.
+    """A build in use: ``kind`` is ``"core"`` (the engine's ``Game`` on the native core),
+    ``"compiled"`` (a package's mypyc modules) or ``"pure"``.
 
-    ``modules`` are the compiled modules in use (empty for the pure build); ``reason`` says why
-    the pure build runs (``""`` for the compiled one); ``core`` is the version of the native core
-    ``Game`` runs on (``""`` when it runs in Python).
+    ``modules`` are the compiled modules in use (empty otherwise); ``reason`` says why the pure
+    build runs (``""`` otherwise); ``core`` is the native core's version (``"core"`` only).
     """
 
     kind: str
@@ -47,18 +45,15 @@ class BuildInfo:
 
     @property
     def compiled(self) -> bool:
-        """Whether the compiled modules are in use."""
+        """Whether compiled modules are in use."""
         return self.kind == "compiled"
 
     def __str__(self) -> str:
+        if self.kind == "core":
+            return "Game on the native core"
         if self.compiled:
-            python = f"compiled (mypyc, {len(self.modules)} modules)"
-        else:
-            python = f"pure Python ({self.reason})"
-        return f"native core {self.core}; the rest {python}" if self.core else python
-
-
-_selected: BuildInfo | None = None
+            return f"compiled (mypyc, {len(self.modules)} modules)"
+        return f"pure Python ({self.reason})"
 
 
 class _PureFinder(importlib.abc.MetaPathFinder):
@@ -100,20 +95,13 @@ def _built(directory: Path) -> tuple[dict[str, str], str]:
     return modules, ""
 
 
-def select_build(package: str, directory: Path) -> BuildInfo:
-    """Choose the build for ``package`` (in ``directory``) before its modules are imported."""
-    global _selected
-    _selected = choose_build(package, directory)
-    return _selected
-
-
 def choose_build(package: str, directory: Path) -> BuildInfo:
     """Choose the compiled or the pure modules of ``package`` (in ``directory``), before any of
     them is imported: the compiled ones if ``directory/_native.json`` lists them, built for this
     interpreter from the sources as they are now, and ``ROOKERY_PURE_ENGINE`` is not set.
 
-    The engine chooses so for itself; a package compiled the same way (the search bots' playout
-    model, ``clients/python/compile_playouts.py``) calls it from its ``__init__``.
+    A package compiled so (the search bots' playout model, ``clients/python/compile_playouts.py``)
+    calls it from its ``__init__``.
     """
     modules, reason = _built(directory)
     if modules and os.environ.get(PURE_ENV, "") not in ("", "0"):
@@ -142,10 +130,11 @@ def choose_build(package: str, directory: Path) -> BuildInfo:
 def build_info() -> BuildInfo:
     """The engine build in use (``str()`` of it is what ``rookery --version`` prints).
 
-    >>> build_info().kind in ("compiled", "pure")
+    >>> build_info().kind in ("core", "pure")
     True
     """
-    assert _selected is not None, "rookery.engine selects its build when imported"
     if on_core:
-        return BuildInfo(_selected.kind, _selected.modules, _selected.reason, core_version() or "")
-    return _selected
+        return BuildInfo("core", (), "", core_version() or "")
+    if native is not None:
+        return BuildInfo("pure", (), f"{PURE_ENV}={os.environ[PURE_ENV]}")
+    return BuildInfo("pure", (), "no native core: rookery_core is not built here")

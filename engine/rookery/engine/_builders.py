@@ -11,20 +11,14 @@ __all__ = ["positional_builder"]
 _T = TypeVar("_T")
 
 
-def positional_builder(cls: type[_T]) -> Callable[..., _T] | None:
+def positional_builder(cls: type[_T]) -> Callable[..., _T]:
     """A constructor of the frozen, slotted, unvalidated dataclass ``cls`` from every field's
     value in order: the same object as ``cls(*values)``, built in about half the time.
 
     A frozen dataclass's ``__init__`` stores each field through ``object.__setattr__`` by name;
     this stores it through the slot's own descriptor. The function is generated, as dataclasses
-    generates ``__init__``, so that it follows the class's fields. ``None`` for a compiled
-    (mypyc) class, which refuses ``object.__new__``: :func:`new_trick` and
-    :func:`new_observation` set its native fields themselves.
+    generates ``__init__``, so that it follows the class's fields.
     """
-    try:
-        object.__new__(cls)
-    except TypeError:
-        return None
     names = [field.name for field in fields(cls)]  # type: ignore[arg-type]
     namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
     lines = [f"def build({', '.join(names)}):", "    self = _new(_cls)"]

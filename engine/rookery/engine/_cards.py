@@ -86,12 +86,6 @@ _CARD_NAMES: Final[tuple[str, ...]] = tuple(f"{'BRYG'[c // 14]}{c % 14 + 1}" for
 _NAME_TO_CARD: dict[str, int] = {name: card for card, name in enumerate(_CARD_NAMES)}
 
 
-# Compiled, ``mask.bit_count()`` looks the method up at each call; this function is a C static.
-_bit_count: Final = int.bit_count
-# ``popcount`` counts in machine-word arithmetic below this bound (a card mask is below 2**58).
-_SWAR_LIMIT: Final = 1 << 60
-
-
 def _rank_points(rank: int) -> int:
     return 5 if rank == 5 else 10 if rank in (10, 14) else 0
 
@@ -159,34 +153,15 @@ def card_points(card: int) -> int:
 def mask_points(mask: int) -> int:
     """The points of every card in ``mask``, by bit counting."""
     return (
-        5 * (popcount(mask & _FIVES_MASK) if COMPILED else _bit_count(mask & _FIVES_MASK))
-        + 10 * (popcount(mask & _TENS_MASK) if COMPILED else _bit_count(mask & _TENS_MASK))
-        + 20 * (popcount(mask & ROOK_MASK) if COMPILED else _bit_count(mask & ROOK_MASK))
+        5 * (mask & _FIVES_MASK).bit_count()
+        + 10 * (mask & _TENS_MASK).bit_count()
+        + 20 * (mask & ROOK_MASK).bit_count()
     )
 
 
 def popcount(mask: int) -> int:
-    """The number of cards in ``mask`` (``mask.bit_count()``).
-
-    Compiled, ``int.bit_count`` has no primitive (a generic method call): a mask below 2**60 is
-    counted by summing its bits in ever wider fields instead, in machine-word arithmetic (every
-    intermediate value stays below 2**62, unboxed). Interpreted, ``bit_count`` is the faster, and
-    the hot paths call ``popcount`` only when ``COMPILED``.
-    """
-    if not 0 <= mask < _SWAR_LIMIT:
-        return mask.bit_count()
-    mask -= mask >> 1 & 0x1555555555555555  # 2-bit fields: the count of their two bits
-    mask = (mask & 0x3333333333333333) + (mask >> 2 & 0x3333333333333333)  # 4-bit fields
-    mask = (mask + (mask >> 4)) & 0x0F0F0F0F0F0F0F0F  # bytes
-    mask += mask >> 8
-    mask += mask >> 16
-    mask += mask >> 32  # the lowest byte: the sum of all eight
-    return mask & 0x7F
-
-
-COMPILED: Final = not hasattr(popcount, "__code__")
-"""Whether this module runs compiled (mypyc): its functions are then built-ins, with no code
-object. The hot paths choose between a native helper and a built-in method by it."""
+    """The number of cards in ``mask`` (``mask.bit_count()``)."""
+    return mask.bit_count()
 
 
 def mask_of(cards: Iterable[int]) -> int:

@@ -7,7 +7,7 @@ import struct
 from dataclasses import dataclass
 from typing import Final
 
-from ._cards import COMPILED, NUM_CARDS, format_cards
+from ._cards import NUM_CARDS, format_cards
 from ._ruleset import Ruleset
 
 __all__ = ["Deal", "deal_for_hand"]
@@ -70,20 +70,7 @@ def deal_for_hand(ruleset: Ruleset, game_seed: int, hand_number: int, *, redeals
     while position < count:
         dead |= bits[order[position] & _POSITION_MASK]
         position += 1
-    return _new_deal(tuple(hands), nest, dead)
-
-
-def _new_deal(hands: tuple[int, ...], nest: int, dead: int) -> Deal:
-    """``Deal(hands, nest, dead)``; compiled, faster: a compiled frozen dataclass's ``__init__``
-    is the Python one dataclasses generates, so its native fields are set here instead (its
-    ``__setattr__`` still refuses every assignment from elsewhere)."""
-    if not COMPILED:
-        return Deal(hands, nest, dead)
-    deal = Deal.__new__(Deal)
-    deal.hands = hands  # type: ignore[misc]
-    deal.nest = nest  # type: ignore[misc]
-    deal.dead = dead  # type: ignore[misc]
-    return deal
+    return Deal(tuple(hands), nest, dead)
 
 
 # The shuffle's sort, fast: each card's sort key is its key's top three bytes above its position

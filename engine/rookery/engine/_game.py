@@ -22,14 +22,12 @@ from ._actions import (
 from ._builders import positional_builder
 from ._cards import (
     ALL_CARDS_MASK,
-    COMPILED,
     NUM_CARDS,
     ROOK_MASK,
     Suit,
     card_name,
     format_cards,
     mask_points,
-    popcount,
 )
 from ._cards import (
     CARD_POINTS as _CARD_POINTS,
@@ -102,10 +100,8 @@ _BIDDER_WINS: Final = BothOver.BIDDER_WINS
 _LEFT_OF_BIDDER: Final = FirstLead.LEFT_OF_BIDDER
 _PLAYED_SEEDS: Final = HandSeeds.PLAYED
 _CALLED: Final = Partnership.CALLED
-# Compiled, ``mask.bit_count()`` looks the method up at each call; this function is a C static.
-_bit_count: Final = int.bit_count
 # HandResult(...), built faster (by each field's slot, not a frozen dataclass's __setattr__).
-_new_hand_result: Final = positional_builder(HandResult) or HandResult
+_new_hand_result: Final = positional_builder(HandResult)
 
 
 # The event log: one plain tuple ``(kind, hand_number, *fields)`` per event (or the int it packs
@@ -690,13 +686,9 @@ class Game:
             return
         # The hot path of every playout: one card played to the current trick (RULES.md §5).
         card: int = action.card  # type: ignore[union-attr]
-        if type(card) is not int:
+        if type(card) is not int or not 0 <= card < NUM_CARDS:
             self._check_card(card, "play")
-        try:
-            bit = 1 << card
-        except ValueError:  # a negative card index
-            self._check_card(card, "play")
-            raise
+        bit = 1 << card
         seat = self._current
         hands = self._hands
         hand = hands[seat]
@@ -851,7 +843,7 @@ class Game:
     def _next_bidder(self) -> None:
         players = self._players
         passed = self._passed
-        remaining = players - (popcount(passed) if COMPILED else _bit_count(passed))
+        remaining = players - passed.bit_count()
         if remaining == 1 and self._high_bidder >= 0:
             # The high bidder never passes (they act again only once outbid), so they are the one.
             self._win_auction(self._high_bidder, self._high_bid, forced=False)
@@ -1147,7 +1139,7 @@ class Game:
             bid=self._bid,
             trump=self.trump,
             buried=self._buried if is_bidder else 0,
-            buried_count=_bit_count(self._buried),
+            buried_count=self._buried.bit_count(),
             called_card=self._called,
             partner=partner,
             current_trick=current,

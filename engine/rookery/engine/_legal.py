@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from math import comb
-from typing import Any, Final, TypeVar, overload
+from typing import Any, Final, overload
 
 from ._actions import (
     _BIDS,
@@ -23,20 +23,10 @@ from ._actions import (
     bid_action,
 )
 from ._builders import positional_builder
-from ._cards import COMPILED, Suit, cards_of, format_cards, popcount
+from ._cards import Suit, cards_of, format_cards
 from ._rulebook import legal_play_mask
 
 __all__ = ["LegalActions", "legal_play_mask"]
-
-try:  # the compiler's class attributes (``free_list_len``); optional, as nothing else is
-    from mypy_extensions import mypyc_attr
-except ImportError:  # not installed: the pure build, which has no use for them
-    _Class = TypeVar("_Class")
-
-    def mypyc_attr(**_attributes: object) -> Callable[[_Class], _Class]:  # type: ignore[misc]
-        """The compiler's class attributes, which mean nothing to the interpreter."""
-        return lambda cls: cls
-
 
 _SUITS: Final = tuple(Suit)
 # Enum member access costs a descriptor call on Python 3.11; the hot paths use these constants.
@@ -45,18 +35,8 @@ _NAME_TRUMP: Final = Phase.NAME_TRUMP
 _BURY: Final = Phase.BURY
 _CALL: Final = Phase.CALL
 _PLAY: Final = Phase.PLAY
-# Compiled, a Final name is a C static, not a lookup of the actions module's global at each use.
-_PLAY_CARD: Final = PlayCard
-_PLAYS: Final = PLAY
-# Compiled, ``mask.bit_count()`` looks the method up at each call; this function is a C static.
-_bit_count: Final = int.bit_count
-# Compiled, ``rng.random()`` looks the method up through the instance and its class at each call;
-# a plain ``random.Random``'s own C method is called directly instead (the same draw; a subclass's
-# ``random`` is honoured). Written out at each draw: a helper would cost the pure build a call.
-_RANDOM: Final = random.Random
-_random_of: Final = random.Random.random
 # Bury(...), built faster (by its slot, not a frozen dataclass's __setattr__).
-_new_bury: Final = positional_builder(Bury) or Bury
+_new_bury: Final = positional_builder(Bury)
 
 
 def _bid(amount: int) -> Bid:
@@ -278,18 +258,17 @@ class LegalActions(Sequence[Action]):
         """
         phase = self._phase
         if phase is _NAME_TRUMP:
-            return TRUMP[int((_random_of(rng) if type(rng) is _RANDOM else rng.random()) * 4)]
+            return TRUMP[int(rng.random() * 4)]
         if phase is _BURY and self._count <= self._mask.bit_count():
             cards = cards_of(self._mask)
             buried = 0
             for _ in range(self._count):
-                draw = _random_of(rng) if type(rng) is _RANDOM else rng.random()
-                buried |= 1 << cards.pop(int(draw * len(cards)))
+                buried |= 1 << cards.pop(int(rng.random() * len(cards)))
             return _new_bury(buried)
         size = len(self)
         if not size:
             raise IndexError("no legal action to sample")
-        return self[int((_random_of(rng) if type(rng) is _RANDOM else rng.random()) * size)]
+        return self[int(rng.random() * size)]
 
     # Values ---------------------------------------------------------------------------------
 
@@ -343,10 +322,6 @@ def _is_card(card: object) -> bool:
     return type(card) is int and 0 <= card < 58
 
 
-# A free list of one instance (compiled): the legal actions of one move are usually dropped before
-# the next move's are made, which then reuse its memory (no allocation, no tracking by the
-# garbage collector; about 4 % of a playout's instructions).
-@mypyc_attr(free_list_len=1)
 class _PlayActions(LegalActions):
     """``LegalActions`` of the PLAY phase, specialised for the hot path of random playouts."""
 
@@ -360,7 +335,7 @@ class _PlayActions(LegalActions):
         self._count = 0
 
     def __len__(self) -> int:
-        return popcount(self._mask) if COMPILED else _bit_count(self._mask)
+        return self._mask.bit_count()
 
     def __getitem__(self, index: int | slice) -> Any:
         if type(index) is int and index >= 0:
@@ -368,7 +343,7 @@ class _PlayActions(LegalActions):
             for _ in range(index):
                 mask &= mask - 1
             if mask:
-                return _PLAYS[(mask & -mask).bit_length() - 1]
+                return PLAY[(mask & -mask).bit_length() - 1]
         return LegalActions.__getitem__(self, index)
 
     def __iter__(self) -> Iterator[Action]:
@@ -378,23 +353,21 @@ class _PlayActions(LegalActions):
         mask = self._mask
         if not mask:
             raise IndexError("no legal action to sample")
-        draw = _random_of(rng) if type(rng) is _RANDOM else rng.random()
-        skip = int(draw * (popcount(mask) if COMPILED else _bit_count(mask)))
+        skip = int(rng.random() * mask.bit_count())
         while skip:
             mask &= mask - 1
             skip -= 1
-        return _PLAYS[(mask & -mask).bit_length() - 1]
+        return PLAY[(mask & -mask).bit_length() - 1]
 
     def __contains__(self, action: object) -> bool:
         return (
-            type(action) is _PLAY_CARD
+            type(action) is PlayCard
             and type(action.card) is int
             and 0 <= action.card < 58
             and bool(self._mask >> action.card & 1)
         )
 
 
-@mypyc_attr(free_list_len=1)
 class _BiddingActions(LegalActions):
     """``LegalActions`` of the auction: pass, then every bid amount ascending."""
 
@@ -416,6 +389,5 @@ class _BiddingActions(LegalActions):
         return LegalActions.__getitem__(self, index)
 
     def sample(self, rng: random.Random) -> Action:
-        draw = _random_of(rng) if type(rng) is _RANDOM else rng.random()
-        index = int(draw * (len(self._bids) + 1))
+        index = int(rng.random() * (len(self._bids) + 1))
         return _bid(self._bids[index - 1]) if index else PASS

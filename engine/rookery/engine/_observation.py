@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 from ._actions import Phase
@@ -40,27 +40,13 @@ class Trick:
             "points": self.points,
         }
 
-    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
-        # Rebuilt by the constructor: a compiled frozen dataclass has no default pickling.
-        return (Trick, (self.leader, self.cards, self.winner, self.points))
 
-
-_PURE_NEW_TRICK = positional_builder(Trick)
+_new_trick = positional_builder(Trick)
 
 
 def new_trick(leader: int, cards: tuple[tuple[int, int], ...], winner: int, points: int) -> Trick:
     """``Trick(leader, cards, winner, points)``, faster: the hot paths' constructor."""
-    if _PURE_NEW_TRICK is not None:
-        return _PURE_NEW_TRICK(leader, cards, winner, points)
-    # The compiled build: a compiled class's fields are native slots, set here without the
-    # frozen dataclass's __setattr__ (which still refuses every assignment from elsewhere), in
-    # a tenth of the time of its __init__ (a Python function, as dataclasses generates it).
-    trick = Trick.__new__(Trick)
-    trick.leader = leader  # type: ignore[misc]
-    trick.cards = cards  # type: ignore[misc]
-    trick.winner = winner  # type: ignore[misc]
-    trick.points = points  # type: ignore[misc]
-    return trick
+    return _new_trick(leader, cards, winner, points)
 
 
 NO_TRICK = Trick(-1, (), -1, 0)
@@ -161,12 +147,8 @@ class Observation:
             "sides": list(self.sides),
         }
 
-    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
-        # Rebuilt by the constructor: a compiled frozen dataclass has no default pickling.
-        return (Observation, (*[getattr(self, field.name) for field in fields(self)],))
 
-
-_PURE_NEW_OBSERVATION = positional_builder(Observation)
+_new_observation = positional_builder(Observation)
 
 
 def new_observation(
@@ -195,35 +177,8 @@ def new_observation(
     sides: tuple[int, ...],
 ) -> Observation:
     """``Observation(...)`` of the same arguments, faster: the hot paths' constructor."""
-    if _PURE_NEW_OBSERVATION is not None:
-        return _PURE_NEW_OBSERVATION(
-            ruleset, seat, hand_number, dealer, phase, current_player, hand, nest, auction,
-            high_bid, high_bidder, bidder, bid, trump, buried, buried_count, called_card,
-            partner, current_trick, completed_tricks, points_captured, scores, sides,
-        )  # fmt: skip
-    # The compiled build: native slots set directly, as in new_trick.
-    observation = Observation.__new__(Observation)
-    observation.ruleset = ruleset  # type: ignore[misc]
-    observation.seat = seat  # type: ignore[misc]
-    observation.hand_number = hand_number  # type: ignore[misc]
-    observation.dealer = dealer  # type: ignore[misc]
-    observation.phase = phase  # type: ignore[misc]
-    observation.current_player = current_player  # type: ignore[misc]
-    observation.hand = hand  # type: ignore[misc]
-    observation.nest = nest  # type: ignore[misc]
-    observation.auction = auction  # type: ignore[misc]
-    observation.high_bid = high_bid  # type: ignore[misc]
-    observation.high_bidder = high_bidder  # type: ignore[misc]
-    observation.bidder = bidder  # type: ignore[misc]
-    observation.bid = bid  # type: ignore[misc]
-    observation.trump = trump  # type: ignore[misc]
-    observation.buried = buried  # type: ignore[misc]
-    observation.buried_count = buried_count  # type: ignore[misc]
-    observation.called_card = called_card  # type: ignore[misc]
-    observation.partner = partner  # type: ignore[misc]
-    observation.current_trick = current_trick  # type: ignore[misc]
-    observation.completed_tricks = completed_tricks  # type: ignore[misc]
-    observation.points_captured = points_captured  # type: ignore[misc]
-    observation.scores = scores  # type: ignore[misc]
-    observation.sides = sides  # type: ignore[misc]
-    return observation
+    return _new_observation(
+        ruleset, seat, hand_number, dealer, phase, current_player, hand, nest, auction,
+        high_bid, high_bidder, bidder, bid, trump, buried, buried_count, called_card,
+        partner, current_trick, completed_tricks, points_captured, scores, sides,
+    )  # fmt: skip

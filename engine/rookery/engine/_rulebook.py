@@ -37,7 +37,7 @@ __all__ = [
 
 
 # HandScore(...), built faster (by each field's slot, not a frozen dataclass's __setattr__).
-_new_hand_score: Final = positional_builder(HandScore) or HandScore
+_new_hand_score: Final = positional_builder(HandScore)
 
 
 def _trick_key(card: int, trump: int) -> int:
