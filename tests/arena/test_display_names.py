@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from rookery.arena.config import config_from_dict, tournament_id_for
+from rookery.arena._config_values import tournament_id_for
+from rookery.arena.config import config_from_dict
 from rookery.arena.errors import ArenaConfigError
 
 ROOKERY = str(Path(sys.executable).with_name("rookery"))

@@ -12,7 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from rookery.arena.config import BotSpec, TournamentConfig, changed_fields
+from rookery.arena._config_model import changed_fields
+from rookery.arena.config import BotSpec, TournamentConfig
 from rookery.arena.errors import BotLaunchError, StorageError
 from rookery.arena.run import TournamentOptions, TournamentRunner
 

@@ -16,7 +16,8 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from rookery.arena.config import BotSpec, TournamentConfig, is_house_seat, parse_bot_flag
+from rookery.arena._config_seats import is_house_seat
+from rookery.arena.config import BotSpec, TournamentConfig, parse_bot_flag
 from rookery.arena.errors import ArenaConfigError
 from rookery.engine import Ruleset
 

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import structlog
-from rookery.arena.config import BotSpec
+from rookery.arena._config_values import BotSpec
 from rookery.arena.launch._bot_process import BotProcess, start_bot_process
 from rookery.arena.launch._commands import (
     CommandNotFoundError,

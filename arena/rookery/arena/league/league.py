@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 from google.protobuf import json_format
-from rookery.arena.config import BotSpec
+from rookery.arena._config_values import BotSpec
 from rookery.arena.errors import ArenaError
 from rookery.arena.launch._lanes import LaneStartError, WarmLanes
 from rookery.arena.launch._launcher import BotLauncher, GameLaunch, plan_launch

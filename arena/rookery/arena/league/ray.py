@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 import structlog
-from rookery.arena.config import BotSpec
+from rookery.arena._config_values import BotSpec
 from rookery.arena.errors import ArenaError
 from rookery.arena.launch._launcher import BotLauncher, GameLaunch, plan_launch
 from rookery.arena.launch._sandbox import SandboxLimits, SandboxRuntime, probe

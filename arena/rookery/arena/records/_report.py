@@ -12,7 +12,9 @@ from pathlib import Path
 from statistics import NormalDist
 from typing import Any
 
-from rookery.arena.config import Format, TournamentConfig, config_from_dict
+from rookery.arena._config_model import TournamentConfig
+from rookery.arena._config_toml import config_from_dict
+from rookery.arena._config_values import Format
 from rookery.arena.errors import StorageError
 from rookery.arena.records._results import Standing, Summary, los_table, summarize
 from rookery.arena.records._storage import DATABASE_NAME, GameRow, RunStore, TournamentRecord

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from rookery.arena.config import TournamentConfig
+from rookery.arena._config_model import TournamentConfig
 from rookery.arena.records._storage import GameRow
 from rookery.arena.run._schedule import Schedule, ScheduledGame
 

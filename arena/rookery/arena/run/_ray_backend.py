@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import structlog
-from rookery.arena.config import TournamentConfig
+from rookery.arena._config_model import TournamentConfig
 from rookery.arena.errors import ArenaConfigError, ArenaError, BotLaunchError
 from rookery.arena.run._backend import ChunkPlayer, ChunkResult, RunDriver
 from rookery.arena.run._schedule import ScheduledGame

@@ -26,14 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import structlog
-from rookery.arena.config import (
-    BotSpec,
-    ClockKind,
-    Format,
-    TournamentConfig,
-    changed_fields,
-    is_house_seat,
-)
+from rookery.arena._config_model import TournamentConfig, changed_fields
+from rookery.arena._config_seats import is_house_seat
+from rookery.arena._config_values import BotSpec, ClockKind, Format
 from rookery.arena.errors import BotLaunchError, SandboxUnavailableError, StorageError
 from rookery.arena.launch._commands import working_folder
 from rookery.arena.launch._lanes import LaneStartError, WarmLanes

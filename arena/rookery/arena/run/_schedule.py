@@ -21,7 +21,7 @@ import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from rookery.arena.config import Format
+from rookery.arena._config_values import Format
 from rookery.arena.errors import ScheduleError
 from rookery.engine import Ruleset
 

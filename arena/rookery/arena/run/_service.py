@@ -25,14 +25,8 @@ from pathlib import Path
 
 import structlog
 from google.protobuf import json_format
-from rookery.arena.config import (
-    BotSpec,
-    Format,
-    TournamentConfig,
-    default_concurrency,
-    duplicate_hand_seeds,
-    random_seed,
-)
+from rookery.arena._config_model import TournamentConfig, duplicate_hand_seeds
+from rookery.arena._config_values import BotSpec, Format, default_concurrency, random_seed
 from rookery.arena.errors import ArenaError, StorageError
 from rookery.arena.records._report import load_run
 from rookery.arena.records._storage import DATABASE_NAME, GameRow, RunStore

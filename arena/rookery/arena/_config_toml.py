@@ -1,0 +1,406 @@
+"""Reading a tournament TOML file into a :class:`TournamentConfig` (every mistake named)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import shlex
+import tomllib
+from collections.abc import Mapping
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from rookery.arena._config_model import (
+    TournamentConfig,
+    _check_keys,
+    _expect,
+    _validate,
+    duplicate_hand_seeds,
+)
+from rookery.arena._config_seats import LLM_SEATS, house_seat
+from rookery.arena._config_values import (
+    _BOT_NAME,
+    LATE_POLICY_NAMES,
+    TOURNAMENT_TIME_CONTROL,
+    BotSpec,
+    ClockKind,
+    Format,
+)
+from rookery.arena.errors import ArenaConfigError
+from rookery.arena.launch._sandbox import SandboxLimits, SandboxMode
+from rookery.arena.stats._sprt import SprtParams
+from rookery.engine import Ruleset, RulesetError
+from rookery.server import TimeControl
+
+
+def _ruleset(source: str, data: Mapping[str, Any]) -> Ruleset:
+    """The config's ruleset: a preset, ``[ruleset]`` overrides, and for duplicate games
+    ``hand_seeds = PLAYED`` unless ``[ruleset]`` names ``hand_seeds``."""
+    ruleset = _ruleset_as_written(source, data)
+    table = data.get("ruleset")
+    if isinstance(table, dict) and "hand_seeds" in table:
+        return ruleset
+    return duplicate_hand_seeds(ruleset, data.get("duplicate", True) is not False)
+
+
+def _ruleset_as_written(source: str, data: Mapping[str, Any]) -> Ruleset:
+    preset = data.get("preset")
+    table = data.get("ruleset")
+    if preset is not None and table is not None and "preset" in table:
+        raise ArenaConfigError(
+            source, "preset", "give the preset either at the top or in [ruleset]"
+        )
+    base_name = "standard"
+    overrides: dict[str, Any] = {}
+    if table is not None:
+        _expect(source, "ruleset", table, dict, "a table")
+        overrides = dict(table)
+        base_name = overrides.pop("preset", preset or "standard")
+    elif preset is not None:
+        base_name = preset
+    _expect(source, "preset", base_name, str, "a preset name")
+    try:
+        base = Ruleset.preset(base_name)
+        if not overrides:
+            return base
+        merged = base.to_dict()
+        merged.update(overrides)
+        if "name" not in overrides:
+            merged["name"] = f"{base_name}*"
+        return Ruleset.from_dict(merged)
+    except RulesetError as error:
+        key = "preset" if not overrides else f"ruleset.{error.parameter}"
+        raise ArenaConfigError(source, key, str(error)) from None
+    except (TypeError, ValueError) as error:
+        raise ArenaConfigError(source, "ruleset", str(error)) from None
+
+
+def _bots(source: str, entries: Any, workdir: str) -> tuple[BotSpec, ...]:
+    _expect(source, "bots", entries, list, "an array of tables ([[bots]])")
+    bots = []
+    for i, entry in enumerate(entries):
+        key = f"bots[{i}]"
+        _expect(source, key, entry, dict, "a table with name and command (or remote = true)")
+        _check_keys(
+            source,
+            key,
+            entry,
+            {"name", "command", "remote", "sessions", "processes", "env", "folder"}
+            | ({"kind", "model", "url"} if "kind" in entry else set()),
+        )
+        name = _expect(source, f"{key}.name", entry.get("name"), str, "a bot name")
+        if not _BOT_NAME.match(name):
+            raise ArenaConfigError(
+                source, f"{key}.name", f"{name!r}: use 1-64 letters, digits, '.', '_' or '-'"
+            )
+        if "kind" in entry:
+            bots.append(_house_seat_entry(source, key, name, entry))
+            continue
+        remote = _expect(source, f"{key}.remote", entry.get("remote", False), bool, "true/false")
+        command = entry.get("command", "")
+        if isinstance(command, list):
+            if not all(isinstance(part, str) for part in command):
+                raise ArenaConfigError(
+                    source, f"{key}.command", "an array command must hold strings"
+                )
+            command = shlex.join(command)
+        _expect(source, f"{key}.command", command, str, "a command line")
+        if remote and command:
+            raise ArenaConfigError(
+                source, key, f"bot {name!r}: give a command or remote = true, not both"
+            )
+        if not remote and not command.strip():
+            raise ArenaConfigError(source, key, f"bot {name!r}: needs a command (or remote = true)")
+        if command:
+            try:
+                shlex.split(command)
+            except ValueError as error:
+                raise ArenaConfigError(
+                    source, f"{key}.command", f"cannot be split: {error}"
+                ) from None
+        counts = {}
+        for field_name in ("sessions", "processes"):
+            value = _expect(
+                source, f"{key}.{field_name}", entry.get(field_name, 0), int, "an integer"
+            )
+            if value < 0:
+                raise ArenaConfigError(source, f"{key}.{field_name}", f"must be >= 0, got {value}")
+            counts[field_name] = value
+        env = _expect(source, f"{key}.env", entry.get("env", {}), dict, "a table of strings")
+        if not all(isinstance(v, str) for v in env.values()):
+            raise ArenaConfigError(source, f"{key}.env", "every value must be a string")
+        folder = _expect(source, f"{key}.folder", entry.get("folder", ""), str, "a folder path")
+        bots.append(
+            BotSpec(
+                name,
+                command,
+                remote,
+                counts["sessions"],
+                counts["processes"],
+                dict(env),
+                _resolve(source, folder) if folder else "",
+                workdir if command else "",
+            )
+        )
+    return tuple(bots)
+
+
+def _house_seat_entry(source: str, key: str, name: str, entry: Mapping[str, Any]) -> BotSpec:
+    """A ``[[bots]]`` entry with ``kind = "llm"`` (or ``"llm-tools"``), ``model`` and ``url``: the
+    house's language-model seat, which runs outside the sandbox; nothing of its own beside."""
+    extra = sorted(set(entry) - {"name", "kind", "model", "url"})
+    if extra:
+        raise ArenaConfigError(
+            source,
+            key,
+            f"bot {name!r}: a kind = {entry['kind']!r} seat is the house's own code and takes only "
+            f"name, kind, model and url; remove {', '.join(extra)}",
+        )
+    kind = _expect(source, f"{key}.kind", entry["kind"], str, "a seat kind")
+    if kind not in LLM_SEATS:
+        raise ArenaConfigError(
+            source, f"{key}.kind", f"{kind!r}: one of {', '.join(map(repr, LLM_SEATS))}"
+        )
+    model = _expect(source, f"{key}.model", entry.get("model", ""), str, "a model name")
+    url = _expect(source, f"{key}.url", entry.get("url", ""), str, "a URL")
+    bot = house_seat(name, kind, model, url)
+    if bot is None:
+        raise ArenaConfigError(
+            source,
+            key,
+            f"bot {name!r}: needs model (the model's name) and url (its OpenAI-compatible API's "
+            "base URL, http:// or https://)",
+        )
+    return bot
+
+
+def _resolve(source: str, path: str) -> str:
+    """A path relative to the config file's folder (as is for a config not from a file)."""
+    given = Path(path)
+    if given.is_absolute() or source.startswith(("<", "command line")):
+        return str(given)
+    return str((Path(source).parent / given).resolve())
+
+
+def _enum(source: str, key: str, value: Any, kind: type[Enum]) -> Any:
+    try:
+        return kind(value)
+    except ValueError:
+        choices = ", ".join(repr(m.value) for m in kind)
+        raise ArenaConfigError(source, key, f"must be one of {choices}, got {value!r}") from None
+
+
+def _limits(source: str, table: Any) -> SandboxLimits:
+    _expect(source, "limits", table, dict, "a table")
+    allowed = set(SandboxLimits().to_dict())
+    _check_keys(source, "limits", table, allowed)
+    values: dict[str, int] = {}
+    for key, value in table.items():
+        number = _expect(source, f"limits.{key}", value, int, "an integer")
+        if number < 1:
+            raise ArenaConfigError(source, f"limits.{key}", f"must be at least 1, got {number}")
+        values[key] = number
+    return SandboxLimits(**values)
+
+
+def _teams(source: str, data: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The ``[[teams]]`` tables: ``name`` and ``members``."""
+    _expect(source, "teams", data, list, "an array of tables ([[teams]])")
+    teams = []
+    for i, entry in enumerate(data):
+        key = f"teams[{i}]"
+        _expect(source, key, entry, dict, "a table with name and members")
+        _check_keys(source, key, entry, {"name", "members"})
+        name = _expect(source, f"{key}.name", entry.get("name"), str, "a team name")
+        members = _expect(source, f"{key}.members", entry.get("members"), list, "bot names")
+        if not all(isinstance(m, str) for m in members):
+            raise ArenaConfigError(source, f"{key}.members", "must be bot names")
+        teams.append((name, tuple(members)))
+    return tuple(teams)
+
+
+def _llm_values(source: str, data: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``[llm]`` table: ``budget_usd``, ``retries`` and ``prices``."""
+    if "llm" not in data:
+        return {}
+    llm = _expect(source, "llm", data["llm"], dict, "a table")
+    _check_keys(source, "llm", llm, {"budget_usd", "retries", "prices"})
+    values: dict[str, Any] = {}
+    if "budget_usd" in llm:
+        budget = _expect(source, "llm.budget_usd", llm["budget_usd"], (int, float), "a number")
+        values["llm_budget_usd"] = float(budget)
+    if "retries" in llm:
+        values["llm_retries"] = _expect(source, "llm.retries", llm["retries"], int, "an integer")
+    if "prices" in llm:
+        prices = _expect(source, "llm.prices", llm["prices"], dict, "a table")
+        values["llm_prices"] = {
+            model: _price(source, f"llm.prices.{model}", price) for model, price in prices.items()
+        }
+    return values
+
+
+def _price(source: str, key: str, value: Any) -> tuple[float, float]:
+    """``[IN, OUT]``: US dollars per million prompt and completion tokens, finite and ≥ 0."""
+    what = "[IN, OUT] (US dollars per million prompt and completion tokens, like [0.15, 0.60])"
+    pair = _expect(source, key, value, list, what)
+    if len(pair) != 2 or not all(
+        isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
+        for v in pair
+    ):
+        raise ArenaConfigError(source, key, f"must be {what}, got {value!r}")
+    return float(pair[0]), float(pair[1])
+
+
+def _sandbox_values(source: str, data: Mapping[str, Any]) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    if "sandbox" in data:
+        values["sandbox"] = _enum(source, "sandbox", data["sandbox"], SandboxMode)
+    if "clock" in data:
+        values["clock"] = _enum(source, "clock", data["clock"], ClockKind)
+    for key in ("process_per_game", "pin_cpus"):
+        if key in data:
+            values[key] = _expect(source, key, data[key], bool, "true/false")
+    if "sandbox_paths" in data:
+        paths = _expect(source, "sandbox_paths", data["sandbox_paths"], list, "a list of folders")
+        if not all(isinstance(p, str) and p for p in paths):
+            raise ArenaConfigError(source, "sandbox_paths", "every entry must be a folder path")
+        values["sandbox_paths"] = tuple(Path(_resolve(source, p)) for p in paths)
+    if "limits" in data:
+        values["limits"] = _limits(source, data["limits"])
+    return values
+
+
+def _time_control(source: str, table: Any) -> TimeControl:
+    _expect(source, "time_control", table, dict, "a table")
+    allowed = {"action_ms", "bank_ms", "late_policy", "strike_limit", "grace_ms"}
+    _check_keys(source, "time_control", table, allowed)
+    values: dict[str, Any] = {}
+    for key in ("action_ms", "bank_ms", "strike_limit", "grace_ms"):
+        if key in table:
+            value = _expect(source, f"time_control.{key}", table[key], int, "an integer")
+            if value < 0 or (key == "action_ms" and value == 0):
+                raise ArenaConfigError(source, f"time_control.{key}", f"out of range: {value}")
+            values[key] = value
+    if "late_policy" in table:
+        raw = table["late_policy"]
+        if not isinstance(raw, str) or raw not in LATE_POLICY_NAMES:
+            choices = ", ".join(LATE_POLICY_NAMES)
+            raise ArenaConfigError(
+                source, "time_control.late_policy", f"must be one of {choices}, got {raw!r}"
+            )
+        values["late_policy"] = LATE_POLICY_NAMES[raw]
+    return dataclasses.replace(TOURNAMENT_TIME_CONTROL, **values)
+
+
+def _sprt(source: str, table: Any) -> SprtParams:
+    _expect(source, "sprt", table, dict, "a table")
+    _check_keys(source, "sprt", table, {"elo0", "elo1", "alpha", "beta", "model"})
+    values: dict[str, Any] = {}
+    for key in ("elo0", "elo1", "alpha", "beta"):
+        if key in table:
+            values[key] = float(
+                _expect(source, f"sprt.{key}", table[key], (int, float), "a number")
+            )
+    if "model" in table:
+        values["model"] = _expect(source, "sprt.model", table["model"], str, "a string")
+    try:
+        return SprtParams(**values)
+    except ValueError as error:
+        raise ArenaConfigError(source, "sprt", str(error)) from None
+
+
+_TOP_KEYS = {
+    "name",
+    "preset",
+    "ruleset",
+    "format",
+    "games",
+    "duplicate",
+    "concurrency",
+    "seed",
+    "time_control",
+    "sprt",
+    "ratings",
+    "bots",
+    "out",
+    "sandbox",
+    "clock",
+    "process_per_game",
+    "pin_cpus",
+    "sandbox_paths",
+    "limits",
+    "llm",
+    "teams",
+}
+
+
+def config_from_dict(
+    data: Mapping[str, Any], source: str = "<config>", workdir: str = ""
+) -> TournamentConfig:
+    """Validate a parsed TOML document into a :class:`TournamentConfig`.
+
+    ``workdir`` is the folder the bots' commands run in (a config file's folder).
+    """
+    _check_keys(source, "", data, _TOP_KEYS)
+    name = _expect(source, "name", data.get("name", "tournament"), str, "a string")
+    raw_format = _expect(source, "format", data.get("format", "round-robin"), str, "a string")
+    try:
+        tournament_format = Format(raw_format)
+    except ValueError:
+        choices = ", ".join(f.value for f in Format)
+        raise ArenaConfigError(
+            source, "format", f"must be one of {choices}, got {raw_format!r}"
+        ) from None
+    values: dict[str, Any] = {}
+    for key in ("games", "concurrency", "seed"):
+        if key in data:
+            values[key] = _expect(source, key, data[key], int, "an integer")
+    if "duplicate" in data:
+        values["duplicate"] = _expect(source, "duplicate", data["duplicate"], bool, "true/false")
+    if "time_control" in data:
+        values["time_control"] = _time_control(source, data["time_control"])
+    if "sprt" in data:
+        values["sprt"] = _sprt(source, data["sprt"])
+    if "ratings" in data:
+        ratings = _expect(source, "ratings", data["ratings"], dict, "a table")
+        _check_keys(source, "ratings", ratings, {"k", "bootstrap"})
+        if "k" in ratings:
+            values["elo_k"] = float(
+                _expect(source, "ratings.k", ratings["k"], (int, float), "a number")
+            )
+        if "bootstrap" in ratings:
+            values["bootstrap"] = _expect(
+                source, "ratings.bootstrap", ratings["bootstrap"], int, "an integer"
+            )
+    if "out" in data:
+        values["out"] = Path(_expect(source, "out", data["out"], str, "a directory path"))
+    values.update(_sandbox_values(source, data))
+    values.update(_llm_values(source, data))
+    if "teams" in data:
+        values["teams"] = _teams(source, data["teams"])
+    config = TournamentConfig(
+        name=name,
+        ruleset=_ruleset(source, data),
+        bots=_bots(source, data.get("bots", []), workdir),
+        format=tournament_format,
+        source=source,
+        **values,
+    )
+    _validate(config, source)
+    return config
+
+
+def load_config(path: str | Path) -> TournamentConfig:
+    """Read and validate a tournament TOML file."""
+    path = Path(path)
+    source = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ArenaConfigError(source, "", f"cannot read the file: {error.strerror}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ArenaConfigError(source, "", f"not valid TOML: {error}") from None
+    return config_from_dict(data, source, str(path.parent.absolute()))
