@@ -16,12 +16,17 @@ into the next, past the fresh process the sandbox gives it for every game.
 from __future__ import annotations
 
 import hmac
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import TypeAlias
 
 import grpc
 
 __all__ = ["GUARDED_METHODS", "AdminInterceptor", "BotsOnlyOnUnixSocket", "bearer_token"]
+
+Continuation: TypeAlias = Callable[
+    [grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler | None]
+]
+"""What an interceptor calls for the handler of a call (grpc's ``continuation``)."""
 
 GUARDED_METHODS = frozenset(
     "/rookery.v1.ArenaService/" + name
@@ -39,7 +44,7 @@ GUARDED_METHODS = frozenset(
 """The RPCs that need the admin token."""
 
 
-def bearer_token(metadata: Any) -> str | None:
+def bearer_token(metadata: Sequence[tuple[str, str | bytes]] | None) -> str | None:
     """The token of an ``authorization: Bearer <token>`` metadata entry, if any."""
     for key, value in metadata or ():
         if key.lower() == "authorization":
@@ -63,9 +68,9 @@ class AdminInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
 
     async def intercept_service(
         self,
-        continuation: Callable[[Any], Awaitable[Any]],
-        handler_call_details: Any,
-    ) -> Any:
+        continuation: Continuation,
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler | None:
         method = handler_call_details.method
         if method not in GUARDED_METHODS or (not self._token and not self._required):
             return await continuation(handler_call_details)
@@ -85,8 +90,8 @@ class AdminInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         return _refusal(handler, problem)
 
 
-def _refusal(handler: Any, problem: str) -> Any:
-    async def refuse(request: Any, context: Any) -> Any:
+def _refusal(handler: grpc.RpcMethodHandler | None, problem: str) -> grpc.RpcMethodHandler:
+    async def refuse(request: object, context: grpc.aio.ServicerContext) -> None:
         await context.abort(grpc.StatusCode.UNAUTHENTICATED, problem)
 
     return grpc.unary_unary_rpc_method_handler(
@@ -109,9 +114,9 @@ class BotsOnlyOnUnixSocket(grpc.aio.ServerInterceptor):  # type: ignore[misc]
 
     async def intercept_service(
         self,
-        continuation: Callable[[Any], Awaitable[Any]],
-        handler_call_details: Any,
-    ) -> Any:
+        continuation: Continuation,
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler | None:
         method = str(handler_call_details.method)
         handler = await continuation(handler_call_details)
         if handler is None or method.startswith(_UNIX_SERVICES):
@@ -122,7 +127,7 @@ class BotsOnlyOnUnixSocket(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         if handler.unary_unary is not None:
             unary = handler.unary_unary
 
-            async def guarded_unary(request: Any, context: Any) -> Any:
+            async def guarded_unary(request: object, context: grpc.aio.ServicerContext) -> object:
                 if _on_unix_socket(context):
                     await context.abort(grpc.StatusCode.PERMISSION_DENIED, problem)
                 return await unary(request, context)
@@ -135,7 +140,9 @@ class BotsOnlyOnUnixSocket(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         if handler.unary_stream is not None:
             stream = handler.unary_stream
 
-            async def guarded_stream(request: Any, context: Any) -> Any:
+            async def guarded_stream(
+                request: object, context: grpc.aio.ServicerContext
+            ) -> AsyncIterator[object]:
                 if _on_unix_socket(context):
                     await context.abort(grpc.StatusCode.PERMISSION_DENIED, problem)
                 async for item in stream(request, context):

@@ -11,14 +11,16 @@ import contextlib
 import inspect
 import time
 from bisect import bisect_left
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from typing import Any
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import cast
 
 import grpc
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily, Metric
 from prometheus_client.exposition import start_http_server
 from prometheus_client.registry import Collector
+
+from ._auth import Continuation
 
 __all__ = ["ActionTally", "Metrics", "MetricsHttpServer", "MetricsInterceptor"]
 
@@ -178,9 +180,9 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
 
     async def intercept_service(
         self,
-        continuation: Callable[[Any], Awaitable[Any]],
-        handler_call_details: Any,
-    ) -> Any:
+        continuation: Continuation,
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler | None:
         handler = await continuation(handler_call_details)
         if handler is None:
             return None
@@ -202,14 +204,16 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         )
         handling = m.handling.labels(*labels)
 
-        def finish(context: Any, begin: float, error: BaseException | None) -> None:
+        def finish(
+            context: grpc.aio.ServicerContext, begin: float, error: BaseException | None
+        ) -> None:
             code = _code_name(context)
             if error is not None and code == "OK":
                 code = "CANCELLED" if isinstance(error, asyncio.CancelledError) else "UNKNOWN"
             m.handled.labels(*labels, code).inc()
             handling.observe(time.perf_counter() - begin)
 
-        async def count_requests(requests: AsyncIterator[Any]) -> AsyncIterator[Any]:
+        async def count_requests(requests: AsyncIterator[object]) -> AsyncIterator[object]:
             tally = _Tally(received)
             messages = aiter(requests)
             try:
@@ -222,11 +226,11 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
 
         if not handler.response_streaming:
 
-            async def unary_response(request: Any, context: Any) -> Any:
+            async def unary_response(request: object, context: grpc.aio.ServicerContext) -> object:
                 started.inc()
                 begin = time.perf_counter()
                 if handler.request_streaming:
-                    request = count_requests(request)
+                    request = count_requests(cast(AsyncIterator[object], request))
                 else:
                     received.inc()
                 try:
@@ -249,11 +253,11 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
 
         if not inspect.isasyncgenfunction(inner):
             # A handler that writes with context.write: count the call, not its messages.
-            async def writing_response(request: Any, context: Any) -> None:
+            async def writing_response(request: object, context: grpc.aio.ServicerContext) -> None:
                 started.inc()
                 begin = time.perf_counter()
                 if handler.request_streaming:
-                    request = count_requests(request)
+                    request = count_requests(cast(AsyncIterator[object], request))
                 else:
                     received.inc()
                 try:
@@ -270,7 +274,7 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
 
             return _rebuild(handler, kind, writing_response)
 
-        async def streaming_response(request: Any, context: Any) -> None:
+        async def streaming_response(request: object, context: grpc.aio.ServicerContext) -> None:
             # The handler's messages are written here rather than yielded to gRPC: gRPC's own
             # loop over a response generator leaves it suspended when a write is cancelled (the
             # RPC cut, the server stopping), its ``finally`` run only when the collector gets
@@ -278,7 +282,7 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             started.inc()
             begin = time.perf_counter()
             if handler.request_streaming:
-                request = count_requests(request)
+                request = count_requests(cast(AsyncIterator[object], request))
             else:
                 received.inc()
             tally = _Tally(sent)
@@ -318,7 +322,7 @@ def _release(error: BaseException) -> None:
     error.__cause__ = None
 
 
-async def _close(requests: Any) -> None:
+async def _close(requests: object) -> None:
     """Closes a request stream's async generator the handler may have left suspended (gRPC's
     own holds the call in a cycle with its reader until collected); one still running in
     another task (a reader being cancelled) is left to end there."""
@@ -335,7 +339,7 @@ class _Tally:
 
     __slots__ = ("_counter", "_last", "_pending")
 
-    def __init__(self, counter: Any) -> None:
+    def __init__(self, counter: Counter) -> None:
         self._counter = counter
         self._pending = 0
         self._last = time.monotonic()
@@ -356,7 +360,9 @@ class _Tally:
         self._last = time.monotonic()
 
 
-def _rebuild(handler: Any, kind: str, behaviour: Any) -> Any:
+def _rebuild(
+    handler: grpc.RpcMethodHandler, kind: str, behaviour: Callable[..., object]
+) -> grpc.RpcMethodHandler:
     build = {
         "unary": grpc.unary_unary_rpc_method_handler,
         "client_stream": grpc.stream_unary_rpc_method_handler,
