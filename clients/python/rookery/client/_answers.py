@@ -28,7 +28,7 @@ from rookery.wire.notes import FALLBACK_REASON_MAX_BYTES, clip_utf8
 from structlog.typing import FilteringBoundLogger
 
 from ._errors import ClientError, NoAnswer
-from ._options import RunOptions, RunStats
+from ._options import BotRunOptions, RunStats
 from ._table_play import PendingRequest, TablePlay, bind_table
 
 __all__ = ["Answers"]
@@ -54,7 +54,7 @@ class Answers:
     def __init__(
         self,
         tables: dict[str, TablePlay],
-        options: RunOptions,
+        options: BotRunOptions,
         stats: RunStats,
         write: Callable[[bytes], bool],
         tasks: set[asyncio.Task[None]],

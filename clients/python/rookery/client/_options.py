@@ -1,23 +1,44 @@
-"""How a runner connects and behaves (``RunOptions``), and what a run did (``RunStats``)."""
+"""The settings a bot runs with (``RunSettings``, as given to ``arun_bot`` and ``run_bot``;
+``BotRunOptions``, complete), and what a run did (``RunStats``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 import grpc
 from rookery.wire.version import rookery_version
 
-__all__ = ["RunOptions", "RunStats"]
+__all__ = ["BotRunOptions", "RunSettings", "RunStats"]
 
 
 def _sdk_version() -> str:
     return rookery_version()
 
 
+class RunSettings(TypedDict, total=False):
+    """The keyword settings of :func:`rookery.client.arun_bot` and :func:`rookery.client.run_bot`,
+    each optional (what they mean: ``arun_bot``'s docstring)."""
+
+    token: str | None
+    name: str | None
+    version: str
+    max_tables: int | None
+    sessions: int | None
+    games: int | None
+    credentials: grpc.ChannelCredentials | None
+    retry_rejected: bool
+    connect_timeout_s: float
+    reconnect_timeout_s: float
+    batching: bool
+    defer_events: bool
+    expect_server: str | None
+
+
 @dataclass(frozen=True)
-class RunOptions:
-    """How a runner connects and behaves; see :func:`rookery.client.arun_bot`."""
+class BotRunOptions:
+    """How a bot's runner connects and behaves: its ``RunSettings`` completed from the
+    environment and the defaults (see :func:`rookery.client.arun_bot`)."""
 
     server: str
     name: str

@@ -7,8 +7,8 @@ import os
 import signal
 import sys
 from collections.abc import Callable
+from typing import Unpack
 
-import grpc
 import structlog
 
 from ._bot import Bot
@@ -18,7 +18,7 @@ from ._errors import (
     SessionRefusedError,
     TokenRejectedError,
 )
-from ._options import RunOptions, RunStats
+from ._options import BotRunOptions, RunSettings, RunStats
 from ._session import Session
 
 __all__ = ["arun_bot", "run_bot"]
@@ -57,20 +57,8 @@ async def arun_bot(
     bot_factory: Callable[[], Bot],
     server: str | None = None,
     *,
-    token: str | None = None,
-    name: str | None = None,
-    version: str = "",
-    max_tables: int | None = None,
-    sessions: int | None = None,
-    games: int | None = None,
-    credentials: grpc.ChannelCredentials | None = None,
-    retry_rejected: bool = True,
-    connect_timeout_s: float = 10.0,
-    reconnect_timeout_s: float = 60.0,
     stop: asyncio.Event | None = None,
-    batching: bool = True,
-    defer_events: bool = True,
-    expect_server: str | None = None,
+    **settings: Unpack[RunSettings],
 ) -> RunStats:
     """Play as bot ``name`` at ``server`` (``host:port``) until ``stop`` is set or ``games`` end.
 
@@ -102,31 +90,12 @@ async def arun_bot(
     connection within ``connect_timeout_s`` at first, or ``reconnect_timeout_s`` after a drop) and
     :class:`SessionRefusedError` (the server refused the Hello).
     """
-    server = server or os.environ.get("ROOKERY_SERVER", "").strip() or DEFAULT_SERVER
-    if expect_server is None:
-        expect_server = os.environ.get("ROOKERY_EXPECT_SERVER", "").strip()
-    token = os.environ.get("ROOKERY_TOKEN", "") if token is None else token
-    sessions = _env_count("ROOKERY_SESSIONS") if sessions is None else sessions
-    max_tables = _env_count("ROOKERY_MAX_TABLES") if max_tables is None else max_tables
-    if sessions < 1:
-        raise ValueError(f"sessions must be at least 1, got {sessions}")
-    if max_tables < 1:
-        raise ValueError(f"max_tables must be at least 1, got {max_tables}")
-    options = RunOptions(
-        server=server,
-        name=name or _default_name(bot_factory),
-        token=token,
-        version=version,
-        max_tables=max_tables,
-        sessions=sessions,
-        games=games,
-        credentials=credentials,
-        retry_rejected=retry_rejected,
-        connect_timeout_s=connect_timeout_s,
-        reconnect_timeout_s=reconnect_timeout_s,
-        batching=batching,
-        defer_events=defer_events,
-        expect_server=expect_server,
+    options = _options(bot_factory, server, settings)
+    server, sessions, max_tables, games = (
+        options.server,
+        options.sessions,
+        options.max_tables,
+        options.games,
     )
     stop = stop if stop is not None else asyncio.Event()
     stats = RunStats()
@@ -163,20 +132,8 @@ def run_bot(
     bot_factory: Callable[[], Bot],
     server: str | None = None,
     *,
-    token: str | None = None,
-    name: str | None = None,
-    version: str = "",
-    max_tables: int | None = None,
-    sessions: int | None = None,
-    games: int | None = None,
-    credentials: grpc.ChannelCredentials | None = None,
-    retry_rejected: bool = True,
-    connect_timeout_s: float = 10.0,
-    reconnect_timeout_s: float = 60.0,
-    batching: bool = True,
-    defer_events: bool = True,
-    expect_server: str | None = None,
     exit_on_error: bool = True,
+    **settings: Unpack[RunSettings],
 ) -> RunStats:
     """Blocking :func:`arun_bot`: runs its own event loop and stops cleanly on SIGINT or SIGTERM.
 
@@ -202,24 +159,7 @@ def run_bot(
             except (NotImplementedError, RuntimeError, ValueError):  # not the main thread
                 pass
         try:
-            return await arun_bot(
-                bot_factory,
-                server,
-                token=token,
-                name=name,
-                version=version,
-                max_tables=max_tables,
-                sessions=sessions,
-                games=games,
-                credentials=credentials,
-                retry_rejected=retry_rejected,
-                connect_timeout_s=connect_timeout_s,
-                reconnect_timeout_s=reconnect_timeout_s,
-                stop=stop,
-                batching=batching,
-                defer_events=defer_events,
-                expect_server=expect_server,
-            )
+            return await arun_bot(bot_factory, server, stop=stop, **settings)
         finally:
             for signum in installed:
                 loop.remove_signal_handler(signum)
@@ -227,8 +167,10 @@ def run_bot(
     if not exit_on_error:
         return asyncio.run(main())
     try:  # a bad ROOKERY_SESSIONS or ROOKERY_MAX_TABLES: the contract's bad arguments
-        sessions = _env_count("ROOKERY_SESSIONS") if sessions is None else sessions
-        max_tables = _env_count("ROOKERY_MAX_TABLES") if max_tables is None else max_tables
+        if settings.get("sessions") is None:
+            _env_count("ROOKERY_SESSIONS")
+        if settings.get("max_tables") is None:
+            _env_count("ROOKERY_MAX_TABLES")
     except ValueError as error:
         print(f"{_program_name()}: {error}", file=sys.stderr, flush=True)
         raise SystemExit(2) from None
@@ -242,6 +184,47 @@ def run_bot(
         raise SystemExit(code) from None
     print(_summary_line(stats), file=sys.stderr, flush=True)
     return stats
+
+
+def _options(
+    bot_factory: Callable[[], Bot], server: str | None, settings: RunSettings
+) -> BotRunOptions:
+    """The run's options: ``settings`` as given, the rest from the ``ROOKERY_*`` environment the
+    arena sets for a bot it launches, then the defaults. ``TypeError`` for a setting that is not
+    one, ``ValueError`` for a count below 1."""
+    unknown = sorted(set(settings) - set(RunSettings.__optional_keys__))
+    if unknown:
+        raise TypeError(f"unknown run settings: {', '.join(unknown)}")
+    token = settings.get("token")
+    sessions = settings.get("sessions")
+    max_tables = settings.get("max_tables")
+    expect_server = settings.get("expect_server")
+    sessions = _env_count("ROOKERY_SESSIONS") if sessions is None else sessions
+    max_tables = _env_count("ROOKERY_MAX_TABLES") if max_tables is None else max_tables
+    if sessions < 1:
+        raise ValueError(f"sessions must be at least 1, got {sessions}")
+    if max_tables < 1:
+        raise ValueError(f"max_tables must be at least 1, got {max_tables}")
+    return BotRunOptions(
+        server=server or os.environ.get("ROOKERY_SERVER", "").strip() or DEFAULT_SERVER,
+        name=settings.get("name") or _default_name(bot_factory),
+        token=os.environ.get("ROOKERY_TOKEN", "") if token is None else token,
+        version=settings.get("version", ""),
+        max_tables=max_tables,
+        sessions=sessions,
+        games=settings.get("games"),
+        credentials=settings.get("credentials"),
+        retry_rejected=settings.get("retry_rejected", True),
+        connect_timeout_s=settings.get("connect_timeout_s", 10.0),
+        reconnect_timeout_s=settings.get("reconnect_timeout_s", 60.0),
+        batching=settings.get("batching", True),
+        defer_events=settings.get("defer_events", True),
+        expect_server=(
+            os.environ.get("ROOKERY_EXPECT_SERVER", "").strip()
+            if expect_server is None
+            else expect_server
+        ),
+    )
 
 
 def _summary_line(stats: RunStats) -> str:

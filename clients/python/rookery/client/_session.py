@@ -31,7 +31,7 @@ from ._errors import (
     TokenRejectedError,
     WrongServerError,
 )
-from ._options import RunOptions, RunStats
+from ._options import BotRunOptions, RunStats
 from ._table_messages import TableMessages
 from ._table_play import TablePlay
 
@@ -80,7 +80,7 @@ class Session:
         self,
         index: int,
         factory: Callable[[], Bot],
-        options: RunOptions,
+        options: BotRunOptions,
         stats: RunStats,
         stop: asyncio.Event,
         on_game_finished: Callable[[str], None],
