@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, Final
 
 from ._actions import (
@@ -90,10 +90,6 @@ _BURY: Final = Phase.BURY
 _CALL: Final = Phase.CALL
 _PLAY: Final = Phase.PLAY
 _GAME_OVER: Final = Phase.GAME_OVER
-# Compiled, a Final name is a C static; a name imported from a pure module (the actions) is looked
-# up in this module's globals at each use. The hot path of ``apply`` uses these.
-_PLAY_CARD: Final = PlayCard
-_PLAYS: Final = PLAY
 # Enum members read through their class cost a Python-level attribute hook each (Python 3.11).
 _DEALER_FORCED: Final = AllPass.DEALER_FORCED
 _BIDDER_WINS: Final = BothOver.BIDDER_WINS
@@ -104,93 +100,6 @@ _CALLED: Final = Partnership.CALLED
 _new_hand_result: Final = positional_builder(HandResult)
 
 
-# The event log: one plain tuple ``(kind, hand_number, *fields)`` per event (or the int it packs
-# into, below), ``kind`` an index into _EVENT_KINDS, built into events only when asked for. An
-# entry of ints only is one the garbage collector soon stops tracking (with the class in it,
-# every entry of a long game would be traversed again by each collection).
-_EVENT_KINDS: Final[tuple[type[Event], ...]] = (
-    HandDealt,
-    BidMade,
-    Passed,
-    AuctionWon,
-    HandRedealt,
-    NestTaken,
-    TrumpNamed,
-    CardsBuried,
-    CardCalled,
-    PartnerRevealed,
-    CardPlayed,
-    TrickWon,
-    HandScored,
-    GameOver,
-)
-_LOG_HAND_DEALT: Final = 0
-_LOG_BID_MADE: Final = 1
-_LOG_PASSED: Final = 2
-_LOG_AUCTION_WON: Final = 3
-_LOG_HAND_REDEALT: Final = 4
-_LOG_NEST_TAKEN: Final = 5
-_LOG_TRUMP_NAMED: Final = 6
-_LOG_CARDS_BURIED: Final = 7
-_LOG_CARD_CALLED: Final = 8
-_LOG_PARTNER_REVEALED: Final = 9
-_LOG_CARD_PLAYED: Final = 10
-_LOG_TRICK_WON: Final = 11
-_LOG_HAND_SCORED: Final = 12
-_LOG_GAME_OVER: Final = 13
-# An event whose fields are small ints is logged as one int instead, ``_entry(...)``: its kind in
-# the low 4 bits, then a seat (3 bits), a value (16 bits: a card, a suit, an amount, points) and a
-# small field (5 bits: a trick's index, whether a win was forced), the hand number above them all.
-# No container, so nothing for the garbage collector to track: with tuples, every trick and bid of
-# a long game was traversed again by each collection. The card played, the most frequent entry,
-# is packed inline in ``apply``; an amount too large for its 16 bits is logged as its tuple.
-_SEAT_SHIFT: Final = 4
-_VALUE_SHIFT: Final = 7
-_VALUE_LIMIT: Final = 1 << 16
-_EXTRA_SHIFT: Final = 23
-_HAND_SHIFT: Final = 28
-
-
-def _entry(
-    kind: int, hand_number: int, seat: int, value: int = 0, extra: int = 0
-) -> int | tuple[Any, ...]:
-    """The log entry of an event of small-int fields: one int (read back by ``_unpacked``), or
-    the tuple it stands for when ``value`` is past its 16 bits (a bid of a huge ruleset)."""
-    if value >= _VALUE_LIMIT:
-        return _logged(kind, hand_number, seat, value, extra)
-    return (
-        kind
-        | seat << _SEAT_SHIFT
-        | value << _VALUE_SHIFT
-        | extra << _EXTRA_SHIFT
-        | hand_number << _HAND_SHIFT
-    )
-
-
-def _unpacked(entry: int) -> tuple[Any, ...]:
-    """A packed log entry as the tuple it stands for: ``(kind, hand_number, *fields)``."""
-    return _logged(
-        entry & 15,
-        entry >> _HAND_SHIFT,
-        entry >> _SEAT_SHIFT & 7,
-        entry >> _VALUE_SHIFT & (_VALUE_LIMIT - 1),
-        entry >> _EXTRA_SHIFT & 31,
-    )
-
-
-def _logged(kind: int, hand_number: int, seat: int, value: int, extra: int) -> tuple[Any, ...]:
-    """The tuple ``(kind, hand_number, *fields)`` of an event of small-int fields."""
-    if kind in (_LOG_CARD_PLAYED, _LOG_BID_MADE, _LOG_CARD_CALLED):
-        return (kind, hand_number, seat, value)
-    if kind == _LOG_TRICK_WON:
-        return (kind, hand_number, seat, value, extra)
-    if kind == _LOG_AUCTION_WON:
-        return (kind, hand_number, seat, value, bool(extra))
-    if kind == _LOG_TRUMP_NAMED:
-        return (kind, hand_number, seat, _SUITS[value])
-    return (kind, hand_number, seat)  # passed, hand redealt (the dealer), partner revealed
-
-
 # A completed trick of ``_tricks``, as one int likewise: its leader, winner and points, then its
 # cards in play order, 6 bits each (at most six).
 _TRICK_WINNER_SHIFT: Final = 3
@@ -198,35 +107,10 @@ _TRICK_POINTS_SHIFT: Final = 6
 _TRICK_CARDS_SHIFT: Final = 14
 
 
-_AUCTION_ENTRIES: Final[dict[int, tuple[int, int]]] = {}
-
-
-def _auction_entry(seat: int, amount: int) -> tuple[int, int]:
-    """The auction's ``(seat, amount)`` entry, one shared tuple per value (no allocation, nothing
-    new for the garbage collector, in the auctions of every game after the first)."""
-    key = amount << 3 | seat
-    entry = _AUCTION_ENTRIES.get(key)
-    if entry is None:
-        if len(_AUCTION_ENTRIES) >= 4096:  # rulesets of many distinct bids: bounded anyway
-            return (seat, amount)
-        entry = _AUCTION_ENTRIES[key] = (seat, amount)
-    return entry
-
-
 def _trick_cards(trick: int, players: int) -> tuple[int, ...]:
     """The cards of a completed trick of ``_tricks``, in play order."""
     cards = trick >> _TRICK_CARDS_SHIFT
     return tuple([cards >> 6 * index & 63 for index in range(players)])
-
-
-_ACTION_OF_EVENT: Final[dict[int, Callable[[tuple[Any, ...]], Action]]] = {
-    _LOG_BID_MADE: lambda entry: bid_action(entry[3]),
-    _LOG_PASSED: lambda entry: PASS,
-    _LOG_TRUMP_NAMED: lambda entry: TRUMP[entry[3]],
-    _LOG_CARDS_BURIED: lambda entry: Bury(entry[3]),
-    _LOG_CARD_CALLED: lambda entry: CallCard(entry[3]),
-}
-"""How the logged event of each kind of action gives the action back."""
 
 
 _FIELDS: Final = (
@@ -254,7 +138,6 @@ _FIELDS: Final = (
     "_high_bidder",
     "_keys",
     "_lead",
-    "_log",
     "_nest",
     "_partner",
     "_partner_shown",
@@ -333,7 +216,6 @@ class Game:
         # The completed tricks as observations show them: (the list they came from, its length,
         # the tuple of Trick), rebuilt only when a trick completes or a hand begins.
         self._tricks_seen: tuple[object, int, tuple[Trick, ...]] = (None, 0, ())
-        self._log: list[tuple[Any, ...] | int] = []  # tuples, or packed ints (_entry)
         self._events: list[Event] = []
         self._actions: list[tuple[int, Action]] = []
         self._scores = [0] * ruleset.num_sides
@@ -416,45 +298,27 @@ class Game:
     @property
     def actions(self) -> list[tuple[int, Action]]:
         """Every action applied so far as ``(seat, action)``."""
-        if not self._events_on:
-            return list(self._actions)
-        # With events on, each action is logged once, as the event it causes.
-        actions: list[tuple[int, Action]] = []
-        for entry in self._log:
-            if isinstance(entry, int):
-                if entry & 15 == _LOG_CARD_PLAYED:
-                    actions.append((entry >> _SEAT_SHIFT & 7, PLAY[entry >> _VALUE_SHIFT & 63]))
-                    continue
-                logged = _unpacked(entry)
-            else:
-                logged = entry
-            to_action = _ACTION_OF_EVENT.get(logged[0])
-            if to_action is not None:
-                actions.append((logged[2], to_action(logged)))
-        return actions
+        return list(self._actions)
 
     @property
     def events(self) -> list[Event]:
         """Every event so far, in order (``seq`` = index + 1); empty when events are off."""
-        self._materialize()
         return list(self._events)
 
     @property
     def last_seq(self) -> int:
         """The ``seq`` of the latest event (0 before the first, and when events are off)."""
-        return len(self._log)
+        return len(self._events)
 
     def events_since(self, seq: int) -> list[Event]:
         """The events whose ``seq`` is greater than ``seq``."""
-        self._materialize()
         return self._events[max(seq, 0) :]
 
-    def _materialize(self) -> None:
-        log, events = self._log, self._events
-        for index in range(len(events), len(log)):
-            entry = log[index]
-            kind, *fields = _unpacked(entry) if isinstance(entry, int) else entry
-            events.append(_EVENT_KINDS[kind](index + 1, *fields))
+    def _emit(self, kind: type[Event], *fields: Any) -> None:
+        """Record an event of the current hand (when events are on); ``seq`` is its place."""
+        if self._events_on:
+            events = self._events
+            events.append(kind(len(events) + 1, self._hand_number, *fields))
 
     @property
     def forfeited(self) -> tuple[int, str] | None:
@@ -576,7 +440,6 @@ class Game:
         other._high_bidder = self._high_bidder
         other._keys = self._keys
         other._lead = self._lead
-        other._log = self._log[:]
         other._nest = self._nest
         other._partner = self._partner
         other._partner_shown = self._partner_shown
@@ -633,8 +496,7 @@ class Game:
         # the cards from the leader on.
         self._tricks: list[int] = []
         self._won = [0] * rules.players
-        if self._events_on:
-            self._log.append((_LOG_HAND_DEALT, self._hand_number, self._dealer, deal.hands))
+        self._emit(HandDealt, self._dealer, deal.hands)
 
     # Legal actions --------------------------------------------------------------------------
 
@@ -681,7 +543,7 @@ class Game:
         wrong size) or ``IllegalActionError`` (with a ``reason`` code) and then changes nothing.
         """
         kind = type(action)
-        if kind is not _PLAY_CARD or self._phase is not _PLAY:
+        if kind is not PlayCard or self._phase is not _PLAY:
             self._apply_other(kind, action)
             return
         # The hot path of every playout: one card played to the current trick (RULES.md §5).
@@ -716,19 +578,11 @@ class Game:
         hands[seat] = hand ^ bit
         trick.append(card)
         self._trick_points += _CARD_POINTS[card]
-        if self._events_on:
-            self._log.append(
-                _LOG_CARD_PLAYED
-                | seat << _SEAT_SHIFT
-                | card << _VALUE_SHIFT
-                | self._hand_number << _HAND_SHIFT
-            )
-        else:
-            self._actions.append((seat, _PLAYS[card]))
+        self._actions.append((seat, PLAY[card]))
+        self._emit(CardPlayed, seat, card)
         if card == self._called:
             self._partner_shown = True
-            if self._events_on:
-                self._log.append(_entry(_LOG_PARTNER_REVEALED, self._hand_number, seat))
+            self._emit(PartnerRevealed, seat)
         seat += 1
         if seat == self._players:
             seat = 0
@@ -746,10 +600,7 @@ class Game:
             shift += 6
         tricks = self._tricks
         tricks.append(seat | winner << _TRICK_WINNER_SHIFT | points << _TRICK_POINTS_SHIFT | cards)
-        if self._events_on:
-            self._log.append(
-                _entry(_LOG_TRICK_WON, self._hand_number, winner, points, len(tricks) - 1)
-            )
+        self._emit(TrickWon, winner, points, len(tricks) - 1)
         trick.clear()
         self._trick_points = 0
         self._current = winner
@@ -821,23 +672,19 @@ class Game:
             raise IllegalActionError(
                 "bid_too_high", f"bid {amount} is above the maximum bid {rules.effective_max_bid}"
             )
-        self._auction.append(_auction_entry(seat, amount))
+        self._auction.append((seat, amount))
         self._high_bid = amount
         self._high_bidder = seat
-        if self._events_on:
-            self._log.append(_entry(_LOG_BID_MADE, self._hand_number, seat, amount))
-        else:
-            self._actions.append((seat, bid_action(amount)))
+        self._actions.append((seat, bid_action(amount)))
+        self._emit(BidMade, seat, amount)
         self._next_bidder()
 
     def _pass(self) -> None:
         seat = self._expect(_BIDDING, "pass")
-        self._auction.append(_auction_entry(seat, 0))
+        self._auction.append((seat, 0))
         self._passed |= 1 << seat
-        if self._events_on:
-            self._log.append(_entry(_LOG_PASSED, self._hand_number, seat))
-        else:
-            self._actions.append((seat, PASS))
+        self._actions.append((seat, PASS))
+        self._emit(Passed, seat)
         self._next_bidder()
 
     def _next_bidder(self) -> None:
@@ -871,8 +718,7 @@ class Game:
             deal=self._deal,
         )
         self._hand_results.append(result)
-        if self._events_on:
-            self._log.append(_entry(_LOG_HAND_REDEALT, self._hand_number, self._dealer))
+        self._emit(HandRedealt, self._dealer)
         if self._hand_number + 1 >= rules.max_hands:
             self._adjudicate()
         else:
@@ -884,14 +730,12 @@ class Game:
         self._bid = amount
         self._forced = forced
         self._current = seat
-        if self._events_on:
-            self._log.append(_entry(_LOG_AUCTION_WON, self._hand_number, seat, amount, forced))
+        self._emit(AuctionWon, seat, amount, forced)
         nest = self._deal.nest
         if rules.nest_size:
             self._hands[seat] |= nest
             self._nest = nest
-            if self._events_on:
-                self._log.append((_LOG_NEST_TAKEN, self._hand_number, seat, nest, rules.nest_size))
+            self._emit(NestTaken, seat, nest, rules.nest_size)
         self._phase = _NAME_TRUMP if rules.trump_first or not rules.nest_size else _BURY
 
     # Exchange
@@ -904,10 +748,8 @@ class Game:
         self._trump = trump
         self._trump_mask = _TRUMP_MASKS[trump]
         self._keys = _KEYS[trump]
-        if self._events_on:
-            self._log.append(_entry(_LOG_TRUMP_NAMED, self._hand_number, seat, trump))
-        else:
-            self._actions.append((seat, TRUMP[trump]))
+        self._actions.append((seat, TRUMP[trump]))
+        self._emit(TrumpNamed, seat, _SUITS[trump])
         if self._rules.nest_size and not self._buried:
             self._phase = _BURY
         else:
@@ -938,10 +780,8 @@ class Game:
         self._hands[seat] = hand ^ cards
         self._buried = cards
         self._nest = 0
-        if self._events_on:
-            self._log.append((_LOG_CARDS_BURIED, self._hand_number, seat, cards, rules.nest_size))
-        else:
-            self._actions.append((seat, Bury(cards)))
+        self._actions.append((seat, Bury(cards)))
+        self._emit(CardsBuried, seat, cards, rules.nest_size)
         if self._trump < 0:
             self._phase = _NAME_TRUMP
         else:
@@ -967,10 +807,8 @@ class Game:
             )
         self._called = card
         self._partner = next((holder for holder, hand in enumerate(self._hands) if hand & bit), -1)
-        if self._events_on:
-            self._log.append(_entry(_LOG_CARD_CALLED, self._hand_number, seat, card))
-        else:
-            self._actions.append((seat, CallCard(card)))
+        self._actions.append((seat, CallCard(card)))
+        self._emit(CardCalled, seat, card)
         self._start_play()
 
     # Play
@@ -1020,8 +858,7 @@ class Game:
             redeal=False,
         )
         self._hand_results.append(result)
-        if self._events_on:
-            self._log.append((_LOG_HAND_SCORED, self._hand_number, result))
+        self._emit(HandScored, result)
         self._check_game_end(score.bidding_sides)
 
     def _check_game_end(self, bidding_sides: tuple[int, ...]) -> None:
@@ -1081,8 +918,7 @@ class Game:
         )
         self._phase = _GAME_OVER
         self._current = -1
-        if self._events_on:
-            self._log.append((_LOG_GAME_OVER, self._hand_number, self._result))
+        self._emit(GameOver, self._result)
 
     def forfeit(self, seat: int, reason: str = "") -> None:
         """End the game by forfeit of ``seat``: every other side wins jointly."""
