@@ -55,6 +55,7 @@ from ._cards import (
 )
 from ._choice import Game
 from ._deal import Deal, deal_for_hand
+from ._double_dummy import DoubleDummy
 from ._errors import (
     CardParseError,
     EngineError,
@@ -135,6 +136,7 @@ __all__ = [
     "CardPlayed",
     "CardsBuried",
     "Deal",
+    "DoubleDummy",
     "EngineError",
     "Event",
     "EventBase",

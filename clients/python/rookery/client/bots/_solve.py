@@ -7,11 +7,14 @@ the bidding side's points, so the minimax of the points gives the minimax of the
 Alpha-beta inside a trick, an exact table at the trick boundaries, and cards that play alike
 (one seat's cards of one suit and worth, no card of another seat or of the trick between them)
 searched once.
+
+Where the engine runs on the native core, the core's double-dummy solver (``DoubleDummy``, the same
+exact values) does the search; this one is the readable reference and the fallback.
 """
 
 from __future__ import annotations
 
-from rookery.engine import CARD_POINTS, Partnership, Ruleset, playable
+from rookery.engine import CARD_POINTS, DoubleDummy, Partnership, Ruleset, playable
 
 from ._play import FOLLOW_MASKS, KEYS, TRUMP_MASKS, alike_classes
 from ._simulate import HandSimulation
@@ -30,6 +33,7 @@ class EndgameSolver:
     """The bidding side's points from a position on, under perfect play by both sides.
 
     One solver serves every position of one deal (its table is keyed by the cards in hand).
+    ``native``: search on the core's ``DoubleDummy`` (``None``: where it is available).
     """
 
     __slots__ = (
@@ -37,6 +41,7 @@ class EndgameSolver:
         "bonus",
         "follow_masks",
         "keys",
+        "native",
         "nodes",
         "players",
         "rook_free",
@@ -44,7 +49,20 @@ class EndgameSolver:
         "trump_mask",
     )
 
-    def __init__(self, sim: HandSimulation) -> None:
+    def __init__(self, sim: HandSimulation, *, native: bool | None = None) -> None:
+        if native is None:
+            native = DoubleDummy.available()
+        self.native = (
+            DoubleDummy(
+                sim.players,
+                sim.trump,
+                sim.bidding_mask,
+                rook_free_play=sim.rook_free_play,
+                last_trick_bonus=sim.last_trick_bonus,
+            )
+            if native
+            else None
+        )
         self.players = sim.players
         self.bidding = sim.bidding_mask
         self.rook_free = sim.rook_free_play
@@ -60,6 +78,8 @@ class EndgameSolver:
         left and the last trick's bonus (not the tricks already won)."""
         if sim.tricks_left == 0:
             return 0
+        if self.native is not None:
+            return self.native.solve(sim.hands, sim.leader, [card for _, card in sim.trick])
         in_trick = 0
         for _, card in sim.trick:
             in_trick |= 1 << card

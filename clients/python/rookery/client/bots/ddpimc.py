@@ -1,11 +1,12 @@
 """Double-dummy pimc: pimc whose samples are valued by the native core's double-dummy solver.
 
 The GIB approach: in the play, each sampled deal's rest of the hand is solved exactly (both
-sides perfect, ``rookery_core.DoubleDummy``) instead of played out by the heuristic, as soon as
-the hand has ``dd_tricks`` tricks left or fewer and the solver applies (two fixed sides). A
-sample whose search passes ``node_limit`` nodes is played out by the heuristic instead, so a
-decision keeps its time budget. Before that point, and in the auction and the exchange, it is
-today's pimc. One solver serves every sample of a decision (its table is keyed by holdings).
+sides perfect, the native core's ``rookery.engine.DoubleDummy``) instead of played out by the
+heuristic, as soon as the hand has ``dd_tricks`` tricks left or fewer and the solver applies
+(two fixed sides). A sample whose search passes ``node_limit`` nodes is played out by the
+heuristic instead, so a decision keeps its time budget. Before that point, and in the auction
+and the exchange, it is today's pimc. One solver serves every sample of a decision (its table is
+keyed by holdings).
 """
 
 from __future__ import annotations
@@ -13,8 +14,7 @@ from __future__ import annotations
 import dataclasses
 import random
 
-import rookery_core
-from rookery.engine import Observation, mask_points
+from rookery.engine import DoubleDummy, Observation, mask_points
 
 from ._play import choose_play, play_view_from_observation
 from ._simulate import HandSimulation
@@ -52,7 +52,7 @@ class DdPimcPolicy(PimcPolicy):
         totals = dict.fromkeys(cards, 0.0)
         sampler = self._play_sampler(obs)
         budget = self._budget()
-        solvers: dict[int, rookery_core.DoubleDummy] = {}
+        solvers: dict[int, DoubleDummy] = {}
         rules = obs.ruleset
         playouts = 0
         while budget.more():
@@ -61,12 +61,12 @@ class DdPimcPolicy(PimcPolicy):
             base.buried_points = mask_points(buried)
             solver = solvers.get(base.bidding_mask)
             if solver is None:
-                solver = rookery_core.DoubleDummy(
+                solver = DoubleDummy(
                     base.players,
                     base.trump,
                     base.bidding_mask,
-                    rules.rook_free_play,
-                    rules.last_trick_bonus,
+                    rook_free_play=rules.rook_free_play,
+                    last_trick_bonus=rules.last_trick_bonus,
                     node_limit=self.dd.node_limit,
                 )
                 solvers[base.bidding_mask] = solver
