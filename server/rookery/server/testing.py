@@ -25,7 +25,7 @@ from typing import Any
 
 import grpc
 from rookery.engine import Ruleset
-from rookery.v1 import actions_pb2, bot_service_pb2, bot_service_pb2_grpc
+from rookery.v1 import actions_pb2, bot_service_pb2, bot_service_pb2_grpc, events_pb2
 
 from ._config import ServerConfig
 from ._server import RookeryServer
@@ -178,7 +178,9 @@ def simple_action(request: pb.ActionRequest) -> actions_pb2.Action:
     return action
 
 
-def reply_to(request: pb.ActionRequest, action: actions_pb2.Action | None = None) -> Any:
+def reply_to(
+    request: pb.ActionRequest, action: actions_pb2.Action | None = None
+) -> pb.ConnectRequest:
     """The ConnectRequest answering ``request`` (with ``simple_action`` unless given)."""
     return pb.ConnectRequest(
         action_reply=pb.ActionReply(
@@ -197,19 +199,19 @@ class RawBot:
     name: str
     token: str = ""
     max_tables: int = 1
-    credentials: Any = None
+    credentials: grpc.ChannelCredentials | None = None
     channel: Any = None
     call: Any = None
     welcome: Any = None
-    received: list[Any] = field(default_factory=list)
+    received: list[pb.ConnectResponse] = field(default_factory=list)
     """Every message read, in order; a batch's messages one by one (never the batch itself)."""
     batching: bool = False
     """Offer batching in the default Hello."""
     batches: list[int] = field(default_factory=list)
     """The size of each ConnectResponse.batch read."""
-    deliveries: list[list[Any]] = field(default_factory=list)
+    deliveries: list[list[pb.ConnectResponse]] = field(default_factory=list)
     """Each gRPC message read, as its messages (a batch's in order, any other alone)."""
-    _pending: list[Any] = field(default_factory=list)
+    _pending: list[pb.ConnectResponse] = field(default_factory=list)
 
     async def connect(self, hello: Any = None, *, expect_welcome: bool = True) -> Any:
         """Opens the stream and sends the Hello; returns the Welcome."""
@@ -235,10 +237,10 @@ class RawBot:
             return message.welcome
         return None
 
-    async def send(self, request: Any) -> None:
+    async def send(self, request: pb.ConnectRequest) -> None:
         await self.call.write(request)
 
-    async def read(self, wait_s: float = 10.0) -> Any:
+    async def read(self, wait_s: float = 10.0) -> pb.ConnectResponse:
         """The next message from the server (an AioRpcError when the stream ends with one); the
         messages of a batch come one by one."""
         if not self._pending:
@@ -274,9 +276,9 @@ class RawBot:
 
     async def play(
         self, policy: Policy = simple_action, *, tables: int = 1, wait_s: float = 60.0
-    ) -> list[Any]:
+    ) -> list[pb.TableFinished]:
         """Answers every request with ``policy`` until ``tables`` TableFinished; returns them."""
-        finished: list[Any] = []
+        finished: list[pb.TableFinished] = []
         while len(finished) < tables:
             message = await self.read(wait_s)
             kind = message.WhichOneof("message")
@@ -286,13 +288,13 @@ class RawBot:
                 finished.append(message.table_finished)
         return finished
 
-    def requests(self) -> list[Any]:
+    def requests(self) -> list[pb.ActionRequest]:
         """Every ActionRequest received, in order."""
         return [
             m.action_request for m in self.received if m.WhichOneof("message") == "action_request"
         ]
 
-    def events(self, table_id: str | None = None) -> list[Any]:
+    def events(self, table_id: str | None = None) -> list[events_pb2.Event]:
         """Every event received (snapshots' missed events included), in order."""
         events = []
         for message in self.received:
