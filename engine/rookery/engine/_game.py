@@ -162,6 +162,14 @@ _FIELDS: Final = (
 """Every attribute of a ``Game`` (its slots; what pickling saves and restores)."""
 
 
+def _check_start(ruleset: object, seed: object) -> None:
+    """Refuse a ruleset that is not a ``Ruleset`` and a seed outside 0..2**64-1."""
+    if not isinstance(ruleset, Ruleset):
+        raise TypeError(f"ruleset must be a Ruleset, got {type(ruleset).__name__}")
+    if type(seed) is not int or not 0 <= seed < _SEED_LIMIT:
+        raise ValueError(f"seed must be an int in 0..2**64-1, got {seed!r}")
+
+
 def _check_deal(rules: Ruleset, deal: Deal) -> None:
     cards = [*deal.hands, deal.nest, deal.dead]
     union = 0
@@ -193,17 +201,10 @@ class Game:
 
     __slots__ = _FIELDS
 
-    def __init__(
-        self, ruleset: Ruleset, seed: int, *, events: bool = True, _blank: bool = False
-    ) -> None:
-        # ``_blank``: the alternative constructors (``from_deal``, ``clone``) set the state up.
-        if not isinstance(ruleset, Ruleset):
-            raise TypeError(f"ruleset must be a Ruleset, got {type(ruleset).__name__}")
-        if type(seed) is not int or not 0 <= seed < _SEED_LIMIT:
-            raise ValueError(f"seed must be an int in 0..2**64-1, got {seed!r}")
-        if not _blank:
-            self._setup(ruleset, seed, events)
-            self._start_hand(deal_for_hand(ruleset, seed, 0))
+    def __init__(self, ruleset: Ruleset, seed: int, *, events: bool = True) -> None:
+        _check_start(ruleset, seed)
+        self._setup(ruleset, seed, events)
+        self._start_hand(deal_for_hand(ruleset, seed, 0))
 
     def _setup(self, ruleset: Ruleset, seed: int, events: bool) -> None:
         self._rules = ruleset
@@ -352,7 +353,8 @@ class Game:
         _check_deal(ruleset, deal)
         if scores is not None and len(scores) != ruleset.num_sides:
             raise ValueError(f"scores must have {ruleset.num_sides} entries, got {len(scores)}")
-        game = cls(ruleset, seed, events=events, _blank=True)
+        _check_start(ruleset, seed)
+        game = object.__new__(cls)  # set up here, with this deal instead of the seed's first
         game._setup(ruleset, seed, events)
         if scores is not None:
             game._scores = list(scores)
@@ -413,7 +415,7 @@ class Game:
 
     def clone(self) -> Game:
         """An independent copy (a search game stays a search game: events stay off)."""
-        other = Game(self._rules, self._seed, _blank=True)
+        other = object.__new__(Game)
         other.is_over = self.is_over
         other._tricks_seen = (None, 0, ())
         other._aborted = self._aborted
@@ -459,10 +461,6 @@ class Game:
         other._win = self._win
         other._won = self._won[:]
         return other
-
-    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
-        # The slots' values (a compiled Game has no default pickling; the pure one pickles alike).
-        return (_restore, (self._rules, self._seed, [getattr(self, name) for name in _FIELDS]))
 
     # Hand set-up ----------------------------------------------------------------------------
 
@@ -1021,11 +1019,3 @@ class Game:
             f"<Game {self._rules.name} seed={self._seed} hand={self._hand_number} "
             f"phase={self._phase.name} to_act={self._current} scores={tuple(self._scores)}>"
         )
-
-
-def _restore(ruleset: Ruleset, seed: int, values: list[Any]) -> Game:
-    """Unpickle a ``Game`` from its slots' values."""
-    game = Game(ruleset, seed, _blank=True)
-    for name, value in zip(_FIELDS, values, strict=True):
-        setattr(game, name, value)
-    return game
