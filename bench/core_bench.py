@@ -15,13 +15,13 @@ smaller number of steps), standard preset:
                                                      loop on the core (it returns copies)
     core.vector ratio=...                            core over python, env core over python
     core.playout[engine] hands/s=...                 rookery.engine.random_playout, events off
-                                                     (the build in use: compiled or pure)
+                                                     (the build in use: the core or pure)
     core.playout[core] hands/s=...                   rookery_core.Game.random_playout
     core.playout ratio=...
-    core.api_playout[Game] actions/s=...             game.apply(game.legal_actions().sample(rng))
-                                                     on rookery.engine.Game, events off
-    core.api_playout[CoreGame] actions/s=...         the same loop on CoreGame (Game's API on
-                                                     the core, not yet chosen for Game)
+    core.api_playout[pure] actions/s=...             game.apply(game.legal_actions().sample(rng))
+                                                     on the pure Game (_game.py), events off
+    core.api_playout[Game] actions/s=...             the same loop on rookery.engine.Game (on
+                                                     the core where it is built)
     core.api_playout ratio=...
 """
 
@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 from rookery.engine import Game, Ruleset, build_info, random_playout
-from rookery.engine._core_game import CoreGame
+from rookery.engine._game import Game as PureGame
 
 try:
     import rookery_core
@@ -161,11 +161,11 @@ def main() -> None:
     fast = _median(playout_core)
     print(f"core.playout[core] hands/s={fast:,.0f}", flush=True)
     print(f"core.playout ratio={fast / pure:.1f} (core / engine)", flush=True)
+    pure_game = _median(api_playout(PureGame))
+    print(f"core.api_playout[pure] actions/s={pure_game:,.0f}", flush=True)
     game = _median(api_playout(Game))
     print(f"core.api_playout[Game] actions/s={game:,.0f} ({build_info()})", flush=True)
-    wrapped = _median(api_playout(CoreGame))
-    print(f"core.api_playout[CoreGame] actions/s={wrapped:,.0f}", flush=True)
-    print(f"core.api_playout ratio={wrapped / game:.2f} (CoreGame / Game)", flush=True)
+    print(f"core.api_playout ratio={game / pure_game:.2f} (Game / pure)", flush=True)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from ._game import Game
+from ._choice import Game
 from ._ruleset import Ruleset
 
 __all__ = ["random_playout"]
