@@ -100,19 +100,6 @@ _CALLED: Final = Partnership.CALLED
 _new_hand_result: Final = positional_builder(HandResult)
 
 
-# A completed trick of ``_tricks``, as one int likewise: its leader, winner and points, then its
-# cards in play order, 6 bits each (at most six).
-_TRICK_WINNER_SHIFT: Final = 3
-_TRICK_POINTS_SHIFT: Final = 6
-_TRICK_CARDS_SHIFT: Final = 14
-
-
-def _trick_cards(trick: int, players: int) -> tuple[int, ...]:
-    """The cards of a completed trick of ``_tricks``, in play order."""
-    cards = trick >> _TRICK_CARDS_SHIFT
-    return tuple([cards >> 6 * index & 63 for index in range(players)])
-
-
 _FIELDS: Final = (
     "_aborted",
     "_actions",
@@ -152,7 +139,6 @@ _FIELDS: Final = (
     "_trick",
     "_trick_points",
     "_tricks",
-    "_tricks_seen",
     "_trump",
     "_trump_mask",
     "_win",
@@ -214,9 +200,6 @@ class Game:
         self._rook_free = ruleset.rook_free_play
         self._seed = seed
         self._events_on = events
-        # The completed tricks as observations show them: (the list they came from, its length,
-        # the tuple of Trick), rebuilt only when a trick completes or a hand begins.
-        self._tricks_seen: tuple[object, int, tuple[Trick, ...]] = (None, 0, ())
         self._events: list[Event] = []
         self._actions: list[tuple[int, Action]] = []
         self._scores = [0] * ruleset.num_sides
@@ -417,7 +400,6 @@ class Game:
         """An independent copy (a search game stays a search game: events stay off)."""
         other = object.__new__(Game)
         other.is_over = self.is_over
-        other._tricks_seen = (None, 0, ())
         other._aborted = self._aborted
         other._actions = self._actions[:]
         other._auction = self._auction[:]
@@ -490,9 +472,7 @@ class Game:
         self._lead = -1
         self._follow = 0
         self._win = 0
-        # The completed tricks, each packed in an int (_TRICK_*_SHIFT): leader, winner, points,
-        # the cards from the leader on.
-        self._tricks: list[int] = []
+        self._tricks: list[Trick] = []  # the hand's completed tricks, as observations show them
         self._won = [0] * rules.players
         self._emit(HandDealt, self._dealer, deal.hands)
 
@@ -591,13 +571,8 @@ class Game:
         winner = self._win & 7
         points = self._trick_points
         self._won[winner] += points
-        cards = 0
-        shift = _TRICK_CARDS_SHIFT
-        for played in trick:
-            cards |= played << shift
-            shift += 6
         tricks = self._tricks
-        tricks.append(seat | winner << _TRICK_WINNER_SHIFT | points << _TRICK_POINTS_SHIFT | cards)
+        tricks.append(new_trick(seat, self._seated(seat, trick), winner, points))
         self._emit(TrickWon, winner, points, len(tricks) - 1)
         trick.clear()
         self._trick_points = 0
@@ -825,7 +800,7 @@ class Game:
     def _score_hand(self) -> None:
         rules = self._rules
         counted = self._won[:]
-        counted[self._tricks[-1] >> _TRICK_WINNER_SHIFT & 7] += rules.last_trick_bonus
+        counted[self._tricks[-1].winner] += rules.last_trick_bonus
         score = score_hand(
             rules,
             counted,
@@ -977,33 +952,11 @@ class Game:
             called_card=self._called,
             partner=partner,
             current_trick=current,
-            completed_tricks=self._completed_tricks(),
+            completed_tricks=tuple(self._tricks),
             points_captured=tuple(points),
             scores=tuple(self._scores),
             sides=sides,
         )
-
-    def _completed_tricks(self) -> tuple[Trick, ...]:
-        """The hand's completed tricks as Trick values (each built once, when it completes)."""
-        tricks = self._tricks
-        seen, count, completed = self._tricks_seen
-        if seen is not tricks or count > len(tricks):  # another hand (or a rewound copy)
-            count, completed = 0, ()
-        if count != len(tricks):
-            players = self._players
-            completed += tuple(
-                [
-                    new_trick(
-                        trick & 7,
-                        self._seated(trick & 7, _trick_cards(trick, players)),
-                        trick >> _TRICK_WINNER_SHIFT & 7,
-                        trick >> _TRICK_POINTS_SHIFT & 255,
-                    )
-                    for trick in tricks[count:]
-                ]
-            )
-            self._tricks_seen = (tricks, len(tricks), completed)
-        return completed
 
     def _seated(self, leader: int, cards: Sequence[int]) -> tuple[tuple[int, int], ...]:
         """``(seat, card)`` pairs of cards played clockwise from ``leader``."""
