@@ -1,15 +1,19 @@
 """The season of docs/league.md as printed: ``rookery league serve --league league/league.sqlite``
 (a path relative to the organiser's folder) with the sandbox on, a Python version submitted as
 an archive that builds and qualifies there, and versions bigger than a gRPC message submitted
-with ``rookery league submit ./folder`` as the docs print it (sent in chunks): a Python one, and
-a TypeScript one with its node_modules, compiled by its build step in the sandbox."""
+with ``rookery league submit ./folder`` as the docs print it (sent in chunks): a Python one, a
+TypeScript one with its node_modules, compiled by its build step in the sandbox, and a Go one
+with its modules vendored, built with ``-mod=vendor`` and no network there, which qualifies and
+plays rated pairs."""
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import random
 import shutil
+import sqlite3
 import subprocess
 import time
 from collections.abc import Iterator
@@ -222,3 +226,122 @@ def test_a_typescript_version_with_its_node_modules_builds_and_qualifies_in_the_
     assert status == league_pb2.VERSION_STATUS_ACTIVE, f"{detail}\n{log}"
     built = documented.root / "league" / "versions" / "gamma@1" / "dist" / "myBot.js"
     assert "firstLegal" in built.read_text(), "compiled by its build step"
+
+
+GO_KIT = REPO / "clients" / "go"
+GO_BOT = """package main
+
+import (
+	"context"
+
+	pb "rookery/kit/gen/rookery/v1"
+	"rookery/kit/rookery"
+)
+
+type firstLegal struct{}
+
+func (firstLegal) Act(
+	_ context.Context, req *pb.ActionRequest, _ *rookery.TableInfo,
+) (*pb.Action, error) {
+	return rookery.FirstLegal(req.GetLegalActions()), nil
+}
+
+func main() {
+	rookery.BotVersion = "1.0.0"
+	rookery.Main(func(*rookery.TableInfo) rookery.Bot { return firstLegal{} })
+}
+"""
+
+
+def _built_go_kit() -> None:
+    """The kit's own build.sh (cached by the script; it fills the machine's Go module cache with
+    the kit's modules and writes gen/), under the lock the kit tests hold."""
+    with (GO_KIT / ".build.lock").open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        done = subprocess.run(
+            ["nice", "-n", "10", str(GO_KIT / "build.sh")],
+            capture_output=True, text=True, timeout=600, check=False,
+        )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+
+
+def _vendored_go_bot(author: Path) -> Path:
+    """A Go bot in a module of its own as an author ships it (clients/go/README.md, "Vendored
+    for a league"): the kit through a relative ``replace`` to the author's checkout, every module
+    vendored with ``go mod vendor`` from the machine's module cache (the kit's build filled it).
+    The checkout stays on the author's side: the league sees only the folder."""
+    author.mkdir()
+    (author / "rookery").symlink_to(REPO, target_is_directory=True)
+    folder = author / "go-bot"
+    folder.mkdir()
+    (folder / "main.go").write_text(GO_BOT)
+    env = {**os.environ, "GOFLAGS": "-mod=mod"}
+    for command in (
+        "go mod init example.com/mybot",
+        "go mod edit -require=rookery/kit@v0.0.0 -replace=rookery/kit=../rookery/clients/go",
+        "go mod tidy",
+        "go mod vendor",
+    ):
+        done = subprocess.run(
+            command.split(), cwd=folder, env=env, capture_output=True, text=True, timeout=300,
+            check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, f"{command}: {done.stderr}"
+    return folder
+
+
+def _recorded_games(league: LeagueProcess, version_id: str) -> list[tuple[str, str, int]]:
+    """The stored games of ``version_id``'s committed pairs: (game, replay file, rated)."""
+    path = league.root / "league" / "league.sqlite"
+    with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+        rows = db.execute(
+            "SELECT g.game_id, g.replay_path, p.rated FROM games g JOIN pairs p USING (pair_id)"
+            " WHERE (p.a = ? OR p.b = ?) AND p.void = 0",
+            (version_id, version_id),
+        ).fetchall()
+    return [(str(game), str(replay), int(rated)) for game, replay, rated in rows]
+
+
+@pytest.mark.timeout(900)  # grpc compiled cold in the sandbox, a qualifying pair, a rated pair
+def test_a_vendored_go_version_over_a_message_builds_offline_qualifies_and_plays_rated_pairs(
+    documented: LeagueProcess,
+) -> None:
+    _built_go_kit()
+    authors = {"alpha", "beta", "gamma"}  # the versions the tests above submitted
+    active = league_pb2.VERSION_STATUS_ACTIVE
+    if not any(v.status == active and v.bot_name in authors for v in documented.versions()):
+        opponent = documented.add_bot("omega")  # alone (-k), the Go version needs an opponent
+        submit(documented, "omega", opponent, mix_folder(documented.root / "sources", "omega", 1))
+        assert wait_settled(documented, "omega@1") == league_pb2.VERSION_STATUS_ACTIVE
+    token = documented.add_bot("delta")
+    _vendored_go_bot(documented.root / "author")
+    done = subprocess.run(
+        [
+            str(ROOKERY), "league", "submit", "delta", "./go-bot", "--command", "./mybot",
+            "--build", "go build -mod=vendor -o mybot .", "--server", documented.target,
+        ],
+        cwd=documented.root / "author", env={**os.environ, "ROOKERY_TOKEN": token},
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    size, chunks = (int(word) for word in done.stdout.split("sent ")[1].split()[:4:3])
+    assert size > 1024 * 1024, f"{size} bytes: the vendored archive is bigger than a message"
+    assert chunks == -(-size // (256 * 1024)) > 4, f"{chunks} chunks of SubmitVersionUpload"
+    status = wait_settled(documented, "delta@1", timeout_s=600)
+    detail = {v.version_id: v.detail for v in documented.versions()}["delta@1"]
+    log = (documented.root / "league" / "logs" / "delta@1.build.log").read_text()[-2000:]
+    assert status == league_pb2.VERSION_STATUS_ACTIVE, f"{detail}\n{log}"
+    stored = documented.root / "league" / "versions" / "delta@1"
+    assert (stored / "vendor" / "modules.txt").is_file() and (stored / "mybot").is_file()
+    assert not (stored.parent / "rookery").exists(), "go.mod's replace names no folder here"
+    deadline = time.monotonic() + 300
+    while not [game for game in _recorded_games(documented, "delta@1") if game[2]]:
+        assert time.monotonic() < deadline, "no rated pair of the Go version in 300 s"
+        time.sleep(0.5)
+    games = _recorded_games(documented, "delta@1")
+    assert len([g for g in games if not g[2]]) >= 2, "its qualifying pair's two games"
+    assert len([g for g in games if g[2]]) >= 2, "a rated pair: both its games"
+    for _, replay, _ in games:
+        assert (documented.root / "league" / replay).is_file() or Path(replay).is_file(), replay
+    rated = {v.version_id: v.games for v in documented.versions()}["delta@1"]
+    assert rated >= 2, f"{rated} rated games on the board"
