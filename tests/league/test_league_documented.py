@@ -12,6 +12,8 @@ import contextlib
 import fcntl
 import os
 import random
+import re
+import shlex
 import shutil
 import sqlite3
 import subprocess
@@ -265,28 +267,32 @@ def _built_go_kit() -> None:
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
 
 
-def _vendored_go_bot(author: Path) -> Path:
-    """A Go bot in a module of its own as an author ships it (clients/go/README.md, "Vendored
-    for a league"): the kit through a relative ``replace`` to the author's checkout, every module
-    vendored with ``go mod vendor`` from the machine's module cache (the kit's build filled it).
-    The checkout stays on the author's side: the league sees only the folder."""
+def _go_readme_blocks() -> tuple[str, list[str]]:
+    """The commands of clients/go/README.md's "Vendored, for a league": the vendoring block
+    (run as printed in the bot's folder) and the submission's line (its argv)."""
+    text = (GO_KIT / "README.md").read_text(encoding="utf-8")
+    section = text.split("\n## Vendored, for a league\n", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"^```\w*\n(.*?)^```$", section, re.MULTILINE | re.DOTALL)
+    assert len(blocks) == 2, blocks
+    return blocks[0], shlex.split(blocks[1])
+
+
+def _vendored_go_bot(author: Path, commands: str) -> Path:
+    """A Go bot in a module of its own as an author ships it, made by the README's commands:
+    the kit through a relative ``replace`` to the author's checkout (``../rookery``), every
+    module vendored with ``go mod vendor`` from the machine's module cache (the kit's build
+    filled it). The checkout stays on the author's side: the league sees only the folder."""
     author.mkdir()
     (author / "rookery").symlink_to(REPO, target_is_directory=True)
-    folder = author / "go-bot"
+    folder = author / "mybot"
     folder.mkdir()
     (folder / "main.go").write_text(GO_BOT)
-    env = {**os.environ, "GOFLAGS": "-mod=mod"}
-    for command in (
-        "go mod init example.com/mybot",
-        "go mod edit -require=rookery/kit@v0.0.0 -replace=rookery/kit=../rookery/clients/go",
-        "go mod tidy",
-        "go mod vendor",
-    ):
-        done = subprocess.run(
-            command.split(), cwd=folder, env=env, capture_output=True, text=True, timeout=300,
-            check=False,
-        )  # fmt: skip
-        assert done.returncode == 0, f"{command}: {done.stderr}"
+    done = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", commands], cwd=folder,
+        env={**os.environ, "GOFLAGS": "-mod=mod"}, capture_output=True, text=True, timeout=300,
+        check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, f"{commands}\n{done.stdout}{done.stderr}"
     return folder
 
 
@@ -313,13 +319,14 @@ def test_a_vendored_go_version_over_a_message_builds_offline_qualifies_and_plays
         opponent = documented.add_bot("omega")  # alone (-k), the Go version needs an opponent
         submit(documented, "omega", opponent, mix_folder(documented.root / "sources", "omega", 1))
         assert wait_settled(documented, "omega@1") == league_pb2.VERSION_STATUS_ACTIVE
-    token = documented.add_bot("delta")
-    _vendored_go_bot(documented.root / "author")
+    commands, (variable, rookery, *submit_line) = _go_readme_blocks()
+    assert variable.startswith("ROOKERY_TOKEN=") and rookery == "rookery", submit_line
+    assert submit_line[:3] == ["league", "submit", "mybot"], submit_line
+    assert "-mod=vendor" in submit_line[submit_line.index("--build") + 1], submit_line
+    token = documented.add_bot("mybot")
+    _vendored_go_bot(documented.root / "author", commands)
     done = subprocess.run(
-        [
-            str(ROOKERY), "league", "submit", "delta", "./go-bot", "--command", "./mybot",
-            "--build", "go build -mod=vendor -o mybot .", "--server", documented.target,
-        ],
+        [str(ROOKERY), *submit_line, "--server", documented.target],
         cwd=documented.root / "author", env={**os.environ, "ROOKERY_TOKEN": token},
         capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
@@ -327,21 +334,21 @@ def test_a_vendored_go_version_over_a_message_builds_offline_qualifies_and_plays
     size, chunks = (int(word) for word in done.stdout.split("sent ")[1].split()[:4:3])
     assert size > 1024 * 1024, f"{size} bytes: the vendored archive is bigger than a message"
     assert chunks == -(-size // (256 * 1024)) > 4, f"{chunks} chunks of SubmitVersionUpload"
-    status = wait_settled(documented, "delta@1", timeout_s=600)
-    detail = {v.version_id: v.detail for v in documented.versions()}["delta@1"]
-    log = (documented.root / "league" / "logs" / "delta@1.build.log").read_text()[-2000:]
+    status = wait_settled(documented, "mybot@1", timeout_s=600)
+    detail = {v.version_id: v.detail for v in documented.versions()}["mybot@1"]
+    log = (documented.root / "league" / "logs" / "mybot@1.build.log").read_text()[-2000:]
     assert status == league_pb2.VERSION_STATUS_ACTIVE, f"{detail}\n{log}"
-    stored = documented.root / "league" / "versions" / "delta@1"
+    stored = documented.root / "league" / "versions" / "mybot@1"
     assert (stored / "vendor" / "modules.txt").is_file() and (stored / "mybot").is_file()
     assert not (stored.parent / "rookery").exists(), "go.mod's replace names no folder here"
     deadline = time.monotonic() + 300
-    while not [game for game in _recorded_games(documented, "delta@1") if game[2]]:
+    while not [game for game in _recorded_games(documented, "mybot@1") if game[2]]:
         assert time.monotonic() < deadline, "no rated pair of the Go version in 300 s"
         time.sleep(0.5)
-    games = _recorded_games(documented, "delta@1")
+    games = _recorded_games(documented, "mybot@1")
     assert len([g for g in games if not g[2]]) >= 2, "its qualifying pair's two games"
     assert len([g for g in games if g[2]]) >= 2, "a rated pair: both its games"
     for _, replay, _ in games:
         assert (documented.root / "league" / replay).is_file() or Path(replay).is_file(), replay
-    rated = {v.version_id: v.games for v in documented.versions()}["delta@1"]
+    rated = {v.version_id: v.games for v in documented.versions()}["mybot@1"]
     assert rated >= 2, f"{rated} rated games on the board"
