@@ -3,10 +3,11 @@
 //!
 //! A random playout through the engine's public API is `legal_actions()`, `sample(rng)` and
 //! `apply(action)` per action; here each is one call into Rust with no Python frame: actions are
-//! the engine's interned objects (`PLAY[card]`, `PASS`, …), legal actions a small frozen object,
-//! refusals the engine's own exceptions. `rookery.engine` binds its values once (`bind_engine`);
-//! everything else of `Game` (events, observations, results) stays in the engine's Python,
-//! built from the plain values of `rookery_core.Game`'s helpers.
+//! the engine's interned objects (`PLAY[card]`, `PASS`, …), legal actions a small object (filled
+//! in again for the next call when nobody else holds it), refusals the engine's own exceptions.
+//! `rookery.engine` binds its values once (`bind_engine`); everything else of `Game` (events,
+//! observations, results) stays in the engine's Python, built from the plain values of
+//! `rookery_core.Game`'s helpers.
 
 use std::sync::Arc;
 
@@ -172,6 +173,9 @@ pub struct EngineGame {
     game: Game,
     /// Every action applied: the seat, its kind and its value (no Python object per action).
     actions: Vec<Applied>,
+    /// The legal actions last handed out, filled in again for the next call when nobody else
+    /// holds them (no allocation per action; an object someone keeps is never changed).
+    legal: Option<Py<LegalActions>>,
 }
 
 /// One applied action: the seat and the action (its kind's value: a card, an amount, a suit,
@@ -236,6 +240,7 @@ impl EngineGame {
             return Ok(EngineGame {
                 game: Game::new(Arc::clone(&rules.rules), seed, events),
                 actions: Vec::new(),
+                legal: None,
             });
         };
         if let Ok(other) = source.downcast::<EngineGame>() {
@@ -243,12 +248,14 @@ impl EngineGame {
             return Ok(EngineGame {
                 game: other.game.clone(),
                 actions: other.actions.clone(),
+                legal: None,
             });
         }
         let start = source.downcast::<PyGame>()?.borrow();
         Ok(EngineGame {
             game: start.game.clone(),
             actions: Vec::new(),
+            legal: None,
         })
     }
 
@@ -350,40 +357,46 @@ impl EngineGame {
     // Legal actions and applying them ---------------------------------------------------------
 
     /// Every legal action of the player to act (empty once the game is over).
-    fn legal_actions(&self, py: Python<'_>) -> PyResult<PyObject> {
+    fn legal_actions(&mut self, py: Python<'_>) -> PyResult<PyObject> {
         let game = &self.game;
-        match game.phase {
-            Phase::Play => Ok(Py::new(
-                py,
-                LegalActions {
-                    phase: Phase::Play,
-                    player: game.current,
-                    mask: game.legal_play_mask(),
-                    bids: Vec::new(),
-                },
-            )?
-            .into_any()),
-            Phase::Bidding => {
+        let (phase, mask) = match game.phase {
+            Phase::Play => (Phase::Play, game.legal_play_mask()),
+            Phase::Bidding => (Phase::Bidding, 0),
+            _ => return engine(py)?.other_legal.call1(py, legal_tuple(py, game)?),
+        };
+        let fill = |legal: &mut LegalActions| {
+            legal.phase = phase;
+            legal.player = game.current;
+            legal.mask = mask;
+            legal.bids.clear();
+            if phase == Phase::Bidding {
                 let rules = &game.rules;
-                let mut bids = Vec::new();
                 let mut amount = game.lowest_bid();
                 while amount <= rules.effective_max_bid {
-                    bids.push(amount);
+                    legal.bids.push(amount);
                     amount += rules.bid_step;
                 }
-                Ok(Py::new(
-                    py,
-                    LegalActions {
-                        phase: Phase::Bidding,
-                        player: game.current,
-                        mask: 0,
-                        bids,
-                    },
-                )?
-                .into_any())
             }
-            _ => engine(py)?.other_legal.call1(py, legal_tuple(py, game)?),
+        };
+        if let Some(cached) = &self.legal {
+            // Held by this game alone: nobody can see it change.
+            if cached.get_refcnt(py) == 1 {
+                if let Ok(mut legal) = cached.bind(py).try_borrow_mut() {
+                    fill(&mut legal);
+                    return Ok(cached.clone_ref(py).into_any());
+                }
+            }
         }
+        let mut legal = LegalActions {
+            phase,
+            player: 0,
+            mask: 0,
+            bids: Vec::new(),
+        };
+        fill(&mut legal);
+        let made = Py::new(py, legal)?;
+        self.legal = Some(made.clone_ref(py));
+        Ok(made.into_any())
     }
 
     /// Apply `action` for the player to act: `MalformedActionError` or `IllegalActionError`
@@ -574,7 +587,7 @@ impl EngineGame {
 /// The legal actions of the auction or of the play, as `rookery.engine.LegalActions` gives them
 /// (registered as one of its virtual subclasses): a lazy, immutable sequence of the engine's
 /// interned actions.
-#[pyclass(name = "LegalActions", module = "rookery_core", frozen, sequence)]
+#[pyclass(name = "LegalActions", module = "rookery_core", sequence)]
 pub struct LegalActions {
     phase: Phase,
     player: i32,

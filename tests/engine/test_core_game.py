@@ -226,3 +226,16 @@ def test_a_game_from_a_deal_refuses_a_bad_deal_alike() -> None:
         Game.from_deal(ruleset, deal, dealer=3).legal_actions()
     )
     assert NameTrump(Suit.RED) in [NameTrump(suit) for suit in Suit]
+
+
+def test_legal_actions_kept_by_the_caller_never_change() -> None:
+    # The core fills its last legal actions in again only when nobody else holds them.
+    game, rng = CoreGame(PRESETS["standard"], 3), random.Random(3)
+    kept = []
+    while not game.is_over:
+        legal = game.legal_actions()
+        kept.append((legal, repr(legal), tuple(legal)))
+        game.apply(legal.sample(rng))
+    assert len({id(legal) for legal, _, _ in kept}) == len(kept)
+    for legal, text, items in kept:
+        assert (repr(legal), tuple(legal)) == (text, items)
