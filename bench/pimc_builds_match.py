@@ -2,7 +2,8 @@
 
 The question of issue 19: does pimc, at its default budget (0.2 s a card), play better when
 only its playouts are faster? The pure build is pimc as it was before the compiled playout model
-and engine (the same code, interpreted); the compiled build is what ``make setup`` builds. Each
+and engine (the same code, interpreted); the compiled build is what ``make setup`` builds (the
+engine on the native core, the compiled playout model). Each
 runs in processes of its own (``ROOKERY_PURE_ENGINE=1`` for the pure ones), answering the
 decisions of the seats it holds; the games are played here, on the engine.
 
@@ -38,6 +39,12 @@ from typing import Any
 PURE_ENV = "ROOKERY_PURE_ENGINE"
 BUILDS = ("compiled", "pure")
 SEED_BASE = 3_000_000
+#: What each side's workers must run: (the engine's build, the playout model's). The compiled
+#: side's engine is the native core (``core``; ``compiled`` was the engine's former mypyc build).
+EXPECTED = {
+    "compiled": {("core", "compiled"), ("compiled", "compiled")},
+    "pure": {("pure", "pure")},
+}
 
 
 def _decider(connection: Connection, pure: bool, budget: float) -> None:
@@ -89,11 +96,14 @@ class Deciders:
         self.processes = []
         for build in BUILDS:
             here, there = context.Pipe()
-            process = context.Process(target=_decider, args=(there, build == "pure", budget))
+            # Daemons: a side refused below must not keep the run waiting for its worker.
+            process = context.Process(
+                target=_decider, args=(there, build == "pure", budget), daemon=True
+            )
             process.start()
             self.processes.append(process)
             engine, playouts = here.recv()
-            if (engine, playouts) != (build, build):
+            if (engine, playouts) not in EXPECTED[build]:
                 raise SystemExit(
                     f"the {build} side runs the {engine} engine and {playouts} playouts "
                     "(run `make setup` first)"

@@ -33,7 +33,7 @@ def test_a_match_plays_whole_duplicate_hands_and_resumes_where_it_stopped(tmp_pa
             assert -400 <= margin <= 400
     assert "2 pairs (4 hands)" in first.stdout
     # Each side's workers said which engine and playout model they run.
-    assert first.stderr.count("compiled side: engine compiled, playouts compiled") == 2
+    assert first.stderr.count("compiled side: engine core, playouts compiled") == 2
     assert first.stderr.count("pure side: engine pure, playouts pure") == 2
     # The same file and one more pair: only the new seed is played.
     again = _run(out, "--pairs", "3", "--jobs", "1")
