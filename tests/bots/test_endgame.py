@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import random
 import shutil
 
@@ -13,8 +14,12 @@ from rookery.client.bots._simulate import HandSimulation
 from rookery.client.bots._solve import EndgameSolver, solvable
 from rookery.engine import CARD_POINTS, PRESETS, DoubleDummy, Game, Observation, Phase
 
-# Where cargo is found the core must be built (``make setup``): its solver is tested, not skipped.
-NO_CORE = shutil.which("cargo") is None and importlib.util.find_spec("rookery_core") is None
+# Where cargo is found the core must be built (``make setup``): its solver is tested, not skipped,
+# unless the pure engine is asked for (``ROOKERY_PURE_ENGINE=1``: the core's solver is not used).
+PURE = os.environ.get("ROOKERY_PURE_ENGINE", "") not in ("", "0")
+NO_CARGO = shutil.which("cargo") is None and importlib.util.find_spec("rookery_core") is None
+NO_CORE = PURE or NO_CARGO
+NO_CORE_REASON = "the engine runs pure: no Rust toolchain, or ROOKERY_PURE_ENGINE=1"
 
 
 def _solvers() -> list[bool]:
@@ -113,7 +118,7 @@ def _played_positions(preset: str, tricks_left: int, count: int) -> list[Observa
     return found
 
 
-@pytest.mark.skipif(NO_CORE, reason="no Rust toolchain: the engine runs pure")
+@pytest.mark.skipif(NO_CORE, reason=NO_CORE_REASON)
 def test_the_core_and_python_solvers_agree_on_every_solvable_preset() -> None:
     compared = 0
     for preset in PRESETS:
@@ -129,7 +134,7 @@ def test_the_core_and_python_solvers_agree_on_every_solvable_preset() -> None:
     assert compared >= 40
 
 
-@pytest.mark.skipif(NO_CORE, reason="no Rust toolchain: the engine runs pure")
+@pytest.mark.skipif(NO_CORE, reason=NO_CORE_REASON)
 def test_pimc_chooses_alike_with_either_solver(monkeypatch: pytest.MonkeyPatch) -> None:
     parameters = PimcParameters(time_budget=None, samples=6, endgame_tricks=5)
     positions = _positions("standard", 5, 8)
