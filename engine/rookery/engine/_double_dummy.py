@@ -49,6 +49,15 @@ class DoubleDummy:
         open trick (or leads next) and the cards of the open trick in the order played."""
         return int(self._solver.solve(list(hands), leader, list(trick)))
 
+    def card_values(
+        self, hands: Sequence[int], leader: int, trick: Sequence[int] = ()
+    ) -> list[tuple[int, int]]:
+        """Each legal card of the seat to play, with the side's points after it."""
+        return [
+            (int(card), int(value))
+            for card, value in self._solver.card_values(list(hands), leader, list(trick))
+        ]
+
     @property
     def nodes(self) -> int:
         """The nodes searched so far."""

@@ -1,7 +1,7 @@
 """Double-dummy analysis of a replay: what each card of the play cost its side.
 
 Every position of a hand's play is valued by the native core's double-dummy solver
-(``rookery_core.DoubleDummy``): with every hand known, the bidding side's total for the hand
+(``rookery.engine.DoubleDummy``): with every hand known, the bidding side's total for the hand
 under perfect play from there on by both sides (the points it has taken, the buried cards, and
 the solver's value of the rest). A card's *cost* is what that total moved against the card's
 side: a bidding seat's card can only lower it, a defender's only raise it. So along a hand::
@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rookery.engine import (
+    DoubleDummy,
     Game,
     HandResult,
     Phase,
@@ -40,9 +41,6 @@ from rookery.v1 import replay_pb2
 from .convert import action_from_proto, ruleset_from_proto
 from .errors import MalformedMessageError, WireError
 from .replay import verify_replay
-
-if TYPE_CHECKING:
-    import rookery_core
 
 __all__ = [
     "DEFAULT_NODE_LIMIT",
@@ -195,13 +193,11 @@ def analyze_replay(
         shown = "; ".join(problems[:3])
         more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
         raise AnalysisError(f"the replay does not re-simulate: {shown}{more}")
-    try:
-        from rookery_core import DoubleDummy
-    except ImportError as error:
+    if not DoubleDummy.available():
         raise AnalysisError(
-            "the double-dummy solver needs the native core (rookery_core), which 'make setup' "
-            "builds where cargo is found"
-        ) from error
+            "the double-dummy solver needs the engine on the native core (rookery_core), which "
+            "'make setup' builds where cargo is found (and ROOKERY_PURE_ENGINE unset)"
+        )
     try:
         ruleset = ruleset_from_proto(replay.header.ruleset, "header.ruleset")
     except MalformedMessageError as error:  # pragma: no cover - verify_replay caught it
@@ -230,9 +226,7 @@ def analyze_replay(
             solvable = sum(1 for position in positions if position.trick >= first)
         else:
             solvable = len(positions)
-        analysed.append(
-            _analyse_hand(DoubleDummy, ruleset, result, positions, node_limit, solvable)
-        )
+        analysed.append(_analyse_hand(ruleset, result, positions, node_limit, solvable))
     return GameAnalysis(ruleset, tuple(analysed), node_limit)
 
 
@@ -255,7 +249,6 @@ def _unfinished(index: int) -> HandAnalysis:
 
 
 def _analyse_hand(
-    solver_class: type[rookery_core.DoubleDummy],
     ruleset: Ruleset,
     result: HandResult,
     positions: list[_Position],
@@ -277,12 +270,12 @@ def _analyse_hand(
     seats = bidding_seats(ruleset, result.bidder, result.partner)
     side = sum(1 << seat for seat in seats)
     buried = mask_points(result.buried)
-    solver = solver_class(
+    solver = DoubleDummy(
         ruleset.players,
         int(result.trump),
         side,
-        ruleset.rook_free_play,
-        ruleset.last_trick_bonus,
+        rook_free_play=ruleset.rook_free_play,
+        last_trick_bonus=ruleset.last_trick_bonus,
         node_limit=node_limit,
     )
     # totals[i]: the bidding side's total before card i; the last one is what it took.
@@ -316,7 +309,7 @@ def _analyse_hand(
     )
 
 
-def _best_card(solver: rookery_core.DoubleDummy, position: _Position, is_bidding: bool) -> int:
+def _best_card(solver: DoubleDummy, position: _Position, is_bidding: bool) -> int:
     """A card of the seat that keeps the position's value (the lowest, for a stable answer)."""
     try:
         values = solver.card_values(list(position.hands), position.leader, position.open_trick)
