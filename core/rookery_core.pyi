@@ -106,9 +106,7 @@ class EngineGame:
     """``rookery.engine.Game``'s hot calls on the core, handing out the engine's values (bound
     once by ``bind_engine``); ``rookery.engine``'s ``CoreGame`` subclasses it."""
 
-    def __new__(
-        cls, rules: Rules, seed: int, events: bool = True, source: Any = None
-    ) -> Self: ...
+    def __new__(cls, rules: Rules, seed: int, events: bool = True, source: Any = None) -> Self: ...
     @property
     def phase(self) -> Any: ...
     @property
