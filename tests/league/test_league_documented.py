@@ -29,6 +29,8 @@ from rookery.arena.launch import probe
 from rookery.arena.league.submissions import pack_folder
 from rookery.v1 import league_pb2
 
+DOC = Path(__file__).parents[2] / "docs" / "league.md"
+
 SERVE_ARGS = [
     "--sandbox", "on", "--target", "100", "--max-hands", "2", "--concurrency", "2",
     "--min-pairs", "1", "--bootstrap", "20", "--grace-ms", "1000",
@@ -50,6 +52,17 @@ def wait_settled(league: LeagueProcess, version_id: str, timeout_s: float = 200)
         time.sleep(0.2)
 
 
+def season_line() -> str:
+    """docs/league.md's line that opens a season (step 3 of "Running a season")."""
+    lines = [
+        line.strip()
+        for line in DOC.read_text().splitlines()
+        if line.strip().startswith("rookery league season ")
+    ]
+    assert len(lines) == 1, f"docs/league.md should print one season line: {lines}"
+    return lines[0]
+
+
 @pytest.fixture(scope="module")
 def documented(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LeagueProcess]:
     """A sandboxed league started as docs/league.md prints it, with a season open."""
@@ -60,10 +73,15 @@ def documented(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LeagueProce
     league.args = SERVE_ARGS
     league.start()
     try:
-        deadline = Timestamp()
-        deadline.FromSeconds(int(time.time()) + 3600)
-        request = league_pb2.CreateSeasonRequest(name="spring", deadline=deadline)
-        league.call("CreateSeason", request, ADMIN)
+        # The season opens with docs/league.md's own line, run as printed.
+        line = season_line()
+        opened = subprocess.run(
+            ["bash", "-c", line.replace("rookery ", f"{shlex.quote(str(ROOKERY))} ", 1)],
+            cwd=league.root, env={**os.environ, "ADMIN": ADMIN, "ROOKERY_SERVER": league.target},
+            capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+        assert opened.returncode == 0, f"{line}\n{opened.stdout}{opened.stderr}"
+        assert opened.stdout.startswith("season spring (id "), opened.stdout
         yield league
     finally:
         league.stop()
