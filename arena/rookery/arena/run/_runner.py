@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import hashlib
 import itertools
 import json
 import math
@@ -22,7 +21,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable, Collection, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import structlog
@@ -50,21 +49,17 @@ from rookery.arena.launch._sandbox import (
     cpu_sets,
     probe,
 )
-from rookery.arena.records._ledger import ledger_of
-from rookery.arena.records._move_incidents import replay_move_incidents
-from rookery.arena.records._results import game_score
 from rookery.arena.records._storage import (
-    BotGameStats,
     GameRow,
     RunStore,
     TournamentMismatchError,
-    write_bytes_atomically,
 )
 from rookery.arena.run._backend import ChunkResult
+from rookery.arena.run._live import LiveState
 from rookery.arena.run._ray_backend import play_on_ray
-from rookery.arena.run._recording import BatchRecorder
+from rookery.arena.run._recorder import GameRecorder
 from rookery.arena.run._schedule import Schedule, ScheduledGame, bot_seed_key
-from rookery.arena.stats._ratings import GameScore, OnlineElo, ranks_from_result
+from rookery.arena.stats._ratings import OnlineElo
 from rookery.arena.stats._sprt import SprtDecision, SprtTest
 from rookery.server import (
     RookeryServer,
@@ -75,8 +70,6 @@ from rookery.server import (
     TableStatus,
 )
 from rookery.v1 import results_pb2
-from rookery.wire.convert import termination_name
-from rookery.wire.replay import decode_replay
 
 __all__ = [
     "LiveState",
@@ -187,41 +180,6 @@ def seats_per_table(schedule: Schedule, bot: str) -> int:
     return max(1, most)
 
 
-@dataclass
-class LiveState:
-    """What the progress display shows, updated after every game."""
-
-    name: str
-    total: int
-    done: int
-    started_at: float
-    played_now: int = 0
-    elo: OnlineElo = field(default_factory=OnlineElo)
-    wins: dict[str, int] = field(default_factory=dict)
-    losses: dict[str, int] = field(default_factory=dict)
-    draws: dict[str, int] = field(default_factory=dict)
-    incidents: dict[str, int] = field(default_factory=dict)
-    sprt: SprtTest | None = None
-    last_game: GameRow | None = None
-    messages: list[str] = field(default_factory=list)
-    #: The language-model seats' cost so far, in US dollars, and the games it was spent in.
-    cost_usd: float = 0.0
-    costed_games: int = 0
-
-    @property
-    def rate(self) -> float:
-        """Games per second in this run."""
-        elapsed = time.monotonic() - self.started_at
-        return self.played_now / elapsed if elapsed > 0 else 0.0
-
-    @property
-    def eta_s(self) -> float | None:
-        """Seconds left at the current rate."""
-        if self.rate <= 0:
-            return None
-        return (self.total - self.done) / self.rate
-
-
 @dataclass(frozen=True)
 class RunResult:
     """What a run did."""
@@ -238,28 +196,6 @@ class RunResult:
     cancelled: bool
     #: Stopped before a game that would have taken the cost past ``[llm] budget_usd``.
     budget_reached: bool = False
-
-
-def _bot_stats(outcome: TableOutcome) -> dict[str, BotGameStats]:
-    stats: dict[str, BotGameStats] = {}
-    for seat in outcome.seat_stats:
-        game = BotGameStats(
-            actions=seat.actions,
-            think_ms_total=seat.think_ms_mean * seat.actions,
-            think_ms_max=float(seat.think_ms_max),
-            timeouts=seat.timeouts,
-            auto_plays=seat.auto_plays,
-            illegal_replies=seat.illegal_replies,
-            malformed_replies=seat.malformed_replies,
-            disconnects=seat.disconnects,
-            fallbacks=seat.fallbacks,
-        )
-        stats[seat.bot_name] = stats.get(seat.bot_name, BotGameStats()) + game
-    if outcome.recorded is not None and outcome.recorded.noted_actions:
-        # Only a game with notes has a language-model seat's ledger to read from its replay.
-        for bot, ledger in ledger_of([outcome.replay]).items():
-            stats[bot] = dataclasses.replace(stats[bot], ledger=ledger.to_dict())
-    return stats
 
 
 _SANDBOX_KINDS = frozenset(kind.value for kind in IncidentKind)
@@ -304,10 +240,8 @@ class TournamentRunner:
         self.live = LiveState(config.name, self.total, 0, time.monotonic())
         self.launchers: dict[str, BotLauncher] = {}
         self._stop = asyncio.Event()
-        self._db_lock = asyncio.Lock()
-        self._bot_versions: dict[str, str] = {}  # what the store holds, written on change only
-        self._recorder: BatchRecorder | None = None  # the games' writer, made with ``store``
-        self._group_scores: dict[int, dict[int, float]] = {}
+        #: Where games become durable and counted, made with ``store``.
+        self._recorder: GameRecorder | None = None
         self._active_tables: set[str] = set()
         #: The sandbox of this run's launched bots (None: unconfined).
         self.sandbox: SandboxRuntime | None = None
@@ -456,7 +390,9 @@ class TournamentRunner:
         started = time.monotonic()
         store = RunStore(self.run_dir)
         self.store = store
-        self._recorder = BatchRecorder(store, self._db_lock)
+        self._recorder = GameRecorder(
+            self.config, self.tournament_id, self.schedule.group_size, store, self.live
+        )
         try:
             try:
                 resumed = store.open_tournament(
@@ -590,8 +526,9 @@ class TournamentRunner:
         self.live.elo = OnlineElo(k=self.config.elo_k)
         if self.is_sprt and self.only_indices is None:
             self.live.sprt = SprtTest(self.config.sprt)
+        assert self._recorder is not None
         for row in store.iter_games(self.tournament_id):
-            self._account(row)
+            self._recorder.account(row)
         self.live.played_now = 0
         self.live.started_at = time.monotonic()
 
@@ -1013,9 +950,7 @@ class TournamentRunner:
         stopping = self._stop.is_set() or self._server_stopping
         if stopping and outcome.termination == results_pb2.TERMINATION_REASON_ABORTED:
             return  # aborted by a stop (ours or the server's): played again on resume
-        row = await self._record(game, outcome, void=self._reported_incidents(outcome.table_id))
-        self._account(row)
-        self.live.played_now += 1
+        await self._record(game, outcome, void=self._reported_incidents(outcome.table_id))
         self._notify()
 
     async def _play_table(
@@ -1111,74 +1046,18 @@ class TournamentRunner:
         return "; ".join(details)
 
     async def _record(self, game: ScheduledGame, outcome: TableOutcome, void: str = "") -> GameRow:
-        assert self.store is not None
-        store = self.store
-        path = store.replay_path(game.game_id)
-        result = outcome.result
-        scores = tuple(int(s) for s in result.scores)
-        winners = tuple(int(w) for w in result.winners)
-        termination = "ABORTED" if void else termination_name(outcome.termination)
-        for seat in outcome.seat_stats:
-            self._note_bot_version(seat.bot_name, seat.bot_version)
-        data = outcome.replay_bytes(compress=path.name.endswith(".gz"))
-        incidents = (
-            replay_move_incidents(outcome.replay, game.game_id, game.index, game.seat_bots)
-            if outcome.has_move_incidents
-            else []
-        )
-        live_sprt = self.live.sprt
-        sprt = None if live_sprt is None else (live_sprt.decision.value, live_sprt.llr)
-        row = GameRow(
-            tournament_id=self.tournament_id,
-            index=game.index,
-            game_id=game.game_id,
-            group=game.group,
-            round=game.round,
-            seed=game.seed,
-            seat_bots=game.seat_bots,
-            side_bots=game.side_bots,
-            winners=winners,
-            scores=scores,
-            ranks=ranks_from_result(winners, scores, self.config.ruleset.num_sides),
-            termination=termination,
-            forfeit_seat=outcome.forfeit_seat,
-            detail=f"void (reported incidents): {void}" if void else outcome.detail,
-            hands_played=int(result.hands_played),
-            duration_s=outcome.duration_s,
-            replay_path=str(path.relative_to(store.run_dir)),
-            replay_sha256="",  # the digest of ``data``, set as the file is written
-            bot_stats=_bot_stats(outcome),
-            finished_at=time.time(),
-        )
+        """Record and count a game played here (the recorder's ``record_outcome``)."""
         assert self._recorder is not None
-        return await self._recorder.record(path, data, row, incidents, sprt)
+        return await self._recorder.record_outcome(game, outcome, void)
 
     async def record_played(self, row: GameRow, replay: bytes) -> bool:
         """Record a game played elsewhere (a Ray task): its row and its replay file's bytes.
 
         A game already recorded (a retried task's duplicate) is skipped: False.
         """
-        assert self.store is not None
-        store = self.store
-        async with self._db_lock:
-            if row.index in store.recorded_indices(self.tournament_id):
-                return False
-            if hashlib.sha256(replay).hexdigest() != row.replay_sha256:
-                raise StorageError(
-                    f"game {row.index}: the replay received does not match its SHA-256"
-                )
-            await asyncio.to_thread(write_bytes_atomically, store.run_dir / row.replay_path, replay)
-            row = dataclasses.replace(row, tournament_id=self.tournament_id)
-            incidents = replay_move_incidents(
-                decode_replay(replay, row.replay_path), row.game_id, row.index, row.seat_bots
-            )
-            await asyncio.to_thread(store.record_game, row, incidents)
-            self._account(row)
-            if self.live.sprt is not None:
-                store.set_sprt(
-                    self.tournament_id, self.live.sprt.decision.value, self.live.sprt.llr
-                )
-        self.live.played_now += 1
+        assert self._recorder is not None
+        if not await self._recorder.record_played(row, replay):
+            return False
         self._notify()
         return True
 
@@ -1188,62 +1067,8 @@ class TournamentRunner:
 
     def set_bot_version(self, bot: str, version: str) -> None:
         """Store the version a bot announced elsewhere (a Ray task)."""
-        self._note_bot_version(bot, version)
-
-    def _note_bot_version(self, bot: str, version: str) -> None:
-        """Store the version a bot announced when it differs from the last one stored."""
-        if self.store is not None and version and self._bot_versions.get(bot) != version:
-            self.store.set_bot_version(self.tournament_id, bot, version)
-            self._bot_versions[bot] = version
-
-    def _account(self, row: GameRow) -> None:
-        """Update the live counts, online Elo and SPRT with one recorded game."""
-        self.live.done += 1
-        self.live.last_game = row
-        costs = [stats.ledger.get("cost_usd", 0.0) for stats in row.bot_stats.values()]
-        if any(stats.ledger for stats in row.bot_stats.values()):
-            self.live.cost_usd += sum(costs)
-            self.live.costed_games += 1
-        score = game_score(row, self.config.ruleset)
-        if score is None:
-            return
-        self.live.elo.update(score)
-        self._count(score)
-        if self.live.sprt is not None:
-            self._sprt_add(row, score)
-
-    def _count(self, score: GameScore) -> None:
-        live = self.live
-        for i, side in enumerate(score.sides):
-            for bot in set(side):
-                others = [j for j, s in enumerate(score.sides) if j != i and bot not in s]
-                if not others:
-                    continue
-                value = sum(score.side_score(i, j) for j in others) / len(others)
-                table = live.wins if value > 0.5 else live.losses if value < 0.5 else live.draws
-                table[bot] = table.get(bot, 0) + 1
-
-    def _sprt_add(self, row: GameRow, score: GameScore) -> None:
-        assert self.live.sprt is not None
-        new_bot = self.config.bots[0].name
-        value = 0.5
-        for i, side in enumerate(score.sides):
-            if new_bot in side:
-                others = [j for j, s in enumerate(score.sides) if new_bot not in s]
-                if others:
-                    value = sum(score.side_score(i, j) for j in others) / len(others)
-                break
-        value = round(value * 2) / 2
-        group_size = self.schedule.group_size
-        if group_size != 2:
-            self.live.sprt.add_game(value)
-            return
-        members = self._group_scores.setdefault(row.group, {})
-        members[row.index] = value
-        if len(members) == 2:
-            first, second = (members[k] for k in sorted(members))
-            self.live.sprt.add_pair(first, second)
-            del self._group_scores[row.group]
+        if self._recorder is not None:
+            self._recorder.note_bot_version(bot, version)
 
 
 def estimated_seconds(runner: TournamentRunner) -> float | None:
