@@ -22,7 +22,7 @@ from rookery.arena.launch import (
     start_bot_process,
 )
 from rookery.arena.launch._bot_process import BotProcess
-from rookery.arena.launch._sandbox import _tree
+from rookery.arena.launch._process_meter import _tree
 from rookery.arena.run import TournamentRunner
 from rookery.engine import Ruleset
 from rookery.server import RookeryServer, ServerConfig, TableSpec, TableStatus
@@ -287,7 +287,7 @@ async def main():
         if "\\ndaemon started" in (directory / "bot.log").read_text():
             break
         await asyncio.sleep(0.05)
-    from rookery.arena.launch._sandbox import _tree
+    from rookery.arena.launch._process_meter import _tree
     print(" ".join(map(str, _tree(bot.pid))), flush=True)
     await asyncio.sleep(120)
 

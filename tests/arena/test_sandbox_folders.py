@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rookery.arena.launch._sandbox import hidden_inside
+from rookery.arena.launch._sandbox_folders import hidden_inside
 
 
 def test_the_run_directory_and_the_folder_of_earlier_runs_are_covered(tmp_path: Path) -> None:

@@ -3,14 +3,18 @@
 - ``_commands``: a bot's command line resolved to a program (relative paths, PATH, the SDK).
 - ``_launcher``: the launch plan of a game's seats and the processes' lifetimes.
 - ``_bot_process``: one bot process, its log and its exit.
-- ``_sandbox``: the bubblewrap sandbox (folders, limits, meters, incidents); ``_sandbox_exec``
-  and ``_exec_guard`` run inside it, ``_seccomp`` is its filter.
+- ``_sandbox``: the bubblewrap sandbox (its limits, incidents, command line and mounts);
+  ``_sandbox_probe`` what this machine offers for it, ``_sandbox_folders`` the bot's folder and
+  what in it is covered up, ``_cgroups`` its cgroup v2 groups, ``_process_meter`` the metering
+  of a sandboxed process; ``_sandbox_exec`` and ``_exec_guard`` run inside it, ``_seccomp`` is
+  its filter.
 """
 
 from __future__ import annotations
 
 from rookery.arena.launch._bot_process import start_bot_process
-from rookery.arena.launch._sandbox import SandboxLimits, SandboxMode, SandboxRuntime, probe
+from rookery.arena.launch._sandbox import SandboxLimits, SandboxMode, SandboxRuntime
+from rookery.arena.launch._sandbox_probe import probe
 
 __all__ = [
     "SandboxLimits",

@@ -13,10 +13,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rookery.arena.launch._process_meter import ProcessMeter
 from rookery.arena.launch._sandbox import (
     _OWN_TASKS,
     IncidentKind,
-    ProcessMeter,
     SandboxRuntime,
     settings_descriptor,
 )
@@ -158,7 +158,7 @@ class BotProcess:
     def _count_leftover(self) -> int:
         """Processes in the sandbox that are no longer under the bot's first process (orphans
         adopted by the sandbox's pid 1: daemons, background processes)."""
-        from rookery.arena.launch._sandbox import _children, _tree
+        from rookery.arena.launch._process_meter import _children, _tree
 
         count = 0
         for ns_init in _children(self.pid):

@@ -24,7 +24,11 @@ every local user can read): they hold the bot's environment and launch key.
 - **lifetime**: a pid namespace: when the bot's first process ends, or the arena kills it, or the
   arena dies, every process of the sandbox is killed by the kernel.
 
-:func:`probe` finds out what this machine offers; :class:`SandboxRuntime` builds the commands.
+:func:`probe` finds out what this machine offers (:mod:`rookery.arena.launch._sandbox_probe`);
+:class:`SandboxRuntime` builds the commands (here: the bwrap command line and its mounts); the
+bot's folders are found in :mod:`rookery.arena.launch._sandbox_folders`, the cgroups made in
+:mod:`rookery.arena.launch._cgroups`, and a process metered by
+:class:`~rookery.arena.launch._process_meter.ProcessMeter`.
 """
 
 from __future__ import annotations
@@ -33,29 +37,37 @@ import contextlib
 import json
 import os
 import random
-import shutil
-import signal
-import subprocess
 import sys
-import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 
 import rookery.arena.launch._seccomp as _seccomp
 import structlog
+from rookery.arena.launch._cgroups import _remove_group, _write
+from rookery.arena.launch._sandbox_folders import (
+    _interpreter_paths,
+    _minimal,
+    bot_folder,
+    hidden_inside,
+    linked_packages,
+)
+from rookery.arena.launch._sandbox_probe import SandboxSupport, probe
 
 __all__ = [
     "CPU_CLOCK_WALL_FACTOR",
     "IncidentKind",
-    "ProcessMeter",
     "SandboxLimits",
     "SandboxMode",
     "SandboxRuntime",
-    "SandboxSupport",
+    "SandboxedCommand",
+    "bot_folder",
+    "cpu_sets",
     "probe",
+    "settings_descriptor",
 ]
+# ``bot_folder`` and ``probe`` live in their own modules; the run and league rooms import them here.
 
 log = structlog.get_logger("rookery.arena")
 
@@ -67,23 +79,8 @@ _SYSTEM_PATHS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/
 _OWN_TASKS = 8
 #: With ``clock = "cpu"`` a move may still take at most this many times its budget in wall time.
 CPU_CLOCK_WALL_FACTOR = 10
-#: Files that mark a project's folder (the bot's folder when its program is in a subfolder).
-_PROJECT_FILES = (
-    "package.json",
-    "Cargo.toml",
-    "go.mod",
-    "pom.xml",
-    "build.gradle",
-    "CMakeLists.txt",
-    "pyproject.toml",
-    "build.sh",
-)
-#: Names of the folders a build writes into: a program or script there belongs to the project
-#: above (``dist/myBot.js``, ``target/release/bot``), which holds what it loads.
-_BUILD_FOLDERS = frozenset({"bin", "build", "dist", "out", "target", "debug", "release", "lib"})
 _UID_BASE = 1_100_000_000
 _UID_SPAN = 400_000_000
-_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
 class SandboxMode(Enum):
@@ -146,350 +143,6 @@ class SandboxLimits:
         }
 
 
-@dataclass(frozen=True)
-class SandboxSupport:
-    """What this machine offers for the sandbox (:func:`probe`)."""
-
-    bwrap: str = ""
-    #: Why the sandbox cannot be made here (empty: it can).
-    problems: tuple[str, ...] = ()
-    #: A cgroup v2 folder the arena may create groups in (None: no cgroup, /proc accounting).
-    cgroup_parent: Path | None = None
-    #: cgroup controllers that a bot's group gets (``memory``, ``pids``).
-    controllers: frozenset[str] = frozenset()
-    #: Whether the arena runs as root (then each bot process gets its own user id).
-    as_root: bool = False
-
-    @property
-    def available(self) -> bool:
-        """Whether the sandbox can be made."""
-        return not self.problems
-
-    def describe(self) -> str:
-        """One line for the organiser: what is in force, what degrades to what."""
-        if not self.available:
-            return "no sandbox: " + "; ".join(self.problems)
-        parts = [f"bubblewrap ({self.bwrap})"]
-        if self.cgroup_parent is None:
-            parts.append("no writable cgroup v2: CPU from /proc, limits by rlimits")
-        else:
-            parts.append(f"cgroup v2 at {self.cgroup_parent}")
-            memory = (
-                "memory.max"
-                if "memory" in self.controllers
-                else "RLIMIT_DATA per process and the arena's look every 0.1 s"
-            )
-            pids = "pids.max" if "pids" in self.controllers else "RLIMIT_NPROC"
-            parts.append(f"memory by {memory}, processes by {pids}")
-        parts.append("a user id per process" if self.as_root else "the organiser's user id")
-        if _seccomp.program():
-            parts.append("a seccomp filter (no file locks, watches, keyrings, io_uring)")
-        return ", ".join(parts)
-
-
-def _cgroup2_mount() -> Path | None:
-    try:
-        lines = Path("/proc/self/mountinfo").read_text().splitlines()
-    except OSError:
-        return None
-    for line in lines:
-        left, _, right = line.partition(" - ")
-        if right.split(" ", 1)[0] == "cgroup2":
-            return Path(left.split(" ")[4])
-    return None
-
-
-def _own_cgroup2() -> str | None:
-    try:
-        for line in Path("/proc/self/cgroup").read_text().splitlines():
-            if line.startswith("0::"):
-                return line[3:]
-    except OSError:
-        pass
-    return None
-
-
-def _write(path: Path, text: str) -> bool:
-    try:
-        path.write_text(text)
-    except OSError:
-        return False
-    return True
-
-
-def _remove_group(group: Path) -> bool:
-    """Remove an empty cgroup folder and its empty children; False if one holds processes."""
-    with contextlib.suppress(OSError):
-        for child in group.iterdir():
-            if child.is_dir():
-                _remove_group(child)
-    for _ in range(50):  # a group's last tasks may still be exiting
-        try:
-            group.rmdir()
-            return True
-        except FileNotFoundError:
-            return True
-        except OSError:
-            time.sleep(0.01)
-    return False
-
-
-def _sweep(base: Path) -> None:
-    """Remove the empty groups of arenas that are gone (killed before they could clean up)."""
-    with contextlib.suppress(OSError):
-        for group in base.glob("rookery-*-*"):
-            owner = group.name.split("-")[1]
-            if owner.isdigit() and not Path(f"/proc/{owner}").exists():
-                _remove_group(group)
-
-
-def _prepare_cgroup(wanted: frozenset[str]) -> tuple[Path | None, frozenset[str]]:
-    """A group of this arena's own under its cgroup v2, with what controllers can be delegated."""
-    mount, own = _cgroup2_mount(), _own_cgroup2()
-    if mount is None or own is None:
-        return None, frozenset()
-    base = mount / own.lstrip("/")
-    _sweep(base)
-    parent = base / f"rookery-{os.getpid()}-{random.randrange(16**6):06x}"
-    try:
-        parent.mkdir()
-    except OSError:
-        return None, frozenset()
-    if not (parent / "cgroup.kill").exists():
-        parent.rmdir()
-        return None, frozenset()
-    try:
-        offered = set((base / "cgroup.controllers").read_text().split())
-        enabled = set((base / "cgroup.subtree_control").read_text().split())
-    except OSError:
-        offered, enabled = set(), set()
-    for name in sorted(wanted & offered - enabled):
-        _write(base / "cgroup.subtree_control", f"+{name}")
-    try:
-        reachable = set((parent / "cgroup.controllers").read_text().split()) & wanted
-    except OSError:
-        reachable = set()
-    granted = {name for name in reachable if _write(parent / "cgroup.subtree_control", f"+{name}")}
-    return parent, frozenset(granted)
-
-
-def _bwrap_works(bwrap: str, as_root: bool) -> str:
-    """Empty if bwrap can make the namespaces the sandbox needs, else its error."""
-    argv = [bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--die-with-parent"]
-    if not as_root:
-        argv.append("--unshare-user")
-    argv += ["--ro-bind", "/", "/", "--proc", "/proc", "--", "/bin/true"]
-    try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=10, check=False)
-    except (OSError, subprocess.TimeoutExpired) as error:
-        return str(error)
-    return "" if done.returncode == 0 else (done.stderr.strip() or f"exit {done.returncode}")
-
-
-def probe(*, cgroups: bool = True) -> SandboxSupport:
-    """What this machine offers: bubblewrap and its namespaces, a writable cgroup v2.
-
-    A cgroup folder made here is removed by :meth:`SandboxRuntime.close`.
-    """
-    if not sys.platform.startswith("linux"):
-        return SandboxSupport(problems=("the sandbox needs Linux (namespaces, cgroups)",))
-    as_root = os.geteuid() == 0
-    bwrap = shutil.which("bwrap") or ""
-    if not bwrap:
-        return SandboxSupport(
-            problems=("bwrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)",),
-            as_root=as_root,
-        )
-    error = _bwrap_works(bwrap, as_root)
-    if error:
-        why = "user and network namespaces" if not as_root else "pid and network namespaces"
-        return SandboxSupport(
-            bwrap=bwrap,
-            problems=(
-                f"bwrap cannot create {why} here ({error}); on Debian allow unprivileged user "
-                "namespaces (sysctl kernel.unprivileged_userns_clone=1) or run the arena as root",
-            ),
-            as_root=as_root,
-        )
-    parent, controllers = (None, frozenset[str]())
-    if cgroups:
-        parent, controllers = _prepare_cgroup(frozenset({"memory", "pids"}))
-    return SandboxSupport(
-        bwrap=bwrap, cgroup_parent=parent, controllers=controllers, as_root=as_root
-    )
-
-
-# ---------------------------------------------------------------------------------- accounting
-
-
-def _read_stat(pid: int) -> tuple[float, int]:
-    """(CPU seconds of the process, its threads and reaped children included; its threads)."""
-    text = Path(f"/proc/{pid}/stat").read_text()
-    fields = text[text.rindex(")") + 2 :].split()
-    ticks = sum(int(fields[i]) for i in (11, 12, 13, 14))  # utime stime cutime cstime
-    return ticks / _TICKS, int(fields[17])
-
-
-def _children(pid: int) -> list[int]:
-    found: list[int] = []
-    with contextlib.suppress(OSError):
-        for tid in os.listdir(f"/proc/{pid}/task"):
-            with contextlib.suppress(OSError):
-                text = Path(f"/proc/{pid}/task/{tid}/children").read_text()
-                found += [int(c) for c in text.split()]
-    return found
-
-
-def _tree(root: int) -> list[int]:
-    pids, queue = [], [root]
-    while queue:
-        pid = queue.pop()
-        pids.append(pid)
-        queue += _children(pid)
-    return pids
-
-
-def _status_kib(pid: int, keys: tuple[str, ...]) -> int:
-    """The sum of ``keys`` (``RssAnon`` …, in kB) in a process's ``/proc/<pid>/status``."""
-    total = 0
-    with contextlib.suppress(OSError, ValueError, IndexError):
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            key, _, value = line.partition(":")
-            if key in keys:
-                total += int(value.split()[0])
-    return total
-
-
-def _memory_files(pid: int, seen: dict[tuple[int, int], int]) -> None:
-    """The anonymous memory files (memfd) a process holds open, by inode, with their bytes."""
-    with contextlib.suppress(OSError):
-        for fd in os.listdir(f"/proc/{pid}/fd"):
-            path = f"/proc/{pid}/fd/{fd}"
-            with contextlib.suppress(OSError):
-                if os.readlink(path).startswith("/memfd:"):
-                    stat = os.stat(path)
-                    seen[(stat.st_dev, stat.st_ino)] = stat.st_blocks * 512
-
-
-@dataclass(frozen=True)
-class Footprint:
-    """What a sandbox holds that its rlimits do not bound (:meth:`ProcessMeter.footprint`)."""
-
-    #: Resident private and shared memory of its processes, its memory files and the bytes of
-    #: its tmpfs mounts (``/tmp``, ``/dev/shm``).
-    memory_bytes: int
-    #: Files and folders in its tmpfs mounts (each inode is kernel memory).
-    files: int
-
-
-@dataclass
-class ProcessMeter:
-    """CPU time, task count and limit events of one sandboxed process and all it started."""
-
-    pid: int
-    cgroup: Path | None = None
-    #: The most tasks (processes and threads) seen at once.
-    peak_tasks: int = 0
-    _last_cpu: float = 0.0
-
-    def cpu_seconds(self) -> float:
-        """CPU time used so far (cgroup ``cpu.stat``, else the process tree in /proc).
-
-        Never decreases: a process tree that lost a member (reaped by nobody yet) keeps its
-        last reading.
-        """
-        value = self._last_cpu
-        if self.cgroup is not None:
-            with contextlib.suppress(OSError, ValueError):
-                for line in (self.cgroup / "cpu.stat").read_text().splitlines():
-                    if line.startswith("usage_usec "):
-                        value = int(line.split()[1]) / 1e6
-                        break
-        else:
-            total = 0.0
-            for pid in _tree(self.pid):
-                with contextlib.suppress(OSError, ValueError, IndexError):
-                    total += _read_stat(pid)[0]
-            value = max(value, total)
-        self._last_cpu = value
-        return value
-
-    def tasks(self) -> int:
-        """Processes and threads alive now (also updates :attr:`peak_tasks`)."""
-        count = 0
-        if self.cgroup is not None:
-            with contextlib.suppress(OSError):
-                count = len((self.cgroup / "cgroup.threads").read_text().split())
-        else:
-            for pid in _tree(self.pid):
-                with contextlib.suppress(OSError, ValueError, IndexError):
-                    count += _read_stat(pid)[1]
-        self.peak_tasks = max(self.peak_tasks, count)
-        return count
-
-    def footprint(self, scratch_bytes: int) -> Footprint:
-        """Memory and scratch files of the sandbox now (``RLIMIT_DATA`` sees only private
-        memory, and no limit counts inodes): resident anonymous and shared memory of every
-        process, open memory files, and its tmpfs mounts of ``scratch_bytes`` (``/tmp``,
-        ``/dev/shm``) seen through the root of its first process inside."""
-        memory_kib = 0
-        memory_files: dict[tuple[int, int], int] = {}
-        for pid in _tree(self.pid):
-            memory_kib += _status_kib(pid, ("RssAnon", "RssShmem"))
-            _memory_files(pid, memory_files)
-        used, files = 0, 0
-        for inner in _children(self.pid)[:1]:  # bwrap's pid 1 in the sandbox
-            for mount in ("tmp", "dev/shm"):
-                with contextlib.suppress(OSError):
-                    vfs = os.statvfs(f"/proc/{inner}/root/{mount}")
-                    if vfs.f_blocks * vfs.f_frsize != scratch_bytes:
-                        continue  # not the sandbox's own yet (its root is still the host's)
-                    used += (vfs.f_blocks - vfs.f_bfree) * vfs.f_frsize
-                    files += vfs.f_files - vfs.f_ffree
-        return Footprint(memory_kib * 1024 + sum(memory_files.values()) + used, files)
-
-    def events(self) -> dict[str, int]:
-        """The cgroup's limit events: ``oom_kill``, ``max`` (pids) — empty without cgroup."""
-        found: dict[str, int] = {}
-        if self.cgroup is None:
-            return found
-        for name, keys in (("memory.events", ("oom_kill", "max")), ("pids.events", ("max",))):
-            with contextlib.suppress(OSError, ValueError):
-                for line in (self.cgroup / name).read_text().splitlines():
-                    key, _, value = line.partition(" ")
-                    if key in keys:
-                        label = "pids_max" if name == "pids.events" else f"memory_{key}"
-                        found[label] = int(value)
-        return found
-
-    def alive(self) -> int:
-        """Processes of the sandbox still alive (0 once all are gone)."""
-        if self.cgroup is not None:
-            with contextlib.suppress(OSError):
-                return len((self.cgroup / "cgroup.procs").read_text().split())
-            return 0
-        return (
-            len([p for p in _tree(self.pid) if Path(f"/proc/{p}").exists()])
-            if Path(f"/proc/{self.pid}").exists()
-            else 0
-        )
-
-    def kill(self) -> None:
-        """SIGKILL to every process of the sandbox (``cgroup.kill``, else the tree and group)."""
-        if self.cgroup is not None and _write(self.cgroup / "cgroup.kill", "1"):
-            return
-        for pid in reversed(_tree(self.pid)):
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
-        with contextlib.suppress(OSError):
-            os.killpg(self.pid, signal.SIGKILL)
-
-    def remove(self) -> None:
-        """Remove the process's cgroup (once every process in it is gone)."""
-        if self.cgroup is not None:
-            _remove_group(self.cgroup)
-
-
 # ------------------------------------------------------------------------------------ commands
 
 
@@ -527,179 +180,6 @@ def settings_descriptor(data: bytes) -> int:
         os.close(fd)
         raise
     return fd
-
-
-def _interpreter_paths() -> list[Path]:
-    """What the arena's own Python needs: its prefixes, and the folders on its path that hold
-    Rookery's packages (an editable install). Never the working directory, the home, ``/``."""
-    home = Path.home().resolve()
-    prefixes = [Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)]
-    paths: list[Path] = []
-    for raw in [*map(str, prefixes), *sys.path]:
-        if not raw:
-            continue
-        path = Path(raw).resolve()
-        if not path.is_dir() or path == home or path == Path("/") or home.is_relative_to(path):
-            continue
-        inside = any(path.is_relative_to(prefix) for prefix in prefixes)
-        if inside or (path / "rookery").is_dir():
-            paths.append(path)
-    paths.append(Path(sys.executable).resolve().parent)
-    return paths
-
-
-def _minimal(paths: Iterable[Path]) -> list[Path]:
-    """The paths without those inside another one of them."""
-    unique = sorted(set(paths), key=lambda p: len(p.parts))
-    kept: list[Path] = []
-    for path in unique:
-        if not any(path.is_relative_to(k) for k in kept):
-            kept.append(path)
-    return kept
-
-
-def bot_folder(argv: Sequence[str], workdir: str | None = None) -> Path | None:
-    """The bot's own folder: that of the first file its command names after the program
-    (``python bot.py``, ``rookery bot run path/bot.py:Bot``; a relative name is looked up in
-    ``workdir``, the folder the command runs in), else that of the program, or the project
-    above it when the program sits in a build folder (``kit/bin/bot`` with ``kit/Cargo.toml``:
-    ``kit``)."""
-    if not argv:
-        return None
-    base = Path(workdir) if workdir else Path.cwd()
-    for word in argv[1:]:
-        if word.startswith("-"):
-            continue
-        candidate = base / Path(word.rpartition(":")[0] if ":" in word else word)
-        try:
-            is_file = ("/" in word or bool(candidate.suffix)) and candidate.is_file()
-        except OSError:  # a word too long to be a file name (a ``-c`` program)
-            is_file = False
-        if is_file:
-            return _project_folder(candidate.resolve().parent)
-    program = argv[0]
-    if "/" not in program:
-        found = shutil.which(program)
-        if found is None:
-            return None
-        program = found
-    path = Path(program).resolve()
-    if not path.exists():
-        return None
-    folder = path.parent
-    if any((folder.parent / marker).exists() for marker in _PROJECT_FILES):
-        return folder.parent  # a build's bin/ or dist/: the project holds what it loads
-    return _project_folder(folder)
-
-
-def _project_folder(folder: Path) -> Path:
-    """The project a build folder belongs to (the folder above ``dist/`` or ``target/debug/``
-    that holds a project file), else ``folder`` itself."""
-    candidate = folder
-    for _ in range(2):
-        if candidate.name not in _BUILD_FOLDERS:
-            break
-        if any((candidate.parent / marker).exists() for marker in _PROJECT_FILES):
-            return candidate.parent
-        candidate = candidate.parent
-    return folder
-
-
-def linked_packages(folder: Path) -> list[Path]:
-    """The folders that the packages in ``folder``'s ``node_modules`` link to outside it
-    (``npm install ../kit`` makes such a link): Node loads a package from where it lies."""
-    found: list[Path] = []
-    modules = folder / "node_modules"
-    with contextlib.suppress(OSError):
-        entries = [*modules.iterdir()]
-        for scope in [e for e in entries if e.name.startswith("@") and e.is_dir()]:
-            with contextlib.suppress(OSError):
-                entries += [*scope.iterdir()]
-        for entry in entries:
-            if not entry.is_symlink():
-                continue
-            with contextlib.suppress(OSError):
-                target = entry.resolve()
-                if target.is_dir() and not target.is_relative_to(folder.resolve()):
-                    found.append(target)
-    return found
-
-
-#: Folders not looked into for an older run's ``arena.sqlite`` (large, and never a run).
-_UNSCANNED = frozenset({"node_modules", ".git", "target", ".venv", "venv", "__pycache__"})
-#: At most this many folder entries are looked at per bot folder for older runs.
-_SCAN_LIMIT = 20_000
-
-
-def _older_runs(folder: Path) -> list[Path]:
-    """Run directories (holding an ``arena.sqlite``) one or two levels inside ``folder``."""
-    found: list[Path] = []
-    seen = 0
-    level = [folder]
-    for _depth in range(2):
-        below: list[Path] = []
-        for parent in level:
-            with contextlib.suppress(OSError), os.scandir(parent) as entries:
-                for entry in entries:
-                    seen += 1
-                    if seen > _SCAN_LIMIT:
-                        return found
-                    if entry.name in _UNSCANNED or not entry.is_dir(follow_symlinks=False):
-                        continue
-                    path = Path(entry.path)
-                    if (path / "arena.sqlite").exists():
-                        found.append(path)
-                    else:
-                        below.append(path)
-        level = below
-    return found
-
-
-def hidden_inside(
-    folder: Path,
-    *,
-    run_dirs: Iterable[Path] = (),
-    private: Iterable[Path] = (),
-    keep: Iterable[Path] = (),
-    home: Path | None = None,
-) -> list[Path]:
-    """What inside a bot's ``folder`` the sandbox covers up although the folder is mounted.
-
-    - each run directory (``run_dirs``: the SQLite file with the seed, every bot's log) and,
-      when it lies inside the folder too, the folder that holds it (``runs/``: earlier runs);
-    - any older run (a folder with an ``arena.sqlite``) one or two levels down;
-    - the ``private`` folders (the other bots' own) inside it;
-    - the organiser's ``home`` inside it, or its dotfiles when the folder is the home itself.
-
-    Never a path that holds or lies in one of ``keep`` (what the bot needs: its Python).
-    """
-    folder = folder.resolve()
-    wanted: list[Path] = []
-    for raw in run_dirs:
-        run_dir = raw.resolve()
-        wanted.append(run_dir)
-        if run_dir.parent != folder:
-            wanted.append(run_dir.parent)
-    wanted += _older_runs(folder)
-    wanted += [p.resolve() for p in private]
-    if home is not None:
-        home = home.resolve()
-        if home == folder:
-            with contextlib.suppress(OSError):
-                wanted += [p for p in folder.iterdir() if p.name.startswith(".")]
-        else:
-            wanted.append(home)
-    kept = [k.resolve() for k in keep]
-    hidden = [
-        path
-        for path in wanted
-        if path != folder
-        and path.is_relative_to(folder)
-        and not path.is_symlink()
-        and path.exists()
-        and not any(k.is_relative_to(path) or path.is_relative_to(k) for k in kept)
-    ]
-    return sorted(_minimal(hidden))
 
 
 @dataclass
