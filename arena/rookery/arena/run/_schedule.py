@@ -25,7 +25,14 @@ from rookery.arena._config_values import Format
 from rookery.arena.errors import ScheduleError
 from rookery.engine import Ruleset
 
-__all__ = ["Schedule", "ScheduledGame", "bot_seed_key", "derive_seed", "lineups_for"]
+__all__ = [
+    "Schedule",
+    "ScheduledGame",
+    "bot_seed_key",
+    "derive_seed",
+    "lineups_for",
+    "seats_per_table",
+]
 
 
 def derive_seed(tournament_seed: int, round_index: int) -> int:
@@ -174,3 +181,18 @@ class Schedule:
     def group_indices(self, group: int) -> range:
         """The schedule positions of the games of ``group``."""
         return range(group * self.group_size, (group + 1) * self.group_size)
+
+
+def seats_per_table(schedule: Schedule, bot: str) -> int:
+    """The most seats ``bot`` holds at one table of the schedule (sessions it needs at once)."""
+    most = 0
+    seats_per_side = [schedule.ruleset.seats_of_side(s) for s in range(schedule.sides)]
+    for lineup in schedule.lineups:
+        seats = 0
+        for side, entry in enumerate(lineup):
+            members = schedule.teams.get(entry, (entry,))
+            seats += sum(
+                1 for i in range(len(seats_per_side[side])) if members[i % len(members)] == bot
+            )
+        most = max(most, seats)
+    return max(1, most)
