@@ -4,7 +4,7 @@
 - ``_bots``: a run's bots (its sandbox, launched processes or warm lanes, remote bots).
 - ``_local``: the games played here, N at once; ``_ports``: what those parts use of the run.
 - ``_recorder``: the one place a game becomes durable and counted; ``_live`` the live state.
-- ``_options``: how to run (:class:`TournamentOptions`).
+- ``_options``: how to run (:class:`TournamentOptions`); ``_resume``: a resumed run's checks.
 - ``_schedule``: the lazy pairings and their seeds.
 - ``_backend``: what a backend plays (chunks of games), ``_ray_backend`` the Ray one.
 - ``_recording``: finished games written in batches.

@@ -45,6 +45,7 @@ from rookery.arena.run._local import LocalGames
 from rookery.arena.run._options import TournamentOptions
 from rookery.arena.run._ray_backend import play_on_ray
 from rookery.arena.run._recorder import GameRecorder
+from rookery.arena.run._resume import check_commands
 from rookery.arena.run._schedule import Schedule, ScheduledGame, seats_per_table
 from rookery.arena.stats._ratings import OnlineElo
 from rookery.arena.stats._sprt import SprtDecision, SprtTest
@@ -252,7 +253,7 @@ class TournamentRunner:
                     "use another --out directory for the new one"
                 ) from None
             if resumed:
-                self._check_commands(store)
+                check_commands(store, self.config, self.tournament_id, self.run_dir)
             for bot in self.config.bots:
                 store.add_bot(self.tournament_id, bot.name, bot.command, bot.remote)
             self._restore(store)
@@ -301,35 +302,6 @@ class TournamentRunner:
             store.close()
             self.store = None
             self._recorder = None
-
-    def _check_commands(self, store: RunStore) -> None:
-        """A resumed bot keeps its command once it has played: two builds would be mixed.
-
-        A bot with no game recorded yet (a failed start, say) may change it; the change is
-        recorded as a ``command_changed`` incident.
-        """
-        changed = {
-            record.name: record.command
-            for record in store.bots(self.tournament_id)
-            if not record.remote
-            and record.name in {b.name for b in self.config.bots}
-            and record.command != self.config.bot(record.name).command
-        }
-        if not changed:
-            return
-        played = dict.fromkeys(changed, 0)
-        for row in store.iter_games(self.tournament_id):
-            for name in set(row.seat_bots) & set(changed):
-                played[name] += 1
-        for name, old in changed.items():
-            new = self.config.bot(name).command
-            if played[name]:
-                raise StorageError(
-                    f"{self.run_dir}: bot {name!r} played {played[name]} recorded game(s) as "
-                    f"{old!r}; resuming it as {new!r} would mix two builds in one tournament: "
-                    "give the new build another name, or use another --out directory"
-                )
-            store.record_incident(self.tournament_id, name, "command_changed", f"{old} -> {new}")
 
     def _finish(self, store: RunStore, started: float, resumed: bool) -> RunResult:
         stopped = self._stop.is_set() or self._server_stopping or self.budget_reached
