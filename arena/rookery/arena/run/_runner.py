@@ -1,11 +1,13 @@
 """Running a tournament: an embedded server, the bots, N games at once, one commit per game.
 
-For each scheduled game that is not yet recorded the runner creates a table on the
-:class:`~rookery.server.RookeryServer` (embedded in the same asyncio loop, or the one given),
-awaits its outcome, writes the replay file, commits the game's row and updates the live ratings
-and the SPRT. A bot that crashes, hangs or replies illegally does not stop the tournament: the
-table applies its policy (auto-play and strikes, forfeit, or abort after the join timeout) and
-the game is recorded with its termination reason and per-bot statistics.
+The runner composes the parts: it opens (or resumes) the run directory, starts the
+:class:`~rookery.server.RookeryServer` (embedded in the same asyncio loop, or the one given) and
+the bots (``_bots``), then has every scheduled game not yet recorded played here (``_local``: a
+table each, its outcome awaited) or on Ray (``_ray_backend``); ``_recorder`` writes each game's
+replay file and row and then updates the live ratings and the SPRT. A bot that crashes, hangs
+or replies illegally does not stop the tournament: the table applies its policy (auto-play and
+strikes, forfeit, or abort after the join timeout) and the game is recorded with its
+termination reason and per-bot statistics.
 """
 
 from __future__ import annotations
