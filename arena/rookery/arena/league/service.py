@@ -23,7 +23,8 @@ from rookery.arena.launch._sandbox import SandboxRuntime, probe
 from rookery.server import LeagueBackend, RookeryServer, ServerConfig
 from rookery.v1 import league_pb2
 
-from .league import League, LeagueError, LeagueOptions
+from .league import League
+from .options import LeagueError, LeagueOptions
 from .store import SeasonRecord, VersionRecord, VersionState
 
 if TYPE_CHECKING:
@@ -102,7 +103,7 @@ class LeagueService(LeagueBackend):
         )
 
     def _rated(self, version: VersionRecord, token: str | None) -> league_pb2.BotVersion:
-        private = self.league.may_read_private(version.bot, token)
+        private = self.league.desk.may_read_private(version.bot, token)
         with contextlib.suppress(LookupError):
             season = self.league.store.season()
             rating = self.league.store.latest_ratings(season.season_id).get(version.version_id)
@@ -138,7 +139,7 @@ class LeagueService(LeagueBackend):
         if request.WhichOneof("source") is not None:
             raise ValueError("request: leave its source empty, the archive follows in chunks")
         # Who may submit, and the day's quota, before a byte of the archive is kept.
-        self.league.check_submission(request.bot_name, token)
+        self.league.desk.check_submission(request.bot_name, token)
         limit = self.league.options.version_bytes
         parts: list[bytes] = []
         size = 0
@@ -169,11 +170,11 @@ class LeagueService(LeagueBackend):
     ) -> league_pb2.GetVersionResponse:
         version = self.league.store.version(request.version_id)
         response = league_pb2.GetVersionResponse(version=self._rated(version, token))
-        if self.league.may_read_private(version.bot, token):
+        if self.league.desk.may_read_private(version.bot, token):
             response.build_log = self.league.store.build_log(version.version_id)
             if request.runtime_log_bytes:
                 response.runtime_log = await asyncio.to_thread(
-                    self.league.runtime_log, version.version_id, request.runtime_log_bytes
+                    self.league.desk.runtime_log, version.version_id, request.runtime_log_bytes
                 )
         return response
 
