@@ -251,8 +251,9 @@ _GAME_COLUMNS = (
 )
 
 
-class LeagueStore:
-    """The league's SQLite file (one connection, serialised by a lock: worker threads use it)."""
+class StoreFile:
+    """One SQLite file of the league's schema: its connection (serialised by a lock: worker
+    threads use it), its transactions and its stored settings (``meta``)."""
 
     def __init__(self, path: str | Path) -> None:
         # Absolute: the sandbox mounts a version's folder at the same path it runs it from, and a
@@ -305,6 +306,10 @@ class LeagueStore:
                 "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                 (key, value),
             )
+
+
+class LeagueStore(StoreFile):
+    """The league's SQLite file (one connection, serialised by a lock: worker threads use it)."""
 
     # Seasons ------------------------------------------------------------------------------------
 
