@@ -85,7 +85,9 @@ async def _season(root: Path, ray: RayPairsOptions | None, sandbox: str) -> floa
         for i in range(len(STRENGTHS)):
             await league.submit(f"bot{i}", None, COMMAND, local_folder=str(sources / f"v{i}"))
         deadline = time.monotonic() + 240
-        while sum(v.status == VersionState.ACTIVE for v in league.playing_field()) < len(STRENGTHS):
+        while sum(v.status == VersionState.ACTIVE for v in league.standings.playing_field()) < len(
+            STRENGTHS
+        ):
             if time.monotonic() > deadline:
                 raise SystemExit(f"versions did not qualify: {league.store.versions()}")
             await asyncio.sleep(0.1)
