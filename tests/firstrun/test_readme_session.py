@@ -99,8 +99,8 @@ Checker = Callable[[str, "subprocess.CompletedProcess[str]"], None]
 def _check_setup(clone: Path) -> Checker:
     def check(line: str, done: subprocess.CompletedProcess[str]) -> None:
         assert (clone / ".venv" / "bin" / "rookery").exists()
-        # The engine's build step ran: built, copied from the build cache, or why it cannot be.
-        assert "compiled engine" in done.stdout, done.stdout
+        # The native core's build step ran: its wheel built, or why it cannot be (said once).
+        assert "rookery_core-" in done.stdout or "rookery-core:" in done.stdout, done.stdout
         assert sorted(
             p.name for p in (clone / "gen" / "python" / "rookery" / "v1").glob("*_pb2.py")
         )
@@ -145,7 +145,7 @@ def _check_verify(clone: Path) -> Checker:
     return check
 
 
-# `make setup` in a fresh clone makes the venv, the stubs and the compiled engine (see above).
+# `make setup` in a fresh clone makes the venv, the stubs and the native core (see above).
 @pytest.mark.timeout(1200)
 def test_the_readme_first_session_works_as_printed(root: Path, tmp_path: Path) -> None:
     lines = readme_session(root / "README.md")
