@@ -195,6 +195,23 @@ class BotLauncher:
         self.not_found = False
         self._checked = False
 
+    def for_lane(
+        self, key: str, lane: int, on_incident: Callable[[str, str, str], None] | None = None
+    ) -> BotLauncher:
+        """The same bot's launcher for a warm lane: its processes under the lane's launch key
+        ``key``, labelled with the lane, their incidents to ``on_incident`` (else this one's)."""
+        return BotLauncher(
+            self.bot,
+            self.plan,
+            self.server_target,
+            key,
+            self.log_path,
+            on_incident or self._on_incident,
+            runtime=self.runtime,
+            folder=self.folder,
+            label=f"lane {lane}",
+        )
+
     def _environment(self, plan: LaunchPlan, token: str) -> dict[str, str]:
         rookery = {
             "ROOKERY_SERVER": self.server_target,

@@ -148,17 +148,7 @@ class PairPlayer:
         under a launch key of its own."""
         model = next(r.launcher for r in self._running.values() if r.launcher.bot.name == name)
         key = self.server.issue_launch_key(name, 2 * model.plan.processes * model.plan.sessions)
-        launcher = BotLauncher(
-            model.bot,
-            model.plan,
-            model.server_target,
-            key,
-            model.log_path,
-            model._on_incident,
-            runtime=model.runtime,
-            folder=model.folder,
-            label=f"lane {lane}",
-        )
+        launcher = model.for_lane(key, lane)
         return launcher, key
 
     def _lane_sessions(self, name: str, key: str) -> int:

@@ -213,17 +213,7 @@ class RunBots:
         assert self._runner.server is not None
         model = self._runner.launchers[name]
         key = self._runner.server.issue_launch_key(name, launch_sessions(model.plan))
-        launcher = BotLauncher(
-            model.bot,
-            model.plan,
-            model.server_target,
-            key,
-            model.log_path,
-            self._runner._incident,
-            runtime=model.runtime,
-            folder=model.folder,
-            label=f"lane {lane}",
-        )
+        launcher = model.for_lane(key, lane, self._runner._incident)
         return launcher, key
 
     def _lane_sessions(self, name: str, key: str) -> int:
