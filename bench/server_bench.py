@@ -25,6 +25,13 @@ same windows) does not, so it is printed too, with the ratio of the server's CPU
 the echo server's per round trip, and how many messages reach the bots per action (one request
 plus every seat's copy of each event, against the echo's one). Every part is bounded in time.
 The same script is the child process (``--role ROLE``, one per layout).
+
+Against another checkout in the same run: ``--baseline TREE`` (a set-up tree of an older commit:
+its generated stubs and any compiled modules in place, e.g. a ``git worktree`` after its own
+``make setup``) runs ``--layouts`` (default ``sdk_events``) from this tree and from TREE in turn,
+``--rounds`` times each, every run a fresh server process on the sources of its tree, and prints
+the medians of the server's and the bots' CPU per action of each and their ratios (this tree's
+over TREE's).
 """
 
 from __future__ import annotations
@@ -209,7 +216,9 @@ async def _echo_chat(request_iterator: Any, context: Any) -> Any:
 async def run_echo() -> Measured:
     """The echo server here, 64 echo streams in a child process."""
     server = grpc.aio.server()
-    handler = grpc.stream_stream_rpc_method_handler(_echo_chat)  # bytes in, bytes out
+    handler: grpc.RpcMethodHandler[bytes, bytes] = grpc.stream_stream_rpc_method_handler(
+        _echo_chat  # bytes in, bytes out
+    )
     server.add_generic_rpc_handlers(
         (grpc.method_handlers_generic_handler(ECHO_SERVICE, {"Chat": handler}),)
     )
@@ -230,7 +239,9 @@ async def echo_clients(target: str) -> None:
 
     async def stream(channel: grpc.aio.Channel) -> None:
         nonlocal count
-        call = channel.stream_stream(f"/{ECHO_SERVICE}/Chat")()
+        call: grpc.aio.StreamStreamCall[bytes, bytes] = channel.stream_stream(
+            f"/{ECHO_SERVICE}/Chat"
+        )()
         while not stop.is_set():
             sent = time.perf_counter()
             await call.write(ECHO_PAYLOAD)
@@ -387,11 +398,11 @@ async def lean_bots_child(target: str) -> None:
         hello = pb.Hello(name="fast", max_tables=TABLES, observations_only=True, batching=True)
         await call.write(pb.ConnectRequest(hello=hello))
         welcome = await call.read()
-        assert welcome.welcome.batching, welcome
+        assert isinstance(welcome, pb.ConnectResponse) and welcome.welcome.batching, welcome
         while not stop.is_set():
             message = await call.read()
-            if message is grpc.aio.EOF:
-                return
+            if not isinstance(message, pb.ConnectResponse):
+                return  # grpc.aio.EOF: the stream ended
             now = time.perf_counter()
             batch = message.batch.messages if message.HasField("batch") else (message,)
             replies = []
@@ -520,6 +531,77 @@ async def orchestrate() -> int:
     return 0
 
 
+PACKAGE_ROOTS = ("engine", "wire", "server", "clients/python", "arena", "cli", "web", "envs")
+"""The folders of a checkout holding its ``rookery`` packages (what its install puts on path)."""
+
+
+def tree_environment(tree: Path | None) -> dict[str, str]:
+    """The environment that runs ``tree``'s packages (``None``: this tree, as installed)."""
+    environment = dict(os.environ)
+    if tree is not None:
+        roots = [tree / root for root in (*PACKAGE_ROOTS, "gen/python")]
+        found = [str(root) for root in roots if root.is_dir()]
+        environment["PYTHONPATH"] = os.pathsep.join([*found, environment.get("PYTHONPATH", "")])
+    return environment
+
+
+async def one_layout(mode: str) -> None:
+    """``--layout MODE``: one run of that layout's server here; its figures as one JSON line."""
+    from rookery.server import configure_logging
+
+    configure_logging("error", json=False)
+    try:
+        from rookery.server import tune_gc
+    except ImportError:  # an older tree: its server did not tune the collector
+        pass
+    else:
+        tune_gc()
+    measured = await run_rookery(MODES[mode])
+    figures = {
+        "rate": measured.rate,
+        "server_cpu_us": measured.server_cpu_us,
+        "bots_cpu_us": measured.client_cpu_us,
+        "messages": measured.messages / max(1, measured.operations),
+    }
+    print(json.dumps(figures), flush=True)
+
+
+def compare(baseline: Path, layouts: list[str], rounds: int) -> int:
+    """This tree's layouts against ``baseline``'s, alternating, ``rounds`` runs each."""
+    runs: dict[tuple[str, str], list[dict[str, float]]] = {}
+    sides = {"this": None, "baseline": baseline.resolve()}
+    for _ in range(rounds):
+        for mode in layouts:
+            for side, tree in sides.items():
+                done = subprocess.run(
+                    [sys.executable, str(HERE), "--layout", mode],
+                    env=tree_environment(tree),
+                    capture_output=True,
+                    text=True,
+                    timeout=CHILD_TIMEOUT_S * 3,
+                )
+                if done.returncode != 0:
+                    raise RuntimeError(f"the {side} run of {mode} failed:\n{done.stderr}")
+                runs.setdefault((mode, side), []).append(json.loads(done.stdout.splitlines()[-1]))
+    for mode in layouts:
+        medians = {
+            side: {
+                key: statistics.median(run[key] for run in runs[mode, side])
+                for key in ("rate", "server_cpu_us", "bots_cpu_us", "messages")
+            }
+            for side in sides
+        }
+        for side, figures in medians.items():
+            emit(f"server_actions_per_s[{mode},{side}]", figures["rate"], "actions/s")
+            emit(f"server_cpu_per_action[{mode},{side}]", figures["server_cpu_us"], "us")
+            emit(f"bots_cpu_per_action[{mode},{side}]", figures["bots_cpu_us"], "us")
+            emit(f"bot_messages_per_action[{mode},{side}]", figures["messages"], "msgs")
+        for key, name in (("server_cpu_us", "server"), ("bots_cpu_us", "bots")):
+            ratio = medians["this"][key] / medians["baseline"][key]
+            emit(f"{name}_cpu_per_action_vs_baseline[{mode}]", ratio, "x")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     children: dict[str, Callable[[str], Coroutine[Any, Any, None]]] = {
@@ -532,10 +614,32 @@ def main() -> int:
     }
     parser.add_argument("--role", choices=tuple(children), default=None)
     parser.add_argument("--target", default="")
+    parser.add_argument("--layout", choices=tuple(MODES), default=None, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--baseline",
+        metavar="TREE",
+        type=Path,
+        help="also run the layouts from the set-up checkout TREE, alternating with this tree's",
+    )
+    parser.add_argument(
+        "--layouts",
+        default="sdk_events",
+        help="with --baseline: the layouts compared, comma-separated (default: sdk_events)",
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="with --baseline: runs of each")
     args = parser.parse_args()
     if args.role is not None:
         asyncio.run(children[args.role](args.target))
         return 0
+    if args.layout is not None:
+        asyncio.run(one_layout(args.layout))
+        return 0
+    if args.baseline is not None:
+        layouts = args.layouts.split(",")
+        unknown = sorted(set(layouts) - set(MODES))
+        if unknown:
+            parser.error(f"unknown layouts {unknown}; choose from {sorted(MODES)}")
+        return compare(args.baseline, layouts, args.rounds)
     return asyncio.run(orchestrate())
 
 
