@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from rookery.engine import PRESETS, Bid, Game, PlayCard
 from rookery.v1 import field_numbers
-from rookery.wire import convert
+from rookery.wire import _convert_play, _convert_ruleset, convert
 from rookery.wire.fastpath import _protobuf, _replays, _requests
 
 REPEAT, NUMBER = 5, 20_000
@@ -36,13 +36,13 @@ def main() -> int:
     compare(
         "ruleset_read",
         lambda: convert.ruleset_from_proto(ruleset),
-        lambda: convert._ruleset_from_proto(ruleset, "ruleset"),
+        lambda: _convert_ruleset._ruleset_from_proto(ruleset, "ruleset"),
     )
     action = convert.action_to_proto(PlayCard(17))
     compare(
         "action_read",
         lambda: convert.action_from_proto(action),
-        lambda: convert._action_from_proto(action, "action"),
+        lambda: _convert_play._action_from_proto(action, "action"),
     )
     game = Game(PRESETS["standard"], 1)
     while not game.observation_for(0).completed_tricks:
@@ -54,7 +54,7 @@ def main() -> int:
     key = trick.SerializeToString(deterministic=True)
 
     def decode_trick() -> object:
-        convert._TRICKS_READ.pop(key, None)
+        _convert_play._TRICKS_READ.pop(key, None)
         return convert.trick_from_proto(trick)
 
     compare("trick_read", lambda: convert.trick_from_proto(trick), decode_trick)

@@ -41,8 +41,7 @@ from rookery.engine import (
 from rookery.engine import PLAY as ENGINE_PLAY
 from rookery.engine import TRUMP as ENGINE_TRUMP
 from rookery.v1 import actions_pb2, cards_pb2, results_pb2, ruleset_pb2, table_pb2
-from rookery.wire import convert
-from rookery.wire import convert as convert_module
+from rookery.wire import _convert_play, convert
 from rookery.wire.convert import (
     action_from_proto,
     action_to_proto,
@@ -554,7 +553,7 @@ def test_remembered_actions_stay_checked_and_bounded() -> None:
     )
     assert padded.ByteSize() > 10_000
     assert action_from_proto(padded) is ENGINE_PLAY[3]
-    assert all(len(key) <= 128 for key in convert_module._ACTIONS_READ)
+    assert all(len(key) <= 128 for key in _convert_play._ACTIONS_READ)
 
 
 def test_the_table_facts_moved_to_the_engine_keep_their_old_names_in_convert() -> None:
