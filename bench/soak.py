@@ -58,8 +58,8 @@ async def seat_session(
                 message = await asyncio.wait_for(call.read(), 1.0)
             except TimeoutError:
                 continue
-            if message is grpc.aio.EOF:
-                return
+            if not isinstance(message, pb.ConnectResponse):
+                return  # grpc.aio.EOF: the stream ended
             kind = message.WhichOneof("message")
             if kind == "action_request":
                 request = message.action_request

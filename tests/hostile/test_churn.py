@@ -48,6 +48,7 @@ async def one_connect(target: str, number: int) -> None:
             return
         await call.write(pb.ConnectRequest(hello=pb.Hello(name=f"churn{number % 50}")))
         welcome = await asyncio.wait_for(call.read(), 10)
+        assert isinstance(welcome, pb.ConnectResponse)
         assert welcome.WhichOneof("message") == "welcome"
         if way == 0:
             call.cancel()

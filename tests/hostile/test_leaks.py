@@ -208,7 +208,7 @@ async def play_and_record(
         while finished < tables:
             if not pending:
                 read = await asyncio.wait_for(call.read(), 60)
-                assert read is not grpc.aio.EOF
+                assert isinstance(read, pb.ConnectResponse)  # not grpc.aio.EOF
                 batch = read.WhichOneof("message") == "batch"
                 pending.extend(read.batch.messages if batch else [read])
             message = pending.pop(0)

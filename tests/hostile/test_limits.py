@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import grpc
@@ -347,7 +347,7 @@ async def test_oversize_ids_and_presets_in_arena_and_spectator_calls_get_short_a
     async with grpc.aio.insecure_channel(server.target) as channel:
         arena = arena_service_pb2_grpc.ArenaServiceStub(channel)
         spectators = spectator_service_pb2_grpc.SpectatorServiceStub(channel)
-        calls = {
+        calls: dict[str, Awaitable[object]] = {
             "CreateTable": arena.CreateTable(
                 arena_service_pb2.CreateTableRequest(preset=huge, seat_bots=["a", "b", "c", "d"])
             ),

@@ -78,7 +78,7 @@ async def _first_message(channel: grpc.aio.Channel, message: bot_service_pb2.Con
         async for _ in call:
             pass
     except grpc.aio.AioRpcError as error:
-        return f"{error.code().name}: {error.details()[:60]}"
+        return f"{error.code().name}: {(error.details() or '')[:60]}"
     return "OK"
 
 
@@ -102,7 +102,7 @@ async def _get_replay(channel: grpc.aio.Channel, index: int) -> str:
     try:
         await stub.GetReplay(arena_service_pb2.GetReplayRequest(table_id="t" * _BIG))
     except grpc.aio.AioRpcError as error:
-        return f"{error.code().name}: {error.details()[:60]}"
+        return f"{error.code().name}: {(error.details() or '')[:60]}"
     return "OK"
 
 

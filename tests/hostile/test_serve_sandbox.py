@@ -68,7 +68,7 @@ def looker_log(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     root = tmp_path
     token_mode = request.param == "token"
     mode = ["--db", str(root / "bots.db"), "--admin-token", "admin-secret"] if token_mode else []
-    admin = [("authorization", "Bearer admin-secret")] if token_mode else []
+    admin = (("authorization", "Bearer admin-secret"),) if token_mode else ()
     looker, plain = _bot_folder(root, "looker"), _bot_folder(root, "plain")
     (looker / "looks.json").write_text(json.dumps(_looks(root)))
     port_file = root / "port"

@@ -178,7 +178,7 @@ def spec(**fields: Any) -> api.TournamentSpec:
 
 
 async def wait_finished(
-    stub: arena_service_pb2_grpc.ArenaServiceStub, tournament_id: str
+    stub: arena_service_pb2_grpc.ArenaServiceAsyncStub, tournament_id: str
 ) -> api.TournamentInfo:
     for _ in range(600):
         info = await stub.GetTournament(api.GetTournamentRequest(tournament_id=tournament_id))

@@ -31,6 +31,7 @@ import shutil
 import socket
 import sys
 import time
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -316,7 +317,7 @@ async def test_the_unix_socket_serves_bot_service_only(tmp_path: Path) -> None:
         async with grpc.aio.insecure_channel(f"unix:{path}") as channel:
             arena = arena_service_pb2_grpc.ArenaServiceStub(channel)
             spectator = spectator_service_pb2_grpc.SpectatorServiceStub(channel)
-            calls = {
+            calls: dict[str, Awaitable[object]] = {
                 "ListBots": arena.ListBots(arena_service_pb2.ListBotsRequest()),
                 "ListTables": arena.ListTables(arena_service_pb2.ListTablesRequest()),
                 "AbortTable": arena.AbortTable(arena_service_pb2.AbortTableRequest(table_id="t")),

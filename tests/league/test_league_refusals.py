@@ -24,7 +24,7 @@ from rookery.v1 import arena_service_pb2, arena_service_pb2_grpc, league_pb2
 @dataclasses.dataclass
 class Running:
     league: LeagueServer
-    stub: arena_service_pb2_grpc.ArenaServiceStub
+    stub: arena_service_pb2_grpc.ArenaServiceAsyncStub
     tokens: dict[str, str]
     root: Path
 

@@ -28,7 +28,9 @@ api = arena_service_pb2
 
 
 @pytest.fixture
-async def stub(server: RookeryServer) -> AsyncIterator[arena_service_pb2_grpc.ArenaServiceStub]:
+async def stub(
+    server: RookeryServer,
+) -> AsyncIterator[arena_service_pb2_grpc.ArenaServiceAsyncStub]:
     async with grpc.aio.insecure_channel(server.target) as channel:
         yield arena_service_pb2_grpc.ArenaServiceStub(channel)
 
@@ -48,7 +50,7 @@ def create_request(**changes: object) -> api.CreateTableRequest:
 async def test_a_table_created_over_the_api_is_played_and_its_replay_served(
     server: RookeryServer,
     bots: Callable[..., RawBot],
-    stub: arena_service_pb2_grpc.ArenaServiceStub,
+    stub: arena_service_pb2_grpc.ArenaServiceAsyncStub,
 ) -> None:
     players = await connected(server, bots)
     created = await stub.CreateTable(
@@ -71,7 +73,7 @@ async def test_a_table_created_over_the_api_is_played_and_its_replay_served(
 
 
 async def test_tables_are_listed_by_status(
-    server: RookeryServer, stub: arena_service_pb2_grpc.ArenaServiceStub
+    server: RookeryServer, stub: arena_service_pb2_grpc.ArenaServiceAsyncStub
 ) -> None:
     created = await stub.CreateTable(create_request())
     waiting = await stub.ListTables(api.ListTablesRequest(status=table_pb2.TABLE_STATUS_WAITING))
@@ -83,7 +85,7 @@ async def test_tables_are_listed_by_status(
 async def test_an_aborted_table_ends_without_a_winner_and_tells_its_bots(
     server: RookeryServer,
     bots: Callable[..., RawBot],
-    stub: arena_service_pb2_grpc.ArenaServiceStub,
+    stub: arena_service_pb2_grpc.ArenaServiceAsyncStub,
 ) -> None:
     players = await connected(server, bots)
     created = await stub.CreateTable(create_request())
@@ -108,7 +110,7 @@ async def test_an_aborted_table_ends_without_a_winner_and_tells_its_bots(
     ],
 )
 async def test_a_table_that_cannot_be_created_is_invalid_argument_with_the_reason(
-    stub: arena_service_pb2_grpc.ArenaServiceStub, changes: dict[str, object], words: str
+    stub: arena_service_pb2_grpc.ArenaServiceAsyncStub, changes: dict[str, object], words: str
 ) -> None:
     request = create_request(**changes)
     with pytest.raises(grpc.aio.AioRpcError) as error:
@@ -118,7 +120,7 @@ async def test_a_table_that_cannot_be_created_is_invalid_argument_with_the_reaso
 
 
 async def test_a_table_without_rules_is_invalid_argument(
-    stub: arena_service_pb2_grpc.ArenaServiceStub,
+    stub: arena_service_pb2_grpc.ArenaServiceAsyncStub,
 ) -> None:
     with pytest.raises(grpc.aio.AioRpcError) as error:
         await stub.CreateTable(api.CreateTableRequest(seat_bots=bot_names(4)))
@@ -126,7 +128,7 @@ async def test_a_table_without_rules_is_invalid_argument(
 
 
 async def test_an_unknown_table_is_not_found(
-    stub: arena_service_pb2_grpc.ArenaServiceStub,
+    stub: arena_service_pb2_grpc.ArenaServiceAsyncStub,
 ) -> None:
     for call in (
         stub.GetTable(api.GetTableRequest(table_id="t-missing")),
@@ -139,7 +141,7 @@ async def test_an_unknown_table_is_not_found(
 
 
 async def test_tournament_calls_without_the_arena_are_unimplemented_and_say_why(
-    stub: arena_service_pb2_grpc.ArenaServiceStub,
+    stub: arena_service_pb2_grpc.ArenaServiceAsyncStub,
 ) -> None:
     with pytest.raises(grpc.aio.AioRpcError) as error:
         await stub.ListTournaments(api.ListTournamentsRequest())
@@ -148,7 +150,7 @@ async def test_tournament_calls_without_the_arena_are_unimplemented_and_say_why(
 
 
 async def test_league_calls_without_a_league_are_unimplemented_and_say_how_to_start_one(
-    stub: arena_service_pb2_grpc.ArenaServiceStub,
+    stub: arena_service_pb2_grpc.ArenaServiceAsyncStub,
 ) -> None:
     for call in (
         stub.GetLeagueBoard(league_pb2.GetLeagueBoardRequest()),
@@ -223,7 +225,7 @@ async def test_finished_replays_are_written_and_served_after_the_table_is_forgot
 async def test_a_running_tournaments_replays_are_withheld_until_it_is_released(
     server: RookeryServer,
     bots: Callable[..., RawBot],
-    stub: arena_service_pb2_grpc.ArenaServiceStub,
+    stub: arena_service_pb2_grpc.ArenaServiceAsyncStub,
 ) -> None:
     """A tournament replays its seeds: a finished game's replay would show a deal still to come."""
     players = await connected(server, bots)
@@ -244,7 +246,7 @@ async def test_a_running_tournaments_replays_are_withheld_until_it_is_released(
 async def test_a_replay_is_withheld_while_another_table_plays_the_same_seed(
     server: RookeryServer,
     bots: Callable[..., RawBot],
-    stub: arena_service_pb2_grpc.ArenaServiceStub,
+    stub: arena_service_pb2_grpc.ArenaServiceAsyncStub,
 ) -> None:
     players = await connected(server, bots)
     first = await server.create_table(TableSpec(Ruleset.preset("standard"), bot_names(4), seed=8))

@@ -31,13 +31,13 @@ async def token_server(tmp_path: Path) -> AsyncIterator[RookeryServer]:
 
 def arena(
     server: RookeryServer,
-) -> tuple[grpc.aio.Channel, arena_service_pb2_grpc.ArenaServiceStub]:
+) -> tuple[grpc.aio.Channel, arena_service_pb2_grpc.ArenaServiceAsyncStub]:
     channel = grpc.aio.insecure_channel(server.target)
     return channel, arena_service_pb2_grpc.ArenaServiceStub(channel)
 
 
-def admin(token: str = ADMIN) -> list[tuple[str, str]]:
-    return [("authorization", f"Bearer {token}")]
+def admin(token: str = ADMIN) -> tuple[tuple[str, str], ...]:
+    return (("authorization", f"Bearer {token}"),)
 
 
 async def refused(bot: RawBot, hello: pb.Hello) -> grpc.StatusCode:

@@ -147,10 +147,12 @@ async def test_a_resumed_batching_session_gets_its_welcome_alone_then_batches(
         hello = pb.Hello(name=dropped.name, resume=resume, batching=True)
         await call.write(pb.ConnectRequest(hello=hello))
         first = await asyncio.wait_for(call.read(), 10)
+        assert isinstance(first, pb.ConnectResponse)
         assert first.WhichOneof("message") == "welcome"
         assert first.welcome.resumed and first.welcome.batching
         # The snapshot follows (with the open request, if seat 0 is to act) in one batch or alone.
         second = await asyncio.wait_for(call.read(), 10)
+        assert isinstance(second, pb.ConnectResponse)
         kinds = (
             [m.WhichOneof("message") for m in second.batch.messages]
             if second.WhichOneof("message") == "batch"

@@ -16,17 +16,17 @@ into the next, past the fresh process the sandbox gives it for every game.
 from __future__ import annotations
 
 import hmac
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from typing import TypeAlias
+from collections.abc import AsyncGenerator, Iterable
+from typing import TypeVar
 
 import grpc
 
+from ._grpc_types import Continuation, answering, rebuilt, streaming
+
 __all__ = ["GUARDED_METHODS", "AdminInterceptor", "BotsOnlyOnUnixSocket", "bearer_token"]
 
-Continuation: TypeAlias = Callable[
-    [grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler | None]
-]
-"""What an interceptor calls for the handler of a call (grpc's ``continuation``)."""
+_Request = TypeVar("_Request")
+_Response = TypeVar("_Response")
 
 GUARDED_METHODS = frozenset(
     "/rookery.v1.ArenaService/" + name
@@ -44,7 +44,7 @@ GUARDED_METHODS = frozenset(
 """The RPCs that need the admin token."""
 
 
-def bearer_token(metadata: Sequence[tuple[str, str | bytes]] | None) -> str | None:
+def bearer_token(metadata: Iterable[tuple[str, str | bytes]] | None) -> str | None:
     """The token of an ``authorization: Bearer <token>`` metadata entry, if any."""
     for key, value in metadata or ():
         if key.lower() == "authorization":
@@ -55,7 +55,7 @@ def bearer_token(metadata: Sequence[tuple[str, str | bytes]] | None) -> str | No
     return None
 
 
-class AdminInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+class AdminInterceptor(grpc.aio.ServerInterceptor):
     """Refuses ArenaService mutations without the admin token (UNAUTHENTICATED).
 
     ``admin_token`` empty with ``required`` (token mode) refuses every mutation: the server was
@@ -68,9 +68,9 @@ class AdminInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
 
     async def intercept_service(
         self,
-        continuation: Continuation,
+        continuation: Continuation[_Request, _Response],
         handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler | None:
+    ) -> grpc.RpcMethodHandler[_Request, _Response] | None:
         method = handler_call_details.method
         if method not in GUARDED_METHODS or (not self._token and not self._required):
             return await continuation(handler_call_details)
@@ -90,8 +90,12 @@ class AdminInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         return _refusal(handler, problem)
 
 
-def _refusal(handler: grpc.RpcMethodHandler | None, problem: str) -> grpc.RpcMethodHandler:
-    async def refuse(request: object, context: grpc.aio.ServicerContext) -> None:
+def _refusal(
+    handler: grpc.RpcMethodHandler[_Request, _Response] | None, problem: str
+) -> grpc.RpcMethodHandler[_Request, _Response]:
+    async def refuse(
+        request: object, context: grpc.aio.ServicerContext[_Request, _Response]
+    ) -> None:
         await context.abort(grpc.StatusCode.UNAUTHENTICATED, problem)
 
     return grpc.unary_unary_rpc_method_handler(
@@ -105,18 +109,18 @@ def _refusal(handler: grpc.RpcMethodHandler | None, problem: str) -> grpc.RpcMet
 _UNIX_SERVICES = ("/rookery.v1.BotService/", "/grpc.health.v1.Health/", "/grpc.reflection.")
 
 
-def _on_unix_socket(context: grpc.aio.ServicerContext) -> bool:
+def _on_unix_socket(context: grpc.aio.ServicerContext[_Request, _Response]) -> bool:
     return str(context.peer() or "").startswith("unix:")
 
 
-class BotsOnlyOnUnixSocket(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+class BotsOnlyOnUnixSocket(grpc.aio.ServerInterceptor):
     """Refuses ArenaService and SpectatorService calls that come through the Unix socket."""
 
     async def intercept_service(
         self,
-        continuation: Continuation,
+        continuation: Continuation[_Request, _Response],
         handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler | None:
+    ) -> grpc.RpcMethodHandler[_Request, _Response] | None:
         method = str(handler_call_details.method)
         handler = await continuation(handler_call_details)
         if handler is None or method.startswith(_UNIX_SERVICES):
@@ -124,34 +128,27 @@ class BotsOnlyOnUnixSocket(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         problem = (
             f"{method} is not served on the Unix socket: a sandboxed bot reaches BotService only"
         )
-        if handler.unary_unary is not None:
-            unary = handler.unary_unary
+        if handler.request_streaming:
+            return handler  # client streaming: ArenaService and SpectatorService have none
+        if not handler.response_streaming:
+            unary = answering(handler)
 
-            async def guarded_unary(request: object, context: grpc.aio.ServicerContext) -> object:
+            async def guarded_unary(
+                request: object, context: grpc.aio.ServicerContext[_Request, _Response]
+            ) -> object:
                 if _on_unix_socket(context):
                     await context.abort(grpc.StatusCode.PERMISSION_DENIED, problem)
                 return await unary(request, context)
 
-            return grpc.unary_unary_rpc_method_handler(
-                guarded_unary,
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer,
-            )
-        if handler.unary_stream is not None:
-            stream = handler.unary_stream
+            return rebuilt(handler, guarded_unary)
+        stream = streaming(handler)
 
-            async def guarded_stream(
-                request: object, context: grpc.aio.ServicerContext
-            ) -> AsyncIterator[object]:
-                if _on_unix_socket(context):
-                    await context.abort(grpc.StatusCode.PERMISSION_DENIED, problem)
-                async for item in stream(request, context):
-                    yield item
+        async def guarded_stream(
+            request: object, context: grpc.aio.ServicerContext[_Request, _Response]
+        ) -> AsyncGenerator[_Response, None]:
+            if _on_unix_socket(context):
+                await context.abort(grpc.StatusCode.PERMISSION_DENIED, problem)
+            async for item in stream(request, context):
+                yield item
 
-            return grpc.unary_stream_rpc_method_handler(
-                guarded_stream,
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer,
-            )
-
-        return handler  # client streaming: ArenaService and SpectatorService have none
+        return rebuilt(handler, guarded_stream)

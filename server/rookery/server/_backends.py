@@ -18,9 +18,13 @@ __all__ = ["abort", "bearer", "league_call", "tournament_call"]
 _Code = grpc.StatusCode
 _T = TypeVar("_T")
 _B = TypeVar("_B")
+_Request = TypeVar("_Request")
+_Response = TypeVar("_Response")
 
 
-async def abort(context: grpc.aio.ServicerContext, code: grpc.StatusCode, details: str) -> NoReturn:
+async def abort(
+    context: grpc.aio.ServicerContext[_Request, _Response], code: grpc.StatusCode, details: str
+) -> NoReturn:
     """Ends the call with ``code`` and ``details`` (never returns)."""
     await context.abort(code, details)
     raise AssertionError("unreachable: context.abort raises")
@@ -49,7 +53,7 @@ _NO_LEAGUE = "this server runs no league: start one with `rookery league serve`"
 
 
 async def _delegate(
-    context: grpc.aio.ServicerContext,
+    context: grpc.aio.ServicerContext[_Request, _Response],
     backend: _B | None,
     missing: str,
     call: Callable[[_B], Awaitable[_T]],
@@ -69,7 +73,7 @@ async def _delegate(
 
 async def tournament_call(
     server: ServerHub,
-    context: grpc.aio.ServicerContext,
+    context: grpc.aio.ServicerContext[_Request, _Response],
     call: Callable[[TournamentBackend], Awaitable[_T]],
 ) -> _T:
     """``call`` on the server's tournament backend, its errors as status codes."""
@@ -78,13 +82,13 @@ async def tournament_call(
 
 async def league_call(
     server: ServerHub,
-    context: grpc.aio.ServicerContext,
+    context: grpc.aio.ServicerContext[_Request, _Response],
     call: Callable[[LeagueBackend], Awaitable[_T]],
 ) -> _T:
     """``call`` on the server's league backend, its errors as status codes."""
     return await _delegate(context, server.league, _NO_LEAGUE, call, _LEAGUE_ERRORS)
 
 
-def bearer(context: grpc.aio.ServicerContext) -> str | None:
+def bearer(context: grpc.aio.ServicerContext[_Request, _Response]) -> str | None:
     """The call's bearer token, if any."""
     return bearer_token(context.invocation_metadata())

@@ -6,11 +6,12 @@ import asyncio
 import resource
 import time
 from collections import Counter
-from typing import Any
+from typing import TypeVar
 
 import grpc
 import structlog
 from rookery.v1 import bot_service_pb2
+from structlog.typing import FilteringBoundLogger
 
 __all__ = [
     "HELLO_LIMITS",
@@ -21,6 +22,9 @@ __all__ = [
 ]
 
 log = structlog.get_logger("rookery.server")
+
+_Request = TypeVar("_Request")
+_Response = TypeVar("_Response")
 
 HELLO_LIMITS = {
     "Hello.version": 128,
@@ -63,7 +67,7 @@ def hello_problem(hello: bot_service_pb2.Hello) -> str:
     return ""
 
 
-def peer_host(context: grpc.aio.ServicerContext) -> str:
+def peer_host(context: grpc.aio.ServicerContext[_Request, _Response]) -> str:
     """The network address (IP, no port) a gRPC call comes from: ``127.0.0.1``, ``::1``.
 
     grpc reports ``ipv4:127.0.0.1:5000`` or ``ipv6:[::1]:5000``; anything else (a Unix socket)
@@ -109,14 +113,14 @@ class RejectionLog:
     """Logs a session's rejected replies: the first few each second one by one, the rest as one
     summary line per second (counts by reason), so that a flood cannot flood the log."""
 
-    def __init__(self, logger: Any) -> None:
+    def __init__(self, logger: FilteringBoundLogger) -> None:
         self._log = logger
         self._window_start = 0.0
         self._logged = 0
         self._suppressed: Counter[str] = Counter()
         self._flush: asyncio.TimerHandle | None = None
 
-    def rejected(self, reason: str, **fields: Any) -> None:
+    def rejected(self, reason: str, **fields: object) -> None:
         """One rejected reply (``reason`` its RejectionReason name)."""
         now = time.monotonic()
         if now - self._window_start >= _WINDOW_S:

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
 import time
 from bisect import bisect_left
-from collections.abc import AsyncIterator, Callable, Iterator
-from typing import cast
+from collections.abc import AsyncIterator, Iterator
+from typing import TypeVar, cast
 
 import grpc
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
@@ -20,11 +19,14 @@ from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily, M
 from prometheus_client.exposition import start_http_server
 from prometheus_client.registry import Collector
 
-from ._auth import Continuation
+from ._grpc_types import Continuation, answering, is_streaming, rebuilt, streaming
 
 __all__ = ["ActionTally", "Metrics", "MetricsHttpServer", "MetricsInterceptor"]
 
 _LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+_Request = TypeVar("_Request")
+_Response = TypeVar("_Response")
+
 _HANDLING_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60, 300, 3600)
 
 
@@ -160,7 +162,7 @@ def _split_method(full_method: str) -> tuple[str, str]:
     return service or "unknown", method or full_method
 
 
-def _code_name(context: grpc.aio.ServicerContext) -> str:
+def _code_name(context: grpc.aio.ServicerContext[_Request, _Response]) -> str:
     code = context.code()
     if code is None:
         return "OK"
@@ -172,7 +174,7 @@ def _code_name(context: grpc.aio.ServicerContext) -> str:
     return "UNKNOWN"
 
 
-class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+class MetricsInterceptor(grpc.aio.ServerInterceptor):
     """Counts every RPC and message and times every call, by service and method."""
 
     def __init__(self, metrics: Metrics) -> None:
@@ -180,21 +182,21 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
 
     async def intercept_service(
         self,
-        continuation: Continuation,
+        continuation: Continuation[_Request, _Response],
         handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler | None:
+    ) -> grpc.RpcMethodHandler[_Request, _Response] | None:
         handler = await continuation(handler_call_details)
         if handler is None:
             return None
         service, method = _split_method(handler_call_details.method)
         if handler.request_streaming and handler.response_streaming:
-            kind, inner = "bidi_stream", handler.stream_stream
+            kind = "bidi_stream"
         elif handler.request_streaming:
-            kind, inner = "client_stream", handler.stream_unary
+            kind = "client_stream"
         elif handler.response_streaming:
-            kind, inner = "server_stream", handler.unary_stream
+            kind = "server_stream"
         else:
-            kind, inner = "unary", handler.unary_unary
+            kind = "unary"
         labels = (kind, service, method)
         m = self._metrics
         started, received, sent = (
@@ -205,7 +207,9 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         handling = m.handling.labels(*labels)
 
         def finish(
-            context: grpc.aio.ServicerContext, begin: float, error: BaseException | None
+            context: grpc.aio.ServicerContext[_Request, _Response],
+            begin: float,
+            error: BaseException | None,
         ) -> None:
             code = _code_name(context)
             if error is not None and code == "OK":
@@ -225,8 +229,11 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
                 await _close(messages)
 
         if not handler.response_streaming:
+            answer = answering(handler)
 
-            async def unary_response(request: object, context: grpc.aio.ServicerContext) -> object:
+            async def unary_response(
+                request: object, context: grpc.aio.ServicerContext[_Request, _Response]
+            ) -> object:
                 started.inc()
                 begin = time.perf_counter()
                 if handler.request_streaming:
@@ -234,7 +241,7 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
                 else:
                     received.inc()
                 try:
-                    response = await inner(request, context)
+                    response = await answer(request, context)
                 except grpc.aio.AbortError as error:
                     _release(error)
                     finish(context, begin, None)
@@ -249,11 +256,15 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
                 finish(context, begin, None)
                 return response
 
-            return _rebuild(handler, kind, unary_response)
+            return rebuilt(handler, unary_response)
 
-        if not inspect.isasyncgenfunction(inner):
+        if not is_streaming(handler):
             # A handler that writes with context.write: count the call, not its messages.
-            async def writing_response(request: object, context: grpc.aio.ServicerContext) -> None:
+            write = answering(handler)
+
+            async def writing_response(
+                request: object, context: grpc.aio.ServicerContext[_Request, _Response]
+            ) -> None:
                 started.inc()
                 begin = time.perf_counter()
                 if handler.request_streaming:
@@ -261,7 +272,7 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
                 else:
                     received.inc()
                 try:
-                    await inner(request, context)
+                    await write(request, context)
                 except grpc.aio.AbortError as error:
                     _release(error)
                 except BaseException as error:
@@ -272,9 +283,13 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
                         await _close(request)
                 finish(context, begin, None)
 
-            return _rebuild(handler, kind, writing_response)
+            return rebuilt(handler, writing_response)
 
-        async def streaming_response(request: object, context: grpc.aio.ServicerContext) -> None:
+        stream = streaming(handler)
+
+        async def streaming_response(
+            request: object, context: grpc.aio.ServicerContext[_Request, _Response]
+        ) -> None:
             # The handler's messages are written here rather than yielded to gRPC: gRPC's own
             # loop over a response generator leaves it suspended when a write is cancelled (the
             # RPC cut, the server stopping), its ``finally`` run only when the collector gets
@@ -286,7 +301,7 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             else:
                 received.inc()
             tally = _Tally(sent)
-            responses = inner(request, context)
+            responses = stream(request, context)
             try:
                 async for response in responses:
                     tally.add()
@@ -304,7 +319,7 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             tally.flush()
             finish(context, begin, None)
 
-        return _rebuild(handler, kind, streaming_response)
+        return rebuilt(handler, streaming_response)
 
 
 def _release(error: BaseException) -> None:
@@ -358,22 +373,6 @@ class _Tally:
             self._counter.inc(self._pending)
             self._pending = 0
         self._last = time.monotonic()
-
-
-def _rebuild(
-    handler: grpc.RpcMethodHandler, kind: str, behaviour: Callable[..., object]
-) -> grpc.RpcMethodHandler:
-    build = {
-        "unary": grpc.unary_unary_rpc_method_handler,
-        "client_stream": grpc.stream_unary_rpc_method_handler,
-        "server_stream": grpc.unary_stream_rpc_method_handler,
-        "bidi_stream": grpc.stream_stream_rpc_method_handler,
-    }[kind]
-    return build(
-        behaviour,
-        request_deserializer=handler.request_deserializer,
-        response_serializer=handler.response_serializer,
-    )
 
 
 class MetricsHttpServer:

@@ -27,6 +27,7 @@ from rookery.v1 import (
 )
 from rookery.wire import convert
 
+from ._arena_service import ArenaServicer
 from ._auth import AdminInterceptor, BotsOnlyOnUnixSocket
 from ._bot_seeds import new_bot_seed_key
 from ._config import ServerConfig
@@ -46,7 +47,7 @@ from ._ports import SeatedTable, TableHooks
 from ._registry import BotRegistry, validate_bot_name
 from ._replay_files import SAFE_ID, ReplayFiles
 from ._roster import SessionRoster
-from ._services import ArenaServicer, BotServicer, SpectatorServicer, add_bot_service
+from ._services import BotServicer, SpectatorServicer, add_bot_service
 from ._session import Session
 from ._table import Table, TableOutcome, TableSpec, TableStatus
 from ._tournament import TournamentBackend

@@ -272,7 +272,8 @@ class RawBot:
         except grpc.aio.AioRpcError as error:
             return error.code()
         except EOFError:
-            return await self.call.code()
+            code: grpc.StatusCode = await self.call.code()
+            return code
 
     async def play(
         self, policy: Policy = simple_action, *, tables: int = 1, wait_s: float = 60.0
