@@ -8,12 +8,13 @@
 //!
 //! The search: alpha-beta inside a trick, a transposition table of bounds at the trick
 //! boundaries (keyed by the cards in hand and the leader, kept between searches of one deal),
-//! moves ordered (the table's best lead first, then cheap winners, discards of points to a
-//! partner, low losers), cards that play alike searched once (one seat's cards of one suit and
-//! one worth with no card of another seat or of the open trick between them), sure points as
-//! bounds at the trick boundaries (the trumps of one side above every trump of the other), and
-//! a series of null-window searches on the point total, each on the middle of the bounds known
-//! so far. `exhaustive` is the plain minimax the tests hold it against.
+//! moves ordered by what the seats still to play to the trick can do (the table's best lead
+//! first, then sure winners cashed, low leads to a partner's winner, points given to a trick
+//! the side holds, the cheapest sure winner, low losers), cards that play alike searched once
+//! (one seat's cards of one suit and one worth with no card of another seat or of the open
+//! trick between them), sure points as bounds at the trick boundaries (the trumps of one side
+//! above every trump of the other), and a series of null-window searches on the point total,
+//! each on the middle of the bounds known so far. `exhaustive` is the plain minimax the tests hold it against.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
@@ -672,7 +673,7 @@ impl DdSolver {
             }
         }
         let mut moves = [(0i32, 0u8); 18];
-        let count = self.ordered_moves(legal, others, state, hint, &mut moves);
+        let count = self.ordered_moves(hands, legal, others, state, hint, &mut moves);
         let maximising = self.rules.side >> seat & 1 == 1;
         let mut best = if maximising { i64::MIN } else { i64::MAX };
         let mut best_card = NO_CARD;
@@ -703,6 +704,7 @@ impl DdSolver {
     /// One card of each alike class of `legal`, best-first (highest score first).
     fn ordered_moves(
         &self,
+        hands: &[u64; 6],
         legal: u64,
         others: u64,
         state: TrickState,
@@ -711,9 +713,7 @@ impl DdSolver {
     ) -> usize {
         let trump = self.rules.trump;
         let mut count = 0;
-        let side = self.rules.side;
-        let seat_ours = side >> state.seat & 1;
-        let winner_friend = state.count > 0 && (side >> (state.win & 7) & 1) == seat_ours;
+        let context = self.order_context(hands, state);
         for suit in 0..4u32 {
             let group = if suit == trump {
                 self.trump_mask
@@ -754,7 +754,11 @@ impl DdSolver {
                 }
                 separated = false;
                 class_points = points;
-                let score = self.move_score(card, state, winner_friend, hint);
+                let score = if card as u8 == hint {
+                    1 << 30
+                } else {
+                    self.move_score(card, state, &context)
+                };
                 moves[count] = (score, card as u8);
                 count += 1;
             }
@@ -763,35 +767,144 @@ impl DdSolver {
         count
     }
 
+    /// The strongest card `hand` can play to a trick led in `follow` (0: none that wins).
     #[inline]
-    fn move_score(&self, card: u32, state: TrickState, winner_friend: bool, hint: u8) -> i32 {
-        if card as u8 == hint {
-            return 100_000;
-        }
-        let key = trick_key(self.rules.trump, card) as i32;
-        let points = card_points(card) as i32;
-        if state.count == 0 {
-            // Lead strong cards first (a suit's before the trumps), points last.
-            return (key % 100) * 4 - points * 2;
-        }
-        let bit = 1u64 << card;
-        let wins = bit & (state.follow | self.trump_mask) != 0
-            && (trick_key(self.rules.trump, card) << 3) > (state.win & !7);
-        let last = state.count + 1 == self.rules.players;
-        if winner_friend {
-            if !wins {
-                2_000 + points * 8 - key
-            } else if last {
-                points * 8 - key
+    fn reply_strength(&self, hand: u64, follow: u64) -> u32 {
+        let fol = hand & follow;
+        let candidates = if fol != 0 {
+            if self.rules.rook_free_play {
+                fol | hand & crate::cards::ROOK_MASK
             } else {
-                1_000 + points * 8 - key
+                fol
             }
-        } else if wins {
-            3_000 + points * 8 - key
         } else {
-            -points * 8 - key
+            hand & self.trump_mask
+        };
+        self.top_strength(candidates)
+    }
+
+    /// The trick strength of the strongest card of `cards` (one follow group and trumps).
+    #[inline]
+    fn top_strength(&self, cards: u64) -> u32 {
+        if cards == 0 {
+            0
+        } else if cards >> ROOK & 1 == 1 {
+            116
+        } else if cards >> (ROOK + 1) & 1 == 1 {
+            115
+        } else {
+            let trumps = cards & self.trump_mask;
+            let strongest = if trumps != 0 { trumps } else { cards };
+            trick_key(self.rules.trump, 63 - strongest.leading_zeros())
         }
     }
+
+    /// What the ordering of one node needs: the strongest reply of the opponents and of the
+    /// partners still to play (per follow group when leading).
+    fn order_context(&self, hands: &[u64; 6], state: TrickState) -> OrderContext {
+        let players = self.rules.players;
+        let side = self.rules.side;
+        let seat = state.seat;
+        let mine = side >> seat & 1;
+        let mut context = OrderContext {
+            opponents: [0; 4],
+            partners: [0; 4],
+            ours_winning: false,
+            win: 0,
+        };
+        if state.count == 0 {
+            for suit in 0..4u32 {
+                let follow = if suit == self.rules.trump {
+                    self.trump_mask
+                } else {
+                    crate::cards::suit_mask(suit)
+                };
+                for offset in 1..players {
+                    let other = (seat + offset) % players;
+                    let strength = self.reply_strength(hands[other], follow);
+                    if side >> other & 1 == mine {
+                        context.partners[suit as usize] =
+                            context.partners[suit as usize].max(strength);
+                    } else {
+                        context.opponents[suit as usize] =
+                            context.opponents[suit as usize].max(strength);
+                    }
+                }
+            }
+        } else {
+            for offset in 1..players - state.count {
+                let other = (seat + offset) % players;
+                let strength = self.reply_strength(hands[other], state.follow);
+                if side >> other & 1 == mine {
+                    context.partners[0] = context.partners[0].max(strength);
+                } else {
+                    context.opponents[0] = context.opponents[0].max(strength);
+                }
+            }
+            context.win = state.win >> 3;
+            context.ours_winning = side >> (state.win & 7) & 1 == mine;
+        }
+        context
+    }
+
+    #[inline]
+    fn move_score(&self, card: u32, state: TrickState, context: &OrderContext) -> i32 {
+        let trump = self.rules.trump;
+        let key = trick_key(trump, card);
+        let rank = (key % 100) as i32;
+        let points = card_points(card) as i32;
+        if state.count == 0 {
+            let group = if card >= ROOK { trump } else { card / 14 } as usize;
+            let opponents = context.opponents[group];
+            let partners = context.partners[group];
+            return if key > opponents {
+                // A sure winner: cash it.
+                5_000 + points * 4 + rank
+            } else if partners > opponents && partners > key {
+                // A partner's card wins it: lead low.
+                4_000 - points * 8 - rank
+            } else {
+                1_000 - points * 8 - rank
+            };
+        }
+        let bit = 1u64 << card;
+        let strength = if bit & (state.follow | self.trump_mask) != 0 {
+            key
+        } else {
+            0
+        };
+        let opponents = context.opponents[0];
+        let partners = context.partners[0];
+        let wins = strength > context.win;
+        if context.ours_winning {
+            if context.win > opponents || partners > opponents {
+                // The trick is the side's: give it points.
+                4_000 + points * 8 - rank
+            } else if wins && strength > opponents {
+                3_500 + points * 8 - rank
+            } else {
+                1_000 - points * 8 - rank
+            }
+        } else if wins && strength > opponents {
+            3_500 + points * 8 - rank
+        } else if partners > opponents && partners > context.win {
+            3_000 + points * 8 - rank
+        } else if wins {
+            2_000 - points * 8 - rank
+        } else {
+            1_000 - points * 8 - rank
+        }
+    }
+}
+
+/// The strongest replies still to come in a trick, for ordering one node's moves.
+struct OrderContext {
+    /// Per follow group when leading (the suit's index, the trump suit's for the trumps),
+    /// else in `[0]`: the strongest card an opponent still to play can play.
+    opponents: [u32; 4],
+    partners: [u32; 4],
+    ours_winning: bool,
+    win: u32,
 }
 
 /// The plain minimax: every legal card of every seat, no pruning, no table, no merging. Only
