@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use crate::cards::NUM_CARDS;
 use crate::game::{Game, Phase};
+use crate::observation::{self, Layout};
 use crate::rules::Rules;
 
 const C: usize = NUM_CARDS as usize;
@@ -103,75 +104,6 @@ impl Codec {
     }
 }
 
-/// Where each part of an observation starts (`ObservationEncoder.offsets`).
-#[derive(Clone, Debug)]
-pub struct Layout {
-    phase: usize,
-    to_act: usize,
-    dealer: usize,
-    hand: usize,
-    nest: usize,
-    buried: usize,
-    pending: usize,
-    last_bid: usize,
-    passed: usize,
-    high_bid: usize,
-    high_bidder: usize,
-    bidder: usize,
-    bid: usize,
-    trump: usize,
-    called: usize,
-    partner: usize,
-    trick_leader: usize,
-    trick: usize,
-    played: usize,
-    same_side: usize,
-    points: usize,
-    scores: usize,
-    buried_count: usize,
-    pub size: usize,
-}
-
-impl Layout {
-    pub fn new(players: usize) -> Layout {
-        let p = players;
-        let mut at = 0;
-        let mut take = |size: usize| {
-            let start = at;
-            at += size;
-            start
-        };
-        let mut layout = Layout {
-            phase: take(6),
-            to_act: take(p),
-            dealer: take(p),
-            hand: take(C),
-            nest: take(C),
-            buried: take(C),
-            pending: take(C),
-            last_bid: take(p),
-            passed: take(p),
-            high_bid: take(1),
-            high_bidder: take(p),
-            bidder: take(p),
-            bid: take(1),
-            trump: take(4),
-            called: take(C),
-            partner: take(p),
-            trick_leader: take(p),
-            trick: take(p * C),
-            played: take(p * C),
-            same_side: take(p),
-            points: take(p),
-            scores: take(p),
-            buried_count: take(1),
-            size: 0,
-        };
-        layout.size = at;
-        layout
-    }
-}
-
 /// For a 4-player ruleset; `Layout::new(players).size` in general.
 pub const OBSERVATION_SIZE: usize = 811;
 
@@ -217,41 +149,7 @@ impl Batch {
 
     /// Whether `id` is a legal action id at table `index`.
     pub fn is_legal(&self, index: usize, id: i64) -> bool {
-        let game = &self.tables[index];
-        let codec = &self.codec;
-        if id < 0 || id as usize >= codec.size {
-            return false;
-        }
-        let id = id as usize;
-        match game.phase {
-            Phase::Bidding => {
-                if id == 0 {
-                    return true;
-                }
-                if id >= codec.trump0 {
-                    return false;
-                }
-                let amount = game.rules.min_bid + (id - codec.bid0) as i64 * game.rules.bid_step;
-                amount >= game.lowest_bid()
-            }
-            Phase::NameTrump => (codec.trump0..codec.bury0).contains(&id),
-            Phase::Bury => {
-                (codec.bury0..codec.call0).contains(&id)
-                    && (game.hands[game.current as usize] & !self.pending[index])
-                        >> (id - codec.bury0)
-                        & 1
-                        == 1
-            }
-            Phase::Call => {
-                (codec.call0..codec.play0).contains(&id)
-                    && game.call_from() >> (id - codec.call0) & 1 == 1
-            }
-            Phase::Play => {
-                (codec.play0..codec.size).contains(&id)
-                    && game.legal_play_mask() >> (id - codec.play0) & 1 == 1
-            }
-            Phase::GameOver => false,
-        }
+        observation::is_legal(&self.tables[index], &self.codec, self.pending[index], id)
     }
 
     /// The first table whose id is not legal, with that id.
@@ -343,122 +241,13 @@ impl Batch {
     }
 
     fn write_mask(&self, index: usize, row: &mut [i8]) {
-        row.fill(0);
-        let game = &self.tables[index];
-        let codec = &self.codec;
-        let mut set_bits = |mut mask: u64, base: usize| {
-            while mask != 0 {
-                row[base + mask.trailing_zeros() as usize] = 1;
-                mask &= mask - 1;
-            }
-        };
-        match game.phase {
-            Phase::Bidding => {
-                row[0] = 1;
-                let rules = &game.rules;
-                let mut amount = game.lowest_bid();
-                while amount <= rules.effective_max_bid {
-                    row[codec.bid0 + ((amount - rules.min_bid) / rules.bid_step) as usize] = 1;
-                    amount += rules.bid_step;
-                }
-            }
-            Phase::NameTrump => row[codec.trump0..codec.bury0].fill(1),
-            Phase::Bury => set_bits(
-                game.hands[game.current as usize] & !self.pending[index],
-                codec.bury0,
-            ),
-            Phase::Call => set_bits(game.call_from(), codec.call0),
-            Phase::Play => set_bits(game.legal_play_mask(), codec.play0),
-            Phase::GameOver => {}
-        }
+        observation::write_mask(&self.tables[index], &self.codec, self.pending[index], row);
     }
 
     /// The observation of the seat to act, as `ObservationEncoder.encode_into` writes it.
     pub fn write_observation(&self, index: usize, out: &mut [f32]) {
-        out.fill(0.0);
         let game = &self.tables[index];
-        let rules = &*game.rules;
-        let o = &self.layout;
-        let p = rules.players;
-        let me = game.current.max(0) as usize;
-        let rel = |seat: usize| (seat + p - me) % p;
-        let top = rules.effective_max_bid as f64;
-        let bits = |mask: u64, base: usize, out: &mut [f32]| {
-            let mut mask = mask;
-            while mask != 0 {
-                out[base + mask.trailing_zeros() as usize] = 1.0;
-                mask &= mask - 1;
-            }
-        };
-        out[o.phase + game.phase as usize] = 1.0;
-        if game.current >= 0 {
-            out[o.to_act] = 1.0;
-        }
-        out[o.dealer + rel(game.dealer)] = 1.0;
-        let is_bidder = game.bidder >= 0 && game.bidder as usize == me;
-        bits(game.hands[me], o.hand, out);
-        if is_bidder {
-            bits(game.nest, o.nest, out);
-            bits(game.buried, o.buried, out);
-        }
-        if game.phase == Phase::Bury {
-            bits(self.pending[index], o.pending, out);
-        }
-        for &(seat, amount) in &game.auction {
-            if amount != 0 {
-                out[o.last_bid + rel(seat)] = (amount as f64 / top) as f32;
-            } else {
-                out[o.passed + rel(seat)] = 1.0;
-            }
-        }
-        out[o.high_bid] = (game.high_bid as f64 / top) as f32;
-        if game.high_bidder >= 0 {
-            out[o.high_bidder + rel(game.high_bidder as usize)] = 1.0;
-        }
-        if game.bidder >= 0 {
-            out[o.bidder + rel(game.bidder as usize)] = 1.0;
-            out[o.bid] = (game.bid as f64 / top) as f32;
-        }
-        if game.trump >= 0 {
-            out[o.trump + game.trump as usize] = 1.0;
-        }
-        if game.called >= 0 {
-            out[o.called + game.called as usize] = 1.0;
-        }
-        let partner = game.partner_for(me as i32);
-        if partner >= 0 {
-            out[o.partner + rel(partner as usize)] = 1.0;
-        }
-        if game.phase == Phase::Play {
-            let leader = if game.trick_len > 0 { game.lead } else { me };
-            out[o.trick_leader + rel(leader)] = 1.0;
-            for (offset, &card) in game.trick[..game.trick_len].iter().enumerate() {
-                let at = rel((leader + offset) % p) * C + card as usize;
-                out[o.trick + at] = 1.0;
-                out[o.played + at] = 1.0;
-            }
-        }
-        for trick in &game.tricks {
-            for (offset, &card) in trick.cards[..p].iter().enumerate() {
-                out[o.played + rel((trick.leader + offset) % p) * C + card as usize] = 1.0;
-            }
-        }
-        let points = rules.deck_points.max(1) as f64;
-        let mut captured = [0i64; 6];
-        for seat in 0..p {
-            captured[rules.sides[seat]] += game.won[seat];
-        }
-        let mine = rules.sides[me];
-        for r in 0..p {
-            let side = rules.sides[(me + r) % p];
-            if side == mine {
-                out[o.same_side + r] = 1.0;
-            }
-            out[o.points + r] = (captured[side] as f64 / points) as f32;
-            out[o.scores + r] = (game.scores[side] as f64 / rules.target as f64) as f32;
-        }
-        if rules.nest_size > 0 {
-            out[o.buried_count] = (game.buried.count_ones() as f64 / rules.nest_size as f64) as f32;
-        }
+        let seat = game.current.max(0) as usize;
+        observation::write_observation(game, &self.layout, seat, self.pending[index], out);
     }
 }

@@ -939,6 +939,7 @@ fn rookery_core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<PyBatch>()?;
     crate::python_dd::register(module)?;
     crate::python_engine::register(module)?;
+    crate::python_observation::register(module)?;
     module.add("RefusedError", module.py().get_type::<RefusedError>())?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

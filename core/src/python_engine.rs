@@ -170,7 +170,7 @@ fn call_method0<'py>(
 /// `is_over`, …); `rookery.engine`'s `CoreGame` subclasses it for the rest of the API.
 #[pyclass(name = "EngineGame", module = "rookery_core", subclass)]
 pub struct EngineGame {
-    game: Game,
+    pub(crate) game: Game,
     /// Every action applied: the seat, its kind and its value (no Python object per action).
     actions: Vec<Applied>,
     /// The legal actions last handed out, filled in again for the next call when nobody else
@@ -188,7 +188,7 @@ struct Applied {
 }
 
 #[derive(Clone, Copy)]
-enum Kind {
+pub(crate) enum Kind {
     Play,
     Pass,
     Bid,
@@ -198,7 +198,7 @@ enum Kind {
 }
 
 impl EngineGame {
-    fn record(&mut self, seat: i32, kind: Kind, value: i64) {
+    pub(crate) fn record(&mut self, seat: i32, kind: Kind, value: i64) {
         self.actions.push(Applied {
             seat: seat as u8,
             kind,

@@ -104,6 +104,7 @@ from ._ruleset import PRESETS, AllPass, BothOver, FirstLead, HandSeeds, Partners
 from ._sampling import sample_deal, sample_deals
 from ._seats import Forfeit, ForfeitKind, SeatAssignment
 from ._table_batch import TableBatch
+from ._table_view import TableView, table_view
 from ._text import format_replay_text
 
 __all__ = [
@@ -173,6 +174,7 @@ __all__ = [
     "SeatAssignment",
     "Suit",
     "TableBatch",
+    "TableView",
     "Termination",
     "Trick",
     "TrickWon",
@@ -205,5 +207,6 @@ __all__ = [
     "sample_deal",
     "sample_deals",
     "score_hand",
+    "table_view",
     "trick_winner",
 ]

@@ -7,9 +7,23 @@ import enum
 
 import numpy as np
 import numpy.typing as npt
-from rookery.engine import Action, Bury, Game, LegalActions, Observation, Phase, Ruleset, cards_of
+from rookery.engine import (
+    Action,
+    Bury,
+    Game,
+    LegalActions,
+    Observation,
+    Phase,
+    Ruleset,
+    TableView,
+    cards_of,
+    table_view,
+)
 
 from ._encoding import ActionCodec, ObservationEncoder, Tensor
+
+Mask = npt.NDArray[np.int8]
+"""A legal-action mask: 1 at every legal id, else 0."""
 
 __all__ = ["Reward", "RookTable", "episode_rules", "reward_kind"]
 
@@ -54,7 +68,9 @@ class RookTable:
     ``step(action_id)`` returns the reward of every seat for that step (``reward``: zero-sum by
     default, see :class:`Reward`), over the deck's points (so a hand is worth about ±1). The
     engine refuses nothing here that the mask allows; an id outside the mask raises
-    ``ValueError``.
+    ``ValueError``. Where the game runs on the native core, tensors, masks and steps are the
+    core's (``rookery.engine.table_view``: one call each); else the encoder here builds them
+    from the engine's observation (the reference, held equal by ``test_envs_core_view.py``).
     """
 
     def __init__(
@@ -74,6 +90,9 @@ class RookTable:
         self._points = float(ruleset.deck_points)
         self._sides = ruleset.sides
         self.reward = reward_kind(reward)
+        self._view: TableView | None = table_view(game)
+        self._scores = game.scores
+        self._zeros = [0.0] * ruleset.players
 
     @classmethod
     def new(
@@ -101,11 +120,18 @@ class RookTable:
     def legal_ids(self) -> list[int]:
         """The legal action ids of the seat to act (cached until the next step)."""
         if self._ids is None:
-            self._ids = self.codec.legal_ids(self.legal(), self.pending)
+            if self._view is not None:
+                self._ids = self._view.legal_ids(self.pending)
+            else:
+                self._ids = self.codec.legal_ids(self.legal(), self.pending)
         return self._ids
 
-    def mask(self) -> npt.NDArray[np.int8]:
+    def mask(self) -> Mask:
         """The legal action mask of the seat to act (all zeros once the game is over)."""
+        if self._view is not None:
+            mask = np.empty(self.codec.size, dtype=np.int8)
+            self._view.write_mask(self.pending, mask)
+            return mask
         mask = np.zeros(self.codec.size, dtype=np.int8)
         if not self.game.is_over:
             mask[self.legal_ids()] = 1
@@ -136,7 +162,36 @@ class RookTable:
 
     def tensor(self, seat: int) -> Tensor:
         """The observation tensor of ``seat``."""
+        if self._view is not None:
+            out = np.empty(self.encoder.size, dtype=np.float32)
+            self._view.write(seat, self.pending, out)
+            return out
         return self.encoder.encode(self.observation(seat), self.pending_for(seat))
+
+    def tensor_into(self, out: Tensor, seat: int) -> None:
+        """Write the observation tensor of ``seat`` into ``out`` (of the encoder's size)."""
+        if self._view is not None:
+            self._view.write(seat, self.pending, out)
+            return
+        out.fill(0.0)
+        self.encoder.encode_into(out, self.observation(seat), self.pending_for(seat))
+
+    def observe(self, seat: int) -> tuple[Tensor, Mask]:
+        """The observation tensor of ``seat`` and its legal mask (all zeros unless it is to
+        act), in one call on the core."""
+        view = self._view
+        if view is None:
+            to_act = self.game.current_player == seat
+            mask = self.mask() if to_act else np.zeros(self.codec.size, dtype=np.int8)
+            return self.tensor(seat), mask
+        out = np.empty(self.encoder.size, dtype=np.float32)
+        if self.game.current_player == seat:
+            mask = np.empty(self.codec.size, dtype=np.int8)
+            view.write(seat, self.pending, out, mask)
+        else:
+            mask = np.zeros(self.codec.size, dtype=np.int8)
+            view.write(seat, self.pending, out)
+        return out, mask
 
     def info_tensor(self, seat: int) -> Tensor:
         """The information-state tensor of ``seat``."""
@@ -163,6 +218,9 @@ class RookTable:
 
     def step(self, action_id: int) -> list[float]:
         """Take ``action_id`` for the seat to act; the reward of every seat."""
+        view = self._view
+        if view is not None:
+            return self._step_on_core(view, action_id)
         if action_id not in self.legal_ids():
             self.codec.step_action(action_id, self.legal(), self.pending)  # raises, precisely
         step = self.codec.step_action(action_id, self.legal(), self.pending, checked=True)
@@ -171,19 +229,43 @@ class RookTable:
             return [0.0] * self.ruleset.players
         return self.apply(step)
 
+    def _step_on_core(self, view: TableView, action_id: int) -> list[float]:
+        """``step`` on the core: one call takes the id (a bury step, or a whole action)."""
+        pending = self.pending
+        outcome = view.step(action_id, pending)
+        if outcome > 0:
+            self.set_pending(outcome)
+            return self._zeros[:]
+        if outcome == TableView.ILLEGAL:
+            self.codec.step_action(action_id, self.legal(), pending)  # raises, precisely
+            raise ValueError(f"action id {action_id} is not legal now")
+        bury0 = self.codec.bury0
+        if bury0 <= action_id < self.codec.call0:
+            self._record_bury(pending | 1 << (action_id - bury0))
+        self.pending = 0
+        self._legal = None
+        self._ids = None
+        if outcome == TableView.APPLIED:
+            return self._zeros[:]
+        return self._rewards()
+
     def apply(self, action: Action) -> list[float]:
         """Apply a whole engine action (a bury at once); the reward of every seat."""
         game = self.game
-        before = game.scores
         if isinstance(action, Bury):
             self._record_bury(action.cards)
         game.apply(action)
         self.pending = 0
         self._legal = None
         self._ids = None
-        after = game.scores
+        return self._rewards()
+
+    def _rewards(self) -> list[float]:
+        """Every seat's reward for the score change since the last one."""
+        before, after = self._scores, self.game.scores
         if after == before:
-            return [0.0] * len(self._sides)
+            return self._zeros[:]
+        self._scores = after
         points = self._points
         changes = [(a - b) / points for a, b in zip(after, before, strict=True)]
         if self.reward is Reward.ZERO_SUM:
@@ -197,6 +279,7 @@ class RookTable:
         other.pending = self.pending
         other.bury_order = self.bury_order[:]
         other._bury_hand = self._bury_hand
+        other._scores = self._scores
         return other
 
 

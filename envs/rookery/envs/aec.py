@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
+import numpy.typing as npt
 from gymnasium import spaces
 from pettingzoo import AECEnv  # type: ignore[import-untyped]
 from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
@@ -32,8 +33,11 @@ from .text import render_table
 
 __all__ = ["RookAECEnv", "env", "observation_bounds", "raw_env"]
 
+Observed = dict[str, npt.NDArray[np.float32] | npt.NDArray[np.int8]]
+"""What a seat observes: its ``observation`` tensor and its ``action_mask``."""
 
-def observation_bounds(encoder: ObservationEncoder, size: int) -> tuple[Any, Any]:
+
+def observation_bounds(encoder: ObservationEncoder, size: int) -> tuple[Tensor, Tensor]:
     """Lower and upper bounds of a tensor of ``size`` (observation or information state): every
     entry lies in [0, 1] except the cumulative scores over the target, which lie within
     ± ``max_hands`` x the most a hand can score, over the target."""
@@ -94,6 +98,8 @@ class RookAECEnv(AECEnv):  # type: ignore[misc]
             dtype=np.float32,
         )
         self.action_spaces = {a: spaces.Discrete(self.codec.size) for a in self.possible_agents}
+        self._seat_of = {agent: seat for seat, agent in enumerate(self.possible_agents)}
+        self._no_rewards = dict.fromkeys(self.possible_agents, 0.0)
         self._seeds = np.random.default_rng()
         self.table: RookTable | None = None
 
@@ -127,12 +133,12 @@ class RookAECEnv(AECEnv):  # type: ignore[misc]
         if self.render_mode == "human":
             self.render()
 
-    def observe(self, agent: str) -> dict[str, Any]:
-        table = self._require_table()
-        seat = self.possible_agents.index(agent)
-        to_act = table.current_player == seat
-        mask = table.mask() if to_act else np.zeros(self.codec.size, dtype=np.int8)
-        return {"observation": table.tensor(seat), "action_mask": mask}
+    def observe(self, agent: str) -> Observed:
+        table = self.table
+        if table is None:
+            raise RuntimeError("call reset() before using the environment")
+        tensor, mask = table.observe(self._seat_of[agent])
+        return {"observation": tensor, "action_mask": mask}
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -144,17 +150,18 @@ class RookAECEnv(AECEnv):  # type: ignore[misc]
         table = self._require_table()
         self._cumulative_rewards[agent] = 0.0
         rewards = table.step(int(action))
-        self.rewards = {self._agent(s): r for s, r in enumerate(rewards)}
-        if table.is_over:
+        agents = self.possible_agents
+        if any(rewards):
+            self.rewards = dict(zip(agents, rewards, strict=True))
+            self._accumulate_rewards()
+        else:  # nothing to add to the cumulative rewards
+            self.rewards = self._no_rewards.copy()
+        seat = table.current_player
+        if seat is None:
             self.terminations = dict.fromkeys(self.agents, True)
-            self.agent_selection = self._agent(
-                (self.possible_agents.index(agent) + 1) % len(self.possible_agents)
-            )
+            self.agent_selection = agents[(self._seat_of[agent] + 1) % len(agents)]
         else:
-            seat = table.current_player
-            assert seat is not None
-            self.agent_selection = self._agent(seat)
-        self._accumulate_rewards()
+            self.agent_selection = agents[seat]
         if self.render_mode == "human":
             self.render()
 
