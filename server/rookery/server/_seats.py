@@ -113,6 +113,14 @@ class SeatState:
     def is_connected(self) -> bool:
         return self.session is not None and self.session.is_attached
 
+    def count_accepted(self, think_ms: int, *, fallback: bool) -> None:
+        """Counts an accepted reply, its think time and whether its SDK made it (a fallback)."""
+        self.accepted += 1
+        self.think_ms_total += think_ms
+        self.think_ms_max = max(self.think_ms_max, think_ms)
+        if fallback:
+            self.fallbacks += 1
+
     def stats(self) -> SeatStats:
         mean = self.think_ms_total / self.accepted if self.accepted else 0.0
         return SeatStats(

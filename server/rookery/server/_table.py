@@ -4,8 +4,9 @@ A table runs as one asyncio task. It asks the seat to act, enforces the deadline
 reply that :meth:`Table.submit` accepted (validation happens there, synchronously, as the reply
 arrives). Nothing a table does waits on another table or on a bot's stream: messages go into each
 session's bounded queue. Its values are in ``_table_values``, its seats' state in ``_seats``, its
-deadlines in ``_table_clock``, its late policy in ``_table_late``, its events' sending in
-``_table_events``, its messages in ``_table_views`` and its replay hooks in ``_table_record``.
+deadlines in ``_table_clock``, its late policy in ``_table_late``, its seats' grace periods in
+``_table_presence``, its events' sending in ``_table_events``, its messages in ``_table_views``,
+its replay hooks in ``_table_record`` and its end told to everyone in ``_table_outcome``.
 """
 
 from __future__ import annotations
@@ -15,15 +16,8 @@ import time
 from collections.abc import Callable, Sequence
 
 import structlog
-from rookery.engine import (
-    Forfeit,
-    ForfeitKind,
-    Game,
-    IllegalActionError,
-    MalformedActionError,
-    Termination,
-)
-from rookery.v1 import bot_service_pb2, replay_pb2, results_pb2, table_pb2
+from rookery.engine import Game, IllegalActionError, MalformedActionError
+from rookery.v1 import bot_service_pb2, replay_pb2, table_pb2
 from rookery.wire import convert
 from rookery.wire.fastpath import RequestEncoder
 from rookery.wire.replay import ActionOutcome, ReplayBuilder
@@ -34,20 +28,11 @@ from ._seats import OpenRequest, RequestEnd, SeatState
 from ._table_clock import RequestClock
 from ._table_events import TableEvents
 from ._table_late import LateSeats
+from ._table_outcome import result_message, table_outcome, tell_finished
+from ._table_presence import SeatPresence, stop_grace
 from ._table_record import finish_replay, record_rejection, start_replay
-from ._table_values import (
-    SeatStats,
-    TableOutcome,
-    TableSpec,
-    TableStatus,
-    fallback_action,
-)
-from ._table_views import (
-    clock_view,
-    joined_message,
-    seat_snapshot,
-    summary,
-)
+from ._table_values import SeatStats, TableOutcome, TableSpec, TableStatus, fallback_action
+from ._table_views import clock_view, joined_message, seat_snapshot, summary
 from ._time_control import TimeControl
 from ._watchers import Watcher
 
@@ -114,6 +99,14 @@ class Table:
         self._replay = ReplayBuilder()
         self._log = log.bind(table=table_id)
         self._late = LateSeats(self.game, time_control, self._replay, self._hooks, self._log)
+        self._presence = SeatPresence(
+            table_id,
+            time_control.grace_ms,
+            lambda: self.is_finished,
+            lambda: self._request,
+            lambda request: self._close(request, RequestEnd.GONE),
+            self._log,
+        )
         self.events = TableEvents(
             table_id,
             self.game,
@@ -291,7 +284,6 @@ class Table:
         """Sends the open request, starting its clock; sent again after a resume, it carries
         the time left (the clock ran while the bot was away), not a new deadline."""
         tc = self.time_control
-        game = self.game
         assert seat.session is not None
         if seat.held:
             self.events.release(seat)
@@ -299,32 +291,12 @@ class Table:
             left_ms = max(0, int((request.deadline - asyncio.get_running_loop().time()) * 1000))
             action_ms = min(tc.action_ms, left_ms)
             seat.session.send_encoded(
-                self._encoder.action_request(
-                    table_id=self.id,
-                    request_id=request.id,
-                    seat=seat.index,
-                    observation=game.observation_for(seat.index),
-                    legal=game.legal_actions(),
-                    deadline_ms=action_ms,
-                    bank_ms=left_ms - action_ms,
-                    last_seq=self.events.sent_seq,
-                    masks=seat.session.wants_card_masks,
-                )
+                _action_request(self, request, seat, action_ms, left_ms - action_ms)
             )
             return
         if request.message is None:
             # Encoded once, as bytes (the ruleset and completed tricks come encoded already).
-            request.message = self._encoder.action_request(
-                table_id=self.id,
-                request_id=request.id,
-                seat=seat.index,
-                observation=game.observation_for(seat.index),
-                legal=game.legal_actions(),
-                deadline_ms=tc.action_ms,
-                bank_ms=seat.bank_ms,
-                last_seq=self.events.sent_seq,
-                masks=seat.session.wants_card_masks,
-            )
+            request.message = _action_request(self, request, seat, tc.action_ms, seat.bank_ms)
         self._clock.start(request, seat)
         seat.session.send_encoded(request.message)
 
@@ -358,31 +330,15 @@ class Table:
             return _late(reply.request_id)
         action = reply.action
         if action is None:
-            seat.malformed += 1
-            return _refused(
-                self._replay, request, reply, RejectionReason.MALFORMED_ACTION, reply.problem
-            )
+            return _refused(self._replay, seat, request, reply, _MALFORMED, reply.problem)
         try:
             self.game.apply(action)
         except MalformedActionError as error:
-            seat.malformed += 1
-            return _refused(
-                self._replay, request, reply, RejectionReason.MALFORMED_ACTION, str(error)
-            )
+            return _refused(self._replay, seat, request, reply, _MALFORMED, str(error))
         except IllegalActionError as error:
-            seat.illegal += 1
-            return _refused(
-                self._replay, request, reply, RejectionReason.ILLEGAL_ACTION, str(error)
-            )
-        overrun = think_ms - self.time_control.action_ms
-        if overrun > 0:
-            seat.bank_ms = max(0, seat.bank_ms - overrun)
-        self._clock.mark_reply(seat)
-        seat.accepted += 1
-        seat.think_ms_total += think_ms
-        seat.think_ms_max = max(seat.think_ms_max, think_ms)
-        if reply.fallback is not None:
-            seat.fallbacks += 1
+            return _refused(self._replay, seat, request, reply, _ILLEGAL, str(error))
+        self._clock.charge(seat, think_ms)
+        seat.count_accepted(think_ms, fallback=reply.fallback is not None)
         self._replay.record_action(
             seat_index,
             action,
@@ -401,36 +357,12 @@ class Table:
 
     def seat_disconnected(self, seat_index: int) -> None:
         """The seat's session lost its stream: its grace period starts (its clock runs on)."""
-        seat = self.seats[seat_index]
-        if self.is_finished or seat.gone:
-            return
-        seat.disconnects += 1
-        # The seat's clock keeps running: being away buys no thinking time.
-        if seat.grace_timer is None:
-            seat.grace_timer = asyncio.get_running_loop().call_later(
-                self.time_control.grace_ms / 1000.0, self._grace_over, seat
-            )
-        self._log.info("seat disconnected", seat=seat_index, bot=seat.bot)
-
-    def _grace_over(self, seat: SeatState) -> None:
-        seat.grace_timer = None
-        if self.is_finished or seat.is_connected:
-            return
-        seat.gone = True
-        seat.held.clear()
-        if seat.session is not None:
-            seat.session.leave(self.id)
-        self._log.info("seat gone: no resume within the grace period", seat=seat.index)
-        request = self._request
-        if request is not None and request.seat == seat.index:
-            self._close(request, RequestEnd.GONE)
+        self._presence.disconnected(self.seats[seat_index])
 
     def resume_messages(self, seat_index: int, last_seq: int) -> list[_ConnectResponse]:
         """The snapshot (and the open request again) for a seat whose session resumed."""
         seat = self.seats[seat_index]
-        if seat.grace_timer is not None:
-            seat.grace_timer.cancel()
-            seat.grace_timer = None
+        stop_grace(seat)
         # The snapshot covers every event so far, flushed or not: the observation is the game's
         # present, and the events it includes are not sent to this seat again.
         snapshot = seat_snapshot(self, seat_index, last_seq)
@@ -480,34 +412,18 @@ class Table:
             self._request = None
         result = game.result
         assert result is not None
-        forfeit = self._late.forfeit if result.reason is Termination.FORFEIT else None
-        if result.reason is Termination.FORFEIT and forfeit is None:
-            forfeit = Forfeit(-1, ForfeitKind.TIMEOUT, "forfeit")
         detail = self._abort_detail or self._late.detail
-        result_proto = convert.game_result_to_proto(result, forfeit=forfeit, detail=detail)
-        was_playing = self.status is TableStatus.PLAYING
-        if was_playing:
+        result_proto = result_message(result, self._late.forfeit, detail)
+        if self.status is TableStatus.PLAYING:
             self.events.flush()
         build_replay = finish_replay(
             self, self._replay, self._server_version, self._late.forfeit, result_proto
         )
         self.status = TableStatus.FINISHED
-        duration = time.time() - self.started_at if self.started_at else 0.0
-        outcome = self.outcome = TableOutcome(
-            table_id=self.id,
-            result=result,
-            result_proto=result_proto,
-            termination=result_proto.reason,
-            forfeit_seat=result_proto.forfeit_seat,
-            detail=detail,
-            build_replay=build_replay,
-            seat_stats=tuple(seat.stats() for seat in self.seats),
-            duration_s=duration,
-            recorded=self._replay if self.started_at else None,
+        outcome = self.outcome = table_outcome(
+            self, result, result_proto, detail, build_replay, self._replay
         )
-        _tell_finished(self.id, self.seats, self.events, result_proto)
-        for watcher in list(self.watchers):
-            watcher.put(None)
+        tell_finished(self.id, self.seats, self.events, self.watchers, result_proto)
         self._log.info(
             "table finished",
             reason=convert.termination_name(result_proto.reason, proto=True),
@@ -524,14 +440,24 @@ class Table:
         self._finished.set()
 
 
+_MALFORMED = RejectionReason.MALFORMED_ACTION
+_ILLEGAL = RejectionReason.ILLEGAL_ACTION
+
+
 def _refused(
     replay: ReplayBuilder,
+    seat: SeatState,
     request: OpenRequest,
     reply: BotReply,
     reason: RejectionReason,
     message: str | None,
 ) -> Rejection:
-    """A well-timed reply refused: recorded in the replay (boundedly), and why."""
+    """A well-timed reply refused: counted in the seat's stats (malformed or illegal),
+    recorded in the replay (boundedly), and why."""
+    if reason is _MALFORMED:
+        seat.malformed += 1
+    else:
+        seat.illegal += 1
     message = message or reason.value
     record_rejection(replay, request, request.seat, reply.sent, message)
     return Rejection(reason, message)
@@ -543,22 +469,21 @@ def _late(request_id: int) -> Rejection:
     )
 
 
-def _tell_finished(
-    table_id: str,
-    seats: Sequence[SeatState],
-    events: TableEvents,
-    result_proto: results_pb2.GameResult,
-) -> None:
-    """Sends each seat still there its held events and ``TableFinished``; stops grace timers."""
-    for seat in seats:
-        if seat.grace_timer is not None:
-            seat.grace_timer.cancel()
-            seat.grace_timer = None
-        session = seat.session
-        if seat.held and not seat.gone:
-            events.release(seat)
-        if session is not None and not seat.gone:
-            finished = bot_service_pb2.TableFinished(
-                table_id=table_id, result=result_proto, seat=seat.index
-            )
-            session.table_finished(table_id, _ConnectResponse(table_finished=finished))
+def _action_request(
+    table: Table, request: OpenRequest, seat: SeatState, deadline_ms: int, bank_ms: int
+) -> bytes:
+    """The seat's ``ActionRequest`` for the open request, encoded (its observation and legal
+    actions now)."""
+    assert seat.session is not None
+    game = table.game
+    return table._encoder.action_request(
+        table_id=table.id,
+        request_id=request.id,
+        seat=seat.index,
+        observation=game.observation_for(seat.index),
+        legal=game.legal_actions(),
+        deadline_ms=deadline_ms,
+        bank_ms=bank_ms,
+        last_seq=table.events.sent_seq,
+        masks=seat.session.wants_card_masks,
+    )

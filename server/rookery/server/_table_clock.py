@@ -74,6 +74,14 @@ class RequestClock:
             return None
         return think_ms
 
+    def charge(self, seat: SeatState, think_ms: int) -> None:
+        """An accepted reply is charged ``think_ms``: what passes the action time comes off the
+        seat's bank, and a seat on a CPU clock counts its next think time from now."""
+        overrun = think_ms - self._time_control.action_ms
+        if overrun > 0:
+            seat.bank_ms = max(0, seat.bank_ms - overrun)
+        self.mark_reply(seat)
+
     def mark_reply(self, seat: SeatState) -> None:
         """A seat on a CPU clock replied: its next request's think time counts from now."""
         if seat.cpu_clock is not None:
