@@ -130,7 +130,8 @@ def test_a_played_seeds_game_replays_exactly(name: str) -> None:
     again = GameRecord.from_dict(record.to_dict()).replay()
     assert again.hand_results == game.hand_results
     assert again.result == game.result
-    assert record.to_dict()["ruleset"]["hand_seeds"] == "PLAYED"
+    written = record.to_dict()["ruleset"]
+    assert isinstance(written, dict) and written["hand_seeds"] == "PLAYED"
 
 
 def test_hand_seeds_reads_and_writes_by_name() -> None:

@@ -9,7 +9,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from rookery.arena._config_seats import _check_house_seat, is_house_seat
 from rookery.arena._config_values import (
@@ -28,6 +28,9 @@ from rookery.arena.launch._sandbox import SandboxLimits, SandboxMode
 from rookery.arena.stats._sprt import SprtParams
 from rookery.engine import HandSeeds, Ruleset
 from rookery.server import TimeControl
+from rookery.wire.documents import JsonObject, JsonValue
+
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -107,7 +110,7 @@ class TournamentConfig:
             env.setdefault("ROOKERY_CHAT_PRICE", f"{price[0]!r},{price[1]!r}")
         return bot if env == bot.env else dataclasses.replace(bot, env=env)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, JsonValue]:
         """A JSON-able description (stored with the run; ``out`` and ``source`` left out)."""
         return {
             "name": self.name,
@@ -158,8 +161,8 @@ class TournamentConfig:
             ],
         }
 
-    def _llm_dict(self) -> dict[str, Any]:
-        llm: dict[str, Any] = {}
+    def _llm_dict(self) -> dict[str, JsonValue]:
+        llm: dict[str, JsonValue] = {}
         if self.llm_budget_usd is not None:
             llm["budget_usd"] = self.llm_budget_usd
         if self.llm_retries is not None:
@@ -189,7 +192,7 @@ class TournamentConfig:
 _SANDBOX_KEYS = ("sandbox", "process_per_game", "pin_cpus", "sandbox_paths", "limits")
 
 
-def schedule_fields(data: Mapping[str, Any]) -> dict[str, Any]:
+def schedule_fields(data: JsonObject) -> dict[str, JsonValue]:
     """The part of a stored configuration (:meth:`TournamentConfig.to_dict`) that decides the
     games: what :meth:`TournamentConfig.fingerprint` hashes."""
     dropped = ("concurrency", "ratings", "name", *_SANDBOX_KEYS)
@@ -200,8 +203,16 @@ def schedule_fields(data: Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(ruleset, Mapping) and ruleset.get("hand_seeds") == HandSeeds.DEALT.name:
         # as before hand seeds could be chosen: older runs resume
         fields["ruleset"] = {k: v for k, v in ruleset.items() if k != "hand_seeds"}
-    fields["bots"] = [b["name"] for b in data.get("bots", ())]
-    llm = {k: v for k, v in fields.pop("llm", {}).items() if k not in ("budget_usd", "prices")}
+    bots = data.get("bots", ())
+    fields["bots"] = [
+        b["name"] for b in (bots if isinstance(bots, list) else ()) if isinstance(b, Mapping)
+    ]
+    stored_llm = fields.pop("llm", {})
+    llm = {
+        k: v
+        for k, v in (stored_llm.items() if isinstance(stored_llm, Mapping) else ())
+        if k not in ("budget_usd", "prices")
+    }
     if llm:  # the retry policy decides games; the budget stops a run, the prices count
         fields["llm"] = llm
     if data.get("format") != Format.SPRT.value:
@@ -209,19 +220,19 @@ def schedule_fields(data: Mapping[str, Any]) -> dict[str, Any]:
     return fields
 
 
-def changed_fields(stored: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
+def changed_fields(stored: JsonObject, new: JsonObject) -> list[str]:
     """What differs between two stored configurations in what decides the games, one line each
     (``games: 20 -> 40``, ``ruleset.target: 150 -> 100``, ``bots: a, b -> a, c``)."""
 
-    def flat(value: Any, prefix: str) -> dict[str, Any]:
+    def flat(value: JsonValue, prefix: str) -> dict[str, JsonValue]:
         if isinstance(value, Mapping):
-            out: dict[str, Any] = {}
+            out: dict[str, JsonValue] = {}
             for key, item in value.items():
                 out.update(flat(item, f"{prefix}.{key}" if prefix else str(key)))
             return out
         return {prefix: value}
 
-    def shown(value: Any) -> str:
+    def shown(value: JsonValue) -> str:
         if isinstance(value, list):
             return ", ".join(map(str, value)) or "(none)"
         return "(unset)" if value is None else repr(value)
@@ -291,15 +302,37 @@ def _validate(config: TournamentConfig, source: str) -> None:
         )
 
 
-def _expect(source: str, key: str, value: Any, kinds: type | tuple[type, ...], what: str) -> Any:
-    if isinstance(value, bool) and bool not in (kinds if isinstance(kinds, tuple) else (kinds,)):
+def _expect(source: str, key: str, value: object, kind: type[_T], what: str) -> _T:
+    """``value`` when it is a ``kind`` (a bool is not an int here); the config's error naming
+    ``key`` and ``what`` it must be otherwise."""
+    if isinstance(value, bool) and kind is not bool:
         raise ArenaConfigError(source, key, f"must be {what}, got {value!r}")
-    if not isinstance(value, kinds):
+    if not isinstance(value, kind):
         raise ArenaConfigError(source, key, f"must be {what}, got {type(value).__name__} {value!r}")
     return value
 
 
-def _check_keys(source: str, prefix: str, table: Mapping[str, Any], allowed: set[str]) -> None:
+def _number(source: str, key: str, value: object, what: str) -> float:
+    """``value`` as a float when it is an int or a float (not a bool)."""
+    if isinstance(value, bool):
+        raise ArenaConfigError(source, key, f"must be {what}, got {value!r}")
+    if not isinstance(value, int | float):
+        raise ArenaConfigError(source, key, f"must be {what}, got {type(value).__name__} {value!r}")
+    return float(value)
+
+
+def _table(source: str, key: str, value: object, what: str) -> dict[str, object]:
+    """``value`` when it is a TOML table (``dict``); the config's error otherwise."""
+    table = _expect(source, key, value, dict, what)
+    return {str(name): item for name, item in table.items()}
+
+
+def _array(source: str, key: str, value: object, what: str) -> list[object]:
+    """``value`` when it is a TOML array (``list``); the config's error otherwise."""
+    return list(_expect(source, key, value, list, what))
+
+
+def _check_keys(source: str, prefix: str, table: Mapping[str, object], allowed: set[str]) -> None:
     unknown = sorted(set(table) - allowed)
     if unknown:
         where = f"{prefix}.{unknown[0]}" if prefix else unknown[0]

@@ -9,12 +9,15 @@ import tomllib
 from collections.abc import Mapping
 from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from rookery.arena._config_model import (
     TournamentConfig,
+    _array,
     _check_keys,
     _expect,
+    _number,
+    _table,
     _validate,
     duplicate_hand_seeds,
 )
@@ -34,7 +37,7 @@ from rookery.engine import Ruleset, RulesetError
 from rookery.server import TimeControl
 
 
-def _ruleset(source: str, data: Mapping[str, Any]) -> Ruleset:
+def _ruleset(source: str, data: Mapping[str, object]) -> Ruleset:
     """The config's ruleset: a preset, ``[ruleset]`` overrides, and for duplicate games
     ``hand_seeds = PLAYED`` unless ``[ruleset]`` names ``hand_seeds``."""
     ruleset = _ruleset_as_written(source, data)
@@ -44,28 +47,27 @@ def _ruleset(source: str, data: Mapping[str, Any]) -> Ruleset:
     return duplicate_hand_seeds(ruleset, data.get("duplicate", True) is not False)
 
 
-def _ruleset_as_written(source: str, data: Mapping[str, Any]) -> Ruleset:
+def _ruleset_as_written(source: str, data: Mapping[str, object]) -> Ruleset:
     preset = data.get("preset")
-    table = data.get("ruleset")
+    given = data.get("ruleset")
+    table = None if given is None else _table(source, "ruleset", given, "a table")
     if preset is not None and table is not None and "preset" in table:
         raise ArenaConfigError(
             source, "preset", "give the preset either at the top or in [ruleset]"
         )
-    base_name = "standard"
-    overrides: dict[str, Any] = {}
+    named: object = "standard"
+    overrides: dict[str, object] = {}
     if table is not None:
-        _expect(source, "ruleset", table, dict, "a table")
         overrides = dict(table)
-        base_name = overrides.pop("preset", preset or "standard")
+        named = overrides.pop("preset", preset or "standard")
     elif preset is not None:
-        base_name = preset
-    _expect(source, "preset", base_name, str, "a preset name")
+        named = preset
+    base_name = _expect(source, "preset", named, str, "a preset name")
     try:
         base = Ruleset.preset(base_name)
         if not overrides:
             return base
-        merged = base.to_dict()
-        merged.update(overrides)
+        merged: dict[str, object] = {**base.to_dict(), **overrides}
         if "name" not in overrides:
             merged["name"] = f"{base_name}*"
         return Ruleset.from_dict(merged)
@@ -76,12 +78,12 @@ def _ruleset_as_written(source: str, data: Mapping[str, Any]) -> Ruleset:
         raise ArenaConfigError(source, "ruleset", str(error)) from None
 
 
-def _bots(source: str, entries: Any, workdir: str) -> tuple[BotSpec, ...]:
-    _expect(source, "bots", entries, list, "an array of tables ([[bots]])")
+def _bots(source: str, given: object, workdir: str) -> tuple[BotSpec, ...]:
+    entries = _array(source, "bots", given, "an array of tables ([[bots]])")
     bots = []
-    for i, entry in enumerate(entries):
+    for i, item in enumerate(entries):
         key = f"bots[{i}]"
-        _expect(source, key, entry, dict, "a table with name and command (or remote = true)")
+        entry = _table(source, key, item, "a table with name and command (or remote = true)")
         _check_keys(
             source,
             key,
@@ -98,14 +100,15 @@ def _bots(source: str, entries: Any, workdir: str) -> tuple[BotSpec, ...]:
             bots.append(_house_seat_entry(source, key, name, entry))
             continue
         remote = _expect(source, f"{key}.remote", entry.get("remote", False), bool, "true/false")
-        command = entry.get("command", "")
-        if isinstance(command, list):
-            if not all(isinstance(part, str) for part in command):
+        given_command = entry.get("command", "")
+        if isinstance(given_command, list):
+            parts = [part for part in given_command if isinstance(part, str)]
+            if len(parts) != len(given_command):
                 raise ArenaConfigError(
                     source, f"{key}.command", "an array command must hold strings"
                 )
-            command = shlex.join(command)
-        _expect(source, f"{key}.command", command, str, "a command line")
+            given_command = shlex.join(parts)
+        command = _expect(source, f"{key}.command", given_command, str, "a command line")
         if remote and command:
             raise ArenaConfigError(
                 source, key, f"bot {name!r}: give a command or remote = true, not both"
@@ -127,8 +130,9 @@ def _bots(source: str, entries: Any, workdir: str) -> tuple[BotSpec, ...]:
             if value < 0:
                 raise ArenaConfigError(source, f"{key}.{field_name}", f"must be >= 0, got {value}")
             counts[field_name] = value
-        env = _expect(source, f"{key}.env", entry.get("env", {}), dict, "a table of strings")
-        if not all(isinstance(v, str) for v in env.values()):
+        given_env = _table(source, f"{key}.env", entry.get("env", {}), "a table of strings")
+        env = {name: value for name, value in given_env.items() if isinstance(value, str)}
+        if len(env) != len(given_env):
             raise ArenaConfigError(source, f"{key}.env", "every value must be a string")
         folder = _expect(source, f"{key}.folder", entry.get("folder", ""), str, "a folder path")
         bots.append(
@@ -138,7 +142,7 @@ def _bots(source: str, entries: Any, workdir: str) -> tuple[BotSpec, ...]:
                 remote,
                 counts["sessions"],
                 counts["processes"],
-                dict(env),
+                env,
                 _resolve(source, folder) if folder else "",
                 workdir if command else "",
             )
@@ -146,7 +150,7 @@ def _bots(source: str, entries: Any, workdir: str) -> tuple[BotSpec, ...]:
     return tuple(bots)
 
 
-def _house_seat_entry(source: str, key: str, name: str, entry: Mapping[str, Any]) -> BotSpec:
+def _house_seat_entry(source: str, key: str, name: str, entry: Mapping[str, object]) -> BotSpec:
     """A ``[[bots]]`` entry with ``kind = "llm"`` (or ``"llm-tools"``), ``model`` and ``url``: the
     house's language-model seat, which runs outside the sandbox; nothing of its own beside."""
     extra = sorted(set(entry) - {"name", "kind", "model", "url"})
@@ -183,7 +187,10 @@ def _resolve(source: str, path: str) -> str:
     return str((Path(source).parent / given).resolve())
 
 
-def _enum(source: str, key: str, value: Any, kind: type[Enum]) -> Any:
+_E = TypeVar("_E", bound=Enum)
+
+
+def _enum(source: str, key: str, value: object, kind: type[_E]) -> _E:
     try:
         return kind(value)
     except ValueError:
@@ -191,8 +198,8 @@ def _enum(source: str, key: str, value: Any, kind: type[Enum]) -> Any:
         raise ArenaConfigError(source, key, f"must be one of {choices}, got {value!r}") from None
 
 
-def _limits(source: str, table: Any) -> SandboxLimits:
-    _expect(source, "limits", table, dict, "a table")
+def _limits(source: str, given: object) -> SandboxLimits:
+    table = _table(source, "limits", given, "a table")
     allowed = set(SandboxLimits().to_dict())
     _check_keys(source, "limits", table, allowed)
     values: dict[str, int] = {}
@@ -204,56 +211,58 @@ def _limits(source: str, table: Any) -> SandboxLimits:
     return SandboxLimits(**values)
 
 
-def _teams(source: str, data: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
+def _teams(source: str, given: object) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """The ``[[teams]]`` tables: ``name`` and ``members``."""
-    _expect(source, "teams", data, list, "an array of tables ([[teams]])")
+    entries = _array(source, "teams", given, "an array of tables ([[teams]])")
     teams = []
-    for i, entry in enumerate(data):
+    for i, item in enumerate(entries):
         key = f"teams[{i}]"
-        _expect(source, key, entry, dict, "a table with name and members")
+        entry = _table(source, key, item, "a table with name and members")
         _check_keys(source, key, entry, {"name", "members"})
         name = _expect(source, f"{key}.name", entry.get("name"), str, "a team name")
-        members = _expect(source, f"{key}.members", entry.get("members"), list, "bot names")
-        if not all(isinstance(m, str) for m in members):
+        given_members = _array(source, f"{key}.members", entry.get("members"), "bot names")
+        members = [m for m in given_members if isinstance(m, str)]
+        if len(members) != len(given_members):
             raise ArenaConfigError(source, f"{key}.members", "must be bot names")
         teams.append((name, tuple(members)))
     return tuple(teams)
 
 
-def _llm_values(source: str, data: Mapping[str, Any]) -> dict[str, Any]:
+def _llm_values(source: str, data: Mapping[str, object]) -> dict[str, object]:
     """The ``[llm]`` table: ``budget_usd``, ``retries`` and ``prices``."""
     if "llm" not in data:
         return {}
-    llm = _expect(source, "llm", data["llm"], dict, "a table")
+    llm = _table(source, "llm", data["llm"], "a table")
     _check_keys(source, "llm", llm, {"budget_usd", "retries", "prices"})
-    values: dict[str, Any] = {}
+    values: dict[str, object] = {}
     if "budget_usd" in llm:
-        budget = _expect(source, "llm.budget_usd", llm["budget_usd"], (int, float), "a number")
-        values["llm_budget_usd"] = float(budget)
+        values["llm_budget_usd"] = _number(source, "llm.budget_usd", llm["budget_usd"], "a number")
     if "retries" in llm:
         values["llm_retries"] = _expect(source, "llm.retries", llm["retries"], int, "an integer")
     if "prices" in llm:
-        prices = _expect(source, "llm.prices", llm["prices"], dict, "a table")
+        prices = _table(source, "llm.prices", llm["prices"], "a table")
         values["llm_prices"] = {
             model: _price(source, f"llm.prices.{model}", price) for model, price in prices.items()
         }
     return values
 
 
-def _price(source: str, key: str, value: Any) -> tuple[float, float]:
+def _price(source: str, key: str, value: object) -> tuple[float, float]:
     """``[IN, OUT]``: US dollars per million prompt and completion tokens, finite and ≥ 0."""
     what = "[IN, OUT] (US dollars per million prompt and completion tokens, like [0.15, 0.60])"
-    pair = _expect(source, key, value, list, what)
-    if len(pair) != 2 or not all(
-        isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
-        for v in pair
-    ):
+    given = _array(source, key, value, what)
+    pair = [
+        float(v)
+        for v in given
+        if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
+    ]
+    if len(pair) != 2 or len(pair) != len(given):
         raise ArenaConfigError(source, key, f"must be {what}, got {value!r}")
-    return float(pair[0]), float(pair[1])
+    return pair[0], pair[1]
 
 
-def _sandbox_values(source: str, data: Mapping[str, Any]) -> dict[str, Any]:
-    values: dict[str, Any] = {}
+def _sandbox_values(source: str, data: Mapping[str, object]) -> dict[str, object]:
+    values: dict[str, object] = {}
     if "sandbox" in data:
         values["sandbox"] = _enum(source, "sandbox", data["sandbox"], SandboxMode)
     if "clock" in data:
@@ -262,8 +271,9 @@ def _sandbox_values(source: str, data: Mapping[str, Any]) -> dict[str, Any]:
         if key in data:
             values[key] = _expect(source, key, data[key], bool, "true/false")
     if "sandbox_paths" in data:
-        paths = _expect(source, "sandbox_paths", data["sandbox_paths"], list, "a list of folders")
-        if not all(isinstance(p, str) and p for p in paths):
+        given = _array(source, "sandbox_paths", data["sandbox_paths"], "a list of folders")
+        paths = [p for p in given if isinstance(p, str) and p]
+        if len(paths) != len(given):
             raise ArenaConfigError(source, "sandbox_paths", "every entry must be a folder path")
         values["sandbox_paths"] = tuple(Path(_resolve(source, p)) for p in paths)
     if "limits" in data:
@@ -271,11 +281,11 @@ def _sandbox_values(source: str, data: Mapping[str, Any]) -> dict[str, Any]:
     return values
 
 
-def _time_control(source: str, table: Any) -> TimeControl:
-    _expect(source, "time_control", table, dict, "a table")
+def _time_control(source: str, given: object) -> TimeControl:
+    table = _table(source, "time_control", given, "a table")
     allowed = {"action_ms", "bank_ms", "late_policy", "strike_limit", "grace_ms"}
     _check_keys(source, "time_control", table, allowed)
-    values: dict[str, Any] = {}
+    values: dict[str, Any] = {}  # TimeControl's fields, each checked here
     for key in ("action_ms", "bank_ms", "strike_limit", "grace_ms"):
         if key in table:
             value = _expect(source, f"time_control.{key}", table[key], int, "an integer")
@@ -293,19 +303,26 @@ def _time_control(source: str, table: Any) -> TimeControl:
     return dataclasses.replace(TOURNAMENT_TIME_CONTROL, **values)
 
 
-def _sprt(source: str, table: Any) -> SprtParams:
-    _expect(source, "sprt", table, dict, "a table")
+def _sprt(source: str, given: object) -> SprtParams:
+    table = _table(source, "sprt", given, "a table")
     _check_keys(source, "sprt", table, {"elo0", "elo1", "alpha", "beta", "model"})
-    values: dict[str, Any] = {}
-    for key in ("elo0", "elo1", "alpha", "beta"):
-        if key in table:
-            values[key] = float(
-                _expect(source, f"sprt.{key}", table[key], (int, float), "a number")
-            )
-    if "model" in table:
-        values["model"] = _expect(source, "sprt.model", table["model"], str, "a string")
+    default = SprtParams()
+    elo0, elo1, alpha, beta = (
+        _number(source, f"sprt.{key}", table[key], "a number") if key in table else otherwise
+        for key, otherwise in (
+            ("elo0", default.elo0),
+            ("elo1", default.elo1),
+            ("alpha", default.alpha),
+            ("beta", default.beta),
+        )
+    )
+    model = (
+        _expect(source, "sprt.model", table["model"], str, "a string")
+        if "model" in table
+        else default.model
+    )
     try:
-        return SprtParams(**values)
+        return SprtParams(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, model=model)
     except ValueError as error:
         raise ArenaConfigError(source, "sprt", str(error)) from None
 
@@ -336,7 +353,7 @@ _TOP_KEYS = {
 
 
 def config_from_dict(
-    data: Mapping[str, Any], source: str = "<config>", workdir: str = ""
+    data: Mapping[str, object], source: str = "<config>", workdir: str = ""
 ) -> TournamentConfig:
     """Validate a parsed TOML document into a :class:`TournamentConfig`.
 
@@ -352,7 +369,7 @@ def config_from_dict(
         raise ArenaConfigError(
             source, "format", f"must be one of {choices}, got {raw_format!r}"
         ) from None
-    values: dict[str, Any] = {}
+    values: dict[str, Any] = {}  # TournamentConfig's fields, each checked on the way
     for key in ("games", "concurrency", "seed"):
         if key in data:
             values[key] = _expect(source, key, data[key], int, "an integer")
@@ -363,12 +380,10 @@ def config_from_dict(
     if "sprt" in data:
         values["sprt"] = _sprt(source, data["sprt"])
     if "ratings" in data:
-        ratings = _expect(source, "ratings", data["ratings"], dict, "a table")
+        ratings = _table(source, "ratings", data["ratings"], "a table")
         _check_keys(source, "ratings", ratings, {"k", "bootstrap"})
         if "k" in ratings:
-            values["elo_k"] = float(
-                _expect(source, "ratings.k", ratings["k"], (int, float), "a number")
-            )
+            values["elo_k"] = _number(source, "ratings.k", ratings["k"], "a number")
         if "bootstrap" in ratings:
             values["bootstrap"] = _expect(
                 source, "ratings.bootstrap", ratings["bootstrap"], int, "an integer"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from ._actions import Action, parse_action
 from ._choice import Game
@@ -96,7 +95,7 @@ class GameRecord:
             raise ReplayMismatchError(-1, f"recorded result {self.result}, replayed {game.result}")
         return game
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """A JSON-able dict: actions as ``[seat, "text form"]``, enums by name."""
         result = self.result
         return {
@@ -126,7 +125,7 @@ class GameRecord:
         }
 
     @classmethod
-    def from_dict(cls, data: Any) -> GameRecord:
+    def from_dict(cls, data: object) -> GameRecord:
         """The record of a dict made by ``to_dict``; ``RecordFormatError`` when it is corrupt."""
         if not isinstance(data, dict):
             raise RecordFormatError(f"a game record must be an object, got {type(data).__name__}")
@@ -190,9 +189,11 @@ class GameRecord:
         )
 
 
-def _result_from_dict(data: Any) -> GameResult | None:
+def _result_from_dict(data: object) -> GameResult | None:
     if data is None:
         return None
+    if not isinstance(data, dict):
+        raise RecordFormatError(f"bad result: {data!r}")
     try:
         winners, scores = data["winners"], data["scores"]
         hands_played, reason = data["hands_played"], Termination[data["reason"]]

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeAlias
 
 from ._cards import NUM_CARDS, ROOK, ROOK2, SUIT_MASKS, mask_points
 from ._errors import RulesetError
+
+RulesetParameter: TypeAlias = int | bool | str | None
+"""A ruleset parameter as :meth:`Ruleset.to_dict` writes it (an enum by its name)."""
 
 __all__ = ["PRESETS", "AllPass", "BothOver", "FirstLead", "HandSeeds", "Partnership", "Ruleset"]
 
@@ -300,9 +304,9 @@ class Ruleset:
         """A copy with ``changes`` applied and validated again."""
         return dataclasses.replace(self, **changes)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, RulesetParameter]:
         """A plain JSON-able dict of every parameter (enums by name)."""
-        out: dict[str, Any] = {}
+        out: dict[str, RulesetParameter] = {}
         for f in dataclasses.fields(self):
             if not f.init:
                 continue
@@ -311,12 +315,12 @@ class Ruleset:
         return out
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Ruleset:
+    def from_dict(cls, data: Mapping[str, object]) -> Ruleset:
         """The ruleset of a dict made by ``to_dict`` (missing keys take the defaults)."""
         if not isinstance(data, dict):
             raise RulesetError("ruleset", f"must be a dict, got {type(data).__name__}")
         known = {f.name for f in dataclasses.fields(cls) if f.init}
-        kwargs: dict[str, Any] = {}
+        kwargs: dict[str, Any] = {}  # each checked by the fields' own validation
         for key, value in data.items():
             if key not in known:
                 raise RulesetError(key, "unknown ruleset parameter")
