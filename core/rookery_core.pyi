@@ -198,3 +198,19 @@ def dd_exhaustive(
     rook_free_play: bool = False,
     last_trick_bonus: int = 0,
 ) -> int: ...
+
+def sample_deals(
+    unknown: int,
+    places: list[tuple[int, int, int, int]],
+    hands: list[int],
+    played: list[int],
+    nest: int,
+    buried: int,
+    bidder: int,
+    nest_size: int,
+    buried_done: bool,
+    seed: int,
+    n: int,
+) -> list[tuple[list[int], int, int]]:
+    """``n`` deals spread over the hidden ``places`` ``(kind, seat, capacity, forbidden)``
+    (kind 0 a hand, 1 the nest, 2 the bury, 3 the dead pile), as ``rookery.engine.sample_deal``."""

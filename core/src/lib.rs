@@ -14,4 +14,6 @@ mod python;
 mod python_dd;
 mod python_engine;
 mod python_observation;
+mod python_search;
 pub mod rules;
+pub mod sampling;

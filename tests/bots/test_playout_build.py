@@ -27,6 +27,8 @@ from rookery.client.bots._simulate import HandSimulation
 from rookery.client.bots._solve import EndgameSolver, solvable
 import rookery.client.bots._simulate as simulate
 from rookery.engine import PRESETS, Game, Phase
+import rookery.engine._sampling as engine_sampling
+engine_sampling.on_core = False  # the same pure draws on both builds: the playouts are compared
 print(json.dumps({"kind": playout_build().kind, "module": simulate.__file__}))
 heuristic = HeuristicPolicy()
 for name in ("standard", "called-partner", "cutthroat"):

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from itertools import combinations
 
 from ._cards import ROOK_MASK, SUIT_MASKS, cards_of
+from ._core import native, on_core
 from ._deal import Deal
 from ._observation import Observation
 
@@ -13,8 +15,28 @@ __all__ = ["sample_deal", "sample_deals"]
 
 
 def sample_deals(observation: Observation, rng: random.Random, n: int) -> list[Deal]:
-    """``n`` deals drawn with ``rng``, each consistent with ``observation`` (``sample_deal``)."""
-    return [sample_deal(observation, rng) for _ in range(n)]
+    """``n`` deals drawn with ``rng``, each consistent with ``observation`` (``sample_deal``).
+
+    On the native core the ``n`` deals are drawn in one call (seeded from ``rng``); the law of
+    the draw is the pure engine's, not its stream of numbers.
+    """
+    hidden = _hidden(observation)
+    if on_core and native is not None:
+        drawn = native.sample_deals(
+            hidden.unknown,
+            hidden.places,
+            hidden.hands,
+            hidden.played,
+            hidden.nest,
+            hidden.buried,
+            hidden.bidder,
+            hidden.nest_size,
+            hidden.buried_done,
+            rng.getrandbits(64),
+            n,
+        )
+        return [Deal(tuple(hands), nest, dead) for hands, nest, dead in drawn]
+    return [_draw(hidden, rng) for _ in range(n)]
 
 
 def sample_deal(observation: Observation, rng: random.Random) -> Deal:
@@ -30,7 +52,35 @@ def sample_deal(observation: Observation, rng: random.Random) -> Deal:
     The deal is "as dealt", ready for ``Game.from_observation``: each hand holds the cards its
     seat holds now plus those it played. After the bury, the sample's ``nest`` holds the buried
     cards and the bidder's hand the rest of what they held (an equivalent world from then on).
+    Drawn on the native core when it runs (``sample_deals``), else here (``_draw``).
     """
+    return sample_deals(observation, rng, 1)[0]
+
+
+@dataclass(frozen=True)
+class _Hidden:
+    """What ``observation`` fixes of a deal, and its hidden places to fill.
+
+    ``places`` are ``(kind, seat, capacity, forbidden)``: kind ``_HAND`` (of ``seat``), ``_NEST``,
+    ``_BURIED`` or ``_DEAD``; ``capacity`` hidden cards go there, none of ``forbidden``.
+    """
+
+    unknown: int
+    places: list[tuple[int, int, int, int]]
+    hands: list[int]
+    played: list[int]
+    nest: int
+    buried: int
+    bidder: int
+    nest_size: int
+    buried_done: bool
+
+
+_HAND, _NEST, _BURIED, _DEAD = 0, 1, 2, 3
+
+
+def _hidden(observation: Observation) -> _Hidden:
+    """The reading of ``observation``: its fixed cards, the hidden cards and hidden places."""
     rules = observation.ruleset
     players = rules.players
     seat = observation.seat
@@ -62,11 +112,10 @@ def sample_deal(observation: Observation, rng: random.Random) -> Deal:
         known |= mask
     unknown = rules.deck_mask & ~known
 
-    # Hidden places: (kind, seat, capacity, forbidden cards).
     called = observation.called_card
     called_hidden = called >= 0 and unknown >> called & 1
     called_bit = (1 << called) if called_hidden else 0
-    places: list[tuple[str, int, int, int]] = []
+    places: list[tuple[int, int, int, int]] = []
     for other in range(players):
         if other == seat:
             continue
@@ -74,43 +123,59 @@ def sample_deal(observation: Observation, rng: random.Random) -> Deal:
         if other == bidder and nest_in_hand:
             count += rules.nest_size
         forbidden = voids[other] | (called_bit if other == bidder else 0)
-        places.append(("hand", other, count, forbidden))
+        places.append((_HAND, other, count, forbidden))
     if bidder < 0 and rules.nest_size:
-        places.append(("nest", -1, rules.nest_size, 0))
+        places.append((_NEST, -1, rules.nest_size, 0))
     if buried_done and seat != bidder:
-        places.append(("buried", -1, rules.nest_size, called_bit))
+        places.append((_BURIED, -1, rules.nest_size, called_bit))
     if rules.dead_count:
-        places.append(("dead", -1, rules.dead_count, 0))
+        places.append((_DEAD, -1, rules.dead_count, 0))
     if sum(place[2] for place in places) != unknown.bit_count():
         raise ValueError(
             "inconsistent observation: hidden cards and hidden places differ in number"
         )
-
-    filled = _fill(unknown, [(capacity, forbidden) for _, _, capacity, forbidden in places], rng)
-
     hands = [0] * players
     if seat >= 0:
         hands[seat] = observation.hand
-    nest = observation.nest if seat == bidder else 0
-    buried = observation.buried
+    return _Hidden(
+        unknown=unknown,
+        places=places,
+        hands=hands,
+        played=played,
+        nest=observation.nest if seat == bidder else 0,
+        buried=observation.buried,
+        bidder=bidder,
+        nest_size=rules.nest_size,
+        buried_done=buried_done,
+    )
+
+
+def _draw(hidden: _Hidden, rng: random.Random) -> Deal:
+    """One deal of ``hidden`` drawn with ``rng`` (the readable reference of the core's draw)."""
+    filled = _fill(
+        hidden.unknown, [(capacity, forbidden) for _, _, capacity, forbidden in hidden.places], rng
+    )
+    hands = list(hidden.hands)
+    nest = hidden.nest
+    buried = hidden.buried
     dead = 0
-    for (kind, who, _, _), mask in zip(places, filled, strict=True):
-        if kind == "hand":
+    for (kind, who, _, _), mask in zip(hidden.places, filled, strict=True):
+        if kind == _HAND:
             hands[who] = mask
-        elif kind == "nest":
+        elif kind == _NEST:
             nest = mask
-        elif kind == "buried":
+        elif kind == _BURIED:
             buried = mask
         else:
             dead = mask
-    hands = [hand | played_mask for hand, played_mask in zip(hands, played, strict=True)]
-    if bidder >= 0 and rules.nest_size:
-        if buried_done:
+    hands = [hand | played for hand, played in zip(hands, hidden.played, strict=True)]
+    if hidden.bidder >= 0 and hidden.nest_size:
+        if hidden.buried_done:
             nest = buried
         elif not nest:
-            cards = cards_of(hands[bidder])
-            nest = sum(1 << card for card in rng.sample(cards, rules.nest_size))
-        hands[bidder] &= ~nest
+            cards = cards_of(hands[hidden.bidder])
+            nest = sum(1 << card for card in rng.sample(cards, hidden.nest_size))
+        hands[hidden.bidder] &= ~nest
     return Deal(tuple(hands), nest, dead)
 
 
