@@ -168,13 +168,13 @@ class ServerConfig:
         return dataclasses.replace(self, **changes)
 
     @classmethod
-    def from_mapping(cls, values: Mapping[str, Any], *, source: str = "config") -> ServerConfig:
+    def from_mapping(cls, values: Mapping[str, object], *, source: str = "config") -> ServerConfig:
         """A config from plain values (a parsed TOML file): unknown keys are refused by name."""
         return cls().updated(values, source=source)
 
-    def updated(self, values: Mapping[str, Any], *, source: str = "config") -> ServerConfig:
+    def updated(self, values: Mapping[str, object], *, source: str = "config") -> ServerConfig:
         """This config with the given plain values applied, each converted to its option's type."""
-        changes: dict[str, Any] = {}
+        changes: dict[str, Any] = {}  # each converted to its option's type (_OPTION_TYPES)
         time_control = self.time_control
         for key, raw in values.items():
             name = key.replace("-", "_")
@@ -209,20 +209,20 @@ class ServerConfig:
         path: str | Path | None = None,
         *,
         environ: Mapping[str, str] | None = None,
-        overrides: Mapping[str, Any] | None = None,
+        overrides: Mapping[str, object] | None = None,
     ) -> ServerConfig:
         """The config from every source: defaults < the TOML file < ``ROOKERY_*`` < ``overrides``.
 
         When no source sets ``auth``, a server given a bot registry file (``db``) runs in token
         mode, otherwise in open mode.
         """
-        layers: list[tuple[str, Mapping[str, Any]]] = []
+        layers: list[tuple[str, Mapping[str, object]]] = []
         if path is not None:
             layers.append((str(path), _read_toml(path)))
         layers.append(("environment", environment_values(environ)))
         layers.append(("command line", dict(overrides or {})))
-        merged: dict[str, Any] = {}
-        time_control: dict[str, Any] = {}
+        merged: dict[str, object] = {}
+        time_control: dict[str, object] = {}
         for _, values in layers:
             for key, value in values.items():
                 name = key.replace("-", "_")
@@ -237,7 +237,9 @@ class ServerConfig:
         return cls.from_mapping(merged, source="configuration")
 
 
-def environment_values(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+def environment_values(
+    environ: Mapping[str, str] | None = None,
+) -> dict[str, str | dict[str, str]]:
     """The options set by ``ROOKERY_<OPTION>`` variables (``ROOKERY_ADMIN_TOKEN``, …).
 
     Time-control options are ``ROOKERY_TIME_CONTROL_<FIELD>``, e.g.
@@ -245,8 +247,8 @@ def environment_values(environ: Mapping[str, str] | None = None) -> dict[str, An
     some of its own).
     """
     environ = os.environ if environ is None else environ
-    values: dict[str, Any] = {}
-    time_control: dict[str, Any] = {}
+    values: dict[str, str | dict[str, str]] = {}
+    time_control: dict[str, str] = {}
     for key, raw in environ.items():
         if not key.startswith(_ENV_PREFIX):
             continue
@@ -260,7 +262,7 @@ def environment_values(environ: Mapping[str, str] | None = None) -> dict[str, An
     return values
 
 
-def _read_toml(path: str | Path) -> Mapping[str, Any]:
+def _read_toml(path: str | Path) -> Mapping[str, object]:
     try:
         with open(path, "rb") as handle:
             data = tomllib.load(handle)
@@ -274,8 +276,8 @@ def _read_toml(path: str | Path) -> Mapping[str, Any]:
     return section
 
 
-def _time_control_with(base: TimeControl, raw: Mapping[str, Any], source: str) -> TimeControl:
-    changes: dict[str, Any] = {}
+def _time_control_with(base: TimeControl, raw: Mapping[str, object], source: str) -> TimeControl:
+    changes: dict[str, Any] = {}  # TimeControl's fields, each converted here
     for key, value in raw.items():
         name = key.replace("-", "_")
         option = f"time_control.{name}"
@@ -295,7 +297,8 @@ def _time_control_with(base: TimeControl, raw: Mapping[str, Any], source: str) -
         raise ServerConfigError("time_control", f"{source}: {error}") from None
 
 
-def _convert(name: str, raw: Any, kind: type, source: str) -> Any:
+def _convert(name: str, raw: object, kind: type, source: str) -> bool | int | float | str:
+    """``raw`` (a TOML value, an environment variable's text) as an option of type ``kind``."""
     if kind is bool:
         if isinstance(raw, bool):
             return raw
@@ -310,6 +313,8 @@ def _convert(name: str, raw: Any, kind: type, source: str) -> Any:
             return str(raw)
         raise ServerConfigError(name, f"{source}: expected a string, got {raw!r}")
     try:
+        if not isinstance(raw, int | float | str):
+            raise TypeError
         if kind is int:
             if isinstance(raw, float) and not raw.is_integer():
                 raise ValueError

@@ -9,10 +9,10 @@ import errno
 import re
 import time
 from pathlib import Path
-from typing import Any
 
 from rookery.v1 import replay_pb2
 from rookery.wire.replay import read_replay, write_replay
+from structlog.typing import FilteringBoundLogger
 
 from ._limits import open_file_limit
 
@@ -29,7 +29,7 @@ REPLAY_RETRY_FOR_S = 600.0
 class ReplayFiles:
     """The replay files under ``directory`` ("": none are written or read)."""
 
-    def __init__(self, directory: str, log: Any) -> None:
+    def __init__(self, directory: str, log: FilteringBoundLogger) -> None:
         self.directory = directory
         self._log = log
         self._unwritten: dict[str, tuple[replay_pb2.Replay, float]] = {}

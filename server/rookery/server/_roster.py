@@ -7,10 +7,10 @@ import asyncio
 import secrets
 import time
 from collections.abc import Callable
-from typing import Any
 
 import grpc
 from rookery.v1 import bot_service_pb2
+from structlog.typing import FilteringBoundLogger
 
 from ._config import ServerConfig
 from ._errors import ServerStoppingError
@@ -231,7 +231,7 @@ class SessionRoster:
                 session.expiry.cancel()
                 session.expiry = None
 
-    async def streams_ended(self, timeout_s: float, log: Any) -> None:
+    async def streams_ended(self, timeout_s: float, log: FilteringBoundLogger) -> None:
         """Waits (at most ``timeout_s``) for the streams of the sessions to finish their
         handlers: gRPC may report the server stopped before a handler aborted by it has run its
         last lines, and "server stopped" is the server's last word."""

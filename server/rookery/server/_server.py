@@ -10,7 +10,6 @@ import secrets
 import time
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any
 
 import grpc
 import structlog
@@ -70,7 +69,7 @@ _SERVICE_NAMES = (
 )
 
 
-def _grpc_options(c: ServerConfig) -> list[tuple[str, Any]]:
+def _grpc_options(c: ServerConfig) -> list[tuple[str, int]]:
     """The gRPC server's channel options from the configuration."""
     return [
         ("grpc.max_receive_message_length", c.max_message_bytes),
@@ -167,7 +166,7 @@ class RookeryServer:
         self._sessions = self.roster.by_id
         self._replay_files = ReplayFiles(self.config.replay_dir, log)
         self._bot_seed_key = new_bot_seed_key()
-        self._grpc: Any = None
+        self._grpc: grpc.aio.Server | None = None
         self._health: HealthServicer | None = None
         self._metrics_http: MetricsHttpServer | None = None
         self._watchdog: asyncio.Task[None] | None = None

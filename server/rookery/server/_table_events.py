@@ -8,9 +8,8 @@ defers events (``Hello.defer_events``) has them held until its next request, one
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
-from rookery.engine import EventBase, Forfeit, Game, Ruleset
+from rookery.engine import Event, EventBase, Forfeit, Game, Ruleset
 from rookery.v1 import events_pb2, spectator_service_pb2
 from rookery.wire import convert
 from rookery.wire.fastpath import (
@@ -50,7 +49,7 @@ class TableEvents:
         """The forfeit and the detail an event of the game's end carries (known as it ends)."""
         self._prefix = table_event_prefix(table_id)
 
-    def proto(self, event: Any, seat: int | None) -> events_pb2.Event:
+    def proto(self, event: Event, seat: int | None) -> events_pb2.Event:
         """The event as ``seat`` sees it (``None``: the public view)."""
         forfeit, detail = self._ending()
         return convert.event_to_proto(event, self._ruleset, seat, forfeit=forfeit, detail=detail)

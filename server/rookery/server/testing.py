@@ -54,7 +54,7 @@ async def running_server(
     *,
     tournaments: TournamentBackend | None = None,
     stop_grace_s: float = 0.5,
-    **options: Any,
+    **options: object,
 ) -> AsyncIterator[RookeryServer]:
     """An in-process server on a free loopback port; ``options`` override ``config`` fields.
 
@@ -340,7 +340,7 @@ async def seat_raw_bots(
     preset: str = "standard",
     seed: int = 7,
     time_control: TimeControl | None = None,
-    hellos: Sequence[Any] | None = None,
+    hellos: Sequence[pb.Hello | None] | None = None,
 ) -> tuple[Table, list[RawBot]]:
     """Connects one raw bot per seat (with ``hellos[i]`` for ``names[i]`` when given, else the
     default Hello), creates the table and returns it with the bots by seat."""
