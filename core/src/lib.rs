@@ -15,5 +15,6 @@ mod python_dd;
 mod python_engine;
 mod python_observation;
 mod python_search;
+pub mod playout;
 pub mod rules;
 pub mod sampling;

@@ -1,8 +1,10 @@
-//! The Python bindings of the search bots' core: `sample_deals` (deal sampling, `sampling`).
+//! The Python bindings of the search bots' core: `sample_deals` (deal sampling, `sampling`) and
+//! `HeuristicPlayouts` (the bots' playout model, `playout`).
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
+use crate::playout::{Simulation, Table};
 use crate::sampling::{sample, Hidden, Place, PlaceKind, Rng};
 
 /// `n` deals consistent with what one seat knows, drawn from `seed`: `places` are the hidden
@@ -76,8 +78,215 @@ fn sample_deals(
     Ok(deals)
 }
 
+fn masks<const N: usize>(values: &[u64], what: &str) -> PyResult<[u64; N]> {
+    if values.len() > N {
+        return Err(PyValueError::new_err(format!("{what}: at most {N} masks")));
+    }
+    let mut out = [0u64; N];
+    out[..values.len()].copy_from_slice(values);
+    Ok(out)
+}
+
+/// One position of a hand's play, every hand to be supplied per sample, played out by the bots'
+/// heuristic on every seat (`rookery.client.bots._simulate.HandSimulation`); also reads how
+/// likely a sample makes the cards played so far (`_sampling.play_likelihood`).
+#[pyclass(name = "HeuristicPlayouts", module = "rookery_core")]
+pub struct PyHeuristicPlayouts {
+    table: Table,
+    partner_shown: bool,
+    played: u64,
+    trick: Vec<(usize, u32)>,
+    voids: Vec<u64>,
+    won: Vec<i64>,
+    leader: usize,
+    tricks_left: u32,
+    history: Vec<(usize, u32)>,
+    hand_size: u32,
+}
+
+#[pymethods]
+impl PyHeuristicPlayouts {
+    #[new]
+    #[pyo3(signature = (players, deck_mask, rook_free_play, last_trick_bonus, fixed_friends, trump, bidder, called, partner_shown, played, trick, voids, won, leader, tricks_left, history, hand_size))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        players: usize,
+        deck_mask: u64,
+        rook_free_play: bool,
+        last_trick_bonus: i64,
+        fixed_friends: Option<Vec<u64>>,
+        trump: u32,
+        bidder: usize,
+        called: i64,
+        partner_shown: bool,
+        played: u64,
+        trick: Vec<(usize, u32)>,
+        voids: Vec<u64>,
+        won: Vec<i64>,
+        leader: usize,
+        tricks_left: u32,
+        history: Vec<(usize, u32)>,
+        hand_size: u32,
+    ) -> PyResult<Self> {
+        if !(3..=6).contains(&players) || bidder >= players || leader >= players || trump > 3 {
+            return Err(PyValueError::new_err(
+                "players 3 to 6; bidder, leader: seats; trump 0 to 3",
+            ));
+        }
+        if trick.len() >= players || voids.len() != players || won.len() != players {
+            return Err(PyValueError::new_err(
+                "the open trick holds fewer cards than seats; voids and won: one per seat",
+            ));
+        }
+        let cards_ok = |pairs: &[(usize, u32)]| pairs.iter().all(|&(s, c)| s < players && c < 58);
+        if !cards_ok(&trick) || !cards_ok(&history) || tricks_left == 0 {
+            return Err(PyValueError::new_err(
+                "cards 0 to 57 by seats of the table, and a trick left to play",
+            ));
+        }
+        let fixed_friends = match fixed_friends {
+            None => None,
+            Some(values) => Some(masks::<6>(&values, "fixed_friends")?),
+        };
+        Ok(PyHeuristicPlayouts {
+            table: Table {
+                players,
+                deck_mask,
+                rook_free_play,
+                last_trick_bonus,
+                fixed_friends,
+                trump,
+                bidder,
+                called,
+            },
+            partner_shown,
+            played,
+            trick,
+            voids,
+            won,
+            leader,
+            tricks_left,
+            history,
+            hand_size,
+        })
+    }
+
+    /// Per candidate card of the seat to play: every seat's points won at the hand's end once
+    /// that card is played and the rest played out (`hands`: every seat's cards now).
+    fn play_out(
+        &self,
+        hands: Vec<u64>,
+        partner: i64,
+        bidding_mask: u64,
+        candidates: Vec<u32>,
+    ) -> PyResult<Vec<Vec<i64>>> {
+        let players = self.table.players;
+        if hands.len() != players || partner >= players as i64 {
+            return Err(PyValueError::new_err(
+                "hands: one per seat; partner: a seat or -1",
+            ));
+        }
+        // Each seat must hold the cards of the tricks left (those in the open trick one fewer).
+        let mut in_trick = 0u64;
+        for &(seat, _) in &self.trick {
+            in_trick |= 1 << seat;
+        }
+        for (seat, &hand) in hands.iter().enumerate() {
+            let need = self.tricks_left - (in_trick >> seat & 1) as u32;
+            if hand.count_ones() != need || hand & self.played != 0 {
+                return Err(PyValueError::new_err(format!(
+                    "seat {seat} holds {} unplayed cards, not the {need} of the tricks left",
+                    hand.count_ones()
+                )));
+            }
+        }
+        let base = Simulation::new(
+            &self.table,
+            &hands,
+            partner,
+            self.partner_shown,
+            self.played,
+            &self.trick,
+            &self.voids,
+            &self.won,
+            self.leader,
+            self.tricks_left,
+            bidding_mask,
+        );
+        let legal = base.legal(&self.table);
+        let mut out = Vec::with_capacity(candidates.len());
+        for card in candidates {
+            if card >= 58 || legal >> card & 1 == 0 {
+                return Err(PyValueError::new_err(format!(
+                    "card {card} is not a legal card of the seat to play"
+                )));
+            }
+            let mut sim = base.clone();
+            sim.play(&self.table, card);
+            sim.play_out(&self.table);
+            out.push(sim.won[..players].to_vec());
+        }
+        Ok(out)
+    }
+
+    /// How well `hands` (every seat's cards now) explain the cards of `history` played by the
+    /// seats outside `friends`, read as heuristic play: `miss` per card the heuristic would not
+    /// have chosen where it had a choice (`_sampling.play_likelihood`).
+    fn likelihood(
+        &self,
+        hands: Vec<u64>,
+        partner: i64,
+        bidding_mask: u64,
+        friends: u64,
+        miss: f64,
+    ) -> PyResult<f64> {
+        let players = self.table.players;
+        if hands.len() != players {
+            return Err(PyValueError::new_err("hands: one per seat"));
+        }
+        if self.history.is_empty() || miss >= 1.0 {
+            return Ok(1.0);
+        }
+        let mut start = [0u64; 6];
+        start[..players].copy_from_slice(&hands);
+        for &(seat, card) in &self.history {
+            start[seat] |= 1 << card;
+        }
+        let mut sim = Simulation::new(
+            &self.table,
+            &start[..players],
+            partner,
+            false,
+            0,
+            &[],
+            &vec![0; players],
+            &vec![0; players],
+            self.history[0].0,
+            self.hand_size,
+            bidding_mask,
+        );
+        let mut likelihood = 1.0;
+        for &(seat, card) in &self.history {
+            if sim.current != seat || sim.hands[seat] >> card & 1 == 0 || sim.tricks_left == 0 {
+                return Err(PyValueError::new_err(
+                    "the history does not replay from these hands",
+                ));
+            }
+            if friends >> seat & 1 == 0 {
+                let legal = sim.legal(&self.table);
+                if legal & legal.wrapping_sub(1) != 0 && sim.heuristic_card(&self.table) != card {
+                    likelihood *= miss;
+                }
+            }
+            sim.play(&self.table, card);
+        }
+        Ok(likelihood)
+    }
+}
+
 /// Adds the search bots' names to the module.
 pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(sample_deals, module)?)?;
+    module.add_class::<PyHeuristicPlayouts>()?;
     Ok(())
 }

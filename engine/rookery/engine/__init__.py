@@ -84,6 +84,7 @@ from ._events import (
     TrickWon,
     TrumpNamed,
 )
+from ._heuristic_playouts import HeuristicPlayouts
 from ._legal import LegalActions
 from ._observation import Observation, Trick, new_observation, new_trick
 from ._playout import random_playout
@@ -155,6 +156,7 @@ __all__ = [
     "HandScore",
     "HandScored",
     "HandSeeds",
+    "HeuristicPlayouts",
     "IllegalActionError",
     "LegalActions",
     "MalformedActionError",

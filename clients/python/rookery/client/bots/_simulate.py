@@ -17,6 +17,7 @@ from rookery.engine import (
     CARD_POINTS,
     ROOK_MASK,
     HandScore,
+    HeuristicPlayouts,
     Observation,
     Partnership,
     Ruleset,
@@ -28,7 +29,16 @@ from rookery.engine import (
 
 from ._play import FOLLOW_MASKS, KEYS, TRUMP_MASKS, PlayView, choose_play, infer_voids
 
-__all__ = ["HandSimulation", "called_partner", "game_utility", "hand_utility", "win_chance"]
+__all__ = [
+    "HandSimulation",
+    "bidding_mask",
+    "called_partner",
+    "core_playouts",
+    "game_utility",
+    "hand_utility",
+    "side_deltas",
+    "win_chance",
+]
 
 
 class HandSimulation:
@@ -178,10 +188,7 @@ class HandSimulation:
 
     def bidding_seats(self) -> int:
         """The seats of the bidding side (bit mask)."""
-        mask = 0
-        for seat in bidding_seats(self.rules, self.bidder, self.partner):
-            mask |= 1 << seat
-        return mask
+        return bidding_mask(self.rules, self.bidder, self.partner)
 
     def clone(self) -> HandSimulation:
         """An independent copy (``tests/bots/test_clones.py`` checks that it copies every slot)."""
@@ -338,9 +345,63 @@ class HandSimulation:
 
     def side_deltas(self) -> list[int]:
         """Each seat's side's score change for the hand, per seat (the engine's ``score_hand``)."""
-        deltas = self._score().score_deltas
-        sides = self.rules.sides
-        return [deltas[sides[seat]] for seat in range(self.players)]
+        return side_deltas(
+            self.rules, self.won, self.bidder, self.partner, self.bid, self.buried_points
+        )
+
+
+def side_deltas(
+    rules: Ruleset, won: list[int], bidder: int, partner: int, bid: int, buried_points: int
+) -> list[int]:
+    """Each seat's side's score change for a hand whose seats took ``won`` (``score_hand``)."""
+    deltas = score_hand(
+        rules, won, bidder=bidder, partner=partner, bid=bid, buried_points=buried_points
+    ).score_deltas
+    sides = rules.sides
+    return [deltas[sides[seat]] for seat in range(rules.players)]
+
+
+def bidding_mask(rules: Ruleset, bidder: int, partner: int) -> int:
+    """The seats of the bidding side (bit mask)."""
+    mask = 0
+    for seat in bidding_seats(rules, bidder, partner):
+        mask |= 1 << seat
+    return mask
+
+
+def core_playouts(obs: Observation) -> HeuristicPlayouts:
+    """The position of ``obs`` (the PLAY phase) on the native core's playouts: what
+    ``HandSimulation.from_observation`` keeps but the hands (and the partner they imply)."""
+    assert obs.trump is not None
+    rules = obs.ruleset
+    trump = int(obs.trump)
+    tricks = [trick.cards for trick in obs.completed_tricks]
+    tricks.append(obs.current_trick.cards)
+    played = 0
+    history: list[tuple[int, int]] = []
+    for cards in tricks:
+        for seat, card in cards:
+            played |= 1 << card
+            history.append((seat, card))
+    won = [0] * rules.players
+    for trick in obs.completed_tricks:
+        won[trick.winner] += trick.points
+    return HeuristicPlayouts(
+        rules,
+        trump=trump,
+        bidder=obs.bidder,
+        called=obs.called_card,
+        partner_shown=obs.partner >= 0
+        and obs.called_card >= 0
+        and bool(played >> obs.called_card & 1),
+        played=played,
+        trick=list(obs.current_trick.cards),
+        voids=infer_voids(rules.players, trump, tricks, rules.rook_free_play),
+        won=won,
+        leader=obs.current_trick.leader,
+        tricks_left=rules.hand_size - len(obs.completed_tricks),
+        history=history,
+    )
 
 
 def called_partner(obs: Observation, hands: list[int]) -> int:
