@@ -1,15 +1,17 @@
 """League throughput: rated pairs/s on the local backend and on a local Ray over the same cores,
 and the league process's own recording ceiling.
 
-Run alone with ``.venv/bin/python bench/league_ray_bench.py``; prints ``name value unit`` lines.
-The same workload twice, each in a fresh league: four versions of the league tests' mixture bot
-(two strengths), games to 100 points, ``--concurrency 4`` (two pairs at once), with the sandbox off
-(the local league keeps each version's process for all its games; a Ray task starts fresh ones)
-and on (the local league keeps two warm lanes of processes a version, a Ray task starts fresh
-ones for every game); the local league sandboxed against unconfined is printed too.
-It times the rated pairs played once every version has qualified (so Ray's start-up and the first
-shipping of the versions' files are not counted: "once up"), first on the local backend, then as
-Ray tasks on a local Ray of this machine's CPUs (one CPU a pair: two pairs at once on two cores).
+Run alone with ``.venv/bin/python bench/league_ray_bench.py [on|off ...] [--rounds N]``; prints
+``name value unit`` lines. The same workload on each backend, each time in a fresh league: four
+versions of the league tests' mixture bot (two strengths), games to 100 points, ``--concurrency
+4`` (two pairs at once), with the sandbox off (the local league keeps each version's process for
+all its games; each Ray worker keeps warm lanes of them) and on (the local league keeps two warm
+lanes of processes a version, each Ray worker its own two lanes); the local league sandboxed
+against unconfined is printed too. It times the rated pairs played once every version has
+qualified (so Ray's start-up and the first shipping of the versions' files are not counted:
+"once up"), on the local backend, then on a local Ray of this machine's CPUs (one worker a CPU:
+two pairs at once on two cores); with ``--rounds N`` the two alternate N times and the medians
+are printed (other work on the machine comes and goes: the load average is printed per run).
 
 The recording ceiling is the league's work per pair with instant bots: its two replay files
 written, the pair's transaction and a refit of the ratings (the bootstrap below) with its ratings
@@ -18,10 +20,12 @@ row, repeated on a copy of a recorded pair. Bounded: about two minutes on two co
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import dataclasses
 import os
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -45,7 +49,7 @@ from rookery.server import ServerConfig, TimeControl, configure_logging
 MIXBOT = Path(__file__).resolve().parents[1] / "tests" / "league" / "mixbot"
 COMMAND = f"{sys.executable} -m rookery.cli.main bot run mix_bot.py:MixBot"
 STRENGTHS = (1.0, 1.0, 0.0, 0.0)
-PAIRS = 10
+PAIRS = 30
 """Rated pairs timed per backend."""
 BOOTSTRAP = 100
 """Refits behind each rating interval (the league's default)."""
@@ -153,25 +157,53 @@ def _ceiling(root: Path) -> tuple[float, int]:
         store.close()
 
 
-def _compare(scratch: Path, sandbox: str, ceiling: bool) -> float:
-    local_root = scratch / f"local-{sandbox}"
-    local = asyncio.run(_season(local_root, None, sandbox))
+def _load() -> str:
+    return f"{os.getloadavg()[0]:.1f}"
+
+
+def _compare(scratch: Path, sandbox: str, ceiling: bool, rounds: int) -> float:
+    """Local and Ray alternately ``rounds`` times: the median of each and their ratio."""
+    locals_: list[float] = []
+    rays: list[float] = []
+    for n in range(rounds):
+        local_root = scratch / f"local-{sandbox}-{n}"
+        load = _load()
+        locals_.append(asyncio.run(_season(local_root, None, sandbox)))
+        print(
+            f"# round {n + 1} local sandbox {sandbox}: {locals_[-1]:.3f} pairs/s "
+            f"(load average {load} -> {_load()})",
+            flush=True,
+        )
+        if ceiling and n == 0:
+            rate, games = _ceiling(local_root)
+            print(f"league_recording_ceiling_pairs_per_s {rate:.1f} pairs/s", flush=True)
+            print(f"league_recording_ceiling_rated_games {games} games", flush=True)
+        os.environ.setdefault(LOOPBACK_ONLY, "0")
+        os.environ["ROOKERY_LEAGUE_CACHE"] = str(scratch / f"cache-{sandbox}-{n}")
+        load = _load()
+        rays.append(
+            asyncio.run(_season(scratch / f"ray-{sandbox}-{n}", RayPairsOptions(), sandbox))
+        )
+        print(
+            f"# round {n + 1} ray sandbox {sandbox}: {rays[-1]:.3f} pairs/s "
+            f"(load average {load} -> {_load()})",
+            flush=True,
+        )
+    local, on_ray = statistics.median(locals_), statistics.median(rays)
     print(f"league_local_sandbox_{sandbox}_pairs_per_s {local:.3f} pairs/s", flush=True)
-    if ceiling:
-        rate, games = _ceiling(local_root)
-        print(f"league_recording_ceiling_pairs_per_s {rate:.1f} pairs/s", flush=True)
-        print(f"league_recording_ceiling_rated_games {games} games", flush=True)
-    os.environ.setdefault(LOOPBACK_ONLY, "0")
-    os.environ["ROOKERY_LEAGUE_CACHE"] = str(scratch / f"cache-{sandbox}")
-    on_ray = asyncio.run(_season(scratch / f"ray-{sandbox}", RayPairsOptions(), sandbox))
     print(f"league_ray_sandbox_{sandbox}_pairs_per_s {on_ray:.3f} pairs/s", flush=True)
     print(f"league_ray_vs_local_sandbox_{sandbox} {on_ray / local:.2f} x", flush=True)
     return local
 
 
 def main() -> int:
-    """``league_ray_bench.py [on|off]``: the sandbox of the versions (default: both, off first)."""
-    modes = sys.argv[1:] or ["off", "on"]
+    """``league_ray_bench.py [on|off ...] [--rounds N]``: the sandbox of the versions (default:
+    both, off first), local and Ray alternating N times (default 1)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("modes", nargs="*", choices=("on", "off"), default=["off", "on"])
+    parser.add_argument("--rounds", type=int, default=1)
+    args = parser.parse_args()
+    modes: list[str] = args.modes
     configure_logging("error", json=False, stream=sys.stderr)
     try:
         import ray  # noqa: F401
@@ -180,7 +212,7 @@ def main() -> int:
         return 0
     with tempfile.TemporaryDirectory(prefix="rookery-league-bench-") as scratch:
         local = {
-            sandbox: _compare(Path(scratch), sandbox, ceiling=i == 0)
+            sandbox: _compare(Path(scratch), sandbox, ceiling=i == 0, rounds=max(1, args.rounds))
             for i, sandbox in enumerate(modes)
         }
         if {"on", "off"} <= set(local):

@@ -120,7 +120,7 @@ def test_a_season_on_two_ray_nodes_survives_a_lost_node_and_a_killed_league(
     _wait("2 rated pairs", lambda: _rated(db) >= 2, 120, explain=lambda: _explain(league))
 
     # A worker node lost while it plays a pair: Ray plays that pair again on the other node.
-    _wait("a pair on the first node", lambda: running_task(nodes[0], "play_pair_task"), 60, 0.05)
+    _wait("a pair on the first node", lambda: running_task(nodes[0], "PairWorker.play"), 60, 0.05)
     assert ray_cluster.kill_node(nodes[0]) > 0
     lost_at = _rated(db)
     _wait("3 more rated pairs on the node left", lambda: _rated(db) >= lost_at + 3, 180)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 from google.protobuf import json_format
+from rookery.arena.errors import ArenaError
 from rookery.arena.launch._sandbox import SandboxRuntime
 from rookery.server import (
     QuotaExceededError,
@@ -31,6 +32,7 @@ from .desk import HOUSE_RANDOM, Desk
 from .matchmaking import choose_pairing, final_pairing
 from .options import LeagueError, LeagueOptions
 from .play import Flight, PairPlayer, version_folder
+from .ray_jobs import BuildJob
 from .standings import Board, Standings, seat_name
 from .store import (
     LeagueStore,
@@ -39,6 +41,7 @@ from .store import (
     VersionState,
 )
 from .submissions import (
+    BuildResult,
     content_sha256,
     copy_folder,
     identity_sha256,
@@ -269,7 +272,21 @@ class League:
                 version.version_id, VersionState.BUILD_FAILED, "its files were lost in a restart"
             )
             return
-        if version.build:
+        if version.build and self.remote is not None:  # on a worker: never on this machine
+            try:
+                result = await self.remote.build(
+                    BuildJob(
+                        version.version_id,
+                        identity_sha256(version.content_sha256, version.command, version.build),
+                        version.build,
+                        self.options.build_timeout_s,
+                        self.options.build_bytes,
+                    ),
+                    folder,
+                )
+            except ArenaError as error:
+                result = BuildResult(-1, 0.0, f"could not build on Ray: {error}\n")
+        elif version.build:
             result = await run_build(
                 version.build,
                 folder,
@@ -279,6 +296,7 @@ class League:
                 server_target=self.server.target,
                 max_bytes=self.options.build_bytes,
             )
+        if version.build:
             self.store.record_build(
                 version.version_id, result.exit_code, result.seconds, result.log
             )

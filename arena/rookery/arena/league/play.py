@@ -1,12 +1,13 @@
 """The league's bots and its duplicate pairs: each version's bot launched under a launch key
 (warm lanes when sandboxed, nothing here on Ray), the two games of a pair played at once on the
-server (or as a Ray task), their replays written and the pair committed to the store."""
+server (or on a Ray worker), their replays written and the pair committed to the store."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import dataclasses
+import hashlib
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -29,7 +30,8 @@ from .store import LeagueGame, LeagueStore, PairRecord, VersionRecord
 from .submissions import identity_sha256
 
 if TYPE_CHECKING:
-    from rookery.arena.league.ray import PairResult, RayPairs, ShippedOutcome
+    from rookery.arena.league.ray import RayPairs
+    from rookery.arena.league.ray_jobs import ShippedOutcome
 
 __all__: list[str] = []  # the league's names are its package's (rookery.arena.league)
 
@@ -113,7 +115,19 @@ class PairPlayer:
         #: Sandboxed versions play in warm lanes: lane 0 the first games of pairs, lane 1 the
         #: second (each pair has a seed of its own; see :mod:`rookery.arena.launch._lanes`).
         self.lanes: WarmLanes | None = None
-        if sandbox is not None and remote is None:
+        if remote is not None:
+            from rookery.arena.league.ray_jobs import WorkerSettings
+
+            settings = WorkerSettings(
+                options.sandbox,
+                options.limits,
+                options.time_control,
+                options.join_timeout_s,
+                options.warm_processes,
+            )
+            league = hashlib.sha256(seed_key).hexdigest()[:12]
+            remote.start(settings, options.concurrency // 2, self.folder / "builds", league)
+        elif sandbox is not None:
             self.lanes = WarmLanes(
                 self._lane_launcher,
                 self._lane_sessions,
@@ -269,11 +283,10 @@ class PairPlayer:
     async def _play_remote(
         self, pair_tag: str, seed: int, a: VersionRecord, b: VersionRecord
     ) -> list[TableOutcome | ShippedOutcome]:
-        """Plays a pair as a Ray task; keeps its incidents and its versions' output here."""
-        from rookery.arena.league.ray import PairJob, ShippedVersion
+        """Plays a pair on a Ray worker; keeps its incidents and its versions' output here."""
+        from rookery.arena.league.ray_jobs import PairJob, ShippedVersion
 
         assert self.remote is not None
-        assert self.seed_key is not None
         shipped = [
             ShippedVersion(
                 v.version_id,
@@ -283,28 +296,24 @@ class PairPlayer:
             )
             for v in (a, b)
         ]
-        job = PairJob(
-            pair_tag,
-            seed,
-            shipped[0],
-            shipped[1],
-            self.options.ruleset,
-            self.options.time_control,
-            self.options.join_timeout_s,
-            self.seed_key,
-            self.options.sandbox,
-            self.options.limits,
-        )
+        job = PairJob(pair_tag, seed, shipped[0], shipped[1], self.options.ruleset, self.seed_key)
         folders = tuple(
             None if v.house else version_folder(self.folder, v.version_id) for v in (a, b)
         )
-        result: PairResult = await self.remote.play(job, (folders[0], folders[1]))
+        result = await self.remote.play(job, (folders[0], folders[1]))
         for version_id, kind, detail in result.incidents:
             self.store.record_incident(version_id, kind, f"{detail} (on {result.node})")
         for version_id, data in result.logs.items():
-            path = self.folder / "logs" / f"{version_id}.log"
-            await asyncio.to_thread(_append, path, data)
-        log.info("ray pair played", pair=pair_tag, node=result.node, unpack_s=result.unpack_s)
+            if data:
+                path = self.folder / "logs" / f"{version_id}.log"
+                await asyncio.to_thread(_append, path, data)
+        log.info(
+            "ray pair played",
+            pair=pair_tag,
+            node=result.node,
+            unpack_s=round(result.unpack_s, 3),
+            starts=result.starts,
+        )
         return list(result.outcomes)
 
     async def _play_game(

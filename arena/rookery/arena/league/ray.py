@@ -1,22 +1,25 @@
-"""A league's duplicate pairs as Ray tasks: ``rookery league serve --backend ray``.
+"""A league's duplicate pairs on Ray: ``rookery league serve --backend ray``.
 
 The league process keeps everything that is written: its SQLite file, the replays, the ratings
-and the matchmaking. Each pair it dispatches becomes one Ray task; the task runs on a worker
-what the league runs locally for a pair: an embedded server on loopback (and a Unix socket for
-the sandbox), the two versions' processes in the worker's sandbox (fresh ones for each game),
-both games at once. It returns each game's outcome with its replay bytes; the league records the
-pair in one transaction, exactly as a local pair.
+and the matchmaking. It plays on a pool of long-lived workers (Ray actors,
+:class:`~rookery.arena.league.ray_worker.PairWorker`, one per ``cpus_per_pair`` of the cluster's
+CPUs, at most one per pair in flight), each keeping warm lanes of the versions' processes for
+the season, as the local league does. A pair goes to an idle worker, the one with most of its two
+versions warm; it plays both games and returns each game's outcome with its replay bytes; the
+league records the pair in one transaction, exactly as a local pair.
 
-A version's files reach the workers by content: the league packs its built folder once (a
-gzipped tar archive) and a worker unpacks it once into a cache keyed by the version's identity
-(the SHA-256 of its files, command and build step), shared by every task on that machine. A task
-is sent without files first; a worker whose cache lacks a version answers so, and the pair is sent
-again with the archive, in pieces small enough to travel inside the task itself (Ray inlines
-arguments under 100 KiB: no object store, whose transfers between nodes of one machine fail). A
-task whose worker or node dies is run again by Ray elsewhere (``max_retries``); the league records
-what the one finished run returns, so a pair is recorded once. A league process killed loses the
-pairs in flight (Ray ends a dead driver's tasks): they were never recorded, and the restarted
-league plays others.
+A version's files reach a machine by content: the league packs a version's folder once and a
+worker whose machine lacks it (its cache, keyed by the version's identity: :mod:`.ray_files`)
+answers so; the pair is sent again with the archive's pieces. A version with a build step is built
+on a worker, once: its sources go there, the build runs in the worker's sandbox, and the built
+folder comes back in pieces to the league, which keeps the archive (``builds/<identity>.tar.gz``)
+and ships it to the other machines as their files: the league's machine never runs a build.
+
+A worker or node lost while it plays a pair: the pair is played again on another worker (up to
+``max_retries`` times) and recorded once, from the one run that returned; the pool starts a new
+worker when the cluster has the CPUs for it. A league process killed loses the pairs in flight
+(Ray ends a dead driver's actors): they were never recorded, and the restarted league plays
+others.
 
 Ray is the optional extra (``pip install 'rookery-arena[ray]'``): this module imports it only
 when a league starts on Ray.
@@ -26,320 +29,43 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
-import io
-import os
-import shutil
-import tarfile
-import tempfile
+import secrets
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import structlog
-from rookery.arena._config_values import BotSpec
 from rookery.arena.errors import ArenaError
-from rookery.arena.launch._launcher import BotLauncher, GameLaunch, plan_launch
-from rookery.arena.launch._sandbox import SandboxLimits, SandboxRuntime, probe
+from rookery.arena.records._storage import write_bytes_atomically
 from rookery.arena.run._ray_backend import _ensure_ray, _import_ray
-from rookery.engine import GameResult, Ruleset
-from rookery.server import RookeryServer, SeatStats, ServerConfig, TableSpec, TimeControl
+
+from .ray_files import CACHE_ENV as CACHE_ENV
+from .ray_files import MAX_ARCHIVE_BYTES, pack_folder, split
+from .ray_jobs import BuildJob, BuiltVersion, PairJob, PairResult, Piece, WorkerSettings
+from .ray_worker import PairWorker
+from .submissions import BuildResult
 
 __all__: list[str] = []  # the league's names are its package's (rookery.arena.league)
 
 log = structlog.get_logger("rookery.league")
 
-#: Where a worker keeps the versions' unpacked folders (default: ``rookery-league-cache`` in the
-#: machine's temporary folder).
-CACHE_ENV = "ROOKERY_LEAGUE_CACHE"
-_COMPLETE = ".rookery-complete"
-#: The most bytes of a version's runtime output a task sends back for the league's log.
-LOG_TAIL_BYTES = 16 * 1024
-#: The bytes of one piece of a version's archive (Ray inlines task arguments under 100 KiB).
-PIECE_BYTES = 90 * 1024
-#: The largest archive a pair's task carries (Ray inlines at most 10 MiB of arguments a task).
-MAX_ARCHIVE_BYTES = 8 * 1024 * 1024
+T = TypeVar("T")
+#: Seconds between two looks at the cluster's CPUs (to size the pool of workers).
+_SIZING_S = 2.0
+#: Seconds between the league's pings to its workers (see ``ray_worker.ORPHAN_AFTER_S``).
+_PING_S = 10.0
+#: The Ray namespace of the leagues' workers.
+NAMESPACE = "rookery-league"
 
 
 class RemoteTaskError(ArenaError):
-    """A pair's Ray task failed for good (an error on its worker, or its retries used up)."""
+    """A pair or build failed on Ray for good (an error on its worker, or its retries used up)."""
 
 
-@dataclass(frozen=True)
-class ShippedVersion:
-    """A version as a task needs it: its seat name, command, and its files' identity."""
-
-    version_id: str
-    seat: str
-    command: str
-    #: The cache key of its files ("" for the house bot, which has none).
-    identity: str
-
-
-@dataclass(frozen=True)
-class PairJob:
-    """One duplicate pair: game 0 seats ``a, b, a, b``, game 1 ``b, a, b, a``, the same seed."""
-
-    pair_tag: str
-    seed: int
-    a: ShippedVersion
-    b: ShippedVersion
-    ruleset: Ruleset
-    time_control: TimeControl
-    join_timeout_s: float
-    bot_seed_key: bytes
-    #: ``"on"``, ``"off"`` or ``"auto"``, on the worker.
-    sandbox: str
-    limits: SandboxLimits
-
-
-@dataclass(frozen=True)
-class ShippedOutcome:
-    """A finished game as the league records it (the parts of a ``TableOutcome`` it reads)."""
-
-    result: GameResult
-    termination: int
-    forfeit_seat: int
-    detail: str
-    seat_stats: tuple[SeatStats, ...]
-    duration_s: float
-    replay: bytes
-
-    def replay_bytes(self, *, compress: bool = True) -> bytes:
-        """The replay file's bytes (gzip JSON lines, as the worker wrote them)."""
-        if not compress:
-            raise ValueError("a shipped replay is compressed")
-        return self.replay
-
-
-@dataclass(frozen=True)
-class PairResult:
-    """What a pair's task returns."""
-
-    outcomes: tuple[ShippedOutcome, ...]
-    #: (version id, kind, detail) of each crash of a version's process on the worker.
-    incidents: tuple[tuple[str, str, str], ...]
-    #: The end of each version's output on the worker, for the league's runtime log.
-    logs: dict[str, bytes]
-    node: str
-    #: Seconds the task spent unpacking versions' files (0 when both were cached).
-    unpack_s: float
-    sandboxed: bool
-    #: The identities of the versions whose files this worker lacked (then nothing was played).
-    missing: tuple[str, ...] = ()
-
-
-# The worker's side -------------------------------------------------------------------------------
-
-
-def pack_folder(folder: Path) -> bytes:
-    """A version's folder as a gzipped tar archive (modes kept: a sandboxed bot's files stay
-    readable)."""
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz", compresslevel=6) as archive:
-        archive.add(folder, arcname=".")
-    return buffer.getvalue()
-
-
-def _cache_root() -> Path:
-    root = Path(os.environ.get(CACHE_ENV) or Path(tempfile.gettempdir()) / "rookery-league-cache")
-    root.mkdir(parents=True, exist_ok=True)
-    root.chmod(0o755)  # a sandboxed bot runs under a user id of its own
-    return root
-
-
-def _cache_folder(identity: str) -> Path:
-    if len(identity) != 64 or any(c not in "0123456789abcdef" for c in identity):
-        raise ValueError(f"not a version identity: {identity!r}")
-    return _cache_root() / identity
-
-
-def _is_cached(identity: str) -> bool:
-    return (_cache_folder(identity) / _COMPLETE).exists()
-
-
-def _cached_folder(identity: str, data: bytes) -> tuple[Path, bool]:
-    """The unpacked folder of ``identity`` on this machine, unpacked from ``data`` the first
-    time (into a staging folder renamed into place: tasks at once on one machine are safe)."""
-    folder = _cache_folder(identity)
-    if (folder / _COMPLETE).exists():
-        return folder, False
-    staging = Path(tempfile.mkdtemp(prefix=f".{identity[:12]}-", dir=folder.parent))
-    try:
-        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
-            archive.extractall(staging, filter="tar")
-        staging.chmod(0o755)
-        (staging / _COMPLETE).write_text(f"{time.time()}\n")
-        try:
-            staging.rename(folder)
-        except OSError:  # another task unpacked it first
-            if not (folder / _COMPLETE).exists():
-                raise
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return folder, True
-
-
-def _make_sandbox(mode: str, limits: SandboxLimits, socket: Path) -> SandboxRuntime | None:
-    if mode == "off":
-        return None
-    support = probe()
-    if not support.available:
-        if mode == "on":
-            raise ArenaError(f"sandbox = 'on' but on {os.uname().nodename}: {support.describe()}")
-        return None
-    return SandboxRuntime(support, limits, socket)
-
-
-def play_pair_task(job: PairJob, *pieces: tuple[str, int, bytes]) -> PairResult:
-    """A pair's Ray task: the versions' files from this machine's cache (unpacked from the
-    ``(identity, index, bytes)`` pieces sent if it lacks them), both games played here.
-
-    Without the pieces of a version the cache lacks, it plays nothing and names what it lacks.
-    """
-    started = time.monotonic()
-    sent: dict[str, list[tuple[int, bytes]]] = {}
-    for identity, index, data in pieces:
-        sent.setdefault(identity, []).append((index, data))
-    shipped = [v for v in (job.a, job.b) if v.identity]
-    missing = tuple(
-        v.identity for v in shipped if not _is_cached(v.identity) and v.identity not in sent
-    )
-    if missing:
-        return PairResult((), (), {}, os.uname().nodename, 0.0, False, missing)
-    folders: dict[str, Path | None] = {}
-    for version in (job.a, job.b):
-        if not version.identity:
-            folders[version.version_id] = None
-            continue
-        data = b"".join(piece for _, piece in sorted(sent.get(version.identity, [])))
-        folders[version.version_id] = _cached_folder(version.identity, data)[0]
-    unpack_s = time.monotonic() - started
-    with tempfile.TemporaryDirectory(prefix="rookery-pair-") as scratch_text:
-        scratch = Path(scratch_text)
-        scratch.chmod(0o711)
-        played = asyncio.run(_play_pair_here(job, folders, unpack_s, scratch))
-        logs = {}
-        for version_id in (job.a.version_id, job.b.version_id):
-            with contextlib.suppress(FileNotFoundError):
-                logs[version_id] = (scratch / f"{version_id}.log").read_bytes()[-LOG_TAIL_BYTES:]
-    return dataclasses.replace(played, logs=logs)
-
-
-async def _play_pair_here(
-    job: PairJob, folders: dict[str, Path | None], unpack_s: float, scratch: Path
-) -> PairResult:
-    socket = scratch / "server.sock"
-    sandbox = _make_sandbox(job.sandbox, job.limits, socket)
-    if sandbox is not None:
-        sandbox.run_dirs = (scratch,)
-        sandbox.bot_folders = tuple(f for f in folders.values() if f is not None)
-    config = ServerConfig(
-        address="127.0.0.1:0",
-        unix_socket=str(socket) if sandbox is not None else "",
-        log_level="warning",
-        time_control=job.time_control,
-    )
-    server = RookeryServer(config)
-    await server.start()
-    incidents: list[tuple[str, str, str]] = []
-    launchers: dict[str, BotLauncher] = {}
-    try:
-        for version in (job.a, job.b):
-            folder = folders[version.version_id]
-            spec = BotSpec(
-                version.seat,
-                version.command,
-                folder=str(folder or ""),
-                workdir=str(folder or ""),
-            )
-
-            def incident(_bot: str, kind: str, detail: str, vid: str = version.version_id) -> None:
-                incidents.append((vid, kind, detail))
-
-            launchers[version.version_id] = BotLauncher(
-                spec,
-                plan_launch(spec, 2, 2, 1),
-                server.target,
-                "",
-                scratch / f"{version.version_id}.log",
-                incident,
-                runtime=sandbox,
-                folder=folder,
-            )
-        seats = [
-            (job.a, job.b, job.a, job.b),
-            (job.b, job.a, job.b, job.a),
-        ]
-        outcomes = await asyncio.gather(
-            *(_play_game(server, job, i, seats[i], launchers) for i in range(2))
-        )
-    finally:
-        await asyncio.gather(
-            *(launcher.stop(grace_s=1.0) for launcher in launchers.values()),
-            return_exceptions=True,
-        )
-        await server.stop(grace_s=0.5)
-        if sandbox is not None:
-            sandbox.close()
-    return PairResult(
-        (outcomes[0], outcomes[1]),
-        tuple(incidents),
-        {},
-        os.uname().nodename + f" pid {os.getpid()}",
-        unpack_s,
-        sandbox is not None,
-    )
-
-
-async def _play_game(
-    server: RookeryServer,
-    job: PairJob,
-    index: int,
-    seats: tuple[ShippedVersion, ...],
-    launchers: dict[str, BotLauncher],
-) -> ShippedOutcome:
-    launches: dict[str, GameLaunch] = {}
-    try:
-        for version in {v.version_id: v for v in seats}.values():
-            launcher = launchers[version.version_id]
-            key = server.issue_launch_key(version.seat)
-            plan = plan_launch(launcher.bot, 1, 2, 1)
-            launches[version.version_id] = await launcher.start_game(
-                f"{job.pair_tag} game {index}", plan, key
-            )
-        spec = TableSpec(
-            ruleset=job.ruleset,
-            seat_bots=tuple(v.seat for v in seats),
-            seed=job.seed,
-            time_control=job.time_control,
-            tournament_id=job.pair_tag,
-            table_id=f"{job.pair_tag}-{index}",
-            join_timeout_s=job.join_timeout_s,
-            game_number=index,
-            seat_keys=tuple(launches[v.version_id].key for v in seats),
-            bot_seed_key=job.bot_seed_key,
-        )
-        table = await server.create_table(spec)
-        outcome = await table.wait_finished()
-        return ShippedOutcome(
-            outcome.result,
-            outcome.termination,
-            outcome.forfeit_seat,
-            outcome.detail,
-            tuple(outcome.seat_stats),
-            outcome.duration_s,
-            outcome.replay_bytes(compress=True),
-        )
-    finally:
-        for version_id, launch in launches.items():
-            await launchers[version_id].finish_game(launch)
-            server.revoke_launch_key(launch.key)
-
-
-# The league's side -------------------------------------------------------------------------------
+class _WorkerLost(Exception):
+    """The worker (its actor, or its node) was lost during a call."""
 
 
 @dataclass(frozen=True)
@@ -348,29 +74,62 @@ class RayPairsOptions:
 
     #: The cluster (``host:port`` of its head, ``ray://…``, ``auto``); empty: a local Ray.
     address: str = ""
-    #: CPUs a pair's task takes (its two games' four bot processes think in turn).
+    #: CPUs a worker takes (it plays one pair at a time: four bot processes thinking in turn).
     cpus_per_pair: float = 1.0
-    #: How often Ray runs a pair again whose worker or node died.
+    #: How often a pair is played again whose worker or node was lost.
     max_retries: int = 3
     #: Seconds to wait for the cluster to answer.
     connect_timeout_s: float = 60.0
 
 
 @dataclass
+class _Worker:
+    """One actor of the pool."""
+
+    handle: Any
+    number: int
+    node: str = ""
+    ready: bool = False
+    busy: bool = False
+    dead: bool = False
+    #: The versions (seat names) that have warm processes there.
+    warm: set[str] = field(default_factory=set)
+
+
+@dataclass
 class RayPairs:
-    """The league's pairs on Ray: ``await RayPairs.connect(options)``, then ``play``."""
+    """The league's pool of workers on Ray: ``await RayPairs.connect(options)``, then ``start``
+    with the league's settings, then ``play`` and ``build``."""
 
     ray: Any
     options: RayPairsOptions
     started: bool
-    _task: Any = None
-    #: Version identity → its archive's pieces (packed once).
-    _files: dict[str, list[tuple[str, int, bytes]]] = field(default_factory=dict)
+    #: The actor class (``ray.remote(PairWorker)`` with its resources).
+    _actor: Any = None
+    settings: WorkerSettings | None = None
+    #: The most workers (the league's pairs at once).
+    max_workers: int = 1
+    #: Where the league keeps the built versions' archives (``builds/<identity>.tar.gz``).
+    builds: Path | None = None
+    #: The names of this league's workers start with it (one league file, one prefix).
+    prefix: str = "rookery-league"
+    _workers: list[_Worker] = field(default_factory=list)
+    _changed: asyncio.Event = field(default_factory=asyncio.Event)
+    _cpus: float = 0.0
+    _sized_at: float = 0.0
+    _spawned: int = 0
+    _failures: int = 0
+    _retry_at: float = 0.0
+    _background: set[asyncio.Task[None]] = field(default_factory=set)
+    #: Version identity -> its archive's pieces (packed or read once).
+    _files: dict[str, list[Piece]] = field(default_factory=dict)
     _packing: dict[str, asyncio.Lock] = field(default_factory=dict)
-    #: Archive bytes sent to workers that lacked a version.
+    #: Archive bytes sent to machines that lacked a version.
     bytes_shipped: int = 0
-    #: Tasks sent again with files, after a worker said it lacked them.
+    #: Calls sent again with files, after a worker said its machine lacked them.
     resends: int = 0
+    #: Workers lost (their actor or node) while they held a pair or a build.
+    lost: int = 0
 
     @classmethod
     async def connect(
@@ -386,15 +145,60 @@ class RayPairs:
             ray, options.address, "", options.connect_timeout_s, stop or never
         )
         pairs = cls(ray, options, started)
-        pairs._task = ray.remote(
-            num_cpus=options.cpus_per_pair,
-            max_retries=options.max_retries,
-            retry_exceptions=False,
-        )(play_pair_task)
+        # Detached: owned by the cluster, not by this process (on a cluster of several nodes on
+        # one machine, an actor this process owned was destroyed as it was made: its owner was
+        # taken for dead); the league ends them (close), or they end themselves once it is
+        # silent (ORPHAN_AFTER_S).
+        pairs._actor = ray.remote(
+            num_cpus=options.cpus_per_pair, max_restarts=0, max_concurrency=8
+        )(PairWorker)
         return pairs
 
-    def close(self) -> None:
-        """Leaves the cluster (stops the local Ray this process started)."""
+    def start(
+        self, settings: WorkerSettings, pairs_at_once: int, builds: Path, league: str
+    ) -> None:
+        """The league's settings for its workers, the most pairs it plays at once, where it
+        keeps built archives and a name of the league; the workers a killed run of this league
+        left are ended, and the new ones start now (as many as the cluster has CPUs for)."""
+        self.settings = settings
+        self.max_workers = max(1, pairs_at_once)
+        self.builds = builds
+        self.prefix = f"rookery-league-{league}-"
+        with contextlib.suppress(Exception):
+            for actor in self.ray.util.list_named_actors(all_namespaces=True):
+                if actor["namespace"] == NAMESPACE and actor["name"].startswith(self.prefix):
+                    self.ray.kill(self.ray.get_actor(actor["name"], namespace=NAMESPACE))
+                    log.info("ray worker of a previous run ended", name=actor["name"])
+        self._grow()
+        self._spawn(self._ping())
+
+    async def _ping(self) -> None:
+        while True:
+            await asyncio.sleep(_PING_S)
+            for worker in list(self._workers):
+                if worker.ready and not worker.dead:
+                    with contextlib.suppress(Exception):
+                        worker.handle.ping.remote()
+
+    async def close(self) -> None:
+        """Stops the workers' processes and leaves the cluster (stops the local Ray this
+        process started)."""
+        for task in self._background:
+            task.cancel()
+        closing = [w for w in self._workers if w.ready and not w.dead]
+        if closing:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(
+                    asyncio.gather(
+                        *(self._await(w.handle.close.remote()) for w in closing),
+                        return_exceptions=True,
+                    ),
+                    10.0,
+                )
+        for worker in self._workers:
+            with contextlib.suppress(Exception):
+                self.ray.kill(worker.handle)
+        self._workers.clear()
         if self.started:
             self.ray.shutdown()
 
@@ -402,58 +206,224 @@ class RayPairs:
         """The cluster's CPUs now."""
         return float(self.ray.cluster_resources().get("CPU", 0.0))
 
-    async def _pieces_of(
-        self, version: ShippedVersion, folder: Path | None
-    ) -> list[tuple[str, int, bytes]]:
-        if folder is None:
-            return []
-        lock = self._packing.setdefault(version.identity, asyncio.Lock())
-        async with lock:
-            pieces = self._files.get(version.identity)
-            if pieces is None:
-                data = await asyncio.to_thread(pack_folder, folder)
-                if len(data) > MAX_ARCHIVE_BYTES:
-                    raise RemoteTaskError(
-                        f"version {version.version_id}: its packed files are {len(data):,} "
-                        f"bytes, over the {MAX_ARCHIVE_BYTES:,} a pair's task carries"
-                    )
-                pieces = [
-                    (version.identity, i, data[start : start + PIECE_BYTES])
-                    for i, start in enumerate(range(0, len(data), PIECE_BYTES))
-                ]
-                self._files[version.identity] = pieces
-        return pieces
+    @property
+    def workers(self) -> int:
+        """Workers ready now."""
+        return sum(1 for w in self._workers if w.ready and not w.dead)
 
-    async def play(self, job: PairJob, folders: tuple[Path | None, Path | None]) -> PairResult:
-        """Plays ``job`` on the cluster; its result once its task has finished (a task Ray ran
-        again after losing its worker returns once)."""
-        pieces: list[tuple[str, int, bytes]] = []
-        for _attempt in range(4):
-            result = await self._run(job, pieces)
-            if not result.missing:
-                return result
-            # That worker's machine lacked a version: send the pair again with the files.
-            pieces = []
-            for version, folder in zip((job.a, job.b), folders, strict=True):
-                if version.identity in result.missing:
-                    pieces += await self._pieces_of(version, folder)
-            self.resends += 1
-            self.bytes_shipped += sum(len(p[2]) for p in pieces)
-        raise RemoteTaskError(f"pair {job.pair_tag}: the workers kept lacking its versions' files")
+    # The pool ------------------------------------------------------------------------------------
 
-    async def _run(self, job: PairJob, pieces: list[tuple[str, int, bytes]]) -> PairResult:
-        ref = self._task.remote(job, *pieces)
+    def _target(self) -> int:
+        now = time.monotonic()
+        if now - self._sized_at > _SIZING_S:
+            with contextlib.suppress(Exception):
+                self._cpus = self.cpus()
+            self._sized_at = now
+        fits = int(self._cpus // self.options.cpus_per_pair) if self.options.cpus_per_pair else 1
+        return max(1, min(self.max_workers, fits))
+
+    def _grow(self) -> None:
+        """Starts workers up to the target; ends those still waiting for CPUs past it (a node
+        lost takes its CPUs with it)."""
+        if self.settings is None:
+            return
+        target = self._target()
+        alive = [w for w in self._workers if not w.dead]
+        for worker in [w for w in alive if not w.ready][: max(0, len(alive) - target)]:
+            self._drop(worker)
+        while sum(not w.dead for w in self._workers) < target:
+            if time.monotonic() < self._retry_at:
+                return
+            self._spawned += 1
+            name = f"{self.prefix}{secrets.token_hex(4)}-{self._spawned}"
+            actor = self._actor.options(name=name, lifetime="detached", namespace=NAMESPACE)
+            worker = _Worker(actor.remote(self.settings), self._spawned)
+            self._workers.append(worker)
+            self._spawn(self._await_ready(worker))
+
+    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(coroutine)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _await_ready(self, worker: _Worker) -> None:
         try:
-            result: PairResult = await asyncio.wrap_future(ref.future())
-            return result
+            worker.node = await self._await(worker.handle.ready.remote())
+        except (_WorkerLost, RemoteTaskError) as error:
+            log.warning("ray worker did not start", worker=worker.number, error=str(error))
+            self._drop(worker)
+            self._failures += 1
+            # The next one in a while, not in a loop (a cluster that cannot start one).
+            self._retry_at = time.monotonic() + min(30.0, 2.0**self._failures)
+        else:
+            self._failures = 0
+            worker.ready = True
+            log.info("ray worker ready", worker=worker.number, node=worker.node)
+        self._changed.set()
+
+    def _drop(self, worker: _Worker) -> None:
+        worker.dead = True
+        with contextlib.suppress(Exception):
+            self.ray.kill(worker.handle)
+        if worker in self._workers:
+            self._workers.remove(worker)
+        self._changed.set()
+
+    async def _take(self, seats: set[str]) -> _Worker:
+        """An idle worker, the one with most of ``seats`` warm (waits for one)."""
+        while True:
+            self._grow()
+            idle = [w for w in self._workers if w.ready and not w.busy and not w.dead]
+            if idle:
+                worker = max(idle, key=lambda w: len(seats & w.warm))
+                worker.busy = True
+                return worker
+            self._changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), _SIZING_S)
+
+    def _give_back(self, worker: _Worker) -> None:
+        worker.busy = False
+        self._changed.set()
+
+    async def _await(self, ref: Any) -> Any:
+        """A call's result; :class:`_WorkerLost` if its actor or node died, else
+        :class:`RemoteTaskError` for an error on the worker."""
+        exceptions = self.ray.exceptions
+        lost = tuple(
+            getattr(exceptions, name)
+            for name in ("RayActorError", "ActorUnavailableError", "WorkerCrashedError")
+            if hasattr(exceptions, name)
+        )
+        try:
+            return await asyncio.wrap_future(ref.future())
         except asyncio.CancelledError:
             with contextlib.suppress(Exception):
-                self.ray.cancel(ref, force=True)
+                self.ray.cancel(ref)
             raise
-        except self.ray.exceptions.RayTaskError as error:
-            cause = error.as_instanceof_cause()
-            raise RemoteTaskError(f"pair {job.pair_tag} failed on its worker: {cause}") from None
-        except self.ray.exceptions.RayError as error:
-            raise RemoteTaskError(
-                f"pair {job.pair_tag} was lost after {self.options.max_retries} retries: {error}"
-            ) from None
+        except lost as error:
+            raise _WorkerLost(str(error).splitlines()[0] if str(error) else repr(error)) from None
+        except exceptions.RayTaskError as error:
+            raise RemoteTaskError(f"failed on its worker: {error.as_instanceof_cause()}") from None
+        except exceptions.RayError as error:
+            raise RemoteTaskError(f"failed on Ray: {error}") from None
+
+    async def _on_a_worker(
+        self, what: str, seats: set[str], call: Callable[[_Worker], Awaitable[T]]
+    ) -> T:
+        """``call`` on an idle worker; on another if the worker is lost (``max_retries``)."""
+        for attempt in range(self.options.max_retries + 1):
+            worker = await self._take(seats)
+            try:
+                return await call(worker)
+            except _WorkerLost as error:
+                self.lost += 1
+                log.warning(
+                    "ray worker lost: played again elsewhere",
+                    what=what,
+                    worker=worker.number,
+                    node=worker.node,
+                    attempt=attempt + 1,
+                    error=str(error),
+                )
+                self._drop(worker)
+            except RemoteTaskError as error:
+                raise RemoteTaskError(f"{what} {error}") from None
+            finally:
+                self._give_back(worker)
+        raise RemoteTaskError(f"{what} was lost {self.options.max_retries + 1} times on Ray")
+
+    # Files ---------------------------------------------------------------------------------------
+
+    def built_archive(self, identity: str) -> Path:
+        """Where the league keeps the built archive of ``identity``."""
+        assert self.builds is not None
+        return self.builds / f"{identity}.tar.gz"
+
+    async def _pieces_of(self, identity: str, folder: Path | None) -> list[Piece]:
+        """The pieces of the version's files as machines get them: its built archive if it was
+        built, else its folder packed (once)."""
+        if folder is None or not identity:
+            return []
+        lock = self._packing.setdefault(identity, asyncio.Lock())
+        async with lock:
+            pieces = self._files.get(identity)
+            if pieces is None:
+                archive = self.built_archive(identity)
+                if archive.exists():
+                    data = await asyncio.to_thread(archive.read_bytes)
+                else:
+                    data = await asyncio.to_thread(pack_folder, folder)
+                _check_size(identity, data)
+                pieces = self._files[identity] = split(identity, data)
+        return pieces
+
+    # Pairs and builds ----------------------------------------------------------------------------
+
+    async def play(self, job: PairJob, folders: tuple[Path | None, Path | None]) -> PairResult:
+        """Plays ``job`` on a worker; its result once it has finished (a pair whose worker was
+        lost is played again on another)."""
+        seats = {job.a.seat, job.b.seat}
+
+        async def on(worker: _Worker) -> PairResult:
+            pieces: list[Piece] = []
+            for _ in range(3):
+                result: PairResult = await self._await(worker.handle.play.remote(job, *pieces))
+                if not result.missing:
+                    worker.warm |= seats
+                    return result
+                # That worker's machine lacked a version: the same worker again, with its files.
+                pieces = []
+                for version, folder in zip((job.a, job.b), folders, strict=True):
+                    if version.identity in result.missing:
+                        pieces += await self._pieces_of(version.identity, folder)
+                self.resends += 1
+                self.bytes_shipped += sum(len(p[2]) for p in pieces)
+            raise RemoteTaskError(f"its worker kept lacking its versions' files ({worker.node})")
+
+        return await self._on_a_worker(f"pair {job.pair_tag}", seats, on)
+
+    async def build(self, job: BuildJob, folder: Path) -> BuildResult:
+        """Runs ``job`` on a worker (the versions' sources from ``folder``); a successful build's
+        folder comes back as the archive at :meth:`built_archive`, which machines then get."""
+
+        async def on(worker: _Worker) -> BuildResult:
+            built: BuiltVersion = await self._await(worker.handle.build.remote(job))
+            if built.missing:
+                data = await asyncio.to_thread(pack_folder, folder)
+                _check_size(job.identity, data)
+                sources = split(job.identity, data)
+                self.bytes_shipped += len(data)
+                built = await self._await(worker.handle.build.remote(job, *sources))
+            if built.result.ok:
+                pieces = await asyncio.gather(
+                    *(self._await(worker.handle.piece.remote(job.identity, i)) for i in
+                      range(built.pieces))
+                )  # fmt: skip
+                data = b"".join(pieces)
+                if len(data) != built.size:
+                    raise RemoteTaskError(f"its archive came back {len(data)} of {built.size} B")
+                _check_size(job.identity, data)
+                await asyncio.to_thread(
+                    write_bytes_atomically, self.built_archive(job.identity), data
+                )
+                self._files.pop(job.identity, None)
+            log.info(
+                "ray build",
+                version=job.version_id,
+                ok=built.result.ok,
+                node=built.node,
+                cached=built.cached,
+                bytes=built.size,
+            )
+            return built.result
+
+        return await self._on_a_worker(f"the build of {job.version_id}", set(), on)
+
+
+def _check_size(identity: str, data: bytes) -> None:
+    if len(data) > MAX_ARCHIVE_BYTES:
+        raise RemoteTaskError(
+            f"version {identity[:12]}: its packed files are {len(data):,} bytes, over the "
+            f"{MAX_ARCHIVE_BYTES:,} that travel inside a Ray call"
+        )

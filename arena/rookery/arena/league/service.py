@@ -243,7 +243,7 @@ class LeagueServer:
         ray: RayPairsOptions | None = None,
     ) -> LeagueServer:
         """Starts the server and the league on it; with ``ray``, its pairs are Ray tasks
-        (builds stay here, in this machine's sandbox)."""
+        (and their builds, on the workers)."""
         remote: RayPairs | None = None
         if ray is not None:
             from rookery.arena.league.ray import RayPairs
@@ -254,7 +254,7 @@ class LeagueServer:
             return await cls._start(path, config, options, remote)
         except BaseException:
             if remote is not None:
-                remote.close()
+                await remote.close()
             raise
 
     @classmethod
@@ -299,4 +299,4 @@ class LeagueServer:
         if self.socket_dir is not None:
             shutil.rmtree(self.socket_dir, ignore_errors=True)
         if self.remote is not None:
-            self.remote.close()
+            await self.remote.close()
