@@ -16,7 +16,7 @@ smaller number of steps), standard preset:
     core.vector ratio=...                            core over python, env core over python
     core.playout[engine] hands/s=...                 rookery.engine.random_playout, events off
                                                      (the build in use: the core or pure)
-    core.playout[core] hands/s=...                   rookery_core.Game.random_playout
+    core.playout[core] hands/s=...                   rookery_core.EngineGame.random_playout
     core.playout ratio=...
     core.api_playout[pure] actions/s=...             game.apply(game.legal_actions().sample(rng))
                                                      on the pure Game (_game.py), events off
@@ -45,6 +45,7 @@ except ImportError:
     print("core: rookery_core is not built (no Rust toolchain): nothing to measure")
     sys.exit(0)
 
+import rookery.engine._core_game  # noqa: F401  (binds the engine's values to the core)
 from rookery.envs.vector import RookVectorEnv
 
 TABLES = 1024
@@ -119,9 +120,9 @@ def playout_core(seed: int) -> float:
     game_seed = seed * 100_000
     start = time.process_time()
     while time.process_time() - start < 1.0:
-        game = rookery_core.Game(rules, game_seed, events=False)
+        game = rookery_core.EngineGame(rules, game_seed, events=False)
         game.random_playout(game_seed)
-        hands += len(game.hand_results)
+        hands += len(game._hand_results_plain(0))
         game_seed += 1
     return hands / (time.process_time() - start)
 

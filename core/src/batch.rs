@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::cards::NUM_CARDS;
 use crate::game::{Game, Phase};
-use crate::observation::{self, Layout};
+use crate::observation::{self, IdStep, Layout};
 use crate::rules::Rules;
 
 const C: usize = NUM_CARDS as usize;
@@ -47,18 +47,18 @@ fn random_card(mask: u64, rng: &mut Rng) -> u32 {
 }
 
 /// Applies one random legal action: pass or the lowest bid with even odds; any other action
-/// uniformly (a bury: a uniform subset of the hand).
-pub fn random_action(game: &mut Game, rng: &mut Rng) {
-    let outcome = match game.phase {
+/// uniformly (a bury: a uniform subset of the hand). Returns the action applied.
+pub fn random_action(game: &mut Game, rng: &mut Rng) -> IdStep {
+    let step = match game.phase {
         Phase::Bidding => {
             let lowest = game.lowest_bid();
             if lowest <= game.rules.effective_max_bid && rng.below(2) == 1 {
-                game.bid(lowest)
+                IdStep::Bid(lowest)
             } else {
-                game.pass()
+                IdStep::Pass
             }
         }
-        Phase::NameTrump => game.name_trump(rng.below(4) as i64),
+        Phase::NameTrump => IdStep::Trump(rng.below(4) as i64),
         Phase::Bury => {
             let mut hand = game.hands[game.current as usize];
             let mut cards = 0u64;
@@ -67,13 +67,15 @@ pub fn random_action(game: &mut Game, rng: &mut Rng) {
                 cards |= 1 << card;
                 hand &= !(1u64 << card);
             }
-            game.bury(cards)
+            IdStep::Bury(cards)
         }
-        Phase::Call => game.call(random_card(game.call_from(), rng) as i64),
-        Phase::Play => game.play(random_card(game.legal_play_mask(), rng) as i64),
-        Phase::GameOver => Ok(()),
+        Phase::Call => IdStep::Call(random_card(game.call_from(), rng) as i64),
+        Phase::Play => IdStep::Play(random_card(game.legal_play_mask(), rng) as i64),
+        Phase::GameOver => return IdStep::Illegal,
     };
+    let outcome = observation::apply(game, step);
     debug_assert!(outcome.is_ok());
+    step
 }
 
 /// The fixed action ids of one ruleset (as `rookery.envs.ActionCodec`).

@@ -7,7 +7,7 @@
 
 use crate::batch::Codec;
 use crate::cards::NUM_CARDS;
-use crate::game::{Game, Phase};
+use crate::game::{Game, Phase, Refusal};
 
 const C: usize = NUM_CARDS as usize;
 
@@ -153,6 +153,20 @@ pub fn decode(game: &Game, codec: &Codec, pending: u64, id: i64) -> IdStep {
         Phase::Call => IdStep::Call((id - codec.call0) as i64),
         Phase::Play => IdStep::Play((id - codec.play0) as i64),
         Phase::GameOver => IdStep::Illegal,
+    }
+}
+
+/// Applies the action of `step` (a bury in progress applies nothing; an illegal id is refused).
+pub fn apply(game: &mut Game, step: IdStep) -> Result<(), Refusal> {
+    match step {
+        IdStep::Pending(_) => Ok(()),
+        IdStep::Bury(cards) => game.bury(cards),
+        IdStep::Pass => game.pass(),
+        IdStep::Bid(amount) => game.bid(amount),
+        IdStep::Trump(suit) => game.name_trump(suit),
+        IdStep::Call(card) => game.call(card),
+        IdStep::Play(card) => game.play(card),
+        IdStep::Illegal => Err(Refusal::Malformed("not a legal action id now".into())),
     }
 }
 

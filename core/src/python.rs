@@ -1,4 +1,6 @@
-//! The Python bindings: `Rules`, `Game`, `Batch` and `RefusedError`.
+//! The Python bindings: `Rules`, `Batch` and `RefusedError`, and the plain values of a game
+//! (results, events, observations, legal actions) that `EngineGame` (`python_engine.rs`) hands
+//! to the engine.
 
 use std::sync::Arc;
 
@@ -6,11 +8,12 @@ use pyo3::buffer::PyBuffer;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::types::{PyDict, PyTuple};
 
 use crate::batch::{Batch, BatchOut};
 use crate::deal::{deal_for_hand, Deal};
 use crate::game::{Event, Game, GameResult, HandResult, Refusal, Trick};
+use crate::python_engine::EngineGame;
 use crate::rules::{Partnership, Rules};
 
 create_exception!(
@@ -123,12 +126,6 @@ impl PyRules {
 
 pub(crate) fn deal_tuple(rules: &Rules, deal: &Deal) -> (Vec<u64>, u64, u64) {
     (deal.hands[..rules.players].to_vec(), deal.nest, deal.dead)
-}
-
-/// One game of Rook on the native core.
-#[pyclass(name = "Game", module = "rookery_core")]
-pub struct PyGame {
-    pub game: Game,
 }
 
 pub(crate) fn hand_result_dict<'py>(
@@ -435,325 +432,6 @@ fn completed_trick(players: usize, trick: &Trick) -> TrickTuple {
     )
 }
 
-#[pymethods]
-impl PyGame {
-    #[new]
-    #[pyo3(signature = (rules, seed, events = true))]
-    fn new(rules: &PyRules, seed: u64, events: bool) -> PyGame {
-        PyGame {
-            game: Game::new(Arc::clone(&rules.rules), seed, events),
-        }
-    }
-
-    /// A game whose current hand is the deal `(hands, nest, dead)`.
-    #[staticmethod]
-    #[pyo3(signature = (rules, hands, nest, dead, *, seed = 0, dealer = None, hand_number = 0, scores = None, events = true))]
-    #[allow(clippy::too_many_arguments)]
-    fn from_deal(
-        rules: &PyRules,
-        hands: Vec<u64>,
-        nest: u64,
-        dead: u64,
-        seed: u64,
-        dealer: Option<usize>,
-        hand_number: i64,
-        scores: Option<Vec<i64>>,
-        events: bool,
-    ) -> PyResult<PyGame> {
-        let rules = Arc::clone(&rules.rules);
-        if hands.len() != rules.players {
-            return Err(PyValueError::new_err(
-                "the deal is not a partition of the deck over the seats",
-            ));
-        }
-        let mut deal = Deal {
-            hands: [0; 6],
-            nest,
-            dead,
-        };
-        deal.hands[..hands.len()].copy_from_slice(&hands);
-        let scores = scores.unwrap_or_else(|| vec![0; rules.num_sides]);
-        let dealer = dealer.unwrap_or(rules.first_dealer);
-        Game::from_deal(rules, deal, seed, dealer, hand_number, &scores, events)
-            .map(|game| PyGame { game })
-            .map_err(PyValueError::new_err)
-    }
-
-    fn clone(&self) -> PyGame {
-        PyGame {
-            game: self.game.clone(),
-        }
-    }
-
-    #[getter]
-    fn seed(&self) -> u64 {
-        self.game.seed
-    }
-
-    /// The phase's index in `rookery.engine.Phase` order (BIDDING … GAME_OVER).
-    #[getter]
-    fn phase(&self) -> u8 {
-        self.game.phase as u8
-    }
-
-    #[getter]
-    fn current_player(&self) -> i32 {
-        self.game.current
-    }
-
-    #[getter]
-    fn hand_number(&self) -> i64 {
-        self.game.hand_number
-    }
-
-    #[getter]
-    fn dealer(&self) -> usize {
-        self.game.dealer
-    }
-
-    #[getter]
-    fn bidder(&self) -> i32 {
-        self.game.bidder
-    }
-
-    #[getter]
-    fn trump(&self) -> i32 {
-        self.game.trump
-    }
-
-    #[getter]
-    fn is_over(&self) -> bool {
-        self.game.is_over()
-    }
-
-    #[getter]
-    fn scores(&self) -> Vec<i64> {
-        self.game.scores[..self.game.rules.num_sides].to_vec()
-    }
-
-    #[getter]
-    fn hands(&self) -> Vec<u64> {
-        self.game.hands[..self.game.rules.players].to_vec()
-    }
-
-    #[getter]
-    fn deal(&self) -> (Vec<u64>, u64, u64) {
-        deal_tuple(&self.game.rules, &self.game.deal)
-    }
-
-    #[getter]
-    fn last_seq(&self) -> usize {
-        self.game.events.len()
-    }
-
-    #[getter]
-    fn result<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
-        self.game
-            .result
-            .as_ref()
-            .map(|result| game_result_dict(py, result))
-            .transpose()
-    }
-
-    #[getter]
-    fn hand_results<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let items: PyResult<Vec<_>> = self
-            .game
-            .hand_results
-            .iter()
-            .map(|result| hand_result_dict(py, &self.game.rules, result))
-            .collect();
-        PyList::new(py, items?)
-    }
-
-    #[getter]
-    fn forfeited(&self) -> Option<(usize, String)> {
-        self.game.forfeit.clone()
-    }
-
-    #[getter]
-    fn is_aborted(&self) -> bool {
-        self.game.aborted
-    }
-
-    /// The events after `seq` as tuples `(kind, hand_number, *fields)`.
-    #[pyo3(signature = (seq = 0))]
-    fn events_since<'py>(&self, py: Python<'py>, seq: usize) -> PyResult<Bound<'py, PyList>> {
-        let start = seq.min(self.game.events.len());
-        let items: PyResult<Vec<_>> = self.game.events[start..]
-            .iter()
-            .map(|event| event_tuple(py, &self.game.rules, event))
-            .collect();
-        PyList::new(py, items?)
-    }
-
-    /// The legal actions: `(phase, player, data)`: the bids above the high bid (pass is always
-    /// legal too), `(bury_from, bury_count)`, the call mask or the play mask; `None` otherwise.
-    fn legal<'py>(&self, py: Python<'py>) -> PyResult<(u8, i32, PyObject)> {
-        legal_tuple(py, &self.game)
-    }
-
-    fn bid(&mut self, amount: i64) -> PyResult<u32> {
-        self.game.bid(amount).map_err(refused)?;
-        Ok(self.status())
-    }
-
-    fn pass_(&mut self) -> PyResult<u32> {
-        self.game.pass().map_err(refused)?;
-        Ok(self.status())
-    }
-
-    fn name_trump(&mut self, suit: i64) -> PyResult<u32> {
-        self.game.name_trump(suit).map_err(refused)?;
-        Ok(self.status())
-    }
-
-    fn bury(&mut self, cards: u64) -> PyResult<u32> {
-        self.game.bury(cards).map_err(refused)?;
-        Ok(self.status())
-    }
-
-    fn call(&mut self, card: i64) -> PyResult<u32> {
-        self.game.call(card).map_err(refused)?;
-        Ok(self.status())
-    }
-
-    fn play(&mut self, card: i64) -> PyResult<u32> {
-        self.game.play(card).map_err(refused)?;
-        Ok(self.status())
-    }
-
-    #[pyo3(signature = (seat, reason = String::new()))]
-    fn forfeit(&mut self, seat: i64, reason: String) -> PyResult<u32> {
-        if self.game.is_over() {
-            return Err(refused(Refusal::GameOver(
-                "the game is over: cannot forfeit".into(),
-            )));
-        }
-        if !(0..self.game.rules.players as i64).contains(&seat) {
-            return Err(PyValueError::new_err(format!("not a seat: {seat}")));
-        }
-        self.game.forfeit(seat as usize, &reason).map_err(refused)?;
-        Ok(self.status())
-    }
-
-    fn abort(&mut self) -> PyResult<u32> {
-        self.game.abort().map_err(refused)?;
-        Ok(self.status())
-    }
-
-    /// The phase's index and the seat to act in one int: `phase << 8 | (seat + 1)` (every
-    /// action returns it too).
-    #[getter]
-    fn status(&self) -> u32 {
-        (self.game.phase as u32) << 8 | (self.game.current + 1) as u32
-    }
-
-    /// The cards the seat to act may play (the PLAY phase; else 0).
-    fn play_mask(&self) -> u64 {
-        if self.game.phase == crate::game::Phase::Play {
-            self.game.legal_play_mask()
-        } else {
-            0
-        }
-    }
-
-    /// What `seat` may know now (-1: a spectator), as a dict of `Observation`'s fields
-    /// (tricks as `(leader, ((seat, card), …), winner, points)`, trump as an int or None).
-    fn observation<'py>(&self, py: Python<'py>, seat: i64) -> PyResult<Bound<'py, PyDict>> {
-        let game = &self.game;
-        let players = game.rules.players;
-        if !(-1..players as i64).contains(&seat) {
-            return Err(PyValueError::new_err(format!("not a seat: {seat}")));
-        }
-        let seat = seat as i32;
-        let is_bidder = seat >= 0 && seat == game.bidder;
-        let out = PyDict::new(py);
-        out.set_item("seat", seat)?;
-        out.set_item("hand_number", game.hand_number)?;
-        out.set_item("dealer", game.dealer)?;
-        out.set_item("phase", game.phase as u8)?;
-        out.set_item("current_player", game.current)?;
-        out.set_item(
-            "hand",
-            if seat >= 0 {
-                game.hands[seat as usize]
-            } else {
-                0
-            },
-        )?;
-        out.set_item("nest", if is_bidder { game.nest } else { 0 })?;
-        out.set_item("auction", PyTuple::new(py, game.auction.iter().copied())?)?;
-        out.set_item("high_bid", game.high_bid)?;
-        out.set_item("high_bidder", game.high_bidder)?;
-        out.set_item("bidder", game.bidder)?;
-        out.set_item("bid", game.bid)?;
-        out.set_item(
-            "trump",
-            if game.trump < 0 {
-                None
-            } else {
-                Some(game.trump)
-            },
-        )?;
-        out.set_item("buried", if is_bidder { game.buried } else { 0 })?;
-        out.set_item("buried_count", game.buried.count_ones())?;
-        out.set_item("called_card", game.called)?;
-        out.set_item("partner", game.partner_for(seat))?;
-        let current: TrickTuple = if game.phase == crate::game::Phase::Play {
-            let leader = if game.trick_len > 0 {
-                game.lead
-            } else {
-                game.current as usize
-            };
-            (
-                leader as i64,
-                seated(players, leader, &game.trick[..game.trick_len]),
-                -1,
-                game.trick_points,
-            )
-        } else {
-            (-1, Vec::new(), -1, 0)
-        };
-        out.set_item("current_trick", current)?;
-        let completed: Vec<TrickTuple> = game
-            .tricks
-            .iter()
-            .map(|trick| completed_trick(players, trick))
-            .collect();
-        out.set_item("completed_tricks", PyTuple::new(py, completed)?)?;
-        out.set_item("points_captured", PyTuple::new(py, game.points_captured())?)?;
-        out.set_item(
-            "scores",
-            PyTuple::new(py, &game.scores[..game.rules.num_sides])?,
-        )?;
-        Ok(out)
-    }
-
-    /// `observation(seat)`'s values as one tuple in `Observation`'s field order (from `seat` to
-    /// `scores`), the phase as its index, the completed tricks only from index `since` on.
-    fn observation_fields<'py>(
-        &self,
-        py: Python<'py>,
-        seat: i64,
-        since: usize,
-    ) -> PyResult<Bound<'py, PyTuple>> {
-        observation_fields(py, &self.game, seat, since)
-    }
-
-    /// Plays the game out with uniformly random legal actions from a generator seeded
-    /// `rng_seed` (bids: pass or the lowest bid, even odds); returns the actions applied.
-    fn random_playout(&mut self, rng_seed: u64) -> usize {
-        let mut rng = crate::batch::Rng::new(rng_seed);
-        let mut count = 0;
-        while !self.game.is_over() {
-            crate::batch::random_action(&mut self.game, &mut rng);
-            count += 1;
-        }
-        count
-    }
-}
-
 fn writable<'py, T: pyo3::buffer::Element>(
     array: &Bound<'py, PyAny>,
     name: &str,
@@ -899,11 +577,11 @@ impl PyBatch {
     }
 
     /// Table `index`'s game, copied (for tests and inspection).
-    fn table(&self, index: usize) -> PyResult<PyGame> {
+    fn table(&self, index: usize) -> PyResult<EngineGame> {
         self.batch
             .tables
             .get(index)
-            .map(|game| PyGame { game: game.clone() })
+            .map(|game| EngineGame::of(game.clone()))
             .ok_or_else(|| PyValueError::new_err(format!("no table {index}")))
     }
 
@@ -935,7 +613,6 @@ unsafe fn out_views<'a>(
 #[pymodule]
 fn rookery_core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<PyRules>()?;
-    module.add_class::<PyGame>()?;
     module.add_class::<PyBatch>()?;
     crate::python_dd::register(module)?;
     crate::python_engine::register(module)?;

@@ -7,7 +7,7 @@
 //! in again for the next call when nobody else holds it), refusals the engine's own exceptions.
 //! `rookery.engine` binds its values once (`bind_engine`); everything else of `Game` (events,
 //! observations, results) stays in the engine's Python, built from the plain values of
-//! `rookery_core.Game`'s helpers.
+//! the core's helpers in `python.rs`.
 
 use std::sync::Arc;
 
@@ -17,11 +17,14 @@ use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
 use pyo3::types::{PyDict, PyInt, PyList, PySlice, PyString, PyTuple, PyType};
 
+use crate::batch::{random_action, Rng};
 use crate::cards::NUM_CARDS;
+use crate::deal::Deal;
 use crate::game::{Game, Phase, Refusal};
+use crate::observation::{self, IdStep};
 use crate::python::{
     deal_tuple, event_tuple, game_result_dict, hand_result_dict, legal_tuple, observation_fields,
-    PyGame, PyRules,
+    PyRules,
 };
 
 /// The engine's values the core hands out, bound once by `rookery.engine` (`bind_engine`).
@@ -188,7 +191,7 @@ struct Applied {
 }
 
 #[derive(Clone, Copy)]
-pub(crate) enum Kind {
+enum Kind {
     Play,
     Pass,
     Bid,
@@ -198,12 +201,46 @@ pub(crate) enum Kind {
 }
 
 impl EngineGame {
-    pub(crate) fn record(&mut self, seat: i32, kind: Kind, value: i64) {
+    /// A game starting at `game` (no actions applied yet).
+    pub(crate) fn of(game: Game) -> EngineGame {
+        EngineGame {
+            game,
+            actions: Vec::new(),
+            legal: None,
+        }
+    }
+
+    fn record(&mut self, seat: i32, kind: Kind, value: i64) {
         self.actions.push(Applied {
             seat: seat as u8,
             kind,
             value,
         });
+    }
+
+    /// Applies the action of `step` for the seat to act and records it.
+    pub(crate) fn apply_step(&mut self, step: IdStep) -> Result<(), Refusal> {
+        let seat = self.game.current;
+        observation::apply(&mut self.game, step)?;
+        if let Some((kind, value)) = Kind::of(step) {
+            self.record(seat, kind, value);
+        }
+        Ok(())
+    }
+}
+
+impl Kind {
+    /// The kind and value of the action of `step` (none for a bury in progress).
+    fn of(step: IdStep) -> Option<(Kind, i64)> {
+        Some(match step {
+            IdStep::Pass => (Kind::Pass, 0),
+            IdStep::Bid(amount) => (Kind::Bid, amount),
+            IdStep::Trump(suit) => (Kind::Trump, suit),
+            IdStep::Bury(cards) => (Kind::Bury, cards as i64),
+            IdStep::Call(card) => (Kind::Call, card),
+            IdStep::Play(card) => (Kind::Play, card),
+            IdStep::Pending(_) | IdStep::Illegal => return None,
+        })
     }
 }
 
@@ -224,8 +261,8 @@ impl Applied {
 
 #[pymethods]
 impl EngineGame {
-    /// A new game of `rules` (`source`: a `rookery_core.Game` to start from, e.g. from a deal,
-    /// or an `EngineGame` to copy, actions included).
+    /// A new game of `rules` (`source`: an `EngineGame` to start from, actions included: a copy,
+    /// or a game from a deal made by `_from_deal`).
     #[new]
     #[pyo3(signature = (rules, seed, events = true, source = None))]
     fn new(
@@ -233,30 +270,81 @@ impl EngineGame {
         rules: &PyRules,
         seed: u64,
         events: bool,
-        source: Option<&Bound<'_, PyAny>>,
+        source: Option<&Bound<'_, EngineGame>>,
     ) -> PyResult<EngineGame> {
         engine(py)?;
         let Some(source) = source else {
-            return Ok(EngineGame {
-                game: Game::new(Arc::clone(&rules.rules), seed, events),
-                actions: Vec::new(),
-                legal: None,
-            });
+            return Ok(EngineGame::of(Game::new(
+                Arc::clone(&rules.rules),
+                seed,
+                events,
+            )));
         };
-        if let Ok(other) = source.downcast::<EngineGame>() {
-            let other = other.borrow();
-            return Ok(EngineGame {
-                game: other.game.clone(),
-                actions: other.actions.clone(),
-                legal: None,
-            });
-        }
-        let start = source.downcast::<PyGame>()?.borrow();
+        let other = source.borrow();
         Ok(EngineGame {
-            game: start.game.clone(),
-            actions: Vec::new(),
+            game: other.game.clone(),
+            actions: other.actions.clone(),
             legal: None,
         })
+    }
+
+    /// A game whose current hand is the deal `(hands, nest, dead)` (for `CoreGame.from_deal`,
+    /// which checks the arguments first).
+    #[staticmethod]
+    #[pyo3(signature = (rules, hands, nest, dead, *, seed = 0, dealer = None, hand_number = 0, scores = None, events = true))]
+    #[allow(clippy::too_many_arguments)]
+    fn _from_deal(
+        py: Python<'_>,
+        rules: &PyRules,
+        hands: Vec<u64>,
+        nest: u64,
+        dead: u64,
+        seed: u64,
+        dealer: Option<usize>,
+        hand_number: i64,
+        scores: Option<Vec<i64>>,
+        events: bool,
+    ) -> PyResult<EngineGame> {
+        engine(py)?;
+        let rules = Arc::clone(&rules.rules);
+        if hands.len() != rules.players {
+            return Err(PyValueError::new_err(
+                "the deal is not a partition of the deck over the seats",
+            ));
+        }
+        let mut deal = Deal {
+            hands: [0; 6],
+            nest,
+            dead,
+        };
+        deal.hands[..hands.len()].copy_from_slice(&hands);
+        let scores = scores.unwrap_or_else(|| vec![0; rules.num_sides]);
+        let dealer = dealer.unwrap_or(rules.first_dealer);
+        Game::from_deal(rules, deal, seed, dealer, hand_number, &scores, events)
+            .map(EngineGame::of)
+            .map_err(PyValueError::new_err)
+    }
+
+    /// Plays the game out with random legal actions from a generator seeded `rng_seed` (bids:
+    /// pass or the lowest bid, even odds; else uniform), recording them; returns their number.
+    fn random_playout(slf: &Bound<'_, Self>, rng_seed: u64) -> PyResult<usize> {
+        let mut rng = Rng::new(rng_seed);
+        let mut count = 0;
+        {
+            let mut this = slf.borrow_mut();
+            while !this.game.is_over() {
+                let seat = this.game.current;
+                let Some((kind, value)) = Kind::of(random_action(&mut this.game, &mut rng)) else {
+                    break;
+                };
+                this.record(seat, kind, value);
+                count += 1;
+            }
+        }
+        if !slf.is_exact_instance_of::<EngineGame>() {
+            slf.setattr(intern!(slf.py(), "is_over"), true)?;
+        }
+        Ok(count)
     }
 
     // The engine's values --------------------------------------------------------------------
@@ -573,7 +661,8 @@ impl EngineGame {
         PyList::new(py, items?)
     }
 
-    /// `rookery_core.Game.observation_fields(seat, since)`.
+    /// `observation(seat)`'s values as one tuple in `Observation`'s field order (from `seat`
+    /// to `scores`), the phase as its index, the completed tricks only from index `since` on.
     fn _observation_fields<'py>(
         &self,
         py: Python<'py>,

@@ -9,10 +9,9 @@ use pyo3::intern;
 use pyo3::prelude::*;
 
 use crate::batch::Codec;
-use crate::game::Refusal;
 use crate::observation::{self, IdStep, Layout};
 use crate::python::refused;
-use crate::python_engine::{EngineGame, Kind};
+use crate::python_engine::EngineGame;
 
 /// `step`'s answer when the id applied an action and no score changed.
 const APPLIED: i64 = -1;
@@ -134,21 +133,12 @@ impl TableView {
         let bound = self.game.bind(py);
         let mut this = bound.borrow_mut();
         let before = this.game.scores;
-        let seat = this.game.current;
         let step = observation::decode(&this.game, &self.codec, pending, id);
-        let game = &mut this.game;
-        let (outcome, kind, value): (Result<(), Refusal>, Kind, i64) = match step {
+        match step {
             IdStep::Illegal => return Ok(ILLEGAL),
             IdStep::Pending(cards) => return Ok(cards as i64),
-            IdStep::Pass => (game.pass(), Kind::Pass, 0),
-            IdStep::Bid(amount) => (game.bid(amount), Kind::Bid, amount),
-            IdStep::Trump(suit) => (game.name_trump(suit), Kind::Trump, suit),
-            IdStep::Bury(cards) => (game.bury(cards), Kind::Bury, cards as i64),
-            IdStep::Call(card) => (game.call(card), Kind::Call, card),
-            IdStep::Play(card) => (game.play(card), Kind::Play, card),
-        };
-        outcome.map_err(refused)?;
-        this.record(seat, kind, value);
+            _ => this.apply_step(step).map_err(refused)?,
+        }
         let scored = this.game.scores != before;
         let over = this.game.result.is_some();
         drop(this);

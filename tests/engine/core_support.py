@@ -1,5 +1,6 @@
-"""Helpers of the native core's tests: the pure engine's state in the core's plain forms, and
-one action applied to both builds with their refusals compared."""
+"""Helpers of the native core's tests: the pure engine's state in the core's plain forms, the
+core's game (``rookery_core.EngineGame``, as the engine's ``CoreGame`` subclasses it) read
+through its plain values, and one action applied to both builds with their refusals compared."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ import shutil
 from typing import Any
 
 __all__ = [
+    "OBSERVATION_FIELDS",
     "PHASES",
     "apply_both",
-    "apply_core",
     "core",
     "core_game",
     "core_observation",
@@ -56,6 +57,7 @@ from rookery.engine import (
 if shutil.which("cargo") is None and importlib.util.find_spec("rookery_core") is None:
     pytest.skip("no Rust toolchain here: the native core is not built", allow_module_level=True)
 import rookery_core as core
+from rookery.engine._core_game import CoreGame
 
 PHASES = (Phase.BIDDING, Phase.NAME_TRUMP, Phase.BURY, Phase.CALL, Phase.PLAY, Phase.GAME_OVER)
 
@@ -65,9 +67,9 @@ def core_rules(ruleset: Ruleset) -> Any:
     return core.Rules.from_dict(ruleset.to_dict())
 
 
-def core_game(ruleset: Ruleset, seed: int, *, events: bool = True) -> Any:
-    """A core game of ``ruleset`` dealt from ``seed``."""
-    return core.Game(core_rules(ruleset), seed, events=events)
+def core_game(ruleset: Ruleset, seed: int, *, events: bool = True) -> CoreGame:
+    """A game of ``ruleset`` dealt from ``seed`` on the core (whichever build ``Game`` is)."""
+    return CoreGame(ruleset, seed, events=events)
 
 
 def plain_deal(deal: Any) -> tuple[list[int], int, int]:
@@ -127,9 +129,18 @@ def plain_observation(obs: Observation) -> dict[str, Any]:
     return out
 
 
-def core_observation(game: Any, seat: int) -> dict[str, Any]:
-    """The core's observation with its tricks' card lists as tuples."""
-    out: dict[str, Any] = game.observation(seat)
+#: The fields of an observation as the core gives them, in order (no ruleset or sides).
+OBSERVATION_FIELDS = tuple(
+    f.name for f in dataclasses.fields(Observation) if f.name not in ("ruleset", "sides")
+)
+
+
+def core_observation(game: core.EngineGame, seat: int) -> dict[str, Any]:
+    """The core's observation of ``seat`` (its plain values) as ``plain_observation`` gives the
+    pure one's."""
+    fields = game._observation_fields(seat, 0)
+    assert len(fields) == len(OBSERVATION_FIELDS)
+    out = dict(zip(OBSERVATION_FIELDS, fields, strict=True))
     leader, cards, winner, points = out["current_trick"]
     out["current_trick"] = (leader, tuple(cards), winner, points)
     out["completed_tricks"] = tuple(
@@ -154,26 +165,8 @@ def plain_legal(legal: LegalActions) -> tuple[int, int, Any]:
     return (phase, legal.player, None)
 
 
-def apply_core(game: Any, action: Action) -> None:
-    """Apply an engine action to a core game."""
-    if isinstance(action, Pass):
-        game.pass_()
-    elif isinstance(action, Bid):
-        game.bid(action.amount)
-    elif isinstance(action, NameTrump):
-        game.name_trump(int(action.suit))
-    elif isinstance(action, Bury):
-        game.bury(action.cards)
-    elif isinstance(action, CallCard):
-        game.call(action.card)
-    elif isinstance(action, PlayCard):
-        game.play(action.card)
-    else:
-        raise TypeError(f"not an action: {action!r}")
-
-
 def refusal_of(error: EngineError) -> tuple[str, str, str]:
-    """A pure engine refusal as ``(kind, reason, message)``, the core's ``RefusedError`` args."""
+    """An engine refusal as ``(kind, reason, message)``."""
     if isinstance(error, GameOverError):
         return ("game_over", "game_over", str(error))
     if isinstance(error, IllegalActionError):
@@ -182,18 +175,19 @@ def refusal_of(error: EngineError) -> tuple[str, str, str]:
     return ("malformed", "", str(error))
 
 
-def apply_both(pure: Game, native: Any, action: Action) -> tuple[str, str, str] | None:
+def apply_both(pure: Game, native: core.EngineGame, action: Action) -> tuple[str, str, str] | None:
     """Apply ``action`` to both builds: ``None`` when both took it, else the refusal (which
-    must be the same in both)."""
+    must be the same exception, reason and message in both)."""
     try:
         pure.apply(action)
     except EngineError as error:
         expected = refusal_of(error)
-        with pytest.raises(core.RefusedError) as refused:
-            apply_core(native, action)
-        assert refused.value.args == expected, f"{action!r}"
+        with pytest.raises(EngineError) as refused:
+            native.apply(action)
+        assert type(refused.value) is type(error), f"{action!r}"
+        assert refusal_of(refused.value) == expected, f"{action!r}"
         return expected
-    apply_core(native, action)
+    native.apply(action)
     return None
 
 

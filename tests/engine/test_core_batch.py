@@ -79,12 +79,14 @@ def test_an_illegal_id_moves_no_table_and_names_the_table() -> None:
     batch = core.Batch(core_rules(ruleset), 4, 1)
     out = arrays(batch, 4)
     batch.write(out["obs"], out["masks"], out["seats"])
-    before = [batch.table(i).observation(batch.table(i).current_player) for i in range(4)]
+    before = [batch.table(i)._observation_fields(-1, 0) for i in range(4)]
+    hands = [batch.table(i).hands for i in range(4)]
     actions = np.zeros(4, dtype=np.int64)
     actions[2] = ActionCodec(ruleset).play0  # a card played during the auction
     with pytest.raises(ValueError, match="table 2: action id"):
         batch.step(actions, out["obs"], out["masks"], out["seats"], out["rewards"], out["done"])
-    assert before == [batch.table(i).observation(batch.table(i).current_player) for i in range(4)]
+    assert before == [batch.table(i)._observation_fields(-1, 0) for i in range(4)]
+    assert hands == [batch.table(i).hands for i in range(4)]
     for bad in (-1, 10_000):
         actions[2] = bad
         with pytest.raises(ValueError, match="is not legal"):

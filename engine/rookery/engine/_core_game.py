@@ -138,7 +138,12 @@ class CoreGame(rookery_core.EngineGame):
     __slots__ = ("_events", "_hand_results", "_origin", "_result", "_rules", "_tricks", "is_over")
 
     def __new__(
-        cls, ruleset: Ruleset, seed: int, *, events: bool = True, _source: Any = None
+        cls,
+        ruleset: Ruleset,
+        seed: int,
+        *,
+        events: bool = True,
+        _source: rookery_core.EngineGame | None = None,
     ) -> CoreGame:
         if not isinstance(ruleset, Ruleset):
             raise TypeError(f"ruleset must be a Ruleset, got {type(ruleset).__name__}")
@@ -148,7 +153,12 @@ class CoreGame(rookery_core.EngineGame):
         return game
 
     def __init__(
-        self, ruleset: Ruleset, seed: int, *, events: bool = True, _source: Any = None
+        self,
+        ruleset: Ruleset,
+        seed: int,
+        *,
+        events: bool = True,
+        _source: rookery_core.EngineGame | None = None,
     ) -> None:
         self._rules = ruleset
         self.is_over: bool = self._has_ended()
@@ -225,7 +235,7 @@ class CoreGame(rookery_core.EngineGame):
             raise ValueError(f"scores must have {ruleset.num_sides} entries, got {len(scores)}")
         if dealer is not None and not 0 <= dealer < ruleset.players:
             raise ValueError(f"not a seat: {dealer!r}")
-        start = rookery_core.Game.from_deal(
+        start = rookery_core.EngineGame._from_deal(
             core_rules(ruleset),
             list(deal.hands),
             deal.nest,
