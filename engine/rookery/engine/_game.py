@@ -1,14 +1,20 @@
-"""The game state machine: deal, auction, nest, trump, bury, call, play, scoring, game end."""
+"""The game state machine: deal, auction, nest, trump, bury, call, play, scoring, game end.
+
+``Game`` is the public API on its state (``_game_state``): its constructors, what it shows, its
+legal actions, applying an action (a card's play here, the hot path of every playout) and its
+observations. Each other phase's rules are functions of the state, one module each: the auction
+(``_game_auction``), the exchange of trump, bury and call (``_game_exchange``), and the end of a
+hand and of the game (``_game_end``).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Final
 
 from ._actions import (
     PASS,
     PLAY,
-    TRUMP,
     Action,
     Bid,
     Bury,
@@ -19,133 +25,35 @@ from ._actions import (
     PlayCard,
     bid_action,
 )
-from ._builders import positional_builder
-from ._cards import (
-    ALL_CARDS_MASK,
-    NUM_CARDS,
-    ROOK_MASK,
-    Suit,
-    card_name,
-    format_cards,
-    mask_points,
-)
-from ._cards import (
-    CARD_POINTS as _CARD_POINTS,
-)
+from ._cards import CARD_POINTS as _CARD_POINTS
+from ._cards import NUM_CARDS, ROOK_MASK, Suit, card_name, format_cards
 from ._deal import Deal, deal_for_hand
 from ._errors import EngineError, GameOverError, IllegalActionError, MalformedActionError
-from ._events import (
-    AuctionWon,
-    BidMade,
-    CardCalled,
-    CardPlayed,
-    CardsBuried,
-    Event,
-    GameOver,
-    HandDealt,
-    HandRedealt,
-    HandScored,
-    NestTaken,
-    PartnerRevealed,
-    Passed,
-    TrickWon,
-    TrumpNamed,
+from ._events import CardPlayed, Event, PartnerRevealed, TrickWon
+from ._game_auction import bid, pass_turn
+from ._game_end import finish, finish_hand
+from ._game_exchange import bury, call_card, name_trump
+from ._game_state import (
+    _BIDDING,
+    _BURY,
+    _CALL,
+    _GAME_OVER,
+    _NAME_TRUMP,
+    _PLAY,
+    _SUITS,
+    GameState,
 )
+from ._game_state import _FIELDS as _FIELDS  # every slot of a Game, named here too
 from ._legal import LegalActions, _BiddingActions, _PlayActions
-from ._observation import (
-    NO_TRICK,
-    Observation,
-    Trick,
-    new_observation,
-    new_trick,
-)
+from ._observation import NO_TRICK, Observation, new_observation, new_trick
 from ._results import GameResult, HandResult, Termination
-from ._rulebook import (
-    FOLLOW_MASKS,
-    TRICK_KEYS,
-    TRUMP_MASKS,
-    playable,
-    redeal_result,
-    score_hand,
-)
-from ._ruleset import AllPass, BothOver, FirstLead, HandSeeds, Partnership, Ruleset
+from ._rulebook import FOLLOW_MASKS, playable
+from ._ruleset import Ruleset
 
 __all__ = ["Game"]
 
-_SUITS: Final = tuple(Suit)
 _SEED_LIMIT: Final = 1 << 64
-
-
-# _KEYS[trump][card]: the trick-taking strength (``TRICK_KEYS``) shifted left 3 bits so that a
-# seat fits below it.
-_KEYS: Final[tuple[tuple[int, ...], ...]] = tuple(
-    tuple(key << 3 for key in keys) for keys in TRICK_KEYS
-)
-_TRUMP_MASKS: Final[tuple[int, ...]] = TRUMP_MASKS
 _FOLLOW_MASKS: Final[tuple[tuple[int, ...], ...]] = FOLLOW_MASKS
-# Enum member access costs a descriptor call on Python 3.11; the hot paths use these constants.
-_BIDDING: Final = Phase.BIDDING
-_NAME_TRUMP: Final = Phase.NAME_TRUMP
-_BURY: Final = Phase.BURY
-_CALL: Final = Phase.CALL
-_PLAY: Final = Phase.PLAY
-_GAME_OVER: Final = Phase.GAME_OVER
-# Enum members read through their class cost a Python-level attribute hook each (Python 3.11).
-_DEALER_FORCED: Final = AllPass.DEALER_FORCED
-_BIDDER_WINS: Final = BothOver.BIDDER_WINS
-_LEFT_OF_BIDDER: Final = FirstLead.LEFT_OF_BIDDER
-_PLAYED_SEEDS: Final = HandSeeds.PLAYED
-_CALLED: Final = Partnership.CALLED
-# HandResult(...), built faster (by each field's slot, not a frozen dataclass's __setattr__).
-_new_hand_result: Final = positional_builder(HandResult)
-
-
-_FIELDS: Final = (
-    "_aborted",
-    "_actions",
-    "_auction",
-    "_bid",
-    "_bidder",
-    "_buried",
-    "_called",
-    "_current",
-    "_deal",
-    "_dealer",
-    "_deck_mask",
-    "_events",
-    "_events_on",
-    "_follow",
-    "_forced",
-    "_forfeit",
-    "_hand_number",
-    "_hand_results",
-    "_hand_size",
-    "_hands",
-    "_high_bid",
-    "_high_bidder",
-    "_keys",
-    "_lead",
-    "_nest",
-    "_partner",
-    "_partner_shown",
-    "_passed",
-    "_phase",
-    "_players",
-    "_result",
-    "_rook_free",
-    "_rules",
-    "_scores",
-    "_seed",
-    "_trick",
-    "_trick_points",
-    "_tricks",
-    "_trump",
-    "_trump_mask",
-    "_win",
-    "_won",
-    "is_over",
-)
-"""Every attribute of a ``Game`` (its slots; what pickling saves and restores)."""
 
 
 def _check_start(ruleset: object, seed: object) -> None:
@@ -171,7 +79,7 @@ def _check_deal(rules: Ruleset, deal: Deal) -> None:
         raise ValueError(f"the nest must hold {rules.nest_size} cards")
 
 
-class Game:
+class Game(GameState):
     """One game of Rook: a ruleset, a seed and the actions applied so far.
 
     The deal of every hand comes from the seed (``deal_for_hand``); everything else follows from
@@ -185,32 +93,12 @@ class Game:
     2
     """
 
-    __slots__ = _FIELDS
+    __slots__ = ()
 
     def __init__(self, ruleset: Ruleset, seed: int, *, events: bool = True) -> None:
         _check_start(ruleset, seed)
         self._setup(ruleset, seed, events)
         self._start_hand(deal_for_hand(ruleset, seed, 0))
-
-    def _setup(self, ruleset: Ruleset, seed: int, events: bool) -> None:
-        self._rules = ruleset
-        self._players = ruleset.players
-        self._hand_size = ruleset.hand_size
-        self._deck_mask = ruleset.deck_mask
-        self._rook_free = ruleset.rook_free_play
-        self._seed = seed
-        self._events_on = events
-        self._events: list[Event] = []
-        self._actions: list[tuple[int, Action]] = []
-        self._scores = [0] * ruleset.num_sides
-        self._hand_results: list[HandResult] = []
-        self._result: GameResult | None = None
-        self.is_over: bool = False
-        """Whether the game has ended (read it; the game sets it)."""
-        self._forfeit: tuple[int, str] | None = None
-        self._aborted = False
-        self._dealer = ruleset.first_dealer
-        self._hand_number = 0
 
     # Public state ---------------------------------------------------------------------------
 
@@ -297,12 +185,6 @@ class Game:
     def events_since(self, seq: int) -> list[Event]:
         """The events whose ``seq`` is greater than ``seq``."""
         return self._events[max(seq, 0) :]
-
-    def _emit(self, kind: type[Event], *fields: Any) -> None:
-        """Record an event of the current hand (when events are on); ``seq`` is its place."""
-        if self._events_on:
-            events = self._events
-            events.append(kind(len(events) + 1, self._hand_number, *fields))
 
     @property
     def forfeited(self) -> tuple[int, str] | None:
@@ -444,38 +326,6 @@ class Game:
         other._won = self._won[:]
         return other
 
-    # Hand set-up ----------------------------------------------------------------------------
-
-    def _start_hand(self, deal: Deal) -> None:
-        rules = self._rules
-        self._deal = deal
-        self._hands = list(deal.hands)
-        self._phase = _BIDDING
-        self._current = (self._dealer + 1) % rules.players
-        self._auction: list[tuple[int, int]] = []
-        self._passed = 0
-        self._high_bid = 0
-        self._high_bidder = -1
-        self._bidder = -1
-        self._bid = 0
-        self._forced = False
-        self._trump = -1
-        self._trump_mask = 0
-        self._keys = _KEYS[0]
-        self._nest = 0
-        self._buried = 0
-        self._called = -1
-        self._partner = -1
-        self._partner_shown = False
-        self._trick: list[int] = []  # the cards played to the trick, from its leader on
-        self._trick_points = 0
-        self._lead = -1
-        self._follow = 0
-        self._win = 0
-        self._tricks: list[Trick] = []  # the hand's completed tricks, as observations show them
-        self._won = [0] * rules.players
-        self._emit(HandDealt, self._dealer, deal.hands)
-
     # Legal actions --------------------------------------------------------------------------
 
     def legal_actions(self) -> LegalActions:
@@ -578,22 +428,22 @@ class Game:
         self._trick_points = 0
         self._current = winner
         if len(tricks) == self._hand_size:
-            self._score_hand()
+            finish_hand(self)
 
     def _apply_other(self, kind: type, action: object) -> None:
         if kind is PlayCard:
             self._check_card(action.card, "play")  # type: ignore[attr-defined]
             self._expect(_PLAY, "play a card")
         elif kind is Bid:
-            self._bid_action(action.amount)  # type: ignore[attr-defined]
+            bid(self, action.amount)  # type: ignore[attr-defined]
         elif kind is Pass:
-            self._pass()
+            pass_turn(self)
         elif kind is NameTrump:
-            self._name_trump(action.suit)  # type: ignore[attr-defined]
+            name_trump(self, action.suit)  # type: ignore[attr-defined]
         elif kind is Bury:
-            self._bury(action.cards)  # type: ignore[attr-defined]
+            bury(self, action.cards)  # type: ignore[attr-defined]
         elif kind is CallCard:
-            self._call(action.card)  # type: ignore[attr-defined]
+            call_card(self, action.card)  # type: ignore[attr-defined]
         else:
             raise MalformedActionError(f"not an action: {action!r}")
 
@@ -604,294 +454,7 @@ class Game:
             f"{format_cards(hand & self._follow)}",
         )
 
-    def _expect(self, phase: Phase, what: str) -> int:
-        if self._phase is not phase:
-            if self._result is not None:
-                raise GameOverError(f"the game is over: cannot {what}")
-            raise IllegalActionError(
-                "wrong_phase", f"cannot {what} during {self._phase.name}; expected {phase.name}"
-            )
-        return self._current
-
-    def _check_card(self, card: object, what: str) -> int:
-        if type(card) is not int or not 0 <= card < NUM_CARDS:
-            raise MalformedActionError(f"{what}: not a card index 0..{NUM_CARDS - 1}: {card!r}")
-        if not self._rules.deck_mask >> card & 1:
-            raise MalformedActionError(
-                f"{what}: {card_name(card)} is not in the {self._rules.name} deck"
-            )
-        return card
-
-    # Auction
-
-    def _bid_action(self, amount: object) -> None:
-        if type(amount) is not int:
-            raise MalformedActionError(f"a bid amount must be an int, got {amount!r}")
-        seat = self._expect(_BIDDING, "bid")
-        rules = self._rules
-        if amount % rules.bid_step:
-            raise IllegalActionError(
-                "bid_not_multiple", f"bid {amount} is not a multiple of {rules.bid_step}"
-            )
-        if amount < rules.min_bid:
-            raise IllegalActionError(
-                "bid_too_low", f"bid {amount} is below the minimum bid {rules.min_bid}"
-            )
-        if amount <= self._high_bid:
-            raise IllegalActionError(
-                "bid_too_low", f"bid {amount} is not above the high bid {self._high_bid}"
-            )
-        if amount > rules.effective_max_bid:
-            raise IllegalActionError(
-                "bid_too_high", f"bid {amount} is above the maximum bid {rules.effective_max_bid}"
-            )
-        self._auction.append((seat, amount))
-        self._high_bid = amount
-        self._high_bidder = seat
-        self._actions.append((seat, bid_action(amount)))
-        self._emit(BidMade, seat, amount)
-        self._next_bidder()
-
-    def _pass(self) -> None:
-        seat = self._expect(_BIDDING, "pass")
-        self._auction.append((seat, 0))
-        self._passed |= 1 << seat
-        self._actions.append((seat, PASS))
-        self._emit(Passed, seat)
-        self._next_bidder()
-
-    def _next_bidder(self) -> None:
-        players = self._players
-        passed = self._passed
-        remaining = players - passed.bit_count()
-        if remaining == 1 and self._high_bidder >= 0:
-            # The high bidder never passes (they act again only once outbid), so they are the one.
-            self._win_auction(self._high_bidder, self._high_bid, forced=False)
-        elif not remaining:
-            self._all_passed()
-        else:
-            seat = (self._current + 1) % players
-            while self._passed >> seat & 1:
-                seat = (seat + 1) % players
-            self._current = seat
-
-    def _all_passed(self) -> None:
-        """Every player passed: REDEAL deals hand ``hand_number + 1`` with the same dealer (the
-        void hand is recorded with ``redeal=True`` and counts toward ``max_hands``);
-        DEALER_FORCED makes the dealer the bidder at ``min_bid``."""
-        rules = self._rules
-        if rules.all_pass is _DEALER_FORCED:
-            self._win_auction(self._dealer, rules.min_bid, forced=True)
-            return
-        result = redeal_result(
-            rules,
-            hand_number=self._hand_number,
-            dealer=self._dealer,
-            scores_after=self._scores,
-            deal=self._deal,
-        )
-        self._hand_results.append(result)
-        self._emit(HandRedealt, self._dealer)
-        if self._hand_number + 1 >= rules.max_hands:
-            self._adjudicate()
-        else:
-            self._next_hand(rotate=False)
-
-    def _win_auction(self, seat: int, amount: int, *, forced: bool) -> None:
-        rules = self._rules
-        self._bidder = seat
-        self._bid = amount
-        self._forced = forced
-        self._current = seat
-        self._emit(AuctionWon, seat, amount, forced)
-        nest = self._deal.nest
-        if rules.nest_size:
-            self._hands[seat] |= nest
-            self._nest = nest
-            self._emit(NestTaken, seat, nest, rules.nest_size)
-        self._phase = _NAME_TRUMP if rules.trump_first or not rules.nest_size else _BURY
-
-    # Exchange
-
-    def _name_trump(self, suit: object) -> None:
-        if type(suit) is not Suit and (type(suit) is not int or not 0 <= suit < 4):
-            raise MalformedActionError(f"not a suit: {suit!r}")
-        seat = self._expect(_NAME_TRUMP, "name trump")
-        trump = int(suit)
-        self._trump = trump
-        self._trump_mask = _TRUMP_MASKS[trump]
-        self._keys = _KEYS[trump]
-        self._actions.append((seat, TRUMP[trump]))
-        self._emit(TrumpNamed, seat, _SUITS[trump])
-        if self._rules.nest_size and not self._buried:
-            self._phase = _BURY
-        else:
-            self._after_exchange()
-
-    def _bury(self, cards: object) -> None:
-        rules = self._rules
-        if type(cards) is not int or cards < 0:
-            raise MalformedActionError(
-                f"a bury must be a card mask (non-negative int), got {cards!r}"
-            )
-        if cards & ~rules.deck_mask:
-            outside = cards & ~rules.deck_mask
-            named = format_cards(outside & ALL_CARDS_MASK) if outside <= ALL_CARDS_MASK else ""
-            raise MalformedActionError(
-                f"bury: not in the {rules.name} deck: {named or hex(outside)}"
-            )
-        if cards.bit_count() != rules.nest_size:
-            raise MalformedActionError(
-                f"bury: exactly {rules.nest_size} cards must be buried, got {cards.bit_count()}"
-            )
-        seat = self._expect(_BURY, "bury")
-        hand = self._hands[seat]
-        if cards & ~hand:
-            raise IllegalActionError(
-                "not_in_hand", f"cannot bury cards not in hand: {format_cards(cards & ~hand)}"
-            )
-        self._hands[seat] = hand ^ cards
-        self._buried = cards
-        self._nest = 0
-        self._actions.append((seat, Bury(cards)))
-        self._emit(CardsBuried, seat, cards, rules.nest_size)
-        if self._trump < 0:
-            self._phase = _NAME_TRUMP
-        else:
-            self._after_exchange()
-
-    def _after_exchange(self) -> None:
-        if self._rules.partnership is _CALLED:
-            self._phase = _CALL
-        else:
-            self._start_play()
-
-    def _call(self, card: object) -> None:
-        card = self._check_card(card, "call")
-        seat = self._expect(_CALL, "call a card")
-        bit = 1 << card
-        if self._hands[seat] & bit:
-            raise IllegalActionError(
-                "own_card", f"cannot call {card_name(card)}: it is in the bidder's hand"
-            )
-        if self._buried & bit:
-            raise IllegalActionError(
-                "own_card", f"cannot call {card_name(card)}: the bidder buried it"
-            )
-        self._called = card
-        self._partner = next((holder for holder, hand in enumerate(self._hands) if hand & bit), -1)
-        self._actions.append((seat, CallCard(card)))
-        self._emit(CardCalled, seat, card)
-        self._start_play()
-
-    # Play
-
-    def _start_play(self) -> None:
-        """The first trick: the bidder leads, or the seat left of the bidder (whoever passed)."""
-        bidder = self._bidder
-        if self._rules.first_lead is _LEFT_OF_BIDDER:
-            self._current = (bidder + 1) % self._rules.players
-        else:
-            self._current = bidder
-        self._phase = _PLAY
-
-    # Scoring and the end of the game ----------------------------------------------------------
-
-    def _score_hand(self) -> None:
-        rules = self._rules
-        counted = self._won[:]
-        counted[self._tricks[-1].winner] += rules.last_trick_bonus
-        score = score_hand(
-            rules,
-            counted,
-            bidder=self._bidder,
-            partner=self._partner,
-            bid=self._bid,
-            buried_points=mask_points(self._buried),
-        )
-        scores = self._scores
-        for side, delta in enumerate(score.score_deltas):
-            scores[side] += delta
-        result = _new_hand_result(
-            hand_number=self._hand_number,
-            dealer=self._dealer,
-            bidder=self._bidder,
-            bid=self._bid,
-            forced=self._forced,
-            trump=_SUITS[self._trump],
-            made=score.made,
-            bidding_total=score.bidding_total,
-            points_per_side=score.points_per_side,
-            score_deltas=score.score_deltas,
-            scores_after=tuple(scores),
-            deal=self._deal,
-            buried=self._buried,
-            called_card=self._called,
-            partner=self._partner,
-            redeal=False,
-        )
-        self._hand_results.append(result)
-        self._emit(HandScored, result)
-        self._check_game_end(score.bidding_sides)
-
-    def _check_game_end(self, bidding_sides: tuple[int, ...]) -> None:
-        """RULES.md §8 after a scored hand.
-
-        Under ``BIDDER_WINS`` the candidates are the over-target sides that took part in the bid
-        (with per-player sides: the bidder's and the partner's), else every over-target side; the
-        highest candidate wins and an exact tie plays another hand. ``max_hands`` adjudicates.
-        """
-        rules = self._rules
-        scores = self._scores
-        over = [side for side in range(rules.num_sides) if scores[side] >= rules.target]
-        if over:
-            candidates = over
-            if rules.both_over is _BIDDER_WINS:
-                candidates = [side for side in over if side in bidding_sides] or over
-            best = max([scores[side] for side in candidates])
-            top = [side for side in candidates if scores[side] == best]
-            if len(top) == 1:
-                self._finish(tuple(top), Termination.TARGET_REACHED)
-                return
-        if self._hand_number + 1 >= rules.max_hands:
-            self._adjudicate()
-        else:
-            self._next_hand(rotate=True)
-
-    def _adjudicate(self) -> None:
-        """``max_hands`` reached: the highest score wins; a tie at the top is a draw."""
-        best = max(self._scores)
-        top = tuple(side for side, score in enumerate(self._scores) if score == best)
-        self._finish(top if len(top) == 1 else (), Termination.MAX_HANDS)
-
-    def _next_hand(self, *, rotate: bool) -> None:
-        if rotate:
-            self._dealer = (self._dealer + 1) % self._rules.players
-        self._hand_number += 1
-        if self._rules.hand_seeds is _PLAYED_SEEDS:
-            played = 0
-            redeals = 0
-            for result in self._hand_results:
-                if result.redeal:
-                    redeals += 1
-                else:
-                    played += 1
-                    redeals = 0
-            self._start_hand(deal_for_hand(self._rules, self._seed, played, redeals=redeals))
-        else:
-            self._start_hand(deal_for_hand(self._rules, self._seed, self._hand_number))
-
-    def _finish(self, winners: tuple[int, ...], reason: Termination) -> None:
-        self.is_over = True
-        self._result = GameResult(
-            winners=winners,
-            scores=tuple(self._scores),
-            hands_played=self._hand_number + 1,
-            reason=reason,
-        )
-        self._phase = _GAME_OVER
-        self._current = -1
-        self._emit(GameOver, self._result)
+    # The end of the game ---------------------------------------------------------------------
 
     def forfeit(self, seat: int, reason: str = "") -> None:
         """End the game by forfeit of ``seat``: every other side wins jointly."""
@@ -902,14 +465,14 @@ class Game:
         loser = self._rules.side_of(seat)
         self._forfeit = (seat, reason)
         winners = tuple(side for side in range(self._rules.num_sides) if side != loser)
-        self._finish(winners, Termination.FORFEIT)
+        finish(self, winners, Termination.FORFEIT)
 
     def abort(self) -> None:
         """End the game with no winner."""
         if self._result is not None:
             raise GameOverError("the game is over: cannot abort")
         self._aborted = True
-        self._finish((), Termination.ABORTED)
+        finish(self, (), Termination.ABORTED)
 
     # Observations ---------------------------------------------------------------------------
 
