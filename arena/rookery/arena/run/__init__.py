@@ -1,12 +1,14 @@
 """Running a tournament: the runner, its schedule and its backends.
 
-- ``_runner``: :class:`TournamentRunner`, the composition: an embedded server, the bots, the games.
-- ``_bots``: a run's bots (its sandbox, launched processes or warm lanes, remote bots).
-- ``_local``: the games played here, N at once; ``_ports``: what those parts use of the run.
-- ``_recorder``: the one place a game becomes durable and counted; ``_live`` the live state.
+- ``_runner``: :class:`TournamentRunner`, the composition: an embedded server, the bots (their
+  supervisor is ``rookery.arena.launch``'s), the games.
+- ``_local``: the games played here, N at once (its workers).
+- ``_recorder``: the one place a game becomes durable and counted (the run's store, the live
+  counts, the SPRT, the budget); ``_live`` the live state.
 - ``_options``: how to run (:class:`TournamentOptions`); ``_resume``: a resumed run's checks.
-- ``_schedule``: the lazy pairings and their seeds.
-- ``_backend``: what a backend plays (chunks of games), ``_ray_backend`` the Ray one.
+- ``_schedule``: the lazy pairings and their seeds, and the share of them one run plays.
+- ``_backend``: what a remote task returns and the runner factory it is handed;
+  ``_ray_backend`` the Ray backend and its task's body, ``play_chunk``.
 - ``_recording``: finished games written in batches.
 - ``_service``: tournaments through the ArenaService of ``rookery serve``.
 """

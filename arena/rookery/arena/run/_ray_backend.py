@@ -4,11 +4,11 @@ The driver (``rookery arena run --backend ray``) keeps the run directory, the SQ
 ratings and the SPRT exactly as the local backend does. It cuts the games still to play into
 chunks of whole duplicate groups and submits each chunk as a Ray task. A task runs what the
 local backend runs, on its worker: an embedded server on loopback, the launched bots, the
-chunk's games (``runner.play_chunk``: a runner restricted to those schedule positions, into a
-scratch directory), and returns the rows, the replay files' bytes, the bots' incidents and
-versions. The driver records each game once, by schedule index: a task that Ray
-runs again after its worker died cannot double a game, and a game never returned is played
-again.
+chunk's games (:func:`play_chunk`: a runner restricted to those schedule positions, made by the
+runner factory it is handed, into a scratch directory), and returns the rows, the replay files'
+bytes, the bots' incidents and versions. The driver records each game once, by schedule index
+(through the run's ``GameRecorder``): a task that Ray runs again after its worker died cannot
+double a game, and a game never returned is played again.
 
 Ray is an optional extra (``pip install 'rookery-arena[ray]'``): this module imports it only when a
 Ray run starts.
@@ -17,28 +17,35 @@ Ray run starts.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import importlib
 import math
 import os
 import sys
+import tempfile
 import threading
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import structlog
 from rookery.arena._config_model import TournamentConfig
 from rookery.arena.errors import ArenaConfigError, ArenaError, BotLaunchError
-from rookery.arena.run._backend import ChunkPlayer, ChunkResult, RunDriver
+from rookery.arena.records._storage import RunStore
+from rookery.arena.run._backend import ChunkResult, RunnerFactory
+from rookery.arena.run._options import TournamentOptions
+from rookery.arena.run._recorder import GameRecorder
 from rookery.arena.run._schedule import ScheduledGame
 
 __all__ = [
     "LOOPBACK_ONLY",
     "RayConnectStoppedError",
+    "RayGames",
     "RayTaskFailedError",
     "RayUnavailableError",
     "chunk_games",
-    "play_on_ray",
+    "play_chunk",
 ]
 
 log = structlog.get_logger("rookery.arena")
@@ -126,7 +133,7 @@ def _prepare_environment(address: str) -> None:
         os.environ[AUTH_MODE] = "token"
 
 
-def _import_ray(address: str) -> Any:
+def _import_ray(address: str) -> ModuleType:
     _prepare_environment(address)
     try:
         return importlib.import_module("ray")
@@ -142,7 +149,11 @@ def _settle(future: asyncio.Future[BaseException | None], error: BaseException |
 
 
 async def _ensure_ray(
-    ray: Any, address: str, working_dir: str, timeout_s: float, stop: Callable[[], Awaitable[None]]
+    ray: ModuleType,
+    address: str,
+    working_dir: str,
+    timeout_s: float,
+    stop: Callable[[], Awaitable[object]],
 ) -> bool:
     """Connect to ``address`` (or start a local Ray); True if this call started it.
 
@@ -213,104 +224,171 @@ def _check_config(config: TournamentConfig) -> None:
         )
 
 
-def _games_per_task(runner: RunDriver, workers: int) -> int:
-    chosen = runner.options.ray_games_per_task
-    if chosen > 0:
-        return chosen
-    # Spread small tournaments over the workers; cap the chunk for big ones.
-    remaining = runner.total - runner.live.done
-    return max(1, min(DEFAULT_GAMES_PER_TASK, math.ceil(remaining / max(1, workers))))
+def play_chunk(
+    make_runner: RunnerFactory,
+    config: TournamentConfig,
+    tournament_id: str,
+    indices: Sequence[int],
+    join_timeout_s: float,
+    connect_timeout_s: float,
+    game_timeout_s: float,
+    cpus: float = 1.0,
+) -> ChunkResult:
+    """Play the games at ``indices`` here (a Ray task's body; plain Python, no Ray needed),
+    with a runner of ``make_runner`` restricted to them.
 
-
-async def play_on_ray(runner: RunDriver, play_chunk: ChunkPlayer) -> None:
-    """Play the runner's pending games as Ray tasks (each ``play_chunk`` on a worker) and record
-    them through the runner."""
-    _check_config(runner.config)
-    options = runner.options
-    ray = _import_ray(options.ray_address)
-    started = await _ensure_ray(
-        ray,
-        options.ray_address,
-        options.ray_working_dir,
-        options.ray_connect_timeout_s,
-        runner.wait_stop_requested,
+    An embedded server on loopback and the launched bots live for the chunk (Python SDK bots
+    spread over the task's ``cpus``); the games go to a scratch run directory whose rows and
+    replay bytes are returned.
+    """
+    concurrency = max(1, min(config.concurrency, len(indices)))
+    local = dataclasses.replace(config, concurrency=concurrency)
+    options = TournamentOptions(
+        connect_timeout_s=connect_timeout_s,
+        join_timeout_s=join_timeout_s,
+        game_timeout_s=game_timeout_s,
+        bot_cores=max(1, math.ceil(cpus)),
     )
-    try:
-        cpus = options.ray_cpus_per_task
-        workers = max(1, int(ray.cluster_resources().get("CPU", 1) // cpus))
-        task = ray.remote(
-            num_cpus=cpus, max_retries=options.ray_max_retries, retry_exceptions=False
-        )(play_chunk)
-        # The configuration goes by value, inside each task (a few KB): through the object
-        # store (ray.put) a worker on another node had to fetch it from this process, which
-        # failed on two nodes of one machine (OwnerDiedError).
-        config = runner.config
-        chunks = chunk_games(
-            runner.pending(), runner.schedule.group_size, _games_per_task(runner, workers)
+    with tempfile.TemporaryDirectory(prefix="rookery-ray-") as scratch:
+        run_dir = Path(scratch)
+        runner = make_runner(
+            local, run_dir, options=options, tournament_id=tournament_id, only_indices=indices
         )
-        in_flight: dict[asyncio.Future[Any], tuple[Any, tuple[ScheduledGame, ...]]] = {}
-        window = 2 * workers
+        asyncio.run(runner.run())
+        with RunStore(run_dir) as store:
+            rows = tuple(store.games(tournament_id))
+            replays = {row.index: (run_dir / row.replay_path).read_bytes() for row in rows}
+            incidents = tuple(
+                (bot, kind, detail) for bot, kind, detail, _ in store.incidents(tournament_id)
+            )
+            versions = {b.name: b.version for b in store.bots(tournament_id) if b.version}
+    return ChunkResult(rows, replays, incidents, versions, os.uname().nodename)
+
+
+class RayGames:
+    """Plays a run's games as Ray tasks and records what they return through ``recorder``,
+    until they are all played, ``stop`` is set or the recorder lets no more start."""
+
+    def __init__(
+        self,
+        config: TournamentConfig,
+        tournament_id: str,
+        options: TournamentOptions,
+        recorder: GameRecorder,
+        stop: asyncio.Event,
+    ) -> None:
+        self._config = config
+        self._tournament_id = tournament_id
+        self._options = options
+        self._recorder = recorder
+        self._stop = stop
+
+    def _should_dispatch(self) -> bool:
+        return not self._stop.is_set() and self._recorder.may_start(0)
+
+    def _games_per_task(self, remaining: int, workers: int) -> int:
+        chosen = self._options.ray_games_per_task
+        if chosen > 0:
+            return chosen
+        # Spread small tournaments over the workers; cap the chunk for big ones.
+        return max(1, min(DEFAULT_GAMES_PER_TASK, math.ceil(remaining / max(1, workers))))
+
+    async def play(
+        self,
+        pending: Iterator[ScheduledGame],
+        *,
+        group_size: int,
+        remaining: int,
+        make_runner: RunnerFactory,
+    ) -> None:
+        """Play ``pending`` (``remaining`` games, in groups of ``group_size``) as Ray tasks,
+        each :func:`play_chunk` with ``make_runner`` on a worker."""
+        _check_config(self._config)
+        options = self._options
+        ray = _import_ray(options.ray_address)
+        started = await _ensure_ray(
+            ray,
+            options.ray_address,
+            options.ray_working_dir,
+            options.ray_connect_timeout_s,
+            self._stop.wait,
+        )
         try:
-            while True:
-                while len(in_flight) < window and runner.should_dispatch():
-                    chunk = next(chunks, None)
-                    if chunk is None:
-                        break
-                    ref = task.remote(
-                        config,
-                        runner.tournament_id,
-                        [game.index for game in chunk],
-                        options.join_timeout_s,
-                        options.connect_timeout_s,
-                        options.game_timeout_s,
-                        options.ray_cpus_per_task,
+            cpus = options.ray_cpus_per_task
+            workers = max(1, int(ray.cluster_resources().get("CPU", 1) // cpus))
+            task = ray.remote(
+                num_cpus=cpus, max_retries=options.ray_max_retries, retry_exceptions=False
+            )(play_chunk)
+            # The configuration goes by value, inside each task (a few KB): through the object
+            # store (ray.put) a worker on another node had to fetch it from this process, which
+            # failed on two nodes of one machine (OwnerDiedError).
+            config = self._config
+            chunks = chunk_games(pending, group_size, self._games_per_task(remaining, workers))
+            in_flight: dict[asyncio.Future[Any], tuple[object, tuple[ScheduledGame, ...]]]
+            in_flight = {}
+            window = 2 * workers
+            try:
+                while True:
+                    while len(in_flight) < window and self._should_dispatch():
+                        chunk = next(chunks, None)
+                        if chunk is None:
+                            break
+                        ref = task.remote(
+                            make_runner,
+                            config,
+                            self._tournament_id,
+                            [game.index for game in chunk],
+                            options.join_timeout_s,
+                            options.connect_timeout_s,
+                            options.game_timeout_s,
+                            options.ray_cpus_per_task,
+                        )
+                        in_flight[asyncio.wrap_future(ref.future())] = (ref, chunk)
+                    if not in_flight:
+                        return
+                    stop = asyncio.ensure_future(self._stop.wait())
+                    done, _ = await asyncio.wait(
+                        {stop, *in_flight}, return_when=asyncio.FIRST_COMPLETED
                     )
-                    in_flight[asyncio.wrap_future(ref.future())] = (ref, chunk)
-                if not in_flight:
-                    return
-                stop = asyncio.ensure_future(runner.wait_stop_requested())
-                done, _ = await asyncio.wait(
-                    {stop, *in_flight}, return_when=asyncio.FIRST_COMPLETED
-                )
-                stop.cancel()
-                for future in done - {stop}:
-                    _, chunk = in_flight.pop(future)
-                    await _record_chunk(runner, ray, future, chunk)
-                if not runner.should_dispatch():
-                    for ref, _ in in_flight.values():
-                        ray.cancel(ref, force=True)
-                    return
+                    stop.cancel()
+                    for future in done - {stop}:
+                        _, chunk = in_flight.pop(future)
+                        await self._record_chunk(ray, future, chunk)
+                    if not self._should_dispatch():
+                        for ref, _ in in_flight.values():
+                            ray.cancel(ref, force=True)
+                        return
+            finally:
+                for future in in_flight:
+                    future.cancel()
         finally:
-            for future in in_flight:
-                future.cancel()
-    finally:
-        if started:
-            ray.shutdown()
+            if started:
+                ray.shutdown()
 
-
-async def _record_chunk(
-    runner: RunDriver,
-    ray: Any,
-    future: asyncio.Future[Any],
-    chunk: tuple[ScheduledGame, ...],
-) -> None:
-    first, last = chunk[0].index, chunk[-1].index
-    try:
-        result: ChunkResult = future.result()
-    except ray.exceptions.RayTaskError as error:
-        cause = error.as_instanceof_cause()
-        if isinstance(cause, BotLaunchError):
-            raise BotLaunchError(f"on a Ray worker (games {first}-{last}): {cause}") from None
-        raise RayTaskFailedError(f"a Ray task (games {first}-{last}) failed: {error}") from None
-    except ray.exceptions.RayError as error:
-        raise RayTaskFailedError(
-            f"a Ray task (games {first}-{last}) was lost after "
-            f"{runner.options.ray_max_retries} retries: {error}"
-        ) from None
-    for bot, kind, detail in result.incidents:
-        runner.record_incident(bot, kind, f"{detail} (on {result.node})")
-    for bot, version in result.versions.items():
-        runner.set_bot_version(bot, version)
-    for row in result.rows:
-        await runner.record_played(row, result.replays[row.index])
-    log.info("ray chunk recorded", first=first, last=last, node=result.node, games=len(chunk))
+    async def _record_chunk(
+        self,
+        ray: ModuleType,
+        future: asyncio.Future[Any],
+        chunk: tuple[ScheduledGame, ...],
+    ) -> None:
+        first, last = chunk[0].index, chunk[-1].index
+        try:
+            result: ChunkResult = future.result()
+        except ray.exceptions.RayTaskError as error:
+            cause = error.as_instanceof_cause()
+            if isinstance(cause, BotLaunchError):
+                raise BotLaunchError(f"on a Ray worker (games {first}-{last}): {cause}") from None
+            raise RayTaskFailedError(f"a Ray task (games {first}-{last}) failed: {error}") from None
+        except ray.exceptions.RayError as error:
+            raise RayTaskFailedError(
+                f"a Ray task (games {first}-{last}) was lost after "
+                f"{self._options.ray_max_retries} retries: {error}"
+            ) from None
+        recorder = self._recorder
+        for bot, kind, detail in result.incidents:
+            recorder.incident(bot, kind, f"{detail} (on {result.node})")
+        for bot, version in result.versions.items():
+            recorder.note_bot_version(bot, version)
+        for row in result.rows:
+            await recorder.record_played(row, result.replays[row.index])
+        log.info("ray chunk recorded", first=first, last=last, node=result.node, games=len(chunk))

@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from rookery.arena._config_values import Format
@@ -27,6 +27,7 @@ from rookery.engine import Ruleset
 
 __all__ = [
     "Schedule",
+    "ScheduleShare",
     "ScheduledGame",
     "bot_seed_key",
     "derive_seed",
@@ -196,3 +197,44 @@ def seats_per_table(schedule: Schedule, bot: str) -> int:
             )
         most = max(most, seats)
     return max(1, most)
+
+
+@dataclass(frozen=True)
+class ScheduleShare:
+    """The games of ``schedule`` one run plays: all of them, or (``only``) a Ray task's positions.
+
+    A game's **lane** is its position in its round (a lineup and a rotation): each round has a
+    seed of its own, so a lane plays every seed once (the warm lanes of sandboxed bots).
+    """
+
+    schedule: Schedule
+    only: frozenset[int] | None = None
+
+    @property
+    def total(self) -> int:
+        """The games of this share."""
+        return len(self.only) if self.only is not None else self.schedule.total
+
+    def pending(self, recorded: Collection[int]) -> Iterator[ScheduledGame]:
+        """The games of this share not in ``recorded``, in schedule order (generated lazily)."""
+        for game in self.schedule.games():
+            if game.index in recorded:
+                continue
+            if self.only is None or game.index in self.only:
+                yield game
+
+    @property
+    def lane_count(self) -> int:
+        """Lanes of the schedule: the games of a round."""
+        return self.schedule.groups_per_round * self.schedule.group_size
+
+    def lane_of(self, game: ScheduledGame) -> int:
+        """The game's lane (its position in its round)."""
+        return game.index % self.lane_count
+
+    def is_last_of_lane(self, game: ScheduledGame) -> bool:
+        """Whether ``game`` is the last its lane plays in this share (its processes may stop)."""
+        later = range(game.index + self.lane_count, self.schedule.total, self.lane_count)
+        if self.only is None:
+            return not later
+        return not any(index in self.only for index in later)
