@@ -266,3 +266,30 @@ def test_a_message_that_is_no_connect_response_raises_protobufs_error() -> None:
     with pytest.raises(DecodeError):
         fastpath.read_response(b"\xff\xff\xff")
     assert fastpath.read_response(b"").messages == [(None, None)]
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_a_streams_reader_reads_each_request_of_several_hands_as_convert_does(preset: str) -> None:
+    """One stream's reader (``ResponseReader``) reads each hand's auction and tricks once; over
+    games of several hands (redeals too, two tables interleaved, every seat asked, batches and
+    single messages) each request still reads exactly as protobuf and convert read it."""
+    rng = random.Random(preset)
+    games = {table_id: Game(PRESETS[preset], rng.randrange(10**6)) for table_id in ("a", "b")}
+    reader = fastpath.ResponseReader()
+    hands_seen, requests = set(), 0
+    while requests < 500 and any(not game.is_over for game in games.values()):
+        batch = []
+        for table_id, game in games.items():
+            if game.is_over:
+                continue
+            batch.append(_request_bytes(game, table_id, requests, 1000))
+            hands_seen.add((table_id, game.hand_number))
+            legal = game.legal_actions()
+            game.apply(legal[rng.randrange(len(legal))])
+            requests += 1
+        data = batch[0] if len(batch) == 1 else batch_bytes(batch)
+        inners = fastpath.read_response(data).messages
+        for (kind, got), (_, alone) in zip(reader(data).messages, inners, strict=True):
+            assert kind == "action_request" and isinstance(got, fastpath.Request)
+            assert _read(got) == _read(alone)
+    assert {(table_id, 1) for table_id in games} <= hands_seen  # every table saw a new hand

@@ -67,7 +67,9 @@ class Answers:
         self._tasks = tasks
         self._log = log
 
-    async def on_request(self, request: Request | pb.ActionRequest) -> None:
+    def on_request(self, request: Request | pb.ActionRequest) -> None:
+        """Hands a request to its table's bot hook and queues the reply (a sync hook's at once;
+        an ``async def`` hook's from a task, by its deadline)."""
         state = self._tables.get(request.table_id)
         if state is None:
             self._log.warning("request for an unknown table", table_id=request.table_id)
@@ -100,7 +102,7 @@ class Answers:
             return
         except Exception as error:
             # The fallback goes out first: rendering a traceback can take longer than the clock.
-            await self._send_fallback(state, open_request, _raised(hook, error))
+            self._send_fallback(state, open_request, _raised(hook, error))
             state.log.error(
                 "the bot raised; sent a fallback action",
                 phase=observation.phase.name,
@@ -114,7 +116,7 @@ class Answers:
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
             return
-        await self._send_chosen(state, open_request, chosen)
+        self._send_chosen(state, open_request, chosen)
 
     async def _finish_async(
         self,
@@ -130,7 +132,7 @@ class Answers:
             action = await asyncio.wait_for(chosen, budget)
         except TimeoutError:
             state.log.warning("the bot ran out of time; sending a fallback action", budget_s=budget)
-            await self._send_fallback(
+            self._send_fallback(
                 state, open_request, f"the hook did not answer within {budget:.3f} s"
             )
             return
@@ -138,10 +140,10 @@ class Answers:
             self._no_answer(state, reason)
             return
         except Exception as error:
-            await self._send_fallback(state, open_request, _raised(None, error))
+            self._send_fallback(state, open_request, _raised(None, error))
             state.log.error("the bot raised; sent a fallback action", exc_info=error)
             return
-        await self._send_chosen(state, open_request, action)
+        self._send_chosen(state, open_request, action)
 
     def _no_answer(self, state: TablePlay, reason: NoAnswer) -> None:
         self._stats.no_answers += 1
@@ -149,9 +151,7 @@ class Answers:
             "the bot gives no answer; the table's late policy applies", reason=str(reason)
         )
 
-    async def _send_chosen(
-        self, state: TablePlay, open_request: PendingRequest, chosen: Any
-    ) -> None:
+    def _send_chosen(self, state: TablePlay, open_request: PendingRequest, chosen: Any) -> None:
         action = chosen
         if isinstance(chosen, str):
             try:
@@ -162,7 +162,7 @@ class Answers:
                     returned=chosen,
                     error=str(error),
                 )
-                await self._send_fallback(
+                self._send_fallback(
                     state, open_request, f"the hook returned unreadable action text {chosen!r}"
                 )
                 return
@@ -173,15 +173,13 @@ class Answers:
                 phase=open_request.legal.phase.name,
             )
             shown = chosen if isinstance(chosen, str) else str(chosen)
-            await self._send_fallback(
+            self._send_fallback(
                 state, open_request, f"the hook returned an illegal action, {shown!r}"
             )
             return
-        await self._reply(state, open_request, action)
+        self._reply(state, open_request, action)
 
-    async def _send_fallback(
-        self, state: TablePlay, open_request: PendingRequest, reason: str
-    ) -> None:
+    def _send_fallback(self, state: TablePlay, open_request: PendingRequest, reason: str) -> None:
         try:
             action = state.bot.fallback(open_request.observation, open_request.legal)
             if action not in open_request.legal:
@@ -193,11 +191,11 @@ class Answers:
         else:
             failed = None
         self._stats.fallbacks += 1
-        await self._reply(state, open_request, action, fallback=reason)
+        self._reply(state, open_request, action, fallback=reason)
         if failed is not None:
             state.log.error("fallback failed; sent the first legal action", exc_info=failed)
 
-    async def _reply(
+    def _reply(
         self,
         state: TablePlay,
         open_request: PendingRequest,
@@ -243,9 +241,9 @@ class Answers:
         open_request.retried = True
         if rejected.reason == pb.REJECTION_REASON_RATE_LIMITED and open_request.sent is not None:
             await asyncio.sleep(0.05)
-            await self._reply(state, open_request, open_request.sent)
+            self._reply(state, open_request, open_request.sent)
         elif rejected.reason in _RETRY_WITH_FALLBACK:
-            await self._send_fallback(
+            self._send_fallback(
                 state, open_request, f"the server rejected the reply: {rejected.message}"
             )
 

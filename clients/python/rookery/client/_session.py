@@ -18,7 +18,7 @@ import structlog
 from rookery.v1 import bot_service_pb2 as pb
 from rookery.wire.fastpath import (
     Response,
-    read_response,
+    ResponseReader,
     request_bytes,
     serialize_request,
 )
@@ -244,11 +244,12 @@ class Session:
     async def _connect_and_serve(self, welcomed: asyncio.Event) -> None:
         async with self._channel() as channel:
             # BotServiceStub's Connect, with replies sent as the bytes they were encoded into and
-            # the server's messages read by the SDK's own reader (action requests from bytes).
+            # the server's messages read by the SDK's own reader (action requests into engine
+            # values, each hand's auction and completed tricks read once per stream).
             call = channel.stream_stream(
                 _CONNECT,
                 request_serializer=serialize_request,
-                response_deserializer=read_response,
+                response_deserializer=ResponseReader(),
             )()
             try:
                 await self._serve(call, welcomed)
@@ -404,9 +405,11 @@ class Session:
                     if pending is not None:
                         await pending
                 elif kind == "table_events":
-                    await self._messages.on_events(message)
+                    pending = self._messages.events(message)
+                    if pending is not None:
+                        await pending
                 elif kind == "action_request":
-                    await self._answers.on_request(message)
+                    self._answers.on_request(message)
                 else:
                     await self._dispatch(message, kind)
 

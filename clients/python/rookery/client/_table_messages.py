@@ -4,7 +4,7 @@ and resume snapshot handed to it."""
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import structlog
@@ -71,15 +71,27 @@ class TableMessages:
         if pending is not None:
             await pending
 
-    async def on_events(self, message: pb.TableEvents) -> None:
-        """Hands each event of a TableEvents to its table's bot, in order."""
+    def events(self, message: pb.TableEvents) -> Awaitable[None] | None:
+        """Hands each event of a TableEvents to its table's bot, in order; when an async
+        ``on_event`` returns an awaitable, what is left to do (the rest after awaiting it)."""
         state = self._tables.get(message.table_id)
         if state is None:
-            return
-        for event in message.events:
+            return None
+        events = message.events
+        for index, event in enumerate(events):
             pending = self._table_event(state, event)
             if pending is not None:
-                await pending
+                return self._finish_events(state, pending, events[index + 1 :])
+        return None
+
+    async def _finish_events(
+        self, state: TablePlay, pending: Awaitable[None], rest: Sequence[Any]
+    ) -> None:
+        await pending
+        for event in rest:
+            more = self._table_event(state, event)
+            if more is not None:
+                await more
 
     def event(self, message: Any) -> Awaitable[None] | None:
         """Hands a TableEvent to its table's bot; an async ``on_event``'s awaitable, to await.

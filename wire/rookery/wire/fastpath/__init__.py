@@ -7,7 +7,8 @@ card sets from their masks, never a message per card). Each message family's enc
 decoder live together, in one module:
 
 - ``ActionRequest`` (``_requests``): the server's :class:`RequestEncoder`, the SDK's reader;
-- the ``ConnectResponse`` envelope (``_responses``): batches, and :func:`read_response`;
+- the ``ConnectResponse`` envelope (``_responses``): batches, and :func:`read_response` (a
+  stream's :class:`ResponseReader` reads each hand's auction and completed tricks once);
 - ``TableEvent`` (``_events``): events to bots, each encoded once per view;
 - ``ActionReply`` (``_replies``): the SDK's replies;
 - ``ReplayAction`` (``_replays``): a replay's recorded actions.
@@ -35,13 +36,20 @@ from ._events import (
 from ._replays import RecordedAction, replay_action_extras, replay_hand_actions
 from ._replies import reply_bytes, request_bytes, serialize_request, table_id_field
 from ._requests import Request, RequestEncoder
-from ._responses import Response, batch_bytes, read_response, serialize_response
+from ._responses import (
+    Response,
+    ResponseReader,
+    batch_bytes,
+    read_response,
+    serialize_response,
+)
 
 __all__ = [
     "RecordedAction",
     "Request",
     "RequestEncoder",
     "Response",
+    "ResponseReader",
     "batch_bytes",
     "event_bytes",
     "event_element",

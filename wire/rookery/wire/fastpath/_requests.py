@@ -26,11 +26,13 @@ from rookery.engine import (
     Suit,
     Trick,
     new_observation,
+    new_trick,
 )
 from rookery.v1 import actions_pb2, bot_service_pb2, ruleset_pb2
 from rookery.v1 import field_numbers as fields
 
 from .. import convert
+from .._convert_cards import CARD_BY_KEY
 from ..errors import WireError
 from ..memo import BoundedMemo
 from ._cards import CARD_BYTES, card_elements, card_list
@@ -364,15 +366,148 @@ _RULESETS: Final[BoundedMemo[bytes, Ruleset]] = BoundedMemo(
 _TRICKS: Final[BoundedMemo[bytes, Trick]] = BoundedMemo(
     4096, lambda raw: convert.trick_from_proto(actions_pb2.Trick.FromString(raw))
 )
-"""Tricks by their bytes (a completed trick comes again in every later observation of its
-hand)."""
+"""Completed tricks by their bytes (a completed trick comes again in every later observation of
+its hand); the trick in progress, seen once, is read as it is (:func:`_read_trick`)."""
 _NO_TRICK: Final = Trick(-1, (), -1, 0)
-_MASK = convert.mask_from_bits
+_NO_CARD_BITS: Final = ~((1 << NUM_CARDS) - 1)
+"""The bits of a card mask that stand for no card."""
+_CARD_BY_KEY: Final = CARD_BY_KEY
 
 
-def read_request(message: bot_service_pb2.ActionRequest) -> Request:
+def _trick_from_message(message: actions_pb2.Trick) -> Trick:
+    """A trick read from its message's fields."""
+    played = []
+    get = _CARD_BY_KEY.get
+    for one in message.cards:
+        proto = one.card
+        card = get((proto.suit, proto.rank, proto.rook))  # an unset card is no card's key
+        if card is None:
+            raise Irregular  # convert's error for it
+        played.append((one.seat, card))
+    return new_trick(message.leader, tuple(played), message.winner, message.points)
+
+
+_PLAYED_READ: Final[dict[bytes, tuple[int, int]]] = {
+    element: (seat, card) for seat, row in enumerate(_PLAYED) for card, element in enumerate(row)
+}
+"""``(seat, card)`` by the bytes of a ``Trick.cards`` element."""
+_LEADER_KEY: Final = _T.LEADER << 3
+_CARDS_KEY: Final = _T.CARDS << 3 | LENGTH
+_WINNER_KEY: Final = _T.WINNER << 3
+_POINTS_KEY: Final = _T.POINTS << 3
+_MINUS_ONE: Final = varint((1 << 64) - 1)
+"""-1 as an int32 varint (ten bytes): a trick in progress has no winner."""
+
+
+def _trick_from_bytes(raw: bytes) -> Trick | None:
+    """A trick from its bytes as protobuf writes them, or ``None`` for what this does not read
+    (a value over 127 other than -1, a card element of no card or seat, another field)."""
+    leader = winner = points = 0
+    played = []
+    at, end = 0, len(raw)
+    while at < end:
+        key = raw[at]
+        if key == _CARDS_KEY:  # an element: seat and card, a few bytes
+            stop = at + 2 + raw[at + 1]
+            one = _PLAYED_READ.get(raw[at:stop])
+            if one is None:
+                return None
+            played.append(one)
+            at = stop
+            continue
+        value = raw[at + 1]
+        if value < 0x80:
+            at += 2
+        elif raw.startswith(_MINUS_ONE, at + 1):
+            value = -1
+            at += 11
+        else:
+            return None
+        if key == _LEADER_KEY:
+            leader = value
+        elif key == _WINNER_KEY:
+            winner = value
+        elif key == _POINTS_KEY:
+            points = value
+        else:
+            return None
+    return new_trick(leader, tuple(played), winner, points)
+
+
+def _read_trick(message: actions_pb2.Trick) -> Trick:
+    """A trick as it is, from its bytes, else from the message (no memo: the trick in progress
+    differs at every request, and a stream's reader reads each completed trick once)."""
+    trick = _trick_from_bytes(message.SerializeToString())
+    return _trick_from_message(message) if trick is None else trick
+
+
+class HandsRead:
+    """What one reader has read of each table's hand so far: its auction and completed tricks.
+
+    Both only grow during a hand (a redeal is the next hand), so a request of a table's same hand
+    is read from the entries it adds: the rest is the same as before, and each trick is read
+    once (no memo by bytes). A reader of one stream keeps one (:class:`ResponseReader`); tables
+    beyond ``size`` start over, read in full.
+    """
+
+    __slots__ = ("_auctions", "_tricks")
+
+    def __init__(self, size: int = 1024) -> None:
+        self._auctions: BoundedMemo[str, tuple[int, tuple[tuple[int, int], ...]]] = BoundedMemo(
+            size
+        )
+        self._tricks: BoundedMemo[str, tuple[int, tuple[Trick, ...]]] = BoundedMemo(size)
+
+    def auction(
+        self, table_id: str, observation: actions_pb2.Observation
+    ) -> tuple[tuple[int, int], ...]:
+        """The observation's auction, its new entries read."""
+        entries = observation.auction
+        count = len(entries)
+        if not count:
+            return ()
+        hand = observation.hand_number
+        known = self._auctions.get(table_id)
+        if known is not None and known[0] == hand:
+            auction = known[1]
+            if len(auction) == count:
+                return auction
+            if len(auction) < count:
+                auction += tuple([(entry.seat, entry.amount) for entry in entries[len(auction) :]])
+                self._auctions[table_id] = (hand, auction)
+                return auction
+        auction = tuple([(entry.seat, entry.amount) for entry in entries])
+        self._auctions.remember(table_id, (hand, auction))
+        return auction
+
+    def tricks(self, table_id: str, observation: actions_pb2.Observation) -> tuple[Trick, ...]:
+        """The observation's completed tricks, its new ones read."""
+        completed = observation.completed_tricks
+        count = len(completed)
+        if not count:
+            return ()
+        hand = observation.hand_number
+        known = self._tricks.get(table_id)
+        if known is not None and known[0] == hand:
+            tricks = known[1]
+            if len(tricks) == count:
+                return tricks
+            if len(tricks) < count:
+                tricks += tuple([_read_trick(trick) for trick in completed[len(tricks) :]])
+                self._tricks[table_id] = (hand, tricks)
+                return tricks
+        tricks = tuple([_read_trick(trick) for trick in completed])
+        self._tricks.remember(table_id, (hand, tricks))
+        return tricks
+
+
+def read_request(message: bot_service_pb2.ActionRequest, hands: HandsRead | None = None) -> Request:
     """The SDK's view of a parsed ``ActionRequest``; :class:`Irregular` outside the regular case
-    (no card masks, no observation or legal actions, a value ``convert`` refuses)."""
+    (no card masks, no observation or legal actions, a value ``convert`` refuses).
+
+    With ``hands`` (the same for every request of a stream), a table's auction and completed
+    tricks are read once each: a request of the same hand adds only the entries it adds.
+    """
     if not (
         message.HasField("card_masks")
         and message.HasField("observation")
@@ -382,62 +517,74 @@ def read_request(message: bot_service_pb2.ActionRequest) -> Request:
     masks = message.card_masks
     o = message.observation
     legal = message.legal_actions
+    table_id = message.table_id
+    hand, nest, buried = masks.hand, masks.nest, masks.buried
+    bury_from, call_from, play = masks.bury_candidates, masks.callable_cards, masks.playable_cards
+    if (hand | nest | buried | bury_from | call_from | play) & _NO_CARD_BITS:
+        raise Irregular  # a bit that stands for no card: convert's error
     try:
         ruleset = _RULESETS[o.ruleset.SerializeToString()]
-        hand, nest, buried = _MASK(masks.hand), _MASK(masks.nest), _MASK(masks.buried)
-        bury_from, call_from = _MASK(masks.bury_candidates), _MASK(masks.callable_cards)
-        play = _MASK(masks.playable_cards)
         called = convert.card_from_proto(o.called_card) if o.HasField("called_card") else -1
-        trick = (
-            _TRICKS[o.current_trick.SerializeToString()] if o.HasField("current_trick") else None
-        )
-        tricks = tuple([_TRICKS[t.SerializeToString()] for t in o.completed_tricks])
+        current = o.current_trick if o.HasField("current_trick") else None
+        trick = _NO_TRICK if current is None else _read_trick(current)
+        if hands is None:
+            tricks = tuple([_TRICKS[t.SerializeToString()] for t in o.completed_tricks])
+            auction = tuple([(entry.seat, entry.amount) for entry in o.auction])
+        else:
+            tricks = hands.tricks(table_id, o)
+            auction = hands.auction(table_id, o)
     except WireError as error:
         raise Irregular from error
+    seat = o.seat
+    trump = o.trump
     phase = _PHASES.get(o.phase)
     legal_phase = _PHASES.get(legal.phase)
+    suits = legal.trump_suits
     if (
         not o.HasField("ruleset")
-        or not -1 <= o.seat < ruleset.players
+        or not -1 <= seat < ruleset.players
         or phase is None
         or legal_phase is None
-        or (o.trump and o.trump not in _SUITS)
-        or any(suit not in _SUITS for suit in legal.trump_suits)
+        or (trump and trump not in _SUITS)
+        or (suits and any(suit not in _SUITS for suit in suits))
     ):
         raise Irregular
     observation = new_observation(
         ruleset,
-        o.seat,
+        seat,
         o.hand_number,
         o.dealer,
         phase,
         o.current_player,
         hand,
         nest,
-        tuple([(entry.seat, entry.amount) for entry in o.auction]),
+        auction,
         o.high_bid,
         o.high_bidder,
         o.bidder,
         o.bid,
-        _SUITS[o.trump] if o.trump else None,
+        _SUITS[trump] if trump else None,
         buried,
         o.buried_count,
         called,
         o.partner,  # partner_revealed: not an engine field
-        _NO_TRICK if trick is None else trick,
+        trick,
         tricks,
         tuple(o.points_captured),
         tuple(o.scores),
         tuple(o.sides),
     )
-    allowed = LegalActions(
-        legal_phase,
-        legal.seat,
-        can_pass=legal.can_pass,
-        bids=tuple(legal.bids),
-        bury_from=bury_from,
-        bury_count=legal.bury_count,
-        call_from=call_from,
-        play=play,
-    )
-    return Request(message.table_id, message.request_id, message.deadline_ms, observation, allowed)
+    if legal_phase is _PLAY:  # most requests: the cards to play are all there is
+        allowed = LegalActions(_PLAY, legal.seat, play=play)
+    else:
+        allowed = LegalActions(
+            legal_phase,
+            legal.seat,
+            can_pass=legal.can_pass,
+            bids=tuple(legal.bids),
+            bury_from=bury_from,
+            bury_count=legal.bury_count,
+            call_from=call_from,
+            play=play,
+        )
+    return Request(table_id, message.request_id, message.deadline_ms, observation, allowed)

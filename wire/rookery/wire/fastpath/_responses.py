@@ -15,7 +15,7 @@ from rookery.v1 import bot_service_pb2
 from rookery.v1 import field_numbers as fields
 
 from ._protobuf import LENGTH, Irregular, field, tag
-from ._requests import read_request
+from ._requests import HandsRead, read_request
 
 _ConnectResponse = bot_service_pb2.ConnectResponse
 _BATCH: Final = fields.ConnectResponse.BATCH
@@ -59,13 +59,31 @@ def read_response(data: bytes) -> Response:
 
     Raises protobuf's ``DecodeError`` for bytes protobuf refuses.
     """
+    return _read(data, None)
+
+
+class ResponseReader:
+    """One stream's response deserializer: :func:`read_response` that reads each table's
+    auction and completed tricks once (:class:`HandsRead`), for a stream's requests of a hand
+    repeat them. Call it with the bytes of each ``ConnectResponse`` of the stream."""
+
+    __slots__ = ("_hands",)
+
+    def __init__(self) -> None:
+        self._hands = HandsRead()
+
+    def __call__(self, data: bytes) -> Response:
+        return _read(data, self._hands)
+
+
+def _read(data: bytes, hands: HandsRead | None) -> Response:
     message = _ConnectResponse.FromString(data)
     if message.WhichOneof("message") == "batch":
-        return Response(True, [_item(inner) for inner in message.batch.messages])
-    return Response(False, [_item(message)])
+        return Response(True, [_item(inner, hands) for inner in message.batch.messages])
+    return Response(False, [_item(message, hands)])
 
 
-def _item(message: Any) -> tuple[str | None, Any]:
+def _item(message: Any, hands: HandsRead | None) -> tuple[str | None, Any]:
     """One message of a response: an action request read for the SDK where it is regular."""
     kind = message.WhichOneof("message")
     if kind is None:
@@ -73,7 +91,7 @@ def _item(message: Any) -> tuple[str | None, Any]:
     inner = getattr(message, kind)
     if kind == "action_request":
         try:
-            return kind, read_request(inner)
+            return kind, read_request(inner, hands)
         except Irregular:  # convert decodes it, with its errors
             return kind, inner
     return kind, inner
