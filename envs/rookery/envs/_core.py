@@ -25,7 +25,7 @@ from ._encoding import ActionCodec, ObservationEncoder, Tensor
 Mask = npt.NDArray[np.int8]
 """A legal-action mask: 1 at every legal id, else 0."""
 
-__all__ = ["Reward", "RookTable", "episode_rules", "reward_kind"]
+__all__ = ["Reward", "RookTable", "encodings", "episode_rules", "reward_kind"]
 
 
 class Reward(enum.Enum):
@@ -62,6 +62,22 @@ def episode_rules(ruleset: Ruleset, hands: int | None) -> Ruleset:
     return ruleset.replace(max_hands=min(hands, ruleset.max_hands))
 
 
+_ENCODINGS: dict[int, tuple[Ruleset, ActionCodec, ObservationEncoder]] = {}
+
+
+def encodings(ruleset: Ruleset) -> tuple[ActionCodec, ObservationEncoder]:
+    """The action codec and observation encoder of ``ruleset``, made once per ruleset object (a
+    table is dealt at every reset; hashing a ruleset would cost as much as making them)."""
+    cached = _ENCODINGS.get(id(ruleset))
+    if cached is not None and cached[0] is ruleset:
+        return cached[1], cached[2]
+    if len(_ENCODINGS) >= 64:
+        _ENCODINGS.clear()
+    made = ActionCodec(ruleset), ObservationEncoder(ruleset)
+    _ENCODINGS[id(ruleset)] = (ruleset, *made)
+    return made
+
+
 class RookTable:
     """An engine game played by action ids (``ActionCodec``), the state every env shares.
 
@@ -77,8 +93,7 @@ class RookTable:
         self, ruleset: Ruleset, game: Game, *, reward: Reward | str = Reward.ZERO_SUM
     ) -> None:
         self.ruleset = ruleset
-        self.codec = ActionCodec(ruleset)
-        self.encoder = ObservationEncoder(ruleset)
+        self.codec, self.encoder = encodings(ruleset)
         self.game = game
         self.pending = 0
         self.bury_order: list[int] = []

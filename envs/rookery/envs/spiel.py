@@ -204,7 +204,8 @@ class RookSpielState(pyspiel.State):  # type: ignore[misc]
                 self.table = RookTable(self.ruleset, game, reward=self.shared.reward)
             return
         rewards = self.table.step(action)
-        self.totals = [t + r for t, r in zip(self.totals, rewards, strict=True)]
+        if any(rewards):
+            self.totals = [t + r for t, r in zip(self.totals, rewards, strict=True)]
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
