@@ -12,7 +12,6 @@ from 0; a rejected reply belongs to the move that followed it. Kinds:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from rookery.v1 import replay_pb2
 
@@ -38,7 +37,7 @@ class MoveIncident:
     kind: str
     detail: str
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, str | int]:
         """A JSON-able dict."""
         return {
             "game_id": self.game_id,

@@ -99,7 +99,7 @@ def load_run(run_dir: str | Path, tournament_id: str | None = None) -> RunData:
     return RunData(run_dir, record, config, games, summary, incidents)
 
 
-def ledger_fields(standing: Standing) -> dict[str, Any]:
+def ledger_fields(standing: Standing) -> dict[str, float | None]:
     """A standing's language-model ledger, flat (``None`` each for a bot with no ledger)."""
     led = standing.ledger
     if led is None:

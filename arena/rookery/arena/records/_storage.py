@@ -28,6 +28,7 @@ from typing import Any
 
 from rookery.arena.errors import StorageError
 from rookery.arena.records._move_incidents import MoveIncident
+from rookery.wire.documents import JsonObject, JsonValue
 
 __all__ = [
     "DATABASE_NAME",
@@ -141,7 +142,7 @@ class BotGameStats:
         """Mean thinking time per action, in milliseconds."""
         return self.think_ms_total / self.actions if self.actions else 0.0
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, JsonValue]:
         """A JSON-able dict."""
         return {
             "actions": self.actions,
@@ -218,7 +219,7 @@ class TournamentRecord:
 
     tournament_id: str
     name: str
-    config: Mapping[str, Any]
+    config: JsonObject
     fingerprint: str
     status: str
     games_total: int
@@ -243,7 +244,7 @@ class StoredBot:
 class TournamentMismatchError(StorageError):
     """The run directory holds the tournament with another configuration (kept as ``stored``)."""
 
-    def __init__(self, message: str, stored: Mapping[str, Any]) -> None:
+    def __init__(self, message: str, stored: JsonObject) -> None:
         super().__init__(message)
         self.stored = stored
 
@@ -318,7 +319,7 @@ def _fsync_folder(folder: Path) -> None:
         os.close(directory)
 
 
-def _json(value: Any) -> str:
+def _json(value: JsonValue) -> str:
     return json.dumps(value, separators=(",", ":"), sort_keys=True)
 
 
@@ -378,7 +379,7 @@ class RunStore:
         self,
         tournament_id: str,
         name: str,
-        config: Mapping[str, Any],
+        config: JsonObject,
         fingerprint: str,
         games_total: int,
     ) -> bool:
@@ -649,7 +650,7 @@ class RunStore:
             "SELECT game_id, game_index, bot, seat, hand, move, kind, detail FROM move_incidents "
             "WHERE tournament_id=?"
         )
-        parameters: list[Any] = [tournament_id]
+        parameters: list[str] = [tournament_id]
         if bot is not None:
             query += " AND bot=?"
             parameters.append(bot)
