@@ -11,10 +11,12 @@ import signal
 import sys
 import textwrap
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from rich.console import Console
     from rookery.arena.config import TournamentConfig
+    from rookery.arena.records import RunData
     from rookery.arena.run import RunResult, TournamentOptions
 
 __all__ = ["register", "run_tournament"]
@@ -262,7 +264,7 @@ def _build_config(args: argparse.Namespace) -> TournamentConfig:
             ruleset=duplicate_hand_seeds(Ruleset.preset("standard"), not args.no_duplicate),
             bots=placeholder,
         )
-    changes: dict[str, Any] = {
+    changes: dict[str, object] = {
         "name": args.name,
         "games": args.games,
         "concurrency": args.concurrency,
@@ -288,16 +290,15 @@ def _build_config(args: argparse.Namespace) -> TournamentConfig:
     sprt = config.sprt
     sprt_flags = {"elo0": args.elo0, "elo1": args.elo1, "alpha": args.alpha, "beta": args.beta}
     if any(v is not None for v in sprt_flags.values()):
-        values: dict[str, Any] = {
-            "elo0": sprt.elo0,
-            "elo1": sprt.elo1,
-            "alpha": sprt.alpha,
-            "beta": sprt.beta,
-            "model": sprt.model,
-        }
-        values.update({k: v for k, v in sprt_flags.items() if v is not None})
         try:
-            changes["sprt"] = SprtParams(**values)
+            given = {k: float(v) for k, v in sprt_flags.items() if v is not None}
+            changes["sprt"] = SprtParams(
+                elo0=given.get("elo0", sprt.elo0),
+                elo1=given.get("elo1", sprt.elo1),
+                alpha=given.get("alpha", sprt.alpha),
+                beta=given.get("beta", sprt.beta),
+                model=sprt.model,
+            )
         except ValueError as error:
             raise ArenaConfigError(
                 "command line", "--elo0/--elo1/--alpha/--beta", str(error)
@@ -553,7 +554,7 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
-def _report_regret(run_dir: str, data: Any, console: Any, *, quiet: bool) -> Path | None:
+def _report_regret(run_dir: str, data: RunData, console: Console, *, quiet: bool) -> Path | None:
     """Sum each bot's play regret into ``regret.json``; print its table unless ``quiet``."""
     from rich.table import Table
     from rookery.arena.errors import ArenaError

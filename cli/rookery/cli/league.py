@@ -11,7 +11,14 @@ import signal
 import sys
 import textwrap
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from rookery.v1 import arena_service_pb2_grpc, league_pb2
+
+_Response = TypeVar("_Response")
 
 __all__ = ["register"]
 
@@ -289,7 +296,7 @@ def _serve(args: argparse.Namespace) -> int:
     except (RulesetError, KeyError, ValueError) as error:
         print(f"rookery league serve: {error}", file=sys.stderr)
         return 2
-    overrides: dict[str, Any] = {"log_level": "warning"}
+    overrides: dict[str, object] = {"log_level": "warning"}
     if args.address:
         overrides["address"] = args.address
     if args.db:
@@ -383,7 +390,14 @@ def _write_port(path_text: str, port: int) -> None:
     os.replace(tmp, path)
 
 
-def _call(args: argparse.Namespace, method: str, request: Any, token: str = "") -> Any:
+def _call(
+    args: argparse.Namespace,
+    method: Callable[[arena_service_pb2_grpc.ArenaServiceStub], Callable[..., _Response]],
+    request: object,
+    token: str = "",
+) -> _Response:
+    """``method`` of the league's ArenaService called with ``request`` (and ``token``); the
+    server's refusal as the command's error."""
     import grpc
     from rookery.v1 import arena_service_pb2_grpc
 
@@ -391,7 +405,7 @@ def _call(args: argparse.Namespace, method: str, request: Any, token: str = "") 
     with grpc.insecure_channel(args.server) as channel:
         stub = arena_service_pb2_grpc.ArenaServiceStub(channel)
         try:
-            return getattr(stub, method)(request, metadata=metadata, timeout=60)
+            return method(stub)(request, metadata=metadata, timeout=60)
         except grpc.RpcError as error:
             code = error.code().name if error.code() else "ERROR"
             raise SystemExit(
@@ -427,7 +441,7 @@ def _season(args: argparse.Namespace) -> int:
         confidence=args.confidence,
         final_pair_budget=args.budget,
     )
-    season = _call(args, "CreateSeason", request, args.admin_token).season
+    season = _call(args, lambda stub: stub.CreateSeason, request, args.admin_token).season
     print(f"season {season.name} (id {season.season_id}) until {season.deadline.ToJsonString()}")
     return 0
 
@@ -441,7 +455,7 @@ def _submit(args: argparse.Namespace) -> int:
     )
     if args.local:
         request.local_folder = str(Path(args.folder).resolve())
-        version = _call(args, "SubmitVersion", request, args.token).version
+        version = _call(args, lambda stub: stub.SubmitVersion, request, args.token).version
     else:
         try:
             archive = pack_folder(Path(args.folder))
@@ -453,7 +467,9 @@ def _submit(args: argparse.Namespace) -> int:
             league_pb2.SubmitVersionUploadRequest(archive_chunk=archive[i : i + UPLOAD_CHUNK_BYTES])
             for i in range(0, len(archive), UPLOAD_CHUNK_BYTES)
         ]
-        version = _call(args, "SubmitVersionUpload", iter(chunks), args.token).version
+        version = _call(
+            args, lambda stub: stub.SubmitVersionUpload, iter(chunks), args.token
+        ).version
         print(f"sent {len(archive)} bytes in {len(chunks) - 1} chunks")
     print(f"{version.version_id} submitted (sha256 {version.content_sha256[:16]}): it builds")
     print("and plays its qualification game now; see `rookery league version ID`")
@@ -472,7 +488,7 @@ _STATUS_NAMES = {
 }
 
 
-def _line(version: Any) -> str:
+def _line(version: league_pb2.BotVersion) -> str:
     if version.games:
         rating = f"{version.elo:+7.1f} ± {version.elo_error:5.1f} {version.games:>5}"
     else:
@@ -485,7 +501,7 @@ def _versions(args: argparse.Namespace) -> int:
     from rookery.v1 import league_pb2
 
     request = league_pb2.ListVersionsRequest(bot_name=args.bot)
-    response = _call(args, "ListVersions", request, args.token)
+    response = _call(args, lambda stub: stub.ListVersions, request, args.token)
     for version in response.versions:
         print(_line(version))
     return 0
@@ -497,7 +513,7 @@ def _version(args: argparse.Namespace) -> int:
     request = league_pb2.GetVersionRequest(
         version_id=args.version_id, runtime_log_bytes=max(0, args.log)
     )
-    response = _call(args, "GetVersion", request, args.token)
+    response = _call(args, lambda stub: stub.GetVersion, request, args.token)
     print(_line(response.version))
     if not response.version.command:  # only its author and the organiser get it
         print("command, build and runtime logs: for the bot's token or the admin token only")
@@ -514,7 +530,7 @@ def _retire(args: argparse.Namespace) -> int:
     from rookery.v1 import league_pb2
 
     request = league_pb2.RetireVersionRequest(version_id=args.version_id)
-    print(_line(_call(args, "RetireVersion", request, args.token).version))
+    print(_line(_call(args, lambda stub: stub.RetireVersion, request, args.token).version))
     return 0
 
 
@@ -522,7 +538,9 @@ def _disqualify(args: argparse.Namespace) -> int:
     from rookery.v1 import league_pb2
 
     request = league_pb2.DisqualifyVersionRequest(version_id=args.version_id, reason=args.reason)
-    print(_line(_call(args, "DisqualifyVersion", request, args.admin_token).version))
+    print(
+        _line(_call(args, lambda stub: stub.DisqualifyVersion, request, args.admin_token).version)
+    )
     return 0
 
 
@@ -535,7 +553,7 @@ def _challenge(args: argparse.Namespace) -> int:
         pairs=args.pairs,
         rated=args.rated,
     )
-    challenge_id = _call(args, "Challenge", request, args.token).challenge_id
+    challenge_id = _call(args, lambda stub: stub.Challenge, request, args.token).challenge_id
     print(f"challenge {challenge_id}: {args.pairs} pair(s) of {args.version_id} v {args.opponent}")
     return 0
 
@@ -544,7 +562,9 @@ def _board(args: argparse.Namespace) -> int:
     from rookery.v1 import league_pb2
 
     response = _call(
-        args, "GetLeagueBoard", league_pb2.GetLeagueBoardRequest(all_versions=args.all)
+        args,
+        lambda stub: stub.GetLeagueBoard,
+        league_pb2.GetLeagueBoardRequest(all_versions=args.all),
     )
     season = response.season
     state = {1: "open", 2: "final evaluation", 3: "closed"}.get(season.status, "?")
@@ -561,6 +581,6 @@ def _final(args: argparse.Namespace) -> int:
     from rookery.v1 import league_pb2
 
     request = league_pb2.StartFinalEvaluationRequest()
-    season = _call(args, "StartFinalEvaluation", request, args.admin_token).season
+    season = _call(args, lambda stub: stub.StartFinalEvaluation, request, args.admin_token).season
     print(f"season {season.name}: submissions closed, final evaluation started")
     return 0

@@ -12,9 +12,9 @@ import signal
 import sys
 import tempfile
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import structlog
 
@@ -44,7 +44,7 @@ _EXAMPLES = textwrap.dedent(
 )
 
 # Command-line flags that map one to one onto ServerConfig options.
-_FLAGS: tuple[tuple[str, str, Any, str, str], ...] = (
+_FLAGS: tuple[tuple[str, str, Callable[[str], object], str, str], ...] = (
     ("--address", "address", str, "HOST:PORT", "where to listen (default 127.0.0.1:50051)"),
     ("--name", "server_name", str, "NAME", "the name every Welcome carries (bots may check it)"),
     ("--metrics-address", "metrics_address", str, "HOST:PORT", "serve Prometheus /metrics here"),
@@ -113,7 +113,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def _run(args: argparse.Namespace) -> int:
     from rookery.server import AddressUnavailableError, ServerConfig, ServerConfigError
 
-    overrides: dict[str, Any] = {
+    overrides: dict[str, object] = {
         dest: getattr(args, dest) for _, dest, _, _, _ in _FLAGS if getattr(args, dest) is not None
     }
     if args.open:

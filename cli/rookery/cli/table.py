@@ -12,7 +12,11 @@ import os
 import sys
 import textwrap
 import time
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import grpc
+    from rookery.v1 import arena_service_pb2_grpc
 
 __all__ = ["register", "seat_bots"]
 
@@ -120,7 +124,7 @@ def _create(args: argparse.Namespace) -> int:
         return _follow(stub, table.table_id, metadata, args.timeout)
 
 
-def _refused(error: Any, server: str) -> int:
+def _refused(error: grpc.RpcError, server: str) -> int:
     import grpc
 
     code = error.code()
@@ -131,7 +135,12 @@ def _refused(error: Any, server: str) -> int:
     return 2
 
 
-def _follow(stub: Any, table_id: str, metadata: Any, timeout: float) -> int:
+def _follow(
+    stub: arena_service_pb2_grpc.ArenaServiceStub,
+    table_id: str,
+    metadata: tuple[tuple[str, str], ...],
+    timeout: float,
+) -> int:
     import grpc
     from rookery.v1 import arena_service_pb2, table_pb2
     from rookery.wire.convert import termination_name
