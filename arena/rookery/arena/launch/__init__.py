@@ -3,6 +3,9 @@
 - ``_commands``: a bot's command line resolved to a program (relative paths, PATH, the SDK).
 - ``_launcher``: the launch plan of a game's seats and the processes' lifetimes.
 - ``_bot_process``: one bot process, its log and its exit.
+- ``_lanes``: warm sandboxed bot processes in lanes, reused across games of different seeds.
+- ``_supervisor``: one run's bots (``BotSupervisor``): its sandbox, launch keys, shared
+  processes, warm lanes or each game's fresh ones, the remote bots awaited, all stopped at the end.
 - ``_sandbox``: the bubblewrap sandbox (its limits, incidents, command line and mounts);
   ``_sandbox_probe`` what this machine offers for it, ``_sandbox_folders`` the bot's folder and
   what in it is covered up, ``_cgroups`` its cgroup v2 groups, ``_process_meter`` the metering
