@@ -6,15 +6,22 @@
 //! tricks left and the last trick's bonus), every other seat minimises them. With the
 //! partnerships of `FIXED` (two sides) and a called partner once revealed, that is the game.
 //!
-//! The search: alpha-beta inside a trick, a transposition table of bounds at the trick
-//! boundaries (keyed by the cards in hand and the leader, kept between searches of one deal),
-//! moves ordered by what the seats still to play to the trick can do (the table's best lead
-//! first, then sure winners cashed, low leads to a partner's winner, points given to a trick
-//! the side holds, the cheapest sure winner, low losers), cards that play alike searched once
-//! (one seat's cards of one suit and one worth with no card of another seat or of the open
-//! trick between them), sure points as bounds at the trick boundaries (the trumps of one side
-//! above every trump of the other), and a series of null-window searches on the point total,
-//! each on the middle of the bounds known so far. `exhaustive` is the plain minimax the tests hold it against.
+//! The search: alpha-beta inside a trick and a transposition table of bounds at the trick
+//! boundaries (kept between searches of one deal), by partition search: each search also
+//! says which cards' order its result depends on (per follow group, the cards down to the
+//! lowest that won a trick against a card of its group, that a sure-point bound ranked, or
+//! that shares an alike class with one of those), and the table's entry then holds for every
+//! position alike in those top cards (holders and worths, in order) and alike below them only
+//! in each seat's count of cards of each worth. Moves are ordered by what the seats still to
+//! play to the trick can do (the table's best lead first, then sure winners cashed, low leads
+//! to a partner's winner, points given to a trick the side holds, the cheapest sure winner,
+//! low losers); cards that play alike are searched once (one seat's cards of one suit and one
+//! worth with no card of another seat or of the open trick between them); sure points bound
+//! the trick boundaries (the trumps of one side above every trump of the other; the leader's
+//! top cards of the suits no opponent can trump, with the lowest cards the seats that follow
+//! suit must drop on them); and a series of null-window searches on the point total, each on
+//! the middle of the bounds known so far, gives the value. `exhaustive` is the plain minimax
+//! the tests hold it against.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
@@ -81,22 +88,69 @@ impl Hasher for FxHasher {
     }
 }
 
-/// A trick boundary up to relative ranks: per suit (the trump suit with the Rook cards on
-/// top), its cards still in hand in ascending strength, each as its holder (3 bits) and worth
-/// (2 bits); and the leader. Positions alike but for which lower cards are gone share a key.
+/// A trick boundary up to the order of the cards below those that matter: per seat and follow
+/// group (a suit; the trump suit with the Rook cards), how many cards of each worth it holds;
+/// and the leader. Every position an entry of its bucket holds for shares it.
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct Key {
-    groups: [u128; 4],
+    counts: [u64; 6],
     leader: u8,
 }
 
 impl Hash for Key {
     #[inline]
     fn hash<H: Hasher>(&self, state: &mut H) {
-        for group in self.groups {
-            state.write_u64(group as u64 ^ (group >> 64) as u64 ^ (self.leader as u64) << 61);
+        for count in self.counts {
+            state.write_u64(count ^ (self.leader as u64) << 58);
         }
     }
+}
+
+/// Per follow group (indexed by suit; the trump suit's for the trumps and the Rook cards), the
+/// lowest strength (`trick_key`) of the cards a result depends on: it holds for every position
+/// alike in the cards at or above it (their holders and worths, in order) and alike below it
+/// only in each seat's count of cards of each worth (partition search, on points).
+type Relevance = [u8; 4];
+
+/// No card's rank matters.
+const IRRELEVANT: Relevance = [u8::MAX; 4];
+
+#[inline]
+fn union(a: Relevance, b: Relevance) -> Relevance {
+    [
+        a[0].min(b[0]),
+        a[1].min(b[1]),
+        a[2].min(b[2]),
+        a[3].min(b[3]),
+    ]
+}
+
+const fn points_mask(points: i64) -> u64 {
+    let mut mask = 0u64;
+    let mut card = 0;
+    while card < 56 {
+        if card_points(card) == points {
+            mask |= 1 << card;
+        }
+        card += 1;
+    }
+    mask
+}
+
+/// The numbered cards worth 0, 5 and 10 points.
+const WORTH_MASKS: [u64; 3] = [points_mask(0), points_mask(5), points_mask(10)];
+
+/// The least points that `count` cards of `cards` (numbered cards, at least `count`) hold.
+#[inline]
+fn lowest_points(cards: u64, count: u32) -> i64 {
+    let mut left = count;
+    let mut points = 0;
+    for (worth, mask) in [0i64, 5, 10].into_iter().zip(WORTH_MASKS) {
+        let taken = (cards & mask).count_ones().min(left);
+        points += worth * taken as i64;
+        left -= taken;
+    }
+    points
 }
 
 /// Each card's worth as two bits (0, 5, 10, 20 points).
@@ -115,12 +169,65 @@ const WORTH: [u64; 58] = {
     worth
 };
 
+/// The bounds of every position whose top cards of each group (the `tops[group]` first of
+/// its cards in descending strength) are `patterns[group]` (holder and worth per card).
 #[derive(Clone, Copy)]
 struct Entry {
+    patterns: [u128; 4],
+    tops: [u8; 4],
     lower: i32,
     upper: i32,
     best: u8,
 }
+
+/// A trick boundary's cards per group in descending strength: their codes (holder and worth,
+/// five bits a card, the strongest first) and strengths.
+struct Codes {
+    codes: [u128; 4],
+    lengths: [u8; 4],
+    strengths: [[u8; 16]; 4],
+}
+
+impl Codes {
+    /// How many of group `group`'s cards are at or above strength `lowest`.
+    #[inline]
+    fn tops(&self, relevance: &Relevance) -> [u8; 4] {
+        let mut tops = [0u8; 4];
+        for group in 0..4 {
+            let length = self.lengths[group] as usize;
+            tops[group] = self.strengths[group][..length]
+                .iter()
+                .take_while(|&&strength| strength >= relevance[group])
+                .count() as u8;
+        }
+        tops
+    }
+
+    #[inline]
+    fn pattern(&self, group: usize, top: u8) -> u128 {
+        let shift = 5 * (self.lengths[group] - top) as u32;
+        if shift >= 128 {
+            0
+        } else {
+            self.codes[group] >> shift
+        }
+    }
+
+    /// The relevance of a table entry's tops, in this position's strengths.
+    #[inline]
+    fn relevance(&self, tops: &[u8; 4]) -> Relevance {
+        let mut relevance = IRRELEVANT;
+        for group in 0..4 {
+            if tops[group] > 0 {
+                relevance[group] = self.strengths[group][tops[group] as usize - 1];
+            }
+        }
+        relevance
+    }
+}
+
+/// At most this many entries share a bucket (the oldest goes first).
+const BUCKET_LIMIT: usize = 12;
 
 const NO_CARD: u8 = 255;
 
@@ -137,13 +244,16 @@ struct TrickState {
     win: u32,
     points: i64,
     cards: u64,
+    /// The winning card.
+    win_card: u32,
 }
 
 /// One deal's solver: its table serves every position of the deal (and its samples' positions
 /// when the rules and side are the same).
 pub struct DdSolver {
     pub rules: DdRules,
-    table: HashMap<Key, Entry, BuildHasherDefault<FxHasher>>,
+    table: HashMap<Key, Vec<Entry>, BuildHasherDefault<FxHasher>>,
+    entries: usize,
     pub nodes: u64,
     trump_mask: u64,
     /// Gives up past this many nodes (0: never); `aborted` then says so.
@@ -166,6 +276,7 @@ impl DdSolver {
         Ok(DdSolver {
             rules,
             table: HashMap::default(),
+            entries: 0,
             nodes: 0,
             trump_mask: trump_mask(rules.trump),
             node_limit: 0,
@@ -177,10 +288,12 @@ impl DdSolver {
     /// Empties the table (it grows with every position searched).
     pub fn clear(&mut self) {
         self.table.clear();
+        self.entries = 0;
     }
 
+    /// The bounds held in the table.
     pub fn table_len(&self) -> usize {
-        self.table.len()
+        self.entries
     }
 
     /// Checks that `pos` is a position of the play: disjoint hands, every seat's count right
@@ -245,6 +358,7 @@ impl DdSolver {
             win: 0,
             points: 0,
             cards: 0,
+            win_card: 0,
         };
         for &card in &pos.trick[..pos.trick_len] {
             state = self.after(state, card as u32);
@@ -262,8 +376,10 @@ impl DdSolver {
         if state.count == 0 {
             next.follow = follow_mask(self.rules.trump, card);
             next.win = key;
+            next.win_card = card;
         } else if bit & (state.follow | self.trump_mask) != 0 && key > state.win {
             next.win = key;
+            next.win_card = card;
         }
         next.points += card_points(card);
         next.cards |= bit;
@@ -350,8 +466,8 @@ impl DdSolver {
         while lower < upper && !self.aborted {
             let beta = lower + ((upper - lower) / step + 1) / 2 * step;
             let value = match first {
-                None => self.trick_node(hands, state, beta - 1, beta),
-                Some(card) => self.play_card(hands, state, card, beta - 1, beta),
+                None => self.trick_node(hands, state, beta - 1, beta).0,
+                Some(card) => self.play_card(hands, state, card, beta - 1, beta).0,
             };
             if value >= beta {
                 lower = value;
@@ -362,7 +478,8 @@ impl DdSolver {
         lower
     }
 
-    /// The value (from the open trick on) once the seat to play plays `card`.
+    /// The value (from the open trick on) once the seat to play plays `card`, and what it
+    /// depends on.
     #[inline]
     fn play_card(
         &mut self,
@@ -371,51 +488,87 @@ impl DdSolver {
         card: u32,
         alpha: i64,
         beta: i64,
-    ) -> i64 {
+    ) -> (i64, Relevance) {
         let seat = state.seat;
         let bit = 1u64 << card;
         hands[seat] ^= bit;
         let next = self.after(state, card);
-        let value = if next.count == self.rules.players {
+        let result = if next.count == self.rules.players {
             let winner = (next.win & 7) as usize;
             let ours = self.rules.side >> winner & 1 == 1;
+            let won = self.won_by(&next);
             let mut taken = next.points;
             if hands[winner] == 0 {
                 taken += self.rules.last_trick_bonus;
-                if ours {
-                    taken
-                } else {
-                    0
-                }
+                (if ours { taken } else { 0 }, won)
             } else {
                 let mine = if ours { taken } else { 0 };
-                mine + self.lead_node(hands, winner, alpha - mine, beta - mine)
+                let (value, relevance) = self.lead_node(hands, winner, alpha - mine, beta - mine);
+                (mine + value, union(relevance, won))
             }
         } else {
             self.trick_node(hands, next, alpha, beta)
         };
         hands[seat] ^= bit;
-        value
+        result
+    }
+
+    /// What a full trick's winner depends on: the winning card's rank when another card of
+    /// its group was played to the trick (else its suit alone won).
+    #[inline]
+    fn won_by(&self, trick: &TrickState) -> Relevance {
+        let card = trick.win_card;
+        let group = self.group_of(card);
+        let mut relevance = IRRELEVANT;
+        if trick.cards & self.group_mask(group) & !(1u64 << card) != 0 {
+            relevance[group] = trick_key(self.rules.trump, card) as u8;
+        }
+        relevance
+    }
+
+    /// The follow group of a card (its suit; the trump suit for a Rook card).
+    #[inline]
+    fn group_of(&self, card: u32) -> usize {
+        if card >= ROOK {
+            self.rules.trump as usize
+        } else {
+            (card / 14) as usize
+        }
+    }
+
+    #[inline]
+    fn group_mask(&self, group: usize) -> u64 {
+        if group as u32 == self.rules.trump {
+            self.trump_mask
+        } else {
+            crate::cards::suit_mask(group as u32)
+        }
     }
 
     /// A trick boundary: the table's bounds, then the trick's search.
-    fn lead_node(&mut self, hands: &mut [u64; 6], leader: usize, alpha: i64, beta: i64) -> i64 {
+    fn lead_node(
+        &mut self,
+        hands: &mut [u64; 6],
+        leader: usize,
+        alpha: i64,
+        beta: i64,
+    ) -> (i64, Relevance) {
         let players = self.rules.players;
         let mut points = self.rules.last_trick_bonus;
         for &hand in &hands[..players] {
             points += mask_points(hand);
         }
         if points <= alpha {
-            return points;
+            return (points, IRRELEVANT);
         }
         if beta <= 0 {
-            return 0;
+            return (0, IRRELEVANT);
         }
         // The trumps above every trump of the other side win their tricks: their points are sure.
         // And so are the leader's top cards of a suit that no opponent can trump, cashed now.
-        let (top_ours, top_points) = self.top_trumps(hands);
+        let (top_ours, top_points, top_relevance) = self.top_trumps(hands);
         let leader_ours = self.rules.side >> leader & 1 == 1;
-        let cash = self.cash_points(hands, leader);
+        let (cash, cash_relevance) = self.cash_points(hands, leader);
         let mut ours_sure = if top_ours { top_points } else { 0 };
         let mut theirs_sure = if top_ours { 0 } else { top_points };
         if leader_ours {
@@ -424,10 +577,10 @@ impl DdSolver {
             theirs_sure += cash;
         }
         if ours_sure >= beta {
-            return ours_sure;
+            return (ours_sure, union(top_relevance, cash_relevance));
         }
         if points - theirs_sure <= alpha {
-            return points - theirs_sure;
+            return (points - theirs_sure, union(top_relevance, cash_relevance));
         }
         let state = TrickState {
             seat: leader,
@@ -436,41 +589,80 @@ impl DdSolver {
             win: 0,
             points: 0,
             cards: 0,
+            win_card: 0,
         };
         if hands[leader].count_ones() == 1 {
             return self.last_trick(hands, leader);
         }
         let key = self.key(hands, leader);
+        let codes = self.codes(hands);
         let mut alpha = alpha;
         let mut beta = beta;
         let mut best_hint = NO_CARD;
-        if let Some(entry) = self.table.get(&key) {
-            let (lower, upper) = (entry.lower as i64, entry.upper as i64);
-            if lower >= beta {
-                return lower;
+        let mut narrowed = IRRELEVANT;
+        if let Some(bucket) = self.table.get(&key) {
+            for entry in bucket {
+                if (0..4)
+                    .any(|group| codes.pattern(group, entry.tops[group]) != entry.patterns[group])
+                {
+                    continue;
+                }
+                let (lower, upper) = (entry.lower as i64, entry.upper as i64);
+                if lower >= beta {
+                    return (lower, union(narrowed, codes.relevance(&entry.tops)));
+                }
+                if upper <= alpha {
+                    return (upper, union(narrowed, codes.relevance(&entry.tops)));
+                }
+                if lower == upper {
+                    return (lower, union(narrowed, codes.relevance(&entry.tops)));
+                }
+                if lower > alpha || upper < beta {
+                    alpha = alpha.max(lower);
+                    beta = beta.min(upper);
+                    narrowed = union(narrowed, codes.relevance(&entry.tops));
+                }
+                if entry.best != NO_CARD {
+                    best_hint = entry.best;
+                }
             }
-            if upper <= alpha {
-                return upper;
-            }
-            if lower == upper {
-                return lower;
-            }
-            alpha = alpha.max(lower);
-            beta = beta.min(upper);
-            best_hint = entry.best;
         }
-        let (value, best) = self.search_moves(hands, state, alpha, beta, best_hint);
+        let (value, best, searched) = self.search_moves(hands, state, alpha, beta, best_hint);
+        let relevance = union(searched, narrowed);
         if self.aborted {
-            return value;
+            return (value, relevance);
         }
-        if self.table.len() >= TABLE_LIMIT {
-            self.table.clear();
+        if self.entries >= TABLE_LIMIT {
+            self.clear();
         }
-        let entry = self.table.entry(key).or_insert(Entry {
-            lower: 0,
-            upper: points as i32,
-            best: NO_CARD,
-        });
+        let tops = codes.tops(&relevance);
+        let mut patterns = [0u128; 4];
+        for (group, pattern) in patterns.iter_mut().enumerate() {
+            *pattern = codes.pattern(group, tops[group]);
+        }
+        let bucket = self.table.entry(key).or_default();
+        let index = match bucket
+            .iter()
+            .position(|entry| entry.tops == tops && entry.patterns == patterns)
+        {
+            Some(index) => index,
+            None => {
+                if bucket.len() >= BUCKET_LIMIT {
+                    bucket.remove(0);
+                } else {
+                    self.entries += 1;
+                }
+                bucket.push(Entry {
+                    patterns,
+                    tops,
+                    lower: 0,
+                    upper: points as i32,
+                    best: NO_CARD,
+                });
+                bucket.len() - 1
+            }
+        };
+        let entry = &mut bucket[index];
         if value <= alpha {
             entry.upper = entry.upper.min(value as i32);
         } else if value >= beta {
@@ -481,14 +673,14 @@ impl DdSolver {
             entry.upper = value as i32;
             entry.best = best;
         }
-        value
+        (value, relevance)
     }
 
     /// The side (ours or not) holding the highest trumps left, and the points of its trumps
     /// that rank above every trump of the other side: each wins the trick it is played to, or
     /// a partner's higher one does.
     #[inline]
-    fn top_trumps(&self, hands: &[u64; 6]) -> (bool, i64) {
+    fn top_trumps(&self, hands: &[u64; 6]) -> (bool, i64, Relevance) {
         let mut ours = 0u64;
         let mut union = 0u64;
         for (seat, &hand) in hands[..self.rules.players].iter().enumerate() {
@@ -499,7 +691,7 @@ impl DdSolver {
         }
         let trumps = union & self.trump_mask;
         if trumps == 0 {
-            return (false, 0);
+            return (false, 0, IRRELEVANT);
         }
         // Descending strength: ROOK, ROOK2, then the suit's ranks from the top.
         let mut sequence = [0u32; 16];
@@ -519,13 +711,16 @@ impl DdSolver {
         }
         let top_ours = ours >> sequence[0] & 1 == 1;
         let mut points = 0;
+        let mut relevance = IRRELEVANT;
         for &card in &sequence[..len] {
             if (ours >> card & 1 == 1) != top_ours {
+                // The run ends at the other side's best trump: the order up to it matters.
+                relevance[self.rules.trump as usize] = trick_key(self.rules.trump, card) as u8;
                 break;
             }
             points += card_points(card);
         }
-        (top_ours, points)
+        (top_ours, points, relevance)
     }
 
     /// The points of the leader's cards of the plain suits that win when led now, one after
@@ -533,7 +728,7 @@ impl DdSolver {
     /// opponent holding a trump has cards of the suit (none if an opponent may play a Rook card
     /// freely). Opponents with trumps follow suit throughout, so the suits do not interfere.
     #[inline]
-    fn cash_points(&self, hands: &[u64; 6], leader: usize) -> i64 {
+    fn cash_points(&self, hands: &[u64; 6], leader: usize) -> (i64, Relevance) {
         let players = self.rules.players;
         let side = self.rules.side;
         let leader_side = side >> leader & 1;
@@ -544,7 +739,7 @@ impl DdSolver {
             union |= hand;
             if side >> seat & 1 != leader_side && hand & self.trump_mask != 0 {
                 if self.rules.rook_free_play && hand & crate::cards::ROOK_MASK != 0 {
-                    return 0;
+                    return (0, IRRELEVANT);
                 }
                 ruffers[ruffer_count] = hand;
                 ruffer_count += 1;
@@ -552,6 +747,8 @@ impl DdSolver {
         }
         let mine = hands[leader];
         let mut points = 0;
+        let mut cashed = [0u32; 4];
+        let mut relevance = IRRELEVANT;
         for suit in 0..4u32 {
             if suit == self.rules.trump {
                 continue;
@@ -564,54 +761,113 @@ impl DdSolver {
             let mut rest = union & group;
             while rest != 0 && limit > 0 {
                 let card = 63 - rest.leading_zeros();
+                // The order of the suit's cards down to this one matters.
+                relevance[suit as usize] = trick_key(self.rules.trump, card) as u8;
                 if mine >> card & 1 == 0 {
                     break;
                 }
                 points += card_points(card);
                 rest ^= 1 << card;
                 limit -= 1;
+                cashed[suit as usize] += 1;
             }
         }
-        points
+        if cashed == [0; 4] {
+            return (0, relevance);
+        }
+        // A seat with as many cards of each cashed suit as it is cashed follows suit to every
+        // one of those tricks: its lowest cards of the suit, at least, fall to the leader.
+        for (seat, &hand) in hands[..players].iter().enumerate() {
+            if seat == leader || self.rules.rook_free_play && hand & crate::cards::ROOK_MASK != 0 {
+                continue;
+            }
+            let mut forced = 0;
+            let mut follows = true;
+            for suit in 0..4u32 {
+                let count = cashed[suit as usize];
+                if count == 0 {
+                    continue;
+                }
+                let cards = hand & crate::cards::suit_mask(suit);
+                if cards.count_ones() < count {
+                    follows = false;
+                    break;
+                }
+                forced += lowest_points(cards, count);
+            }
+            if follows {
+                points += forced;
+            }
+        }
+        (points, relevance)
     }
 
     /// The key of a trick boundary (see `Key`).
     #[inline]
     fn key(&self, hands: &[u64; 6], leader: usize) -> Key {
+        let mut counts = [0u64; 6];
+        for (count, &hand) in counts.iter_mut().zip(hands.iter()) {
+            let mut packed = 0u64;
+            for group in 0..4 {
+                let cards = hand & self.group_mask(group);
+                packed = packed << 10
+                    | ((cards & WORTH_MASKS[0]).count_ones() as u64) << 6
+                    | ((cards & WORTH_MASKS[1]).count_ones() as u64) << 4
+                    | ((cards & WORTH_MASKS[2]).count_ones() as u64) << 2
+                    | (cards & crate::cards::ROOK_MASK).count_ones() as u64;
+            }
+            *count = packed;
+        }
+        Key {
+            counts,
+            leader: leader as u8,
+        }
+    }
+
+    /// The cards of a trick boundary per group, strongest first (see `Codes`).
+    #[inline]
+    fn codes(&self, hands: &[u64; 6]) -> Codes {
         // Each card's holder as three bits: one mask per bit.
         let low = hands[1] | hands[3] | hands[5];
         let middle = hands[2] | hands[3];
         let high = hands[4] | hands[5];
         let union = low | middle | high | hands[0];
-        let mut groups = [0u128; 4];
-        for (suit, group) in groups.iter_mut().enumerate() {
-            let mut code = 1u128;
-            let mut push = |card: u32| {
+        let mut codes = Codes {
+            codes: [0; 4],
+            lengths: [0; 4],
+            strengths: [[0; 16]; 4],
+        };
+        let trump = self.rules.trump;
+        for group in 0..4usize {
+            let mut code = 0u128;
+            let mut length = 0usize;
+            let mut push = |card: u32, codes: &mut Codes| {
                 let owner = (low >> card & 1) | (middle >> card & 1) << 1 | (high >> card & 1) << 2;
                 code = code << 5 | (owner << 2 | WORTH[card as usize]) as u128;
+                codes.strengths[group][length] = trick_key(trump, card) as u8;
+                length += 1;
             };
-            let mut rest = union & crate::cards::suit_mask(suit as u32);
-            while rest != 0 {
-                push(rest.trailing_zeros());
-                rest &= rest - 1;
-            }
-            if suit as u32 == self.rules.trump {
-                for card in [ROOK + 1, ROOK] {
+            if group as u32 == trump {
+                for card in [ROOK, ROOK + 1] {
                     if union >> card & 1 == 1 {
-                        push(card);
+                        push(card, &mut codes);
                     }
                 }
             }
-            *group = code;
+            let mut rest = union & crate::cards::suit_mask(group as u32);
+            while rest != 0 {
+                let card = 63 - rest.leading_zeros();
+                rest ^= 1 << card;
+                push(card, &mut codes);
+            }
+            codes.codes[group] = code;
+            codes.lengths[group] = length as u8;
         }
-        Key {
-            groups,
-            leader: leader as u8,
-        }
+        codes
     }
 
     /// The last trick: every seat's one card.
-    fn last_trick(&mut self, hands: &mut [u64; 6], leader: usize) -> i64 {
+    fn last_trick(&mut self, hands: &mut [u64; 6], leader: usize) -> (i64, Relevance) {
         let players = self.rules.players;
         let mut state = TrickState {
             seat: leader,
@@ -620,16 +876,18 @@ impl DdSolver {
             win: 0,
             points: 0,
             cards: 0,
+            win_card: 0,
         };
         for _ in 0..players {
             let card = hands[state.seat].trailing_zeros();
             state = self.after(state, card);
         }
         let winner = (state.win & 7) as usize;
+        let won = self.won_by(&state);
         if self.rules.side >> winner & 1 == 1 {
-            state.points + self.rules.last_trick_bonus
+            (state.points + self.rules.last_trick_bonus, won)
         } else {
-            0
+            (0, won)
         }
     }
 
@@ -639,14 +897,16 @@ impl DdSolver {
         state: TrickState,
         alpha: i64,
         beta: i64,
-    ) -> i64 {
+    ) -> (i64, Relevance) {
         if state.count == 0 {
             return self.lead_node(hands, state.seat, alpha, beta);
         }
-        self.search_moves(hands, state, alpha, beta, NO_CARD).0
+        let (value, _, relevance) = self.search_moves(hands, state, alpha, beta, NO_CARD);
+        (value, relevance)
     }
 
-    /// Alpha-beta over the seat to play's cards (one of each alike class, best-first).
+    /// Alpha-beta over the seat to play's cards (one of each alike class, best-first): the
+    /// value, the best card and what the value depends on.
     fn search_moves(
         &mut self,
         hands: &mut [u64; 6],
@@ -654,7 +914,7 @@ impl DdSolver {
         mut alpha: i64,
         mut beta: i64,
         hint: u8,
-    ) -> (i64, u8) {
+    ) -> (i64, u8, Relevance) {
         self.nodes += 1;
         if self.nodes > self.stop_at {
             self.aborted = true;
@@ -672,13 +932,19 @@ impl DdSolver {
                 others |= cards;
             }
         }
-        let mut moves = [(0i32, 0u8); 18];
+        let mut moves = [(0i32, 0u8, 0u8); 18];
         let count = self.ordered_moves(hands, legal, others, state, hint, &mut moves);
         let maximising = self.rules.side >> seat & 1 == 1;
         let mut best = if maximising { i64::MIN } else { i64::MAX };
         let mut best_card = NO_CARD;
-        for &(_, card) in &moves[..count] {
-            let value = self.play_card(hands, state, card as u32, alpha, beta);
+        let mut relevance = IRRELEVANT;
+        for &(_, card, top) in &moves[..count] {
+            let (value, mut depends) = self.play_card(hands, state, card as u32, alpha, beta);
+            // The cards of its class played alike only while the order among them is free.
+            let group = self.group_of(card as u32);
+            if depends[group] <= trick_key(self.rules.trump, top as u32) as u8 {
+                depends[group] = depends[group].min(trick_key(self.rules.trump, card as u32) as u8);
+            }
             if maximising {
                 if value > best {
                     best = value;
@@ -694,11 +960,17 @@ impl DdSolver {
                     beta = best;
                 }
             }
-            if alpha >= beta || self.aborted {
+            if alpha >= beta {
+                // One card refutes the node: its line alone is what the bound depends on.
+                relevance = depends;
+                break;
+            }
+            relevance = union(relevance, depends);
+            if self.aborted {
                 break;
             }
         }
-        (best, best_card)
+        (best, best_card, relevance)
     }
 
     /// One card of each alike class of `legal`, best-first (highest score first).
@@ -709,7 +981,7 @@ impl DdSolver {
         others: u64,
         state: TrickState,
         hint: u8,
-        moves: &mut [(i32, u8); 18],
+        moves: &mut [(i32, u8, u8); 18],
     ) -> usize {
         let trump = self.rules.trump;
         let mut count = 0;
@@ -748,8 +1020,8 @@ impl DdSolver {
                 }
                 let points = card_points(card);
                 if !separated && points == class_points {
-                    // Plays as the class's previous card: replace it by this higher one only
-                    // for the score; one card of the class is searched.
+                    // Plays as the class's previous card: one card of the class is searched.
+                    moves[count - 1].2 = card as u8;
                     continue;
                 }
                 separated = false;
@@ -759,7 +1031,7 @@ impl DdSolver {
                 } else {
                     self.move_score(card, state, &context)
                 };
-                moves[count] = (score, card as u8);
+                moves[count] = (score, card as u8, card as u8);
                 count += 1;
             }
         }
@@ -955,6 +1227,7 @@ fn plain(solver: &DdSolver, hands: &mut [u64; 6], state: TrickState) -> i64 {
                 win: 0,
                 points: 0,
                 cards: 0,
+                win_card: 0,
             };
             mine + plain(solver, hands, fresh)
         } else {
