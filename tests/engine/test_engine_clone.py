@@ -20,7 +20,10 @@ import rookery.engine
 from rookery.engine import PASS, PRESETS, Bid, Phase
 from rookery.engine._game import _FIELDS, Game
 
-SOURCE = Path(rookery.engine.__file__).resolve().parent / "_game.py"
+ENGINE = Path(rookery.engine.__file__).resolve().parent
+SOURCE = ENGINE / "_game.py"
+#: The modules whose functions set a game's slots: the class and its phases (``_game_*.py``).
+PHASES = sorted(ENGINE.glob("_game_*.py"))
 #: Slots that ``clone`` may reset rather than copy (a cache rebuilt on demand): none today.
 RESET: set[str] = set()
 
@@ -53,6 +56,11 @@ def _assigned(node: ast.AST, names: set[str]) -> set[str]:
 def test_every_attribute_a_game_sets_is_a_slot_and_clone_assigns_every_slot() -> None:
     game_class = _game_class()
     assert set(_assigned(game_class, {"self", "game", "other"})) <= set(_FIELDS)
+    assert PHASES, "the game's phase modules (_game_*.py) were not found"
+    for module in PHASES:
+        tree = ast.parse(module.read_text(encoding="utf-8"))
+        stray = _assigned(tree, {"self", "game", "other"}) - set(_FIELDS)
+        assert not stray, f"{module.name} sets {sorted(stray)}, which are not Game slots"
     assert len(set(_FIELDS)) == len(_FIELDS)
     clone = next(n for n in game_class.body if isinstance(n, ast.FunctionDef) and n.name == "clone")
     missing = set(_FIELDS) - _assigned(clone, {"other"})
