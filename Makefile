@@ -16,9 +16,6 @@ CORE_SOURCES := $(wildcard core/src/*.rs) core/Cargo.toml core/Cargo.lock core/p
 # The benchmark's side venv: OpenSpiel's pyspiel, the reference of bench/engine_bench.py.
 OPENSPIEL_VENV := build/openspiel-venv
 OPENSPIEL_STAMP := $(OPENSPIEL_VENV)/.rookery-stamp
-# The compiled playout model of the search bots (clients/python/compile_playouts.py).
-PLAYOUT_STAMP := clients/python/rookery/client/bots/_native.json
-PLAYOUT_SOURCES := $(addprefix clients/python/rookery/client/bots/,_play.py _simulate.py _solve.py)
 PYTEST_ARGS ?=
 # The suite runs on this many pytest-xdist worker processes (one per core of a 2-core machine);
 # PYTEST_WORKERS=0 runs it in one process.
@@ -55,12 +52,13 @@ system-deps: ## install the test suites' missing Debian packages (apt-get as roo
 	$$sudo apt-get update -qq && \
 	DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing
 
-# No system package: Python 3.11+ is all it needs (the compiled builds need a C compiler and
-# Python's headers, else the pure modules are used; buf needs npm, else `make lint` installs it).
-setup: $(SETUP_STAMP) $(PROTO_STAMP) $(PLAYOUT_STAMP) $(CORE_STAMP) ## create .venv, install, generate the stubs, compile the playouts and build the native core
-	@# What the engine's mypyc build (removed: Game runs on the native core) left in a clone set up
-	@# before: an extension module there would be imported instead of its source.
-	@rm -f engine/rookery/engine/*.so engine/rookery/engine/_native.json
+# No system package: Python 3.11+ is all it needs (the native core needs a Rust toolchain, else
+# the pure engine is used; buf needs npm, else `make lint` installs it).
+setup: $(SETUP_STAMP) $(PROTO_STAMP) $(CORE_STAMP) ## create .venv, install, generate the stubs and build the native core
+	@# What the engine's and the playout model's mypyc builds (removed: the native core) left in a
+	@# clone set up before: an extension module there would be imported instead of its source.
+	@rm -f engine/rookery/engine/*.so engine/rookery/engine/_native.json \
+	  clients/python/rookery/client/bots/*.so clients/python/rookery/client/bots/_native.json
 	@if command -v npm >/dev/null; then $(MAKE) --no-print-directory $(NODE_STAMP); \
 	else echo "setup: no npm on PATH: make lint's buf needs Node 20+ (the rest is ready)" >&2; fi
 
@@ -87,11 +85,6 @@ setup-ray: $(RAY_STAMP) ## install the optional Ray extra (the Ray backend's tes
 $(RAY_STAMP): $(SETUP_STAMP)
 	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[dev,ray]'
 	@touch $@
-
-# The playout model (after the stubs, which its modules import), by the mypyc build helper
-# (engine/native_build.py); without a C compiler it says so and the pure modules are used.
-$(PLAYOUT_STAMP): $(PLAYOUT_SOURCES) clients/python/compile_playouts.py engine/native_build.py engine/native_cache.py $(SETUP_STAMP) $(PROTO_STAMP)
-	$(PY) clients/python/compile_playouts.py
 
 # The native core: a release build (cargo's cache in build/core-target; about 20 s of CPU from
 # scratch), installed as a wheel. Without a Rust toolchain, or when the build fails, it says so
@@ -165,7 +158,7 @@ $(OPENSPIEL_STAMP): bench/openspiel-requirements.txt
 ladder: setup ## duplicate matches random vs heuristic vs pimc, Elo ± 95 % CI
 	$(PY) bench/ladder.py
 
-pimc-match: setup ## pimc on the compiled build vs the pure one, same budget: 600 duplicate hands (~1 h)
+pimc-match: setup ## pimc on the native core vs the pure engine, same budget: 600 duplicate pairs
 	$(PY) bench/pimc_builds_match.py --pairs 600 --jobs 2 --out runs/pimc-builds.jsonl
 
 soak: setup ## a bounded soak: 2,000 games or ten minutes, throughput and server memory over time
@@ -179,9 +172,9 @@ dist: $(SETUP_STAMP) ## build the sdist and the wheel (with the native core wher
 	@ls dist
 
 clean: ## remove the venv, generated code and caches
-	rm -f engine/rookery/engine/*.so engine/rookery/engine/_native.json
-	$(PYTHON) clients/python/compile_playouts.py --clean
-	@# What the server's, the wire layer's and the SDK's mypyc builds (removed) left in a clone set up before.
+	@# What the mypyc builds (removed) left in a clone set up before.
+	rm -f engine/rookery/engine/*.so engine/rookery/engine/_native.json \
+	  clients/python/rookery/client/bots/*.so clients/python/rookery/client/bots/_native.json
 	rm -f server/rookery/server/*.so server/rookery/server/_native.json wire/rookery/wire/*.so \
 	  wire/rookery/wire/_native.json clients/python/rookery/client/*.so clients/python/rookery/client/_native.json
 	rm -rf $(VENV) gen node_modules .mypy_cache .ruff_cache .pytest_cache build/engine-native build/playouts-native build/wire-native build/client-native build/server-native build/core-target build/core-wheel

@@ -125,7 +125,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=0.0,
         help="pimc's seconds per decision (default 0: none, samples only, reproducible)",
     )
-    parser.add_argument("--pimc-samples", type=int, default=PimcParameters.samples)
+    parser.add_argument(
+        "--pimc-samples", type=int, default=128, help="pimc's samples a card (default 128)"
+    )
     parser.add_argument("--seed", type=int, default=SEED_BASE, help="the first deal seed")
     parser.add_argument(
         "--pair",

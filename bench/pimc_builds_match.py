@@ -1,23 +1,23 @@
-"""pimc on the compiled build against pimc on the pure build, at the same time budget.
+"""pimc on the native core against pimc on the pure engine, at the same time budget.
 
-The question of issue 19: does pimc, at its default budget (0.2 s a card), play better when
-only its playouts are faster? The pure build is pimc as it was before the compiled playout model
-and engine (the same code, interpreted); the compiled build is what ``make setup`` builds (the
-engine on the native core, the compiled playout model). Each
-runs in processes of its own (``ROOKERY_PURE_ENGINE=1`` for the pure ones), answering the
-decisions of the seats it holds; the games are played here, on the engine.
+The question of issue 42: does pimc, at its default budget (0.2 s a card), play better when its
+samples are drawn and played out on the native core (``rookery.engine.sample_deal`` and
+``HeuristicPlayouts``)? The pure side is the same pimc on the pure engine and the Python playout
+model (``ROOKERY_PURE_ENGINE=1``); the core side is what ``make setup`` builds. Each runs in
+processes of its own, answering the decisions of the seats it holds; the games are played here,
+on the engine.
 
-A match is duplicate pairs of single ``standard`` hands: each deal is played twice, the compiled
+A match is duplicate pairs of single ``standard`` hands: each deal is played twice, the core
 pimc holding one side and then the other, so that the cards cancel out. A pair's figure is the
-compiled side's hand score minus the pure side's, the mean of its two hands; the match reports
+core side's hand score minus the pure side's, the mean of its two hands; the match reports
 the mean over pairs with a 95 % bootstrap interval (over pairs), and the share of the hands'
-points the compiled side won. Every pair is appended to ``--out`` (JSON lines) as it ends, and
+points the core side won. Every pair is appended to ``--out`` (JSON lines) as it ends, and
 a run given the same file goes on from where it stopped.
 
-    .venv/bin/python bench/pimc_builds_match.py --pairs 400 --jobs 2 --out runs/pimc-builds.jsonl
+    .venv/bin/python bench/pimc_builds_match.py --pairs 600 --jobs 2 --out runs/pimc-builds.jsonl
 
 ``--jobs`` games are played at once (each one thinking seat at a time); on a 2-core machine, 2
-gives each thinking seat about a core. A pair takes about half a minute of one core.
+gives each thinking seat about a core.
 """
 
 from __future__ import annotations
@@ -37,14 +37,10 @@ from pathlib import Path
 from typing import Any
 
 PURE_ENV = "ROOKERY_PURE_ENGINE"
-BUILDS = ("compiled", "pure")
+BUILDS = ("core", "pure")
 SEED_BASE = 3_000_000
-#: What each side's workers must run: (the engine's build, the playout model's). The compiled
-#: side's engine is the native core (``core``; ``compiled`` was the engine's former mypyc build).
-EXPECTED = {
-    "compiled": {("core", "compiled"), ("compiled", "compiled")},
-    "pure": {("pure", "pure")},
-}
+#: What each side's workers must run: (the engine's build, where the playouts run).
+EXPECTED = {"core": ("core", "core"), "pure": ("pure", "pure")}
 
 
 def _decider(connection: Connection, pure: bool, budget: float) -> None:
@@ -54,10 +50,10 @@ def _decider(connection: Connection, pure: bool, budget: float) -> None:
         os.environ[PURE_ENV] = "1"
     else:
         os.environ.pop(PURE_ENV, None)
-    from rookery.client.bots import PimcParameters, PimcPolicy, playout_build
-    from rookery.engine import build_info
+    from rookery.client.bots import PimcParameters, PimcPolicy
+    from rookery.engine import HeuristicPlayouts, build_info
 
-    kind = (build_info().kind, playout_build().kind)
+    kind = (build_info().kind, "core" if HeuristicPlayouts.available() else "pure")
     connection.send(kind)
     players: dict[str, tuple[Any, random.Random]] = {}
     while True:
@@ -75,7 +71,7 @@ def _decider(connection: Connection, pure: bool, budget: float) -> None:
 
 @dataclass(frozen=True)
 class PairResult:
-    """One deal played twice: the compiled side's score minus the pure side's in each hand, and
+    """One deal played twice: the core side's score minus the pure side's in each hand, and
     each side's points (for the share of points)."""
 
     seed: int
@@ -103,7 +99,7 @@ class Deciders:
             process.start()
             self.processes.append(process)
             engine, playouts = here.recv()
-            if (engine, playouts) not in EXPECTED[build]:
+            if (engine, playouts) != EXPECTED[build]:
                 raise SystemExit(
                     f"the {build} side runs the {engine} engine and {playouts} playouts "
                     "(run `make setup` first)"
@@ -124,27 +120,25 @@ class Deciders:
 
 
 def play_pair(deciders: Deciders, seed: int) -> PairResult:
-    """Deal ``seed`` twice: the compiled pimc on side 0, then on side 1."""
+    """Deal ``seed`` twice: the core pimc on side 0, then on side 1."""
     from rookery.engine import Game, Ruleset
 
     ruleset = Ruleset.preset("standard").replace(max_hands=1)
     margins: list[int] = []
     points: list[tuple[int, int]] = []
-    for compiled_side in (0, 1):
+    for core_side in (0, 1):
         game = Game(ruleset, seed, events=False)
         while not game.is_over:
             seat = game.current_player
             assert seat is not None
-            build = BUILDS[0] if ruleset.side_of(seat) == compiled_side else BUILDS[1]
+            build = BUILDS[0] if ruleset.side_of(seat) == core_side else BUILDS[1]
             observation = game.observation_for(seat)
-            key = f"{seed}:{compiled_side}:{seat}"
+            key = f"{seed}:{core_side}:{seat}"
             game.apply(deciders.decide(build, key, observation, observation.legal_actions()))
         (hand,) = game.hand_results
-        ours, theirs = hand.score_deltas[compiled_side], hand.score_deltas[1 - compiled_side]
+        ours, theirs = hand.score_deltas[core_side], hand.score_deltas[1 - core_side]
         margins.append(ours - theirs)
-        points.append(
-            (hand.points_per_side[compiled_side], hand.points_per_side[1 - compiled_side])
-        )
+        points.append((hand.points_per_side[core_side], hand.points_per_side[1 - core_side]))
     return PairResult(seed, (margins[0], margins[1]), (points[0], points[1]))
 
 
@@ -176,7 +170,7 @@ def load(out: Path) -> list[PairResult]:
 
 
 def summary(pairs: Sequence[PairResult], rounds: int = 4000) -> str:
-    """The mean margin a hand, its 95 % bootstrap interval, and the compiled side's share."""
+    """The mean margin a hand, its 95 % bootstrap interval, and the core side's share."""
     margins = [pair.margin for pair in pairs]
     rng = random.Random(0)
     means = sorted(statistics.fmean(rng.choices(margins, k=len(margins))) for _ in range(rounds))
@@ -184,7 +178,7 @@ def summary(pairs: Sequence[PairResult], rounds: int = 4000) -> str:
     ours = sum(p[0] for pair in pairs for p in pair.points)
     total = ours + sum(p[1] for pair in pairs for p in pair.points)
     return (
-        f"pimc compiled vs pure: {len(pairs)} pairs ({2 * len(pairs)} hands): "
+        f"pimc core vs pure: {len(pairs)} pairs ({2 * len(pairs)} hands): "
         f"{statistics.fmean(margins):+.1f} points a hand, 95 % interval [{low:+.1f}, {high:+.1f}]; "
         f"share of the points {ours / max(total, 1):.3f}"
     )

@@ -4,14 +4,16 @@ Run: ``python bench/playout_bench.py`` (``make bench`` runs it). The same fixed 
 ``standard`` (heuristic games stopped at a seeded point of the play, four sampled deals each) are
 played out as pimc plays them for a card: ``HandSimulation.from_observation``, then per legal
 card ``clone``, ``play``, ``play_out`` with the heuristic on every seat, and ``side_deltas``.
+On the native core the same playouts run there (``rookery.engine.HeuristicPlayouts``, every
+legal card of a sample in one call), the scores still in Python.
 Each run is a fresh process of one build — the pure modules (``ROOKERY_PURE_ENGINE=1``), the
-compiled ones (the engine and the playout model, built by ``make setup``), and with
+core (built by ``make setup``), and with
 ``--baseline REF`` the bots of git REF (exported to a temporary folder) on today's engine —
 interleaved so that the machine's load weighs on all alike; rates are per CPU second, medians
 of ``--runs``, the ratios of those medians (``bench/build_runs.py``, shared with the engine's):
 
     bots.playouts[pure] playouts/s=...
-    bots.playouts[compiled] playouts/s=... (x.xx× pure)
+    bots.playouts[core] playouts/s=... (x.xx× pure)
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from build_runs import add_compiled, export, interleaved, median, parser, versus
+from build_runs import export, interleaved, median, parser, versus, worker
 
 if TYPE_CHECKING:
     from rookery.engine import Observation
@@ -40,14 +42,12 @@ if os.environ.get(BOTS_ENV):
 
 def one_run(positions: int, deals: int, seed: int) -> dict[str, object]:
     """Play out every legal card of ``positions`` positions on ``deals`` sampled deals each."""
-    from rookery.client import bots
     from rookery.client.bots import HeuristicPolicy
     from rookery.client.bots._sampling import sample_hands
     from rookery.client.bots._simulate import HandSimulation
-    from rookery.engine import PRESETS, Game, Phase
+    from rookery.engine import PRESETS, Game, HeuristicPlayouts, Phase
 
-    build_of = getattr(bots, "playout_build", None)  # older bots have no compiled build
-    build = build_of().kind if build_of is not None else "pure"
+    build = "core" if HeuristicPlayouts.available() else "pure"
     rules = PRESETS["standard"]
     heuristic = HeuristicPolicy()
     work: list[tuple[Observation, list[int]]] = []
@@ -66,6 +66,8 @@ def one_run(positions: int, deals: int, seed: int) -> dict[str, object]:
                 plays += 1
             game.apply(heuristic(obs, obs.legal_actions(), rng))
         work.extend((obs, sample_hands(obs, rng).hands) for _ in range(deals))
+    if build == "core":
+        return _core_run(work)
     playouts = 0
     start = time.process_time()
     for obs, hands in work:
@@ -80,6 +82,30 @@ def one_run(positions: int, deals: int, seed: int) -> dict[str, object]:
                 playouts += 1
     elapsed = time.process_time() - start
     return {"build": build, "playouts_per_s": playouts / elapsed, "playouts": playouts}
+
+
+def _core_run(work: list[tuple[Observation, list[int]]]) -> dict[str, object]:
+    """The same playouts on the native core, and each one's score changes in Python."""
+    from rookery.client.bots._simulate import (
+        bidding_mask,
+        called_partner,
+        core_playouts,
+        side_deltas,
+    )
+
+    playouts = 0
+    start = time.process_time()
+    for obs, hands in work:
+        position = core_playouts(obs)
+        legal = obs.legal_actions().play
+        cards = [card for card in range(58) if legal >> card & 1]
+        partner = called_partner(obs, hands)
+        mask = bidding_mask(obs.ruleset, obs.bidder, partner)
+        for won in position.play_out(hands, partner, mask, cards):
+            side_deltas(obs.ruleset, won, obs.bidder, partner, obs.bid, 0)
+            playouts += 1
+    elapsed = time.process_time() - start
+    return {"build": "core", "playouts_per_s": playouts / elapsed, "playouts": playouts}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -101,8 +127,10 @@ def main(argv: list[str] | None = None) -> int:
         builds[f"{args.baseline}"] = dict(plain, **{BOTS_ENV: str(folder)})
     builds["pure"] = dict(plain, **{PURE_ENV: "1"})
     probe = [*me, "--positions", "1", "--deals", "1"]
-    missing = "bots: the compiled playout model is not in use here (make setup builds it)"
-    add_compiled(builds, probe, plain, missing)
+    if worker(probe, plain)["build"] == "core":
+        builds["core"] = plain
+    else:
+        print("bots: the native core is not in use here (make setup builds it)")
 
     results = interleaved(builds, me, args.runs)
     base = next(iter(results))  # the baseline when given, else the pure build

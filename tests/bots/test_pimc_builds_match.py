@@ -1,4 +1,4 @@
-"""``bench/pimc_builds_match.py``: pimc on the compiled build against pimc on the pure build.
+"""``bench/pimc_builds_match.py``: pimc on the native core against pimc on the pure engine.
 
 Its figure is only worth something if the two sides really are the two builds, every hand is
 played out whole, and a run given the same file goes on where it stopped: that is what this
@@ -33,7 +33,7 @@ def test_a_match_plays_whole_duplicate_hands_and_resumes_where_it_stopped(tmp_pa
             assert -400 <= margin <= 400
     assert "2 pairs (4 hands)" in first.stdout
     # Each side's workers said which engine and playout model they run.
-    assert first.stderr.count("compiled side: engine core, playouts compiled") == 2
+    assert first.stderr.count("core side: engine core, playouts core") == 2
     assert first.stderr.count("pure side: engine pure, playouts pure") == 2
     # The same file and one more pair: only the new seed is played.
     again = _run(out, "--pairs", "3", "--jobs", "1")
@@ -42,4 +42,4 @@ def test_a_match_plays_whole_duplicate_hands_and_resumes_where_it_stopped(tmp_pa
     seeds = [json.loads(line)["seed"] for line in out.read_text().splitlines()]
     assert sorted(seeds) == [3_000_000, 3_000_001, 3_000_002]
     summary = _run(out, "--summary")
-    assert summary.stdout.startswith("pimc compiled vs pure: 3 pairs (6 hands): ")
+    assert summary.stdout.startswith("pimc core vs pure: 3 pairs (6 hands): ")

@@ -2,8 +2,7 @@
 byte-identical games.
 
 ``make setup`` builds the core where a Rust toolchain is found; ``ROOKERY_PURE_ENGINE=1`` forces
-the pure engine (``make test`` runs the engine's suite on both). ``choose_build`` (for a package
-mypyc compiles in place: the search bots' playout model) is checked on fake packages.
+the pure engine (``make test`` runs the engine's suite on both).
 """
 
 from __future__ import annotations
@@ -15,13 +14,12 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import rookery.engine
-from rookery.engine import Game, build_info, choose_build
+from rookery.engine import Game, build_info
 from rookery.engine._build import PURE_ENV
 from rookery.engine._core import core_version, on_core
 
@@ -105,56 +103,6 @@ def test_rookery_version_names_the_engine_build() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert f"engine: pure Python ({PURE_ENV}=1)" in done.stdout
-
-
-def _fake_package(root: Path, digest: str) -> Path:
-    """A package ``rookery_fake_engine`` whose ``_mod`` has a broken extension beside its source."""
-    package = root / "rookery_fake_engine"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "_mod.py").write_text("WHICH = 'pure source'\n")
-    # Not a loadable extension: importing it would fail, so only the pure finder can succeed.
-    (package / f"_mod{importlib.machinery.EXTENSION_SUFFIXES[0]}").write_bytes(b"not an ELF")
-    manifest = {"python": sys.implementation.cache_tag, "modules": {"_mod": digest}}
-    (package / "_native.json").write_text(json.dumps(manifest))
-    return package
-
-
-@pytest.fixture
-def import_root(tmp_path: Path) -> Iterator[Path]:
-    """``tmp_path`` first on the import path; afterwards the finders, the modules imported from
-    it are as they were."""
-    sys.path.insert(0, str(tmp_path))
-    finders = list(sys.meta_path)
-    yield tmp_path
-    sys.meta_path[:] = finders
-    sys.path.remove(str(tmp_path))
-    for name in [m for m in sys.modules if m.startswith("rookery_fake_engine")]:
-        del sys.modules[name]
-
-
-def test_a_stale_build_warns_and_imports_the_pure_sources(
-    import_root: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    package = _fake_package(import_root, digest="0" * 64)  # not the digest of _mod.py
-    monkeypatch.delenv(PURE_ENV, raising=False)
-    with pytest.warns(RuntimeWarning, match=r"stale: _mod\.py changed since the build"):
-        info = choose_build("rookery_fake_engine", package)
-    assert info.kind == "pure" and "stale" in info.reason
-    assert importlib.import_module("rookery_fake_engine._mod").WHICH == "pure source"
-
-
-def test_the_pure_switch_imports_the_sources_even_where_a_build_exists(
-    import_root: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import hashlib
-
-    source_digest = hashlib.sha256(b"WHICH = 'pure source'\n").hexdigest()
-    package = _fake_package(import_root, digest=source_digest)
-    monkeypatch.setenv(PURE_ENV, "1")
-    info = choose_build("rookery_fake_engine", package)
-    assert (info.kind, info.reason) == ("pure", f"{PURE_ENV}=1")
-    assert importlib.import_module("rookery_fake_engine._mod").WHICH == "pure source"
 
 
 @pytest.mark.parametrize("events", [True, False], ids=["events", "no-events"])

@@ -29,9 +29,8 @@ def test_importing_the_engine_imports_neither_grpc_nor_asyncio() -> None:
     assert completed.returncode == 0, completed.stderr
 
 
-#: Read by the compiler (mypyc's class attributes), and the native core (core/, Rust), imported
-#: only where a fallback follows.
-OPTIONAL = {"mypy_extensions", "rookery_core"}
+#: The native core (core/, Rust), imported only where a fallback follows.
+OPTIONAL = {"rookery_core"}
 #: ``Game`` on the core: imported (by ``_choice.py``) only where ``_core.py`` found the core.
 CORE_ONLY = {"_core_game.py"}
 

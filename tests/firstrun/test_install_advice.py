@@ -12,8 +12,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-from rookery.engine._build import choose_build
-
 #: An extra (rl, fast, ray, dev) on a distribution called ``rookery``, not ``rookery-arena``.
 _WRONG_EXTRA = re.compile(r"(?<![\w-])rookery\[(?:rl|fast|ray|dev)\]")
 
@@ -53,9 +51,3 @@ def test_envs_check_without_the_rl_extra_names_the_distribution() -> None:
     )
     assert done.returncode == 2, done.stdout + done.stderr
     assert "pip install 'rookery-arena[rl]'" in done.stderr, done.stderr
-
-
-def test_the_pure_engine_says_pip_installs_it_so(tmp_path: Path) -> None:
-    info = choose_build("rookery.nothing_built_here", tmp_path)
-    assert info.kind == "pure"
-    assert "as pip installs it" in info.reason and "in a clone" in info.reason, info.reason

@@ -10,10 +10,7 @@ session must not need stand first on PATH and write down that they were asked: `
 
 So that it takes a minute, not ten: pip installs from a folder of the wheels at the versions of
 constraints.txt, downloaded once per machine into ``build/demo-wheelhouse`` (``PIP_NO_INDEX``,
-``PIP_FIND_LINKS``), and the compiled builds come from a copy of this machine's build cache
-(``ROOKERY_NATIVE_CACHE``), which the checkout's own ``make setup`` filled for these very
-sources. Both are pip's and Rookery's own ways to install offline; the Makefile's commands are
-unchanged.
+``PIP_FIND_LINKS``), pip's own way to install offline; the Makefile's commands are unchanged.
 """
 
 from __future__ import annotations
@@ -68,16 +65,6 @@ def _wheelhouse(root: Path) -> Path:
     return folder
 
 
-def _native_cache() -> Path | None:
-    """This machine's cache of compiled builds (engine/native_cache.py's place)."""
-    configured = os.environ.get("ROOKERY_NATIVE_CACHE", "")
-    if configured == "off":
-        return None
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    folder = Path(configured) if configured else Path(base) / "rookery" / "native"
-    return folder if folder.is_dir() else None
-
-
 @pytest.fixture
 def place() -> Iterator[Path]:
     """A folder under /tmp that the demo's user can reach (pytest's own is root's alone)."""
@@ -115,9 +102,6 @@ def test_make_demo_as_a_user_who_is_not_root_plays_its_games(root: Path, place: 
     home = place / "home"
     home.mkdir()
     wheels = shutil.copytree(_wheelhouse(root), place / "wheels")
-    cache = place / "native-cache"
-    if (source := _native_cache()) is not None:
-        shutil.copytree(source, cache)
     asked = place / "asked.log"
     fakes = place / "not-needed"
     fakes.mkdir()
@@ -132,7 +116,6 @@ def test_make_demo_as_a_user_who_is_not_root_plays_its_games(root: Path, place: 
         "LANG": "C.UTF-8",
         "PIP_NO_INDEX": "1",
         "PIP_FIND_LINKS": str(wheels),
-        "ROOKERY_NATIVE_CACHE": str(cache),
     }
     done = subprocess.run(
         _as_user(["nice", "-n", "5", "make", "--no-print-directory", "demo"]),

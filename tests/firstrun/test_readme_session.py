@@ -11,12 +11,7 @@ The server listens where the README says (127.0.0.1:50051, dashboard :8080): the
 those ports to be free first.
 
 `make setup` runs in full in the clone, as on any fresh clone: the venv, pip's install of every
-pinned dependency, npm, the stubs. Its mypyc builds come from the build cache
-(``engine/native_cache.py``) when this checkout's own `make setup` compiled the same sources: the
-key digests every source mypy reads, so the clone gets them only if it holds the very same files
-(a source left out of git is another key, and the clone compiles). Compiling them is checked where
-it is not a copy: by the checkout's own `make setup` (on CI, a fresh clone), and their behaviour by
-``tests/engine/test_engine_build.py`` and ``tests/bots/test_playout_build.py``.
+pinned dependency, npm, the stubs and the native core.
 """
 
 from __future__ import annotations

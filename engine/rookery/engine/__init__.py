@@ -30,7 +30,7 @@ from ._actions import (
     bid_action,
     parse_action,
 )
-from ._build import BuildInfo, build_info, choose_build
+from ._build import BuildInfo, build_info
 from ._cards import (
     ALL_CARDS_MASK,
     CARD_POINTS,
@@ -189,7 +189,6 @@ __all__ = [
     "card_rank",
     "card_suit",
     "cards_of",
-    "choose_build",
     "deal_for_hand",
     "format_cards",
     "format_replay_text",

@@ -12,21 +12,9 @@ Like ``structlog.testing``, a public module for tests, not imported by ``rookery
 
 from __future__ import annotations
 
-import importlib
-import importlib.machinery
-import importlib.util
-import json
-import os
 import random
-import subprocess
-import sys
-from collections.abc import Sequence
-from pathlib import Path
-from types import ModuleType
-from typing import Any
 
 from ._actions import parse_action
-from ._build import PURE_ENV, BuildInfo
 from ._cards import format_cards, parse_cards
 from ._choice import Game
 from ._deal import Deal
@@ -37,10 +25,7 @@ from ._ruleset import Ruleset
 __all__ = [
     "act",
     "all_observations",
-    "assert_build_info",
-    "assert_builds_alike",
     "fill_deal",
-    "load_build_script",
     "lowest_bid_or_sample",
     "make_deal",
     "played_game",
@@ -143,80 +128,3 @@ def seat_zero_bids(
         steps = [steps[0], burying] if ruleset.trump_first else [burying, steps[0]]
     act(game, *steps)
     return game
-
-
-def _run_in_build(script: str, *, pure: bool, timeout: float = 240.0) -> list[dict[str, Any]]:
-    """The JSON lines that Python source ``script`` prints in a fresh interpreter: on the pure
-    modules (``ROOKERY_PURE_ENGINE=1``) or on the build ``make setup`` left (a process chooses
-    its build once, at import)."""
-    env = {key: value for key, value in os.environ.items() if key != PURE_ENV}
-    if pure:
-        env[PURE_ENV] = "1"
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
-    if done.returncode != 0:
-        raise AssertionError(done.stderr)
-    return [json.loads(line) for line in done.stdout.splitlines()]
-
-
-def assert_builds_alike(script: str, *, source: str, buildable: bool, build: str) -> int:
-    """Run ``script`` on the pure build and on the compiled one; require the same lines of both.
-
-    The script's first line names its build and a module of it, ``{"kind": ..., "module":
-    ...}``: the pure run must import ``source`` from its ``.py`` file, and where the compiled
-    ``build`` could be made here (``buildable``) the other must run it, an extension module;
-    every further line must be the same in both (each names its ``"game"``). Returns how many
-    lines each printed.
-    """
-    pure, compiled = _run_in_build(script, pure=True), _run_in_build(script, pure=False)
-    if not (pure[0]["kind"] == "pure" and str(pure[0]["module"]).endswith(source)):
-        raise AssertionError(f"the pure run imported {pure[0]}")
-    if buildable:  # `make setup` builds it wherever it can
-        if compiled[0]["kind"] != "compiled":
-            raise AssertionError(f"run `make setup` to build {build}")
-        module = str(compiled[0]["module"])
-        if not module.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)):
-            raise AssertionError(module)
-    if len(pure) != len(compiled):
-        raise AssertionError(f"{len(pure)} lines on the pure build, {len(compiled)} compiled")
-    for ours, theirs in zip(pure[1:], compiled[1:], strict=True):
-        if ours != theirs:
-            raise AssertionError(f"the builds differ on {ours['game']}")
-    return len(pure)
-
-
-def load_build_script(path: Path) -> ModuleType:
-    """A build script (``compile_*.py``, outside every package) loaded from its file: its
-    ``COMPILED`` modules and ``why_not()``, as a build's tests read them."""
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    if spec is None or spec.loader is None:
-        raise AssertionError(f"{path} is not a Python file")
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
-    return script
-
-
-def assert_build_info(info: BuildInfo, module: str, compiled: Sequence[str]) -> None:
-    """``info`` tells the truth about the build of ``module``'s package: compiled exactly when
-    ``module`` was imported from an extension, then with the ``compiled`` modules and the
-    manifest beside them; otherwise pure, with its reason."""
-    path = importlib.import_module(module).__file__
-    if path is None:
-        raise AssertionError(f"{module} has no file")
-    if info.compiled != (not path.endswith(".py")):
-        raise AssertionError(f"{info} but {module} is {path}")
-    if info.compiled:
-        if set(info.modules) != set(compiled):
-            raise AssertionError(f"compiled {info.modules}, expected {tuple(compiled)}")
-        if not (Path(path).parent / "_native.json").exists():
-            raise AssertionError(f"no _native.json beside {path}")
-        if str(info) != f"compiled (mypyc, {len(info.modules)} modules)":
-            raise AssertionError(str(info))
-    elif not (info.reason and str(info).startswith("pure Python (")):
-        raise AssertionError(str(info))

@@ -9,22 +9,14 @@ testable and fast without a network (``POLICIES``); each is also an SDK ``Bot`` 
 >>> bot_command("pimc")
 'rookery bot run rookery.client.bots.pimc:PimcBot'
 
-The playout model (``_play``, ``_simulate``, ``_solve``) is compiled by mypyc where ``make setup``
-could build it (``clients/python/compile_playouts.py``), the pure modules otherwise or with
-``ROOKERY_PURE_ENGINE=1``: ``playout_build()`` says which is in use.
+pimc draws its samples and plays them out on the native core where the engine runs on it
+(``rookery.engine.sample_deals`` and ``HeuristicPlayouts``); the Python playout model (``_play``,
+``_simulate``) is the readable reference and the fallback.
 """
-
-# ruff: noqa: E402 (the build is selected before the modules are imported)
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path as _Path
-
-from rookery.engine import BuildInfo, choose_build
-
-# Before any module of the playout model is imported: the compiled modules or the pure ones.
-_BUILD = choose_build(__name__, _Path(__file__).resolve().parent)
 
 from ._match import Policy, play_game
 from .heuristic import HeuristicBot, HeuristicParameters, HeuristicPolicy
@@ -46,7 +38,6 @@ __all__ = [
     "bot_command",
     "bot_reference",
     "play_game",
-    "playout_build",
     "random_policy",
 ]
 
@@ -74,12 +65,3 @@ def bot_reference(name: str) -> str:
 def bot_command(name: str) -> str:
     """The command line that launches the reference bot ``name`` as a process."""
     return f"rookery bot run {bot_reference(name)}"
-
-
-def playout_build() -> BuildInfo:
-    """The build of the playout model in use: compiled (mypyc) or pure.
-
-    >>> playout_build().kind in ("compiled", "pure")
-    True
-    """
-    return _BUILD

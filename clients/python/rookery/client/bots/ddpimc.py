@@ -14,12 +14,11 @@ from __future__ import annotations
 import dataclasses
 import random
 
-from rookery.engine import DoubleDummy, Observation, mask_points
+from rookery.engine import DoubleDummy, Observation
 
-from ._play import choose_play, play_view_from_observation
-from ._simulate import HandSimulation
+from ._sampling import Sample
 from ._solve import solvable
-from .pimc import PimcParameters, PimcPolicy, _finish, distinct_cards
+from .pimc import CardValues, PimcParameters, PimcPolicy, _base, _Budget, _finish, distinct_cards
 
 __all__ = ["DdPimcParameters", "DdPimcPolicy"]
 
@@ -49,16 +48,16 @@ class DdPimcPolicy(PimcPolicy):
         cards = distinct_cards(obs, legal)
         if len(cards) == 1:
             return cards[0]
-        totals = dict.fromkeys(cards, 0.0)
-        sampler = self._play_sampler(obs)
-        budget = self._budget()
+        return self.search_cards(obs, legal, cards, rng, self._double_dummy_values(obs))
+
+    def _double_dummy_values(self, obs: Observation) -> CardValues:
+        """A sample's worth per card by the double-dummy solver (one per bidding side); a
+        sample past ``node_limit`` nodes is played out by the heuristic instead."""
         solvers: dict[int, DoubleDummy] = {}
         rules = obs.ruleset
-        playouts = 0
-        while budget.more():
-            hands, buried, _ = sampler(rng)
-            base = HandSimulation.from_observation(obs, hands)
-            base.buried_points = mask_points(buried)
+
+        def values(sample: Sample, cards: list[int], budget: _Budget) -> list[float] | None:
+            base = _base(obs, sample)
             solver = solvers.get(base.bidding_mask)
             if solver is None:
                 solver = DoubleDummy(
@@ -70,10 +69,10 @@ class DdPimcPolicy(PimcPolicy):
                     node_limit=self.dd.node_limit,
                 )
                 solvers[base.bidding_mask] = solver
-            values = []
+            out = []
             for card in cards:
                 if budget.expired():
-                    break
+                    return None
                 sim = base.clone()
                 sim.play(card)
                 try:
@@ -84,15 +83,7 @@ class DdPimcPolicy(PimcPolicy):
                 else:
                     self.solved += 1
                     _finish(sim, points)
-                values.append(self._utility(sim, obs))
-            else:
-                for card, value in zip(cards, values, strict=True):
-                    totals[card] += value
-                budget.count += 1
-                playouts += len(values)
-                continue
-            break
-        self._record(budget, [totals[card] for card in cards], playouts)
-        if not budget.count:
-            return choose_play(play_view_from_observation(obs, legal))
-        return max(cards, key=lambda card: (totals[card], -card))
+                out.append(self._utility(sim, obs))
+            return out
+
+        return values

@@ -35,6 +35,7 @@ from rookery.engine import (
     Deal,
     FirstLead,
     Game,
+    HeuristicPlayouts,
     LegalActions,
     Observation,
     Partnership,
@@ -47,13 +48,24 @@ from rookery.engine import (
 
 from ._bot import PolicyBot
 from ._play import alike_classes, choose_play, known_friends, play_view_from_observation
-from ._sampling import Inference, Sample, play_likelihood, sample_hands
-from ._simulate import HandSimulation, game_utility, hand_utility
+from ._sampling import Inference, PlayReader, Sample, play_likelihood, sample_hands
+from ._simulate import (
+    HandSimulation,
+    bidding_mask,
+    called_partner,
+    core_playouts,
+    game_utility,
+    hand_utility,
+    side_deltas,
+)
 from ._solve import EndgameSolver, solvable
 from .heuristic import HeuristicPolicy, best_trump, bury_candidates, call_card
 
 _C = TypeVar("_C")
 _S = TypeVar("_S")
+
+CardValues = Callable[[Sample, list[int], "_Budget"], list[float] | None]
+"""A sample's worth to the observer per candidate card (``None``: the deadline cut it short)."""
 
 __all__ = ["PimcBot", "PimcParameters", "PimcPolicy", "SearchStats", "distinct_cards"]
 
@@ -96,7 +108,7 @@ class PimcParameters:
     """
 
     time_budget: float | None = 0.2
-    samples: int = 128
+    samples: int = 10_000
     prune_every: int = 8
     prune_margin: float = 20.0
     bury_candidates: int = 4
@@ -207,9 +219,13 @@ class PimcPolicy:
 
     def _utility(self, sim: HandSimulation, obs: Observation) -> float:
         """A played-out hand's worth to the observer: its chance to win the game, or points."""
+        return self._worth(sim.side_deltas(), obs)
+
+    def _worth(self, deltas: list[int], obs: Observation) -> float:
+        """A hand's score changes per seat, worth to the observer (``game_aware``) or points."""
         if self.parameters.game_aware:
-            return game_utility(sim.side_deltas(), obs.seat, obs.ruleset, obs.scores)
-        return hand_utility(sim.side_deltas(), obs.seat, obs.ruleset)
+            return game_utility(deltas, obs.seat, obs.ruleset, obs.scores)
+        return hand_utility(deltas, obs.seat, obs.ruleset)
 
     def _sampler(self, obs: Observation) -> Callable[[random.Random], Sample]:
         """Draws samples for ``obs``: weighted by the auction (``infer_tries``), or uniform."""
@@ -231,6 +247,8 @@ class PimcPolicy:
         if tries <= 1 or not (obs.completed_tricks or obs.current_trick.cards):
             return sampler
         miss = self.parameters.read_play_miss
+        if self.parameters.infer_tries <= 0 and HeuristicPlayouts.available():
+            return PlayReader(obs, tries, miss)
 
         def likeliest(rng: random.Random) -> Sample:
             best, best_likelihood = None, -1.0
@@ -269,11 +287,32 @@ class PimcPolicy:
         cards = distinct_cards(obs, legal)
         if len(cards) == 1:
             return cards[0]
+        return self.search_cards(obs, legal, cards, rng, self._card_values(obs))
+
+    def _card_values(self, obs: Observation) -> CardValues:
+        """How a sample values the cards: solved in the endgame (``endgame_tricks``), else by
+        heuristic playouts, on the native core where the engine runs on it."""
+        tricks_left = obs.ruleset.hand_size - len(obs.completed_tricks)
+        if tricks_left <= self.parameters.endgame_tricks and solvable(obs.ruleset):
+            return self._solved_values(obs)
+        if HeuristicPlayouts.available():
+            return self._core_values(obs)
+        return self._playout_values(obs)
+
+    def search_cards(
+        self,
+        obs: Observation,
+        legal: int,
+        cards: list[int],
+        rng: random.Random,
+        values_of: CardValues,
+    ) -> int:
+        """The card of ``cards`` with the best total worth over the samples the budget allows,
+        each sample's worth per card from ``values_of`` (``None``: the deadline cut it short);
+        every ``prune_every`` samples, the cards far behind are dropped."""
         totals = dict.fromkeys(cards, 0.0)
         sampler = self._play_sampler(obs)
         budget = self._budget()
-        tricks_left = obs.ruleset.hand_size - len(obs.completed_tricks)
-        solve = tricks_left <= self.parameters.endgame_tricks and solvable(obs.ruleset)
         prune_every = self.parameters.prune_every
         playouts = 0
         while budget.more():
@@ -284,32 +323,77 @@ class PimcPolicy:
                 cards = [card for card in cards if totals[card] >= best - margin]
                 if len(cards) == 1:
                     break
-            hands, buried, _ = sampler(rng)
-            base = HandSimulation.from_observation(obs, hands)
-            base.buried_points = mask_points(buried)
-            solver = EndgameSolver(base) if solve else None
-            values = []
-            for card in cards:
-                if budget.expired():
-                    break
-                sim = base.clone()
-                sim.play(card)
-                if solver is None:
-                    sim.play_out()
-                else:
-                    _finish(sim, solver.points(sim))
-                values.append(self._utility(sim, obs))
-            else:
-                for card, value in zip(cards, values, strict=True):
-                    totals[card] += value
-                budget.count += 1
-                playouts += len(values)
-                continue
-            break
+            values = values_of(sampler(rng), cards, budget)
+            if values is None:
+                break
+            for card, value in zip(cards, values, strict=True):
+                totals[card] += value
+            budget.count += 1
+            playouts += len(values)
         self._record(budget, [totals[card] for card in cards], playouts)
         if not budget.count:
             return choose_play(play_view_from_observation(obs, legal))
         return max(cards, key=lambda card: (totals[card], -card))
+
+    def _core_values(self, obs: Observation) -> CardValues:
+        """A sample's worth per card by heuristic playouts on the native core (one call a
+        sample); the same playouts as ``_playout_values``."""
+        playouts = core_playouts(obs)
+        rules = obs.ruleset
+        masks: dict[int, int] = {}
+
+        def values(sample: Sample, cards: list[int], budget: _Budget) -> list[float] | None:
+            if budget.expired():
+                return None
+            hands, buried, _ = sample
+            partner = called_partner(obs, hands)
+            mask = masks.get(partner)
+            if mask is None:
+                mask = masks[partner] = bidding_mask(rules, obs.bidder, partner)
+            buried_points = mask_points(buried)
+            return [
+                self._worth(
+                    side_deltas(rules, won, obs.bidder, partner, obs.bid, buried_points), obs
+                )
+                for won in playouts.play_out(hands, partner, mask, cards)
+            ]
+
+        return values
+
+    def _playout_values(self, obs: Observation) -> CardValues:
+        """A sample's worth per card by heuristic playouts of the Python model."""
+
+        def values(sample: Sample, cards: list[int], budget: _Budget) -> list[float] | None:
+            base = _base(obs, sample)
+            out = []
+            for card in cards:
+                if budget.expired():
+                    return None
+                sim = base.clone()
+                sim.play(card)
+                sim.play_out()
+                out.append(self._utility(sim, obs))
+            return out
+
+        return values
+
+    def _solved_values(self, obs: Observation) -> CardValues:
+        """A sample's worth per card by solving the rest of the hand exactly (``EndgameSolver``)."""
+
+        def values(sample: Sample, cards: list[int], budget: _Budget) -> list[float] | None:
+            base = _base(obs, sample)
+            solver = EndgameSolver(base)
+            out = []
+            for card in cards:
+                if budget.expired():
+                    return None
+                sim = base.clone()
+                sim.play(card)
+                _finish(sim, solver.points(sim))
+                out.append(self._utility(sim, obs))
+            return out
+
+        return values
 
     # The auction ----------------------------------------------------------------------------
 
@@ -554,6 +638,14 @@ class PimcPolicy:
             (trump, obs.buried, card) for card in options
         ]
         return options[max(self._exchange_search(obs, rng, candidates), 0)]
+
+
+def _base(obs: Observation, sample: Sample) -> HandSimulation:
+    """The hand at ``obs`` with the sample's hands and its bury's points."""
+    hands, buried, _ = sample
+    base = HandSimulation.from_observation(obs, hands)
+    base.buried_points = mask_points(buried)
+    return base
 
 
 def _finish(sim: HandSimulation, points: int) -> None:
