@@ -13,14 +13,15 @@ import asyncio
 import contextlib
 import secrets
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import structlog
 from google.protobuf import json_format
 from rookery.arena.errors import ArenaError
 from rookery.arena.launch._sandbox import SandboxRuntime
+from rookery.arena.stats._ratings import BradleyTerryFit
 from rookery.server import (
     QuotaExceededError,
     RookeryServer,
@@ -29,7 +30,7 @@ from rookery.server import (
 from rookery.wire import convert
 
 from .desk import HOUSE_RANDOM, Desk
-from .matchmaking import choose_pairing, final_pairing
+from .matchmaking import Separation, choose_pairing, final_pairing
 from .options import LeagueError, LeagueOptions
 from .play import Flight, PairPlayer, version_folder
 from .ray_jobs import BuildJob
@@ -37,6 +38,7 @@ from .standings import Board, Standings, seat_name
 from .store import (
     LeagueStore,
     PairRecord,
+    SeasonRecord,
     VersionRecord,
     VersionState,
 )
@@ -175,7 +177,7 @@ class League:
         await self.tables.stop()
         self.store.close()
 
-    def _spawn(self, coroutine: Any) -> None:
+    def _spawn(self, coroutine: Coroutine[object, object, None]) -> None:
         task = asyncio.create_task(coroutine)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
@@ -184,7 +186,7 @@ class League:
 
     def create_season(
         self, name: str, deadline: float, confidence: float = 0.95, final_pair_budget: int = 200
-    ) -> Any:
+    ) -> SeasonRecord:
         """A new open season; the current one must have ended (or there is none)."""
         with contextlib.suppress(LookupError):
             current = self.store.season()
@@ -449,7 +451,7 @@ class League:
         once the season is closed, the final standings with their verdicts."""
         return self.standings.board(all_versions)
 
-    def final_state(self, season_id: int) -> tuple[list[str], list[Any], Any]:
+    def final_state(self, season_id: int) -> tuple[list[str], list[Separation], BradleyTerryFit]:
         """The final evaluation's ranking (best first), its neighbour separations and the fit."""
         return self.standings.final_state(season_id)
 
@@ -476,7 +478,7 @@ class League:
             return self._final_step(season)
         return None
 
-    def _final_step(self, season: Any) -> tuple[str, str, str, bool, int | None] | None:
+    def _final_step(self, season: SeasonRecord) -> tuple[str, str, str, bool, int | None] | None:
         played_final = self.store.count_pairs(season.season_id, ("final",))
         in_flight = len(self._flight.tasks)  # until committed, not just until played
         ranked, steps, fit = self.standings.final_state(season.season_id)

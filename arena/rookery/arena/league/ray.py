@@ -34,6 +34,7 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any, TypeVar
 
 import structlog
@@ -101,7 +102,7 @@ class RayPairs:
     """The league's pool of workers on Ray: ``await RayPairs.connect(options)``, then ``start``
     with the league's settings, then ``play`` and ``build``."""
 
-    ray: Any
+    ray: ModuleType
     options: RayPairsOptions
     started: bool
     #: The actor class (``ray.remote(PairWorker)`` with its resources).
@@ -241,7 +242,7 @@ class RayPairs:
             self._workers.append(worker)
             self._spawn(self._await_ready(worker))
 
-    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
+    def _spawn(self, coroutine: Coroutine[object, object, None]) -> None:
         task = asyncio.ensure_future(coroutine)
         self._background.add(task)
         task.add_done_callback(self._background.discard)

@@ -7,13 +7,12 @@ import asyncio
 import itertools
 import time
 from dataclasses import dataclass
-from typing import Any
 
 import structlog
-from rookery.arena.stats._ratings import GameScore, fit_bradley_terry
+from rookery.arena.stats._ratings import BradleyTerryFit, GameScore, fit_bradley_terry
 
-from .matchmaking import Placed, centred_los, separations
-from .store import LeagueStore, RatingPoint, VersionRecord, VersionState
+from .matchmaking import Placed, Separation, centred_los, separations
+from .store import LeagueStore, RatingPoint, SeasonRecord, VersionRecord, VersionState
 
 __all__: list[str] = []  # the league's names are its package's (rookery.arena.league)
 
@@ -26,7 +25,7 @@ def seat_name(version_id: str) -> str:
     return f"{bot}.v{number}"
 
 
-def neighbour_los(fit: Any, ranked: list[str]) -> dict[tuple[str, str], float]:
+def neighbour_los(fit: BradleyTerryFit, ranked: list[str]) -> dict[tuple[str, str], float]:
     """Each neighbour pair of ``ranked`` (best first) and its likelihood of superiority, from
     the fit's refits centred on its own ratings (:func:`~.matchmaking.centred_los`): at least ½
     for the upper one of every pair ranked by rating."""
@@ -92,7 +91,7 @@ class Standings:
                 games.append(GameScore(sides, game.ranks, pair.pair_id))
         return games
 
-    def fit(self, season_id: int, names: list[str] | None = None) -> Any:
+    def fit(self, season_id: int, names: list[str] | None = None) -> BradleyTerryFit:
         """The Bradley–Terry fit of the season's rated games (at its confidence)."""
         season = self.store.season(season_id)
         games = self.rated_games(season_id)
@@ -194,7 +193,7 @@ class Standings:
                 placed.append(Placed(v.version_id, r.elo, r.lower, r.upper, pairs, v.submitted_at))
         return placed
 
-    def final_state(self, season_id: int) -> tuple[list[str], list[Any], Any]:
+    def final_state(self, season_id: int) -> tuple[list[str], list[Separation], BradleyTerryFit]:
         """The final evaluation's ranking (best first), its neighbour separations and the fit."""
         season = self.store.season(season_id)
         names = [v.version_id for v in self.playing_field()]
@@ -202,7 +201,13 @@ class Standings:
         ranked = [r.name for r in fit.ratings]
         return ranked, separations(ranked, neighbour_los(fit, ranked), season.confidence), fit
 
-    def close_season(self, season: Any, ranked: list[str], steps: list[Any], fit: Any) -> None:
+    def close_season(
+        self,
+        season: SeasonRecord,
+        ranked: list[str],
+        steps: list[Separation],
+        fit: BradleyTerryFit,
+    ) -> None:
         verdicts = []
         for s in steps:
             if s.separated:
@@ -212,7 +217,7 @@ class Standings:
                     f"{s.upper} ~ {s.lower}: statistically tied (LOS {s.los:.3f} < "
                     f"{season.confidence:g} when the budget was spent)"
                 )
-        final: dict[str, Any] = {
+        final: dict[str, object] = {
             "ranking": ranked,
             # The ranking's own fit: the standings show the ratings they are ordered by.
             "ratings": {r.name: [r.elo, r.lower, r.upper, r.games] for r in fit.ratings},
@@ -223,4 +228,5 @@ class Standings:
             "closed_at": time.time(),
         }
         self.store.set_season_status(season.season_id, "closed", final)
-        log.info("final evaluation done", season=season.name, tied=len(final["tied"]))
+        tied = sum(1 for s in steps if not s.separated)
+        log.info("final evaluation done", season=season.name, tied=tied)

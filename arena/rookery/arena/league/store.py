@@ -12,7 +12,7 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -287,7 +287,7 @@ class StoreFile:
                 raise
             self._db.execute("COMMIT")
 
-    def _all(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
+    def _all(self, sql: str, args: Sequence[object] = ()) -> list[Any]:
         with self._lock:
             return self._db.execute(sql, tuple(args)).fetchall()
 
@@ -344,7 +344,7 @@ class LeagueStore(StoreFile):
         return SeasonRecord(r[0], r[1], r[2], r[3], r[4], r[5], r[6], final)
 
     def set_season_status(
-        self, season_id: int, status: str, final: dict[str, Any] | None = None
+        self, season_id: int, status: str, final: Mapping[str, object] | None = None
     ) -> None:
         """Moves a season to ``status`` (and stores its final standings)."""
         with self._transaction() as db:
@@ -528,7 +528,7 @@ class LeagueStore(StoreFile):
             "SELECT pair_id, season_id, kind, a, b, seed, rated, challenge_id, score_a, void, "
             "finished_at FROM pairs WHERE season_id = ?"
         )
-        args: list[Any] = [season_id]
+        args: list[object] = [season_id]
         if kinds:
             sql += f" AND kind IN ({','.join('?' * len(kinds))})"
             args += list(kinds)
@@ -569,7 +569,7 @@ class LeagueStore(StoreFile):
     def count_pairs(self, season_id: int, kinds: Sequence[str] = ()) -> int:
         """How many pairs the season has played (of these kinds)."""
         sql = "SELECT COUNT(*) FROM pairs WHERE season_id = ?"
-        args: list[Any] = [season_id]
+        args: list[object] = [season_id]
         if kinds:
             sql += f" AND kind IN ({','.join('?' * len(kinds))})"
             args += list(kinds)
