@@ -12,11 +12,14 @@ from __future__ import annotations
 import asyncio
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rookery.v1 import replay_pb2
 from rookery.wire.analysis import analysis_to_json, analyze_replay
 from rookery.wire.replay import read_replay
+
+if TYPE_CHECKING:
+    from rookery.arena.league import League
 
 __all__ = ["BLUNDER", "INACCURACY", "MISTAKE", "ReplayAnalyses", "league_replay"]
 
@@ -67,7 +70,7 @@ class ReplayAnalyses:
             return cached
 
 
-def league_replay(league: Any, game_id: str) -> replay_pb2.Replay | None:
+def league_replay(league: League, game_id: str) -> replay_pb2.Replay | None:
     """The replay of a league game whose pair is committed (None: not one of those), as
     ``league_replay_json`` finds it for the viewer."""
     game = league.store.game(game_id)

@@ -371,7 +371,7 @@ class WebServer:
                 b"X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\nretry: 1000\n\n"
             )
             await writer.drain()
-            seen: tuple[Any, ...] = ()
+            seen: tuple[object, ...] = ()
             last_write = time.monotonic()
             while True:
                 mark = (table.status, table.game_seq)
@@ -416,7 +416,7 @@ class WebServer:
         return self._page(f"{game_id} — Rookery replay", "replay", game_id)
 
 
-def _backend_store(server: Any, runs: Sequence[str | Path]) -> list[Path]:
+def _backend_store(server: object, runs: Sequence[str | Path]) -> list[Path]:
     """The store of ``server``'s tournament backend (its ``store_dir``), unless ``runs``
     already name it."""
     store = getattr(getattr(server, "tournaments", None), "store_dir", None)
@@ -426,7 +426,7 @@ def _backend_store(server: Any, runs: Sequence[str | Path]) -> list[Path]:
     return [] if store.resolve() in named else [store]
 
 
-def _visitor(peer: Any) -> str:
+def _visitor(peer: object) -> str:
     """Whom a connection counts against: its IPv4 address, or its IPv6 address's /64 (one
     host is given a whole /64)."""
     host = peer[0] if isinstance(peer, tuple) and peer else str(peer)

@@ -70,7 +70,7 @@ class SeatRequest:
     seed: int | None = None
 
     @classmethod
-    def from_json(cls, data: Any) -> SeatRequest:
+    def from_json(cls, data: object) -> SeatRequest:
         """The request in a page's JSON body; ``HumanSeatError`` for anything malformed."""
         if not isinstance(data, dict):
             raise HumanSeatError("expected a JSON object")
@@ -119,7 +119,7 @@ class HumanSeat:
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     bot: SeatBot | None = None
     """The seat's SDK bot (its session's one table)."""
-    _task: asyncio.Task[Any] | None = None
+    _task: asyncio.Task[None] | None = None
     _processes: list[asyncio.subprocess.Process] = field(default_factory=list)
     launched: list[str] = field(default_factory=list)
     """The names of the reference bots launched for this seat's tables."""
@@ -165,7 +165,7 @@ class HumanSeats:
         """Whether the server needs a token of every seat (the person's included)."""
         return bool(self.server.config.is_token_mode)
 
-    def choices(self) -> dict[str, Any]:
+    def choices(self) -> JSON:
         """What the setup page offers: presets, reference bots (open mode), connected bots."""
         people = self._sessions_of_people() | {seat.name for seat in self.seats.values()}
         connected = sorted(

@@ -207,7 +207,7 @@ def league_bot_json(league: League, bot: str) -> JSON | None:
             recent.append(_pair_json(pair, names))
         if len(recent) >= _RECENT_PAIRS:
             break
-    incidents: list[dict[str, Any]] = [
+    incidents: list[JSON] = [
         {"version_id": v, "kind": k, "detail": d[:300], "at": t}
         for vid in sorted(ids)
         for v, k, d, t in store.incidents(vid, limit=20)

@@ -37,6 +37,7 @@ from rookery.engine import (
     cards_of,
     deal_for_hand,
 )
+from rookery.server import Table
 from rookery.v1 import replay_pb2, results_pb2, table_pb2
 from rookery.wire.convert import action_from_proto, ruleset_from_proto, termination_name
 from rookery.wire.replay import replay_to_record
@@ -327,7 +328,7 @@ def replay_json(replay: replay_pb2.Replay, game_id: str = "") -> JSON:
     }
 
 
-def live_table_json(table: Any) -> JSON:
+def live_table_json(table: Table) -> JSON:
     """What a spectator may see of a live table now (a ``rookery.server.Table``).
 
     The current hand's public steps, and the previous hand (scored, so revealed) for the
@@ -361,7 +362,7 @@ def live_table_json(table: Any) -> JSON:
     }
 
 
-def table_summary_json(table: Any) -> JSON:
+def table_summary_json(table: Table) -> JSON:
     """One line of the live tables list."""
     summary: table_pb2.TableSummary = table.summary()
     return {

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from rookery.arena.records import RunData
+from rookery.wire.documents import JsonValue
 from rookery.wire.replay import read_replay
 
 from ._model import replay_json
@@ -31,13 +32,13 @@ def _asset(name: str) -> str:
     return (_ASSETS / name).read_text(encoding="utf-8")
 
 
-def _script_json(value: Any) -> str:
+def _script_json(value: JsonValue) -> str:
     """JSON that is safe inside a ``<script>`` element (no ``</script>``, no ``<!--``)."""
     text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def page_html(title: str, boot: JSON, data: Any = None) -> str:
+def page_html(title: str, boot: JSON, data: JsonValue = None) -> str:
     """One page: ``boot`` tells the script which view to draw and where its data comes from
     (``mode`` ``live``: the JSON API; ``static``: ``data``, embedded in the page)."""
     embedded = (

@@ -26,11 +26,11 @@ import json
 import time
 from collections.abc import Mapping
 from http import HTTPStatus
-from typing import Any
 from urllib.parse import parse_qs, unquote
 
 import structlog
 from rookery.server import RookeryServer
+from rookery.wire.documents import JsonValue
 
 from ._human import HumanSeat, HumanSeatError, HumanSeats, SeatRequest
 from ._pages import _asset, _script_json
@@ -127,7 +127,7 @@ class PlayRoutes:
         except HumanSeatError as error:
             raise _Refused(HTTPStatus.NOT_FOUND, str(error)) from None
 
-    async def _open(self, writer: asyncio.StreamWriter, body: Any) -> None:
+    async def _open(self, writer: asyncio.StreamWriter, body: object) -> None:
         try:
             seat = await self.seats.open(SeatRequest.from_json(body))
         except HumanSeatError as error:
@@ -137,7 +137,7 @@ class PlayRoutes:
             {"seat_id": seat.seat_id, "secret": seat.secret, "url": f"/play/{seat.seat_id}"},
         )
 
-    async def _act(self, writer: asyncio.StreamWriter, seat: HumanSeat, body: Any) -> None:
+    async def _act(self, writer: asyncio.StreamWriter, seat: HumanSeat, body: object) -> None:
         if not isinstance(body, dict):
             raise _Refused(HTTPStatus.BAD_REQUEST, "expected {request_id, action}")
         try:
@@ -146,7 +146,7 @@ class PlayRoutes:
             raise _Refused(HTTPStatus.CONFLICT, str(error)) from None
         await _send_json(writer, {"sent": True})
 
-    async def _compare(self, writer: asyncio.StreamWriter, seat: HumanSeat, body: Any) -> None:
+    async def _compare(self, writer: asyncio.StreamWriter, seat: HumanSeat, body: object) -> None:
         bot = body.get("bot") if isinstance(body, dict) else None
         if not isinstance(bot, str):
             raise _Refused(HTTPStatus.BAD_REQUEST, "expected {bot}")
@@ -199,7 +199,7 @@ def _headers(head: bytes) -> dict[str, str]:
     return out
 
 
-async def _body(reader: asyncio.StreamReader, headers: dict[str, str]) -> Any:
+async def _body(reader: asyncio.StreamReader, headers: dict[str, str]) -> object:
     if not headers.get("content-type", "").startswith("application/json"):
         raise _Refused(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "send application/json")
     try:
@@ -257,7 +257,7 @@ async def _send(
 
 
 async def _send_json(
-    writer: asyncio.StreamWriter, value: Any, status: HTTPStatus = HTTPStatus.OK
+    writer: asyncio.StreamWriter, value: JsonValue, status: HTTPStatus = HTTPStatus.OK
 ) -> None:
     body = json.dumps(value, separators=(",", ":")).encode()
     await _send(writer, status, "application/json", body)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 from http import HTTPStatus
-from typing import Any
+
+from rookery.wire.documents import JsonValue
 
 __all__ = ["HttpError", "json_bytes", "json_response"]
 
@@ -18,11 +19,11 @@ class HttpError(Exception):
         self.message = message
 
 
-def json_bytes(value: Any) -> bytes:
+def json_bytes(value: JsonValue) -> bytes:
     """``value`` as compact JSON."""
     return json.dumps(value, separators=(",", ":")).encode()
 
 
-def json_response(value: Any) -> tuple[str, bytes]:
+def json_response(value: JsonValue) -> tuple[str, bytes]:
     """A JSON answer: its content type and body."""
     return "application/json", json_bytes(value)

@@ -11,11 +11,12 @@ server's to enforce; this module only draws what came.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from typing import Any
 
 from rookery.client import Table
 from rookery.engine import GameResult, LegalActions, Observation, Ruleset, card_name, cards_of
-from rookery.v1 import events_pb2
+from rookery.v1 import cards_pb2, events_pb2
 from rookery.wire import convert
 
 from ._model import game_result_json, hand_result_json, ruleset_json
@@ -30,7 +31,7 @@ _ACTIONS = ("bid_made", "passed", "trump_named", "cards_buried", "card_called", 
 _KINDS = ("bid", "pass", "trump", "buried", "called", "play")
 
 
-def _cards(cards: Any) -> int:
+def _cards(cards: Iterable[cards_pb2.Card]) -> int:
     return convert.mask_from_proto(cards)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Sequence, Set
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -75,13 +75,15 @@ def twin_of(row: GameRow, rows: Sequence[GameRow], withheld: Set[int]) -> str | 
     return None
 
 
-def _public_config(config: dict[str, Any], finished: bool) -> dict[str, Any]:
+def _public_config(config: Mapping[str, object], finished: bool) -> dict[str, object]:
     """The configuration without the bots' command lines and environments, and without the
     tournament seed (every game's deals derive from it) until the tournament has finished."""
     out = {key: value for key, value in config.items() if key not in ("bots", "seed")}
+    bots = config.get("bots", ())
     out["bots"] = [
         {"name": bot.get("name", ""), "remote": bot.get("remote", False)}
-        for bot in config.get("bots", ())
+        for bot in (bots if isinstance(bots, list | tuple) else ())
+        if isinstance(bot, Mapping)
     ]
     if finished:
         out["seed"] = config.get("seed")

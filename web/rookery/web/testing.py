@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from rookery.arena.records import RunData
 from rookery.server import RookeryServer, Table
@@ -32,7 +32,7 @@ class LoopThread:
         self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self._thread.start()
 
-    def run(self, coroutine: Coroutine[Any, Any, T], timeout: float = 120.0) -> T:
+    def run(self, coroutine: Coroutine[object, None, T], timeout: float = 120.0) -> T:
         return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout)
 
     def close(self) -> None:
@@ -67,10 +67,10 @@ class LiveGame:
     stop: asyncio.Event
     loop: LoopThread | None = None
 
-    def call(self, function: Any, *args: Any) -> Any:
+    def call(self, function: Callable[..., T], *args: object) -> T:
         """``function(*args)`` on the servers' loop (so that the game does not move meanwhile)."""
 
-        async def call() -> Any:
+        async def call() -> T:
             return function(*args)
 
         assert self.loop is not None
