@@ -22,9 +22,9 @@ COMPONENTS = ("arena", "cli", "engine", "envs", "server", "web", "wire", "client
 BASELINE = 344
 """Lines naming `Any` at d917ed0, where the issue counted them."""
 
-CEILING = 209
-"""The most lines naming `Any` product code may have: it only comes down. The issue's goal is
-half the baseline (172); lower this as the count falls."""
+CEILING = BASELINE // 2
+"""The most lines naming `Any` product code may have: the issue's goal, half the baseline (172;
+161 when it was set)."""
 
 _ANY = re.compile(r"\bAny\b")
 
