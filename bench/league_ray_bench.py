@@ -7,9 +7,10 @@ versions of the league tests' mixture bot (two strengths), games to 100 points, 
 4`` (two pairs at once), with the sandbox off (the local league keeps each version's process for
 all its games; each Ray worker keeps warm lanes of them) and on (the local league keeps two warm
 lanes of processes a version, each Ray worker its own two lanes); the local league sandboxed
-against unconfined is printed too. It times the rated pairs played once every version has
-qualified (so Ray's start-up and the first shipping of the versions' files are not counted:
-"once up"), on the local backend, then on a local Ray of this machine's CPUs (one worker a CPU:
+against unconfined is printed too. It times 30 rated pairs played once every version has
+qualified and 10 more rated pairs were played (so Ray's start-up, the first shipping of the
+versions' files and the workers' first start of each version's processes are not counted: "once
+up"), on the local backend, then on a local Ray of this machine's CPUs (one worker a CPU:
 two pairs at once on two cores); with ``--rounds N`` the two alternate N times and the medians
 are printed (other work on the machine comes and goes: the load average is printed per run).
 
@@ -51,6 +52,10 @@ COMMAND = f"{sys.executable} -m rookery.cli.main bot run mix_bot.py:MixBot"
 STRENGTHS = (1.0, 1.0, 0.0, 0.0)
 PAIRS = 30
 """Rated pairs timed per backend."""
+WARMUP = 10
+"""Rated pairs played before the timing starts, on either backend (each Ray worker starts its
+warm processes of a version with the first pair it plays of it; the local league's were started
+by the version's qualification)."""
 BOOTSTRAP = 100
 """Refits behind each rating interval (the league's default)."""
 CEILING_PAIRS = 40
@@ -96,7 +101,11 @@ async def _season(root: Path, ray: RayPairsOptions | None, sandbox: str) -> floa
                 raise SystemExit(f"versions did not qualify: {league.store.versions()}")
             await asyncio.sleep(0.1)
         season = league.store.season().season_id
-        first = league.store.count_pairs(season, ("rated",))
+        first = league.store.count_pairs(season, ("rated",)) + WARMUP
+        while league.store.count_pairs(season, ("rated",)) < first:
+            if time.monotonic() > deadline + 300:
+                raise SystemExit("the league stopped playing")
+            await asyncio.sleep(0.05)
         started = time.monotonic()
         while league.store.count_pairs(season, ("rated",)) < first + PAIRS:
             if time.monotonic() > deadline + 300:
@@ -200,10 +209,12 @@ def main() -> int:
     """``league_ray_bench.py [on|off ...] [--rounds N]``: the sandbox of the versions (default:
     both, off first), local and Ray alternating N times (default 1)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("modes", nargs="*", choices=("on", "off"), default=["off", "on"])
+    parser.add_argument("modes", nargs="*", metavar="on|off")
     parser.add_argument("--rounds", type=int, default=1)
     args = parser.parse_args()
-    modes: list[str] = args.modes
+    modes: list[str] = args.modes or ["off", "on"]
+    if set(modes) - {"on", "off"}:
+        parser.error(f"the sandbox modes are on and off, not {' '.join(modes)}")
     configure_logging("error", json=False, stream=sys.stderr)
     try:
         import ray  # noqa: F401
