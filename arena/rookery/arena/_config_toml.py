@@ -35,6 +35,7 @@ from rookery.arena.launch._sandbox import SandboxLimits, SandboxMode
 from rookery.arena.stats._sprt import SprtParams
 from rookery.engine import Ruleset, RulesetError
 from rookery.server import TimeControl
+from rookery.wire.documents import TomlTable
 
 
 def _ruleset(source: str, data: Mapping[str, object]) -> Ruleset:
@@ -415,7 +416,7 @@ def load_config(path: str | Path) -> TournamentConfig:
     except OSError as error:
         raise ArenaConfigError(source, "", f"cannot read the file: {error.strerror}") from None
     try:
-        data = tomllib.loads(text)
+        data: TomlTable = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ArenaConfigError(source, "", f"not valid TOML: {error}") from None
     return config_from_dict(data, source, str(path.parent.absolute()))

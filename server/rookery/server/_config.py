@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rookery.wire.documents import TomlTable
+
 from ._errors import ServerConfigError, TableSpecError
 from ._time_control import LatePolicy, TimeControl
 
@@ -262,10 +264,10 @@ def environment_values(
     return values
 
 
-def _read_toml(path: str | Path) -> Mapping[str, object]:
+def _read_toml(path: str | Path) -> TomlTable:
     try:
         with open(path, "rb") as handle:
-            data = tomllib.load(handle)
+            data: TomlTable = tomllib.load(handle)
     except OSError as error:
         raise ServerConfigError("config", f"cannot read {path}: {error.strerror}") from None
     except tomllib.TOMLDecodeError as error:
