@@ -152,10 +152,6 @@ class TournamentRunner:
         """Stop dispatching games; games in flight are aborted and played again on resume."""
         self._stop.set()
 
-    async def wait_stop_requested(self) -> None:
-        """Return once :meth:`request_stop` was called."""
-        await self._stop.wait()
-
     @property
     def launchers(self) -> dict[str, BotLauncher]:
         """The launched bots' launchers, by bot name (once the bots are started)."""
