@@ -9,7 +9,7 @@ core's plain values back to the engine's events, observations, legal actions and
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any, Final, TypedDict
 
 import rookery_core
 
@@ -121,7 +121,20 @@ def _event(seq: int, plain: tuple[Any, ...]) -> Event:
     return _EVENTS[kind](seq, hand_number, *fields)
 
 
-def _trick(plain: tuple[int, list[tuple[int, int]], int, int]) -> Trick:
+_PlainTrick = tuple[int, list[tuple[int, int]], int, int]
+"""A trick as the core gives it: leader, ``(seat, card)`` in play order, winner, points."""
+
+
+class _Origin(TypedDict):
+    """``from_deal``'s arguments, kept for pickling a game made from a deal."""
+
+    deal: Deal
+    dealer: int | None
+    hand_number: int
+    scores: tuple[int, ...] | None
+
+
+def _trick(plain: _PlainTrick) -> Trick:
     leader, cards, winner, points = plain
     return new_trick(leader, tuple(cards), winner, points)
 
@@ -166,7 +179,7 @@ class CoreGame(rookery_core.EngineGame):
         self._events: list[Event] = []
         self._hand_results: list[HandResult] = []
         self._result: GameResult | None = None
-        self._origin: dict[str, Any] | None = None  # from_deal's arguments, for pickling
+        self._origin: _Origin | None = None  # from_deal's arguments, for pickling
         # The current hand's completed tricks as observations show them: (hand number, tricks).
         self._tricks: tuple[int, tuple[Trick, ...]] = (-1, ())
 
@@ -428,7 +441,7 @@ class CoreGame(rookery_core.EngineGame):
             rules.sides,
         )
 
-    def _completed_tricks(self, hand_number: int, new: list[Any]) -> tuple[Trick, ...]:
+    def _completed_tricks(self, hand_number: int, new: list[_PlainTrick]) -> tuple[Trick, ...]:
         """The hand's completed tricks as Trick values, each built once (``new``: the core's
         tricks past the ones kept for this hand)."""
         kept_hand, kept = self._tricks
@@ -463,7 +476,7 @@ def _restore(
     ruleset: Ruleset,
     seed: int,
     events: bool,
-    origin: dict[str, Any] | None,
+    origin: _Origin | None,
     actions: list[tuple[int, Action]],
     forfeited: tuple[int, str] | None,
     aborted: bool,
@@ -482,13 +495,16 @@ def _restore(
     return game
 
 
-def _other_legal(phase: int, player: int, data: Any) -> LegalActions:
-    """The legal actions of the rare phases (the core makes those of the auction and play)."""
+def _other_legal(phase: int, player: int, data: tuple[int, int] | int | None) -> LegalActions:
+    """The legal actions of the rare phases (the core makes those of the auction and play):
+    ``data`` is ``(bury_from, bury_count)`` for the bury, the call mask for the call."""
     if phase == 1:
         return LegalActions(Phase.NAME_TRUMP, player)
     if phase == 2:
+        assert isinstance(data, tuple)
         return LegalActions(Phase.BURY, player, bury_from=data[0], bury_count=data[1])
     if phase == 3:
+        assert isinstance(data, int)
         return LegalActions(Phase.CALL, player, call_from=data)
     return LegalActions(Phase.GAME_OVER, -1)
 

@@ -4,6 +4,7 @@ one card a step and rewards as score changes."""
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 
 import numpy as np
 import numpy.typing as npt
@@ -25,7 +26,14 @@ from ._encoding import ActionCodec, ObservationEncoder, Tensor
 Mask = npt.NDArray[np.int8]
 """A legal-action mask: 1 at every legal id, else 0."""
 
-__all__ = ["Reward", "RookTable", "encodings", "episode_rules", "reward_kind"]
+__all__ = [
+    "Reward",
+    "RookTable",
+    "encodings",
+    "episode_rules",
+    "game_seed_option",
+    "reward_kind",
+]
 
 
 class Reward(enum.Enum):
@@ -51,6 +59,16 @@ def reward_kind(reward: Reward | str) -> Reward:
     except ValueError:
         choices = ", ".join(repr(kind.value) for kind in Reward)
         raise ValueError(f"unknown reward {reward!r}; choose one of {choices}") from None
+
+
+def game_seed_option(options: Mapping[str, object] | None) -> int | None:
+    """The ``game_seed`` of a reset's ``options`` (an int, numpy's too), or ``None``."""
+    seed = (options or {}).get("game_seed")
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+        raise TypeError(f"options['game_seed'] must be an int, got {seed!r}")
+    return int(seed)
 
 
 def episode_rules(ruleset: Ruleset, hands: int | None) -> Ruleset:

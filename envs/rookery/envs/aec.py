@@ -18,7 +18,7 @@ passed seats, the trick's winner leads), which PettingZoo's parallel API cannot 
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -27,11 +27,14 @@ from pettingzoo import AECEnv  # type: ignore[import-untyped]
 from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 from rookery.engine import NUM_CARDS, Ruleset
 
-from ._core import Reward, RookTable, episode_rules, reward_kind
+from ._core import Reward, RookTable, episode_rules, game_seed_option, reward_kind
 from ._encoding import ActionCodec, ObservationEncoder, Tensor, card_bits
 from .text import render_table
 
 __all__ = ["RookAECEnv", "env", "observation_bounds", "raw_env"]
+
+_RENDER_MODES = ("human", "ansi")
+"""``human`` prints the view of the seat to act; ``ansi`` returns it as text."""
 
 Observed = dict[str, npt.NDArray[np.float32] | npt.NDArray[np.int8]]
 """What a seat observes: its ``observation`` tensor and its ``action_mask``."""
@@ -56,9 +59,9 @@ class RookAECEnv(AECEnv):  # type: ignore[misc]
     """One Rook table; ``preset`` names a ruleset (or pass a ``Ruleset``); ``reward`` is
     ``"zero-sum"`` (the default) or ``"general-sum"`` (see ``rookery.envs._core.Reward``)."""
 
-    metadata: ClassVar[dict[str, Any]] = {
+    metadata: ClassVar[dict[str, object]] = {
         "name": "rookery_rook_v0",
-        "render_modes": ["human", "ansi"],
+        "render_modes": list(_RENDER_MODES),
         "is_parallelizable": False,
         "render_fps": 1,
     }
@@ -75,9 +78,9 @@ class RookAECEnv(AECEnv):  # type: ignore[misc]
         self.reward = reward_kind(reward)
         base = preset if isinstance(preset, Ruleset) else Ruleset.preset(preset)
         self.ruleset = episode_rules(base, hands)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+        if render_mode is not None and render_mode not in _RENDER_MODES:
             raise ValueError(
-                f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}"
+                f"render_mode must be one of {list(_RENDER_MODES)}, got {render_mode!r}"
             )
         self.render_mode = render_mode
         self.codec = ActionCodec(self.ruleset)
@@ -103,30 +106,30 @@ class RookAECEnv(AECEnv):  # type: ignore[misc]
         self._seeds = np.random.default_rng()
         self.table: RookTable | None = None
 
-    def observation_space(self, agent: str) -> spaces.Space[Any]:
+    def observation_space(self, agent: str) -> spaces.Dict:
         return self.observation_spaces[agent]
 
-    def action_space(self, agent: str) -> spaces.Space[Any]:
+    def action_space(self, agent: str) -> spaces.Discrete:
         return self.action_spaces[agent]
 
     def _agent(self, seat: int) -> str:
         return self.possible_agents[seat]
 
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+    def reset(self, seed: int | None = None, options: dict[str, object] | None = None) -> None:
         """Deal a new game: ``options={"game_seed": n}`` deals exactly the engine's (and the
         arena's) game ``n``; else the game seed is drawn from a generator seeded by ``seed``."""
         if seed is not None:
             self._seeds = np.random.default_rng(seed)
-        game_seed = (options or {}).get("game_seed")
+        game_seed = game_seed_option(options)
         if game_seed is None:
             game_seed = int(self._seeds.integers(0, 2**63))
-        self.table = RookTable.new(self.ruleset, int(game_seed), reward=self.reward)
+        self.table = RookTable.new(self.ruleset, game_seed, reward=self.reward)
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, object]] = {a: {} for a in self.agents}
         seat = self.table.current_player
         assert seat is not None
         self.agent_selection = self._agent(seat)
@@ -194,17 +197,29 @@ class RookAECEnv(AECEnv):  # type: ignore[misc]
         return self.table
 
 
-def raw_env(preset: str | Ruleset = "standard", **kwargs: Any) -> RookAECEnv:
+def raw_env(
+    preset: str | Ruleset = "standard",
+    *,
+    hands: int | None = 1,
+    reward: Reward | str = Reward.ZERO_SUM,
+    render_mode: str | None = None,
+) -> RookAECEnv:
     """The environment without wrappers (PettingZoo's conventional name)."""
-    return RookAECEnv(preset, **kwargs)
+    return RookAECEnv(preset, hands=hands, reward=reward, render_mode=render_mode)
 
 
 def env(
-    preset: str | Ruleset = "standard", *, illegal_reward: float = -1.0, **kwargs: Any
+    preset: str | Ruleset = "standard",
+    *,
+    illegal_reward: float = -1.0,
+    hands: int | None = 1,
+    reward: Reward | str = Reward.ZERO_SUM,
+    render_mode: str | None = None,
 ) -> AECEnv:
     """The environment in PettingZoo's standard wrapper stack, as its classic games build it: an
     id outside the mask ends the episode with ``illegal_reward`` for its seat (0 for the
     others), an id outside the action space is refused, and calls out of order are refused."""
-    wrapped = wrappers.TerminateIllegalWrapper(raw_env(preset, **kwargs), illegal_reward)
+    raw = raw_env(preset, hands=hands, reward=reward, render_mode=render_mode)
+    wrapped = wrappers.TerminateIllegalWrapper(raw, illegal_reward)
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
     return wrappers.OrderEnforcingWrapper(wrapped)

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import gymnasium
 import numpy as np
@@ -41,11 +40,14 @@ from gymnasium import spaces
 from rookery.client.bots import POLICIES, Policy
 from rookery.engine import Phase, Ruleset
 
-from ._core import Reward, RookTable, episode_rules, reward_kind
+from ._core import Mask, Reward, RookTable, episode_rules, game_seed_option, reward_kind
 from ._encoding import ActionCodec, ObservationEncoder, Tensor
 from .aec import observation_bounds
 
 __all__ = ["ENV_ID", "Opponent", "RookGymEnv", "resolve_policy"]
+
+Info = dict[str, Mask | bool]
+"""A step's info: the learner's ``action_mask`` (and ``illegal_action`` after an illegal id)."""
 
 _DECISION_PHASES = (Phase.BIDDING, Phase.NAME_TRUMP, Phase.BURY, Phase.CALL, Phase.PLAY)
 
@@ -136,21 +138,21 @@ class RookGymEnv(gymnasium.Env[Tensor, int]):
         self._rng = random.Random(0)
 
     def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Tensor, dict[str, Any]]:
+        self, *, seed: int | None = None, options: dict[str, object] | None = None
+    ) -> tuple[Tensor, Info]:
         """Deal a new game (``options={"game_seed": n}``: exactly the engine's game ``n``)."""
         super().reset(seed=seed)
-        game_seed = (options or {}).get("game_seed")
+        game_seed = game_seed_option(options)
         if game_seed is None:
             game_seed = int(self.np_random.integers(0, 2**63))
         self._rng = random.Random(f"opponents:{game_seed}")
-        self.table = RookTable.new(self.ruleset, int(game_seed), reward=self.reward)
+        self.table = RookTable.new(self.ruleset, game_seed, reward=self.reward)
         self._opponents_play()
         if self.render_mode == "human":
             self.render()
         return self._observe(), self._info()
 
-    def step(self, action: int) -> tuple[Tensor, float, bool, bool, dict[str, Any]]:
+    def step(self, action: int) -> tuple[Tensor, float, bool, bool, Info]:
         table = self._require_table()
         if table.is_over:
             raise RuntimeError("the episode is over: call reset()")
@@ -206,7 +208,7 @@ class RookGymEnv(gymnasium.Env[Tensor, int]):
     def _observe(self) -> Tensor:
         return self._require_table().tensor(self.seat)
 
-    def _info(self) -> dict[str, Any]:
+    def _info(self) -> Info:
         return {"action_mask": self._require_table().mask()}
 
     def _require_table(self) -> RookTable:
