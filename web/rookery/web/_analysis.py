@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rookery.v1 import replay_pb2
-from rookery.wire.analysis import analysis_to_json, analyze_replay
+from rookery.wire.analysis import analyze_replay, hand_to_json
 from rookery.wire.replay import read_replay
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ class ReplayAnalyses:
                     "game_id": game_id,
                     "node_limit": self.node_limit,
                     "marks": {"inaccuracy": INACCURACY, "mistake": MISTAKE, "blunder": BLUNDER},
-                    **analysis_to_json(analysis)["hands"][0],
+                    **hand_to_json(analysis.hands[0]),
                 }
                 self._cache[key] = cached
                 while len(self._cache) > self.cache_size:

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 from rookery.engine import (
     DoubleDummy,
@@ -39,6 +38,7 @@ from rookery.engine import (
 from rookery.v1 import replay_pb2
 
 from .convert import action_from_proto, ruleset_from_proto
+from .documents import JsonValue
 from .errors import MalformedMessageError, WireError
 from .replay import verify_replay
 
@@ -53,6 +53,7 @@ __all__ = [
     "analysis_to_json",
     "analyze_replay",
     "format_analysis",
+    "hand_to_json",
     "regret_by_bot",
 ]
 
@@ -355,16 +356,17 @@ def format_analysis(analysis: GameAnalysis, *, min_cost: int = 0) -> str:
     return "\n".join(lines) + "\n"
 
 
-def analysis_to_json(analysis: GameAnalysis) -> dict[str, Any]:
+def analysis_to_json(analysis: GameAnalysis) -> dict[str, JsonValue]:
     """The analysis as JSON-able values (cards and suits as text forms)."""
     return {
         "ruleset": analysis.ruleset.name,
         "node_limit": analysis.node_limit,
-        "hands": [_hand_json(hand) for hand in analysis.hands],
+        "hands": [hand_to_json(hand) for hand in analysis.hands],
     }
 
 
-def _hand_json(hand: HandAnalysis) -> dict[str, Any]:
+def hand_to_json(hand: HandAnalysis) -> dict[str, JsonValue]:
+    """One hand's analysis as JSON-able values (an entry of ``analysis_to_json``'s hands)."""
     bidding, defending = hand.side_costs()
     return {
         "hand": hand.hand_number,
