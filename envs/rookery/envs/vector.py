@@ -97,15 +97,14 @@ class RookVectorEnv:
 
     def _write_all(self) -> None:
         """Every table's observation of the seat to act, its mask and the seat, in one pass."""
-        obs, encode = self._obs, self.encoder.encode_into
-        obs.fill(0.0)
+        obs = self._obs
         rows: list[int] = []
         cols: list[int] = []
         for index, table in enumerate(self.tables):
             seat = table.current_player
             assert seat is not None
             self._seats[index] = seat
-            encode(obs[index], table.observation(seat), table.pending_for(seat))
+            table.tensor_into(obs[index], seat)
             ids = table.legal_ids()
             rows.extend([index] * len(ids))
             cols.extend(ids)
