@@ -81,7 +81,7 @@ class BotLedger:
         return {f.name: getattr(self, f.name) for f in fields(self)[1:]}
 
     @classmethod
-    def from_dict(cls, bot: str, data: Mapping[str, Any]) -> BotLedger:
+    def from_dict(cls, bot: str, data: Mapping[str, float]) -> BotLedger:
         """The inverse of :meth:`to_dict` (unknown names ignored, missing ones 0)."""
         values: dict[str, Any] = {}
         for f in fields(cls)[1:]:

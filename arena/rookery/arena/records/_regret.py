@@ -13,13 +13,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from rookery.arena.errors import StorageError
 from rookery.arena.records._report import RunData
 from rookery.arena.records._storage import write_bytes_atomically
 from rookery.v1 import replay_pb2
 from rookery.wire.analysis import REGRET_TRICKS, BotRegret, regret_by_bot
+from rookery.wire.documents import JsonValue
 from rookery.wire.errors import WireError
 from rookery.wire.replay import read_replay
 
@@ -52,7 +52,9 @@ def run_regret(data: RunData, *, last_tricks: int = REGRET_TRICKS) -> dict[str, 
         raise StorageError(f"{data.run_dir}: {error}") from error
 
 
-def regret_json(regrets: dict[str, BotRegret], last_tricks: int = REGRET_TRICKS) -> dict[str, Any]:
+def regret_json(
+    regrets: dict[str, BotRegret], last_tricks: int = REGRET_TRICKS
+) -> dict[str, JsonValue]:
     """The regret table as JSON-able values, per bot."""
     return {
         "last_tricks": last_tricks,
