@@ -7,7 +7,6 @@ import asyncio
 import inspect
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 import structlog
 from rookery.engine import (
@@ -27,6 +26,7 @@ from rookery.wire.fastpath import Request, reply_bytes
 from rookery.wire.notes import FALLBACK_REASON_MAX_BYTES, clip_utf8
 from structlog.typing import FilteringBoundLogger
 
+from ._bot import ActionLike
 from ._errors import ClientError, NoAnswer
 from ._options import BotRunOptions, RunStats
 from ._table_play import PendingRequest, TablePlay, bind_table
@@ -37,7 +37,9 @@ __all__ = ["Answers"]
 _RETRY_WITH_FALLBACK = frozenset(
     {pb.REJECTION_REASON_ILLEGAL_ACTION, pb.REJECTION_REASON_MALFORMED_ACTION}
 )
-_ANSWERS = frozenset({str, Pass, Bid, NameTrump, Bury, CallCard, PlayCard})
+_ACTION_TYPES = (PlayCard, Bid, Pass, NameTrump, Bury, CallCard)
+"""The engine's actions (the most frequent first)."""
+_ANSWERS = frozenset({str, *_ACTION_TYPES})
 """What a sync hook returns (checked before the slower ``inspect.isawaitable``)."""
 
 
@@ -122,7 +124,7 @@ class Answers:
         self,
         state: TablePlay,
         open_request: PendingRequest,
-        chosen: Awaitable[Any],
+        chosen: Awaitable[ActionLike],
         deadline: float,
     ) -> None:
         left = deadline - time.monotonic()
@@ -151,7 +153,7 @@ class Answers:
             "the bot gives no answer; the table's late policy applies", reason=str(reason)
         )
 
-    def _send_chosen(self, state: TablePlay, open_request: PendingRequest, chosen: Any) -> None:
+    def _send_chosen(self, state: TablePlay, open_request: PendingRequest, chosen: object) -> None:
         action = chosen
         if isinstance(chosen, str):
             try:
@@ -166,7 +168,7 @@ class Answers:
                     state, open_request, f"the hook returned unreadable action text {chosen!r}"
                 )
                 return
-        if action not in open_request.legal:
+        if not isinstance(action, _ACTION_TYPES) or action not in open_request.legal:
             state.log.warning(
                 "the bot returned an illegal action; sending a fallback action",
                 returned=str(chosen),
@@ -248,7 +250,7 @@ class Answers:
             )
 
 
-def _raised(hook: Any, error: BaseException) -> str:
+def _raised(hook: object, error: BaseException) -> str:
     """A fallback's reason for a hook that raised: ``act raised ValueError: no card``."""
     name = getattr(hook, "__name__", None) or "the hook"
     return f"{name} raised {type(error).__name__}: {error}"

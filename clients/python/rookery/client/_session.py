@@ -11,12 +11,13 @@ import contextlib
 import random
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TypeAlias, cast
 
 import grpc
 import structlog
 from rookery.v1 import bot_service_pb2 as pb
 from rookery.wire.fastpath import (
+    Request,
     Response,
     ResponseReader,
     request_bytes,
@@ -61,9 +62,13 @@ def _wants_events(factory: Callable[[], Bot]) -> bool:
     return True
 
 
-def _only_message(response: Response | None) -> tuple[str | None, Any]:
+_Call: TypeAlias = grpc.aio.StreamStreamCall[pb.ConnectRequest | bytes, Response]
+"""The Connect stream as the SDK opens it: replies written as bytes, responses read."""
+
+
+def _only_message(response: object) -> tuple[str | None, object]:
     """The one message of a response that is not a batch: its kind and message."""
-    if response is None or response.batched or len(response.messages) != 1:
+    if not isinstance(response, Response) or response.batched or len(response.messages) != 1:
         return None, None
     return response.messages[0]
 
@@ -93,7 +98,7 @@ class Session:
         self._tables: dict[str, TablePlay] = {}
         self._session_id = ""
         self._resume_secret = ""
-        self._call: Any = None
+        self._call: _Call | None = None
         self._batching = False
         self._outgoing: list[pb.ConnectRequest | bytes] = []
         """What the writer sends next: messages, and replies encoded (``bytes``)."""
@@ -246,7 +251,7 @@ class Session:
             # BotServiceStub's Connect, with replies sent as the bytes they were encoded into and
             # the server's messages read by the SDK's own reader (action requests into engine
             # values, each hand's auction and completed tricks read once per stream).
-            call = channel.stream_stream(
+            call: _Call = channel.stream_stream(
                 _CONNECT,
                 request_serializer=serialize_request,
                 response_deserializer=ResponseReader(),
@@ -257,7 +262,7 @@ class Session:
                 self._call = None
                 call.cancel()
 
-    async def _serve(self, call: Any, welcomed: asyncio.Event) -> None:
+    async def _serve(self, call: _Call, welcomed: asyncio.Event) -> None:
         resuming = bool(self._session_id)
         await call.write(self._hello())
         # asyncio.timeout, not wait_for: on 3.11 wait_for loses a cancellation (a stop) that
@@ -267,11 +272,12 @@ class Session:
         if first is grpc.aio.EOF:
             await self._raise_status(call)
             return
-        kind, welcome = _only_message(first)
+        kind, message = _only_message(first)
         if kind != "welcome":
             raise SessionRefusedError(
                 self._options.name, "PROTOCOL", f"expected a Welcome, got {kind or 'nothing'}"
             )
+        welcome = cast(pb.Welcome, message)
         expected = self._options.expect_server
         if expected and welcome.server_name != expected:
             raise WrongServerError(self._options.server, expected, welcome.server_name)
@@ -313,7 +319,7 @@ class Session:
             if pinger is not None:
                 pinger.cancel()
 
-    async def _raise_status(self, call: Any) -> None:
+    async def _raise_status(self, call: _Call) -> None:
         """After an early end of stream, raise the status the server gave."""
         code = await call.code()
         if code != grpc.StatusCode.OK and code != grpc.StatusCode.CANCELLED:
@@ -339,7 +345,7 @@ class Session:
         self._outgoing_ready.set()
         return True
 
-    async def _write_loop(self, call: Any) -> None:
+    async def _write_loop(self, call: _Call) -> None:
         """The stream's one writer: sends what is queued, replies queued together as one
         ``ReplyBatch`` when the server agreed to batching; returns when the stream breaks."""
         while True:
@@ -387,7 +393,7 @@ class Session:
 
     # Messages from the server ----------------------------------------------------------------
 
-    async def _read_loop(self, call: Any) -> None:
+    async def _read_loop(self, call: _Call) -> None:
         while True:
             response = await call.read()
             if response is grpc.aio.EOF:
@@ -400,30 +406,31 @@ class Session:
             if response.batched:
                 self._stats.batches_received += 1
             for kind, message in response.messages:
-                if kind == "event":  # most messages: no coroutine unless the hook is async
-                    pending = self._messages.event(message)
-                    if pending is not None:
-                        await pending
-                elif kind == "table_events":
-                    pending = self._messages.events(message)
+                # The most frequent first, with no coroutine unless a hook is async.
+                if kind == "table_events":
+                    pending = self._messages.events(cast(pb.TableEvents, message))
                     if pending is not None:
                         await pending
                 elif kind == "action_request":
-                    self._answers.on_request(message)
+                    self._answers.on_request(cast(Request | pb.ActionRequest, message))
+                elif kind == "event":
+                    pending = self._messages.event(cast(pb.TableEvent, message))
+                    if pending is not None:
+                        await pending
                 else:
                     await self._dispatch(message, kind)
 
-    async def _dispatch(self, message: Any, kind: str | None) -> None:
+    async def _dispatch(self, message: object, kind: str | None) -> None:
         """Hands one of the rarer messages from the server (of oneof ``kind``) to its handler
         (events and requests are handed over by the read loop itself)."""
         if kind == "table_joined":
-            await self._messages.on_joined(message)
+            await self._messages.on_joined(cast(pb.TableJoined, message))
         elif kind == "action_rejected":
-            await self._answers.on_rejected(message)
+            await self._answers.on_rejected(cast(pb.ActionRejected, message))
         elif kind == "table_finished":
-            await self._messages.on_finished(message)
+            await self._messages.on_finished(cast(pb.TableFinished, message))
         elif kind == "table_snapshot":
-            await self._messages.on_snapshot(message)
+            await self._messages.on_snapshot(cast(pb.TableSnapshot, message))
         elif kind in ("pong", "welcome"):
             pass
         else:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
 
 import structlog
 from rookery.v1 import bot_service_pb2 as pb
+from rookery.v1.events_pb2 import Event
 from rookery.wire import convert
 from rookery.wire.errors import WireError
 from rookery.wire.fastpath import table_id_field
@@ -66,7 +66,7 @@ class TableMessages:
         await self._call_hook(state, "on_table_joined", bot.on_table_joined, table)
         return state
 
-    async def _on_event(self, message: Any) -> None:
+    async def _on_event(self, message: pb.TableEvent) -> None:
         pending = self.event(message)
         if pending is not None:
             await pending
@@ -85,7 +85,7 @@ class TableMessages:
         return None
 
     async def _finish_events(
-        self, state: TablePlay, pending: Awaitable[None], rest: Sequence[Any]
+        self, state: TablePlay, pending: Awaitable[None], rest: Sequence[Event]
     ) -> None:
         await pending
         for event in rest:
@@ -93,7 +93,7 @@ class TableMessages:
             if more is not None:
                 await more
 
-    def event(self, message: Any) -> Awaitable[None] | None:
+    def event(self, message: pb.TableEvent) -> Awaitable[None] | None:
         """Hands a TableEvent to its table's bot; an async ``on_event``'s awaitable, to await.
 
         The hot path: events outnumber requests several times, so no coroutine and no context
@@ -104,7 +104,7 @@ class TableMessages:
             return None
         return self._table_event(state, message.event)
 
-    def _table_event(self, state: TablePlay, event: Any) -> Awaitable[None] | None:
+    def _table_event(self, state: TablePlay, event: Event) -> Awaitable[None] | None:
         """Hands one event of its table to the table's bot (an event seen already is skipped)."""
         seq = event.seq
         if seq <= state.last_seq:
@@ -121,7 +121,7 @@ class TableMessages:
         return None
 
     @staticmethod
-    async def _finish_event(state: TablePlay, seq: int, result: Awaitable[Any]) -> None:
+    async def _finish_event(state: TablePlay, seq: int, result: Awaitable[None]) -> None:
         try:
             await result
         except Exception:
@@ -155,7 +155,9 @@ class TableMessages:
         for missed in snapshot.missed_events:
             await self._on_event(missed)
 
-    async def _call_hook(self, state: TablePlay, name: str, hook: Any, *args: Any) -> None:
+    async def _call_hook(
+        self, state: TablePlay, name: str, hook: Callable[..., object], *args: object
+    ) -> None:
         """Run a lifecycle hook; an exception is logged, never raised."""
         tokens = bind_table(state.table)
         try:

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from contextvars import Token
 from dataclasses import dataclass
-from typing import Any
 
 import structlog
 from rookery.engine import Action, LegalActions, Observation, Phase
 from rookery.v1 import bot_service_pb2 as pb
 from rookery.wire import convert
+from structlog.typing import FilteringBoundLogger
 
-from ._bot import PHASE_HOOKS, Bot, Seat, Table
+from ._bot import PHASE_HOOKS, Bot, HookResult, Seat, Table
 
 __all__ = ["PendingRequest", "TablePlay", "bind_table", "hooks_of", "table_from_proto"]
 
@@ -35,19 +36,19 @@ class TablePlay:
 
     table: Table
     bot: Bot
-    hooks: dict[Phase, Callable[[Observation], Any]]
+    hooks: dict[Phase, Callable[[Observation], HookResult]]
     wants_events: bool
+    log: FilteringBoundLogger
+    """The table's bound logger."""
     last_seq: int = 0
     request: PendingRequest | None = None
-    log: Any = None
-    """The table's bound logger."""
     table_field: bytes = b""
     """The table's encoded ``ActionReply.table_id`` (each reply starts with it)."""
     bank_ms: int = -1
     """The seat's time bank left, kept for a bot that ``uses_bank`` (-1: it does not)."""
 
 
-def hooks_of(bot: Bot) -> dict[Phase, Callable[[Observation], Any]]:
+def hooks_of(bot: Bot) -> dict[Phase, Callable[[Observation], HookResult]]:
     """For each phase, the overridden per-phase hook or else ``act`` (resolved once per table)."""
     return {phase: bot.hook_for(phase) for phase in PHASE_HOOKS}
 
@@ -69,6 +70,6 @@ def table_from_proto(joined: pb.TableJoined) -> Table:
     )
 
 
-def bind_table(table: Table) -> Mapping[str, Any]:
+def bind_table(table: Table) -> Mapping[str, Token[object]]:
     """Bind the table and seat for structlog while a hook runs; the tokens to reset them."""
     return structlog.contextvars.bind_contextvars(table_id=table.table_id, seat=table.seat)

@@ -9,24 +9,16 @@ left as its message, for ``convert`` to decode with its errors.
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final
 
 from rookery.v1 import bot_service_pb2
 from rookery.v1 import field_numbers as fields
 
-from ._protobuf import LENGTH, Irregular, field, tag
-from ._requests import HandsRead, read_request
+from ._protobuf import Irregular, field
+from ._requests import HandsRead, Request, read_request
 
 _ConnectResponse = bot_service_pb2.ConnectResponse
 _BATCH: Final = fields.ConnectResponse.BATCH
-_ACTION_REQUEST: Final = fields.ConnectResponse.ACTION_REQUEST
-_BATCH_MESSAGE_TAG: Final = tag(fields.ResponseBatch.MESSAGES, LENGTH)
-_BATCH_MESSAGE_KEY: Final = fields.ResponseBatch.MESSAGES << 3 | LENGTH
-_KINDS: Final[dict[int, tuple[str, Any]]] = {
-    one.number: (one.name, type(getattr(_ConnectResponse(), one.name)))
-    for one in _ConnectResponse.DESCRIPTOR.oneofs_by_name["message"].fields
-}
-"""The ``ConnectResponse`` oneof by field number: its name and message class."""
 
 
 def serialize_response(message: bytes) -> bytes:
@@ -49,7 +41,7 @@ class Response:
 
     __slots__ = ("batched", "messages")
 
-    def __init__(self, batched: bool, messages: list[tuple[str | None, Any]]) -> None:
+    def __init__(self, batched: bool, messages: list[tuple[str | None, object]]) -> None:
         self.batched = batched
         self.messages = messages
 
@@ -78,20 +70,38 @@ class ResponseReader:
 
 def _read(data: bytes, hands: HandsRead | None) -> Response:
     message = _ConnectResponse.FromString(data)
-    if message.WhichOneof("message") == "batch":
-        return Response(True, [_item(inner, hands) for inner in message.batch.messages])
-    return Response(False, [_item(message, hands)])
+    if message.WhichOneof("message") != "batch":
+        return Response(False, [_item(message, hands)])
+    items: list[tuple[str | None, object]] = []
+    add = items.append
+    for inner in message.batch.messages:  # most messages: one loop, no call per message
+        kind = inner.WhichOneof("message")
+        if kind == "action_request":
+            add(_request(inner.action_request, hands))
+        elif kind is None:
+            add((None, None))
+        else:
+            add((kind, getattr(inner, kind)))
+    return Response(True, items)
 
 
-def _item(message: Any, hands: HandsRead | None) -> tuple[str | None, Any]:
+def _item(
+    message: bot_service_pb2.ConnectResponse, hands: HandsRead | None
+) -> tuple[str | None, object]:
     """One message of a response: an action request read for the SDK where it is regular."""
     kind = message.WhichOneof("message")
     if kind is None:
         return None, None
-    inner = getattr(message, kind)
     if kind == "action_request":
-        try:
-            return kind, read_request(inner, hands)
-        except Irregular:  # convert decodes it, with its errors
-            return kind, inner
-    return kind, inner
+        return _request(message.action_request, hands)
+    return kind, getattr(message, kind)
+
+
+def _request(
+    request: bot_service_pb2.ActionRequest, hands: HandsRead | None
+) -> tuple[str, Request | bot_service_pb2.ActionRequest]:
+    """An action request read for the SDK, or left as its message where it is irregular."""
+    try:
+        return "action_request", read_request(request, hands)
+    except Irregular:  # convert decodes it, with its errors
+        return "action_request", request
