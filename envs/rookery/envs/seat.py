@@ -38,7 +38,7 @@ from .chat import ChatEndpoint
 from .text import ChatAgent, Completion, Decision, Message, ProviderError, TextSeat
 from .tools import ToolAgent, ToolSeat
 
-__all__ = ["NOTE_TEXT_MAX_BYTES", "NOTE_VALUES", "Price", "Seat", "TextSeatBot", "ToolSeatBot"]
+__all__ = ["NOTE_TEXT_MAX_BYTES", "NOTE_VALUES", "AgentSeat", "Price", "TextSeatBot", "ToolSeatBot"]
 
 NOTE_VALUES = (
     "attempts",
@@ -60,7 +60,7 @@ log = structlog.get_logger("rookery.envs.seat")
 _Reply = TypeVar("_Reply")
 
 
-class Seat(Protocol):
+class AgentSeat(Protocol):
     """What the bot asks: a decision for an observation (each one also kept in ``decisions``)."""
 
     @property
@@ -148,13 +148,13 @@ class TextSeatBot(Bot):
         if retries is None:
             retries = int(env.get("ROOKERY_CHAT_RETRIES", "2"))
         provider_retries = int(env.get("ROOKERY_CHAT_PROVIDER_RETRIES", "2"))
-        self.seat: Seat = self._seat(retries, provider_retries)
+        self.seat: AgentSeat = self._seat(retries, provider_retries)
         self.record_path = env.get("ROOKERY_TEXT_RECORD", "")
         self.price = Price.from_text(env.get("ROOKERY_CHAT_PRICE", ""))
         #: Per table: the summed counts of the decisions given no move since the last reply.
         self._unanswered: dict[str, dict[str, float]] = {}
 
-    def _seat(self, retries: int, provider_retries: int) -> Seat:
+    def _seat(self, retries: int, provider_retries: int) -> AgentSeat:
         """The seat that asks the agent (a text seat here)."""
         return TextSeat(
             self._ask, retries=retries, provider_retries=provider_retries, time_left=self._budget
@@ -236,7 +236,7 @@ class ToolSeatBot(TextSeatBot):
     same settings, notes and ledger as :class:`TextSeatBot`; ``ROOKERY_CHAT_MAX_REQUESTS`` (12)
     bounds the requests of one decision (looks included)."""
 
-    def _seat(self, retries: int, provider_retries: int) -> Seat:
+    def _seat(self, retries: int, provider_retries: int) -> AgentSeat:
         return ToolSeat(
             self._ask_with_tools,
             retries=retries,
