@@ -12,7 +12,7 @@ import shutil
 import numpy as np
 import pytest
 from envs_positions import ALL_PRESETS
-from rookery.engine import Game, Ruleset, table_view
+from rookery.engine import Game, Partnership, Ruleset, table_view
 from rookery.engine._game import Game as PureGame
 from rookery.envs._core import Reward, RookTable, episode_rules
 
@@ -81,6 +81,27 @@ def test_games_of_three_hands_agree_on_scores_rewards_and_tensors(name: str) -> 
         pure, core = _tables(ruleset, seed, reward)
         _play_alike(pure, core, random.Random(seed))
         assert pure.game.hand_number >= 2  # scores carried from hand to hand
+
+
+def test_a_nest_of_one_card_is_buried_in_one_step_alike() -> None:
+    ruleset = Ruleset(
+        name="nest-of-one",
+        players=4,
+        partnership=Partnership.FIXED,
+        lowest_rank=11,
+        nest_size=1,
+        min_bid=5,
+        bid_step=5,
+        max_bid=40,
+        target=60,
+        max_hands=2,
+    )
+    buried = 0
+    for seed in range(6):
+        pure, core = _tables(ruleset, seed)
+        _play_alike(pure, core, random.Random(seed))
+        buried += len(core.bury_order)
+    assert buried >= 6  # every hand played has its one-card bury recorded
 
 
 def test_an_id_outside_the_mask_is_refused_alike_and_changes_nothing() -> None:

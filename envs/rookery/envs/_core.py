@@ -126,6 +126,7 @@ class RookTable:
         self._view: TableView | None = table_view(game)
         self._scores = game.scores
         self._zeros = [0.0] * ruleset.players
+        self._bury_ids = range(self.codec.bury0, self.codec.call0)
 
     @classmethod
     def new(
@@ -253,7 +254,14 @@ class RookTable:
         """Take ``action_id`` for the seat to act; the reward of every seat."""
         view = self._view
         if view is not None:
-            return self._step_on_core(view, action_id)
+            if self.pending:  # a bury in progress
+                return self._step_on_core(view, action_id)
+            outcome = view.step(action_id, 0)
+            if outcome != TableView.APPLIED or action_id in self._bury_ids:
+                return self._stepped_on_core(outcome, action_id, 0)
+            self._legal = None
+            self._ids = None
+            return self._zeros[:]
         if action_id not in self.legal_ids():
             self.codec.step_action(action_id, self.legal(), self.pending)  # raises, precisely
         step = self.codec.step_action(action_id, self.legal(), self.pending, checked=True)
@@ -265,16 +273,18 @@ class RookTable:
     def _step_on_core(self, view: TableView, action_id: int) -> list[float]:
         """``step`` on the core: one call takes the id (a bury step, or a whole action)."""
         pending = self.pending
-        outcome = view.step(action_id, pending)
+        return self._stepped_on_core(view.step(action_id, pending), action_id, pending)
+
+    def _stepped_on_core(self, outcome: int, action_id: int, pending: int) -> list[float]:
+        """What follows the core's ``outcome`` of taking ``action_id`` (``pending`` before)."""
         if outcome > 0:
             self.set_pending(outcome)
             return self._zeros[:]
         if outcome == TableView.ILLEGAL:
             self.codec.step_action(action_id, self.legal(), pending)  # raises, precisely
             raise ValueError(f"action id {action_id} is not legal now")
-        bury0 = self.codec.bury0
-        if bury0 <= action_id < self.codec.call0:
-            self._record_bury(pending | 1 << (action_id - bury0))
+        if action_id in self._bury_ids:
+            self._record_bury(pending | 1 << (action_id - self.codec.bury0))
         self.pending = 0
         self._legal = None
         self._ids = None

@@ -150,7 +150,9 @@ class RookAECEnv(AECEnv):  # type: ignore[misc]
             return
         if action is None:
             raise ValueError(f"{agent} is to act and must take an action, not None")
-        table = self._require_table()
+        table = self.table
+        if table is None:
+            raise RuntimeError("call reset() before using the environment")
         self._cumulative_rewards[agent] = 0.0
         rewards = table.step(int(action))
         agents = self.possible_agents
@@ -159,7 +161,7 @@ class RookAECEnv(AECEnv):  # type: ignore[misc]
             self._accumulate_rewards()
         else:  # nothing to add to the cumulative rewards
             self.rewards = self._no_rewards.copy()
-        seat = table.current_player
+        seat = table.game.current_player
         if seat is None:
             self.terminations = dict.fromkeys(self.agents, True)
             self.agent_selection = agents[(self._seat_of[agent] + 1) % len(agents)]
