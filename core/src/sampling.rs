@@ -120,11 +120,22 @@ fn cards_of(mask: u64) -> Vec<u32> {
 /// places, the cards that may only go there fit in them. `remaining[allowed]` counts the cards
 /// still to place whose allowed places are the bit set `allowed`.
 fn feasible(remaining: &[u32], capacities: &[u32]) -> bool {
-    let count = capacities.len();
-    for subset in 1usize..(1 << count) {
+    let mut groups = [(0usize, 0u32); 64];
+    let mut count = 0;
+    for (allowed, &cards) in remaining.iter().enumerate() {
+        if cards != 0 && count < groups.len() {
+            groups[count] = (allowed, cards);
+            count += 1;
+        }
+    }
+    if count == groups.len() {
+        return feasible_slow(remaining, capacities);
+    }
+    let groups = &groups[..count];
+    for subset in 1usize..(1 << capacities.len()) {
         let mut need = 0u32;
-        for (allowed, &cards) in remaining.iter().enumerate() {
-            if cards != 0 && allowed & !subset == 0 {
+        for &(allowed, cards) in groups {
+            if allowed & !subset == 0 {
                 need += cards;
             }
         }
@@ -137,6 +148,26 @@ fn feasible(remaining: &[u32], capacities: &[u32]) -> bool {
                 room += capacity;
             }
         }
+        if need > room {
+            return false;
+        }
+    }
+    true
+}
+
+/// `feasible` over every group (when more than 64 are in use).
+fn feasible_slow(remaining: &[u32], capacities: &[u32]) -> bool {
+    for subset in 1usize..(1 << capacities.len()) {
+        let mut need = 0u32;
+        for (allowed, &cards) in remaining.iter().enumerate() {
+            if cards != 0 && allowed & !subset == 0 {
+                need += cards;
+            }
+        }
+        let room: u32 = (0..capacities.len())
+            .filter(|&index| subset >> index & 1 == 1)
+            .map(|index| capacities[index])
+            .sum();
         if need > room {
             return false;
         }

@@ -20,7 +20,7 @@ def sample_deals(observation: Observation, rng: random.Random, n: int) -> list[D
     On the native core the ``n`` deals are drawn in one call (seeded from ``rng``); the law of
     the draw is the pure engine's, not its stream of numbers.
     """
-    hidden = _hidden(observation)
+    hidden = _reading(observation)
     if on_core and native is not None:
         drawn = native.sample_deals(
             hidden.unknown,
@@ -77,6 +77,19 @@ class _Hidden:
 
 
 _HAND, _NEST, _BURIED, _DEAD = 0, 1, 2, 3
+
+
+_last_reading: list[tuple[Observation, _Hidden]] = []
+
+
+def _reading(observation: Observation) -> _Hidden:
+    """``_hidden(observation)``, kept for the last observation read (a search draws thousands
+    of deals from one observation)."""
+    if _last_reading and _last_reading[0][0] is observation:
+        return _last_reading[0][1]
+    hidden = _hidden(observation)
+    _last_reading[:] = [(observation, hidden)]
+    return hidden
 
 
 def _hidden(observation: Observation) -> _Hidden:

@@ -341,6 +341,17 @@ class PimcPolicy:
         playouts = core_playouts(obs)
         rules = obs.ruleset
         masks: dict[int, int] = {}
+        # A hand's worth depends only on the points won, the partner and the bury: playouts end
+        # alike far more often than not, so each outcome is scored once.
+        worths: dict[tuple[int, ...], float] = {}
+
+        def worth(won: list[int], partner: int, buried: int) -> float:
+            key = (partner, buried, *won)
+            value = worths.get(key)
+            if value is None:
+                deltas = side_deltas(rules, won, obs.bidder, partner, obs.bid, buried)
+                value = worths[key] = self._worth(deltas, obs)
+            return value
 
         def values(sample: Sample, cards: list[int], budget: _Budget) -> list[float] | None:
             if budget.expired():
@@ -350,13 +361,9 @@ class PimcPolicy:
             mask = masks.get(partner)
             if mask is None:
                 mask = masks[partner] = bidding_mask(rules, obs.bidder, partner)
-            buried_points = mask_points(buried)
-            return [
-                self._worth(
-                    side_deltas(rules, won, obs.bidder, partner, obs.bid, buried_points), obs
-                )
-                for won in playouts.play_out(hands, partner, mask, cards)
-            ]
+            points = mask_points(buried)
+            outcomes = playouts.play_out(hands, partner, mask, cards)
+            return [worth(won, partner, points) for won in outcomes]
 
         return values
 
