@@ -12,10 +12,11 @@ from __future__ import annotations
 import asyncio
 from collections import OrderedDict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rookery.v1 import replay_pb2
 from rookery.wire.analysis import analyze_replay, hand_to_json
+from rookery.wire.documents import JsonValue
 from rookery.wire.replay import read_replay
 
 if TYPE_CHECKING:
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = ["BLUNDER", "INACCURACY", "MISTAKE", "ReplayAnalyses", "league_replay"]
 
-JSON = dict[str, Any]
+JSON = dict[str, JsonValue]
 
 #: The viewer's marks, as lichess marks moves: a card that costs its side at least this many
 #: points under perfect play afterwards is an inaccuracy (?!), a mistake (?) or a blunder (??).

@@ -7,12 +7,12 @@ from __future__ import annotations
 import asyncio
 from collections import OrderedDict
 from http import HTTPStatus
-from typing import Any
 
 from rookery.arena.league import League
 from rookery.server import RookeryServer, Table, TableNotFinishedError, UnknownTableError
 from rookery.v1 import replay_pb2
 from rookery.wire.analysis import AnalysisError
+from rookery.wire.documents import JsonValue
 from rookery.wire.replay import encode_replay, read_replay
 
 from ._analysis import ReplayAnalyses, league_replay
@@ -24,7 +24,7 @@ from ._sources import RunDirectories
 
 __all__ = ["ReplayRoutes"]
 
-JSON = dict[str, Any]
+JSON = dict[str, JsonValue]
 
 #: Replay views kept in memory (the withholding is checked again on every hit).
 _CACHED_VIEWS = 32
