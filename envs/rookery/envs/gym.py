@@ -22,7 +22,9 @@ leaves the agent the auction alone, a bidding agent over a fixed card player.
 
 Importing this module registers ``Rook-v0`` with Gymnasium (keyword arguments as above):
 
->>> import gymnasium
+>>> from typing import Any
+
+import gymnasium
 >>> env = gymnasium.make("Rook-v0", preset="cutthroat", opponents="random")
 >>> env.unwrapped.ruleset.players
 3
@@ -32,6 +34,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -40,14 +43,15 @@ from gymnasium import spaces
 from rookery.client.bots import POLICIES, Policy
 from rookery.engine import Phase, Ruleset
 
-from ._core import Mask, Reward, RookTable, episode_rules, game_seed_option, reward_kind
+from ._core import Reward, RookTable, episode_rules, game_seed_option, reward_kind
 from ._encoding import ActionCodec, ObservationEncoder, Tensor
 from .aec import observation_bounds
 
 __all__ = ["ENV_ID", "Opponent", "RookGymEnv", "resolve_policy"]
 
-Info = dict[str, Mask | bool]
-"""A step's info: the learner's ``action_mask`` (and ``illegal_action`` after an illegal id)."""
+Info = dict[str, Any]
+"""A step's info (Gymnasium's type): the learner's ``action_mask``, and ``illegal_action``
+after an illegal id."""
 
 _DECISION_PHASES = (Phase.BIDDING, Phase.NAME_TRUMP, Phase.BURY, Phase.CALL, Phase.PLAY)
 
