@@ -1,8 +1,8 @@
 """A season on a Ray cluster of two worker nodes on loopback: ``rookery league serve --backend
 ray``, versions in Python and in JavaScript (Node, the TypeScript kit's build) in the workers'
 sandbox, a worker node killed while it plays a pair, then the league process killed and
-restarted. Every pair is recorded once, with both its games and their replays, and the stored
-ratings are a recomputation from the stored games."""
+restarted. Every pair is recorded once, with both its games and their replays, the stored
+ratings are a recomputation from the stored games, and no worker outlives the league."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from league_helpers import (
     mix_folder,
     node_folder,
 )
-from ray_cluster import LoopbackCluster, ray_environment, running_task
+from ray_cluster import LoopbackCluster, node_processes, ray_environment, running_task
 from rookery.arena.league.ray import CACHE_ENV
 from rookery.arena.league.store import LeagueStore
 from rookery.arena.league.submissions import pack_folder
@@ -60,6 +60,23 @@ def _wait(
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout_s:g} s waiting for {what}\n{explain()}")
         time.sleep(interval_s)
+
+
+def _title(pid: int) -> str:
+    """A process's title (Ray titles an actor's process ``ray::Class`` and ``ray::Class.method``
+    while it runs one)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0].decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def _playing(marker: str, workers: list[int]) -> bool:
+    """Whether a league worker of the node ``marker`` is playing a pair now (its workers'
+    processes are found once, then only they are read: fast enough to see a short pair)."""
+    if not workers:
+        workers += [p for p in node_processes(marker) if _title(p).startswith("ray::PairWorker")]
+    return any(_title(pid).startswith("ray::PairWorker.play") for pid in workers)
 
 
 def _explain(league: LeagueProcess) -> str:
@@ -119,9 +136,23 @@ def test_a_season_on_two_ray_nodes_survives_a_lost_node_and_a_killed_league(
     db = tmp_path / "league" / "league.sqlite"
     _wait("2 rated pairs", lambda: _rated(db) >= 2, 120, explain=lambda: _explain(league))
 
-    # A worker node lost while it plays a pair: Ray plays that pair again on the other node.
-    _wait("a pair on the first node", lambda: running_task(nodes[0], "PairWorker.play"), 60, 0.05)
-    assert ray_cluster.kill_node(nodes[0]) > 0
+    # A worker node lost while it plays a pair: the league plays that pair again on the other.
+    # (With three versions, one pair is in flight at a time, on the worker with both warm.)
+    workers: dict[str, list[int]] = {node: [] for node in nodes}
+    playing: list[str] = []
+
+    def a_pair_playing() -> bool:
+        playing[:] = [node for node in nodes if _playing(node, workers[node])]
+        return bool(playing)
+
+    _wait(
+        "a pair on a worker node",
+        a_pair_playing,
+        60,
+        0.01,
+        explain=lambda: str({n: [_title(pid) for pid in node_processes(n)] for n in nodes}),
+    )
+    assert ray_cluster.kill_node(playing[0]) > 0
     lost_at = _rated(db)
     _wait("3 more rated pairs on the node left", lambda: _rated(db) >= lost_at + 3, 180)
 
@@ -135,6 +166,13 @@ def test_a_season_on_two_ray_nodes_survives_a_lost_node_and_a_killed_league(
         180,
     )
     league.stop()
+    # No worker outlives its league: the killed run's were ended by the restarted league, whose
+    # own ended with it (else they would linger, idle, holding the cluster's CPUs).
+    _wait(
+        "the workers to end with the league",
+        lambda: not any(running_task(marker, "PairWorker") for marker in nodes),
+        30,
+    )
 
     store = LeagueStore(db)
     try:
