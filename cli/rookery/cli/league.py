@@ -172,8 +172,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--backend",
         choices=("local", "ray"),
         default="local",
-        help="where pairs are played: here, or as Ray tasks on a cluster's workers (each "
-        "pair's two games on one worker, in its sandbox); this process records them",
+        help="where pairs are played: here, or on a Ray cluster's workers (each keeps the "
+        "versions' processes warm and plays a pair's two games, in its sandbox; builds run there "
+        "too); this process records them",
     )
     cluster.add_argument(
         "--ray-address",
@@ -182,7 +183,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="the Ray cluster's head (HOST:PORT, ray://HOST:PORT or auto); default: a local Ray",
     )
     cluster.add_argument(
-        "--ray-cpus-per-pair", type=float, default=1.0, metavar="N", help="CPUs a pair takes"
+        "--ray-cpus-per-pair",
+        type=float,
+        default=1.0,
+        metavar="N",
+        help="CPUs a worker takes: it plays one pair at a time (default 1)",
     )
     cluster.add_argument(
         "--ray-max-retries",
