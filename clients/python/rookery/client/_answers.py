@@ -7,6 +7,7 @@ import asyncio
 import inspect
 import time
 from collections.abc import Awaitable, Callable
+from typing import cast
 
 import structlog
 from rookery.engine import (
@@ -37,9 +38,7 @@ __all__ = ["Answers"]
 _RETRY_WITH_FALLBACK = frozenset(
     {pb.REJECTION_REASON_ILLEGAL_ACTION, pb.REJECTION_REASON_MALFORMED_ACTION}
 )
-_ACTION_TYPES = (PlayCard, Bid, Pass, NameTrump, Bury, CallCard)
-"""The engine's actions (the most frequent first)."""
-_ANSWERS = frozenset({str, *_ACTION_TYPES})
+_ANSWERS = frozenset({str, Pass, Bid, NameTrump, Bury, CallCard, PlayCard})
 """What a sync hook returns (checked before the slower ``inspect.isawaitable``)."""
 
 
@@ -95,7 +94,7 @@ class Answers:
         bot = state.bot
         bot.deadline = deadline
         bot.pending_note = None
-        hook = state.hooks.get(observation.phase, bot.act)
+        hook = state.hooks.get(observation.phase) or bot.act
         tokens = bind_table(state.table)
         try:
             chosen = hook(observation)
@@ -168,7 +167,7 @@ class Answers:
                     state, open_request, f"the hook returned unreadable action text {chosen!r}"
                 )
                 return
-        if not isinstance(action, _ACTION_TYPES) or action not in open_request.legal:
+        if action not in open_request.legal:
             state.log.warning(
                 "the bot returned an illegal action; sending a fallback action",
                 returned=str(chosen),
@@ -179,7 +178,7 @@ class Answers:
                 state, open_request, f"the hook returned an illegal action, {shown!r}"
             )
             return
-        self._reply(state, open_request, action)
+        self._reply(state, open_request, cast(Action, action))  # legal: an engine action
 
     def _send_fallback(self, state: TablePlay, open_request: PendingRequest, reason: str) -> None:
         try:

@@ -79,8 +79,20 @@ class TableMessages:
             return None
         events = message.events
         for index, event in enumerate(events):
-            pending = self._table_event(state, event)
-            if pending is not None:
+            # _table_event written out: several events a move, each a call less.
+            seq = event.seq
+            if seq <= state.last_seq:
+                continue
+            state.last_seq = seq
+            if not state.wants_events:
+                continue
+            try:
+                result = state.bot.on_event(event)
+            except Exception:
+                state.log.exception("on_event raised", seq=seq)
+                continue
+            if result is not None:
+                pending = self._finish_event(state, seq, result)
                 return self._finish_events(state, pending, events[index + 1 :])
         return None
 
