@@ -27,7 +27,9 @@ import signal
 import socket
 import sys
 import threading
-from typing import Any
+from typing import TypeVar
+
+_T = TypeVar("_T")
 
 _PR_SET_PDEATHSIG = 1
 _LIMITS = {
@@ -54,7 +56,7 @@ _REQUIRED = {"guard": ("bwrap", "init"), "init": ("listen", "unix", "argv", "env
 _PR_SET_DUMPABLE = 4
 
 
-def read_settings(role: str, fd_text: str) -> dict[str, Any]:
+def read_settings(role: str, fd_text: str) -> dict[str, object]:
     """The settings of ``role`` (``guard`` or ``init``) from descriptor ``fd_text``, which is
     closed; a clear ``SystemExit`` when they are missing, unreadable or incomplete."""
     if not fd_text.isdigit():
@@ -85,7 +87,37 @@ def read_settings(role: str, fd_text: str) -> dict[str, Any]:
     missing = [name for name in _REQUIRED[role] if name not in settings]
     if missing:
         raise SystemExit(f"{where} lack {', '.join(map(repr, missing))}")
-    return settings
+    return {str(name): value for name, value in settings.items()}
+
+
+def _setting(settings: dict[str, object], name: str, kind: type[_T], default: _T) -> _T:
+    """The setting ``name`` when it is a ``kind`` (``default`` when absent or null); a clear
+    ``SystemExit`` when it is something else."""
+    value = settings.get(name)
+    if value is None:
+        return default
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        raise SystemExit(
+            f"rookery sandbox: the setting {name!r} must be a {kind.__name__}, "
+            f"not {type(value).__name__}"
+        )
+    return value
+
+
+def _items(settings: dict[str, object], name: str, kind: type[_T]) -> list[_T]:
+    """The setting ``name``, a list of ``kind`` (empty when absent)."""
+    values = _setting(settings, name, list, [])
+    if not all(isinstance(v, kind) and not isinstance(v, bool) for v in values):
+        raise SystemExit(f"rookery sandbox: the setting {name!r} must be a list of {kind.__name__}")
+    return [v for v in values if isinstance(v, kind)]
+
+
+def _table(settings: dict[str, object], name: str, kind: type[_T]) -> dict[str, _T]:
+    """The setting ``name``, an object whose values are ``kind`` (empty when absent)."""
+    table = _setting(settings, name, dict, {})
+    if not all(isinstance(v, kind) and not isinstance(v, bool) for v in table.values()):
+        raise SystemExit(f"rookery sandbox: the setting {name!r} must map names to {kind.__name__}")
+    return {str(key): v for key, v in table.items() if isinstance(v, kind)}
 
 
 def _memory_fd(name: str, data: bytes) -> int:
@@ -99,29 +131,29 @@ def _memory_fd(name: str, data: bytes) -> int:
     return fd
 
 
-def guard(settings: dict[str, Any]) -> None:
+def guard(settings: dict[str, object]) -> None:
     """Outside the sandbox: cgroup, rlimits, affinity, parent-death signal, then exec bwrap
     (which passes init's settings on, on a descriptor of their own, and installs the seccomp
     filter read from another)."""
-    cgroup = settings.get("cgroup", "")
+    cgroup = _setting(settings, "cgroup", str, "")
     if cgroup:
         with open(os.path.join(cgroup, "cgroup.procs"), "w", encoding="ascii") as handle:
             handle.write(str(os.getpid()))
-    for name, value in settings.get("rlimits", {}).items():
+    for name, value in _table(settings, "rlimits", int).items():
         resource.setrlimit(_LIMITS[name], (value, value))
-    cpus = settings.get("cpus") or []
+    cpus = _items(settings, "cpus", int)
     if cpus:
         os.sched_setaffinity(0, cpus)
     _die_with_parent()
     try:
         init_fd = _memory_fd("rookery-init-settings", json.dumps(settings["init"]).encode())
-        seccomp = bytes.fromhex(settings.get("seccomp", ""))
+        seccomp = bytes.fromhex(_setting(settings, "seccomp", str, ""))
         filter_fd = _memory_fd("rookery-seccomp", seccomp) if seccomp else None
     except OSError as error:
         raise SystemExit(
             f"rookery sandbox: cannot pass the init settings on: {error.strerror}"
         ) from None
-    bwrap = settings["bwrap"]
+    bwrap = _items(settings, "bwrap", str)
     options = ["--seccomp", str(filter_fd)] if filter_fd is not None else []
     argv = [bwrap[0], *options, *bwrap[1:], str(init_fd)]
     try:
@@ -171,22 +203,24 @@ def _forward(listener: socket.socket, unix_path: str) -> None:
             threading.Thread(target=_pump, args=(a, b), daemon=True).start()
 
 
-def init(settings: dict[str, Any]) -> None:
+def init(settings: dict[str, object]) -> None:
     """Inside the sandbox: drop to the bot's user, forward the server, run the bot, exit with it."""
-    uid = settings.get("uid")
-    if uid is not None and os.getuid() == 0:
+    uid = _setting(settings, "uid", int, -1)
+    if uid >= 0 and os.getuid() == 0:
         os.setgroups([])
         os.setresgid(uid, uid, uid)
         os.setresuid(uid, uid, uid)  # every capability goes with the last root id
     _undumpable()  # the bot, of the same user id, cannot read init's memory or descriptors
-    host, _, port = settings["listen"].rpartition(":")
+    host, _, port = _setting(settings, "listen", str, "").rpartition(":")
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind((host, int(port)))
     listener.listen(64)
-    threading.Thread(target=_forward, args=(listener, settings["unix"]), daemon=True).start()
-    argv = settings["argv"]
-    os.chdir(settings.get("cwd") or "/")
+    unix_path = _setting(settings, "unix", str, "")
+    threading.Thread(target=_forward, args=(listener, unix_path), daemon=True).start()
+    argv = _items(settings, "argv", str)
+    environment = _table(settings, "env", str)
+    os.chdir(_setting(settings, "cwd", str, "") or "/")
     try:
         pid = os.fork()
     except OSError as error:
@@ -197,7 +231,7 @@ def init(settings: dict[str, Any]) -> None:
         limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
         os.closerange(3, 65536 if limit == resource.RLIM_INFINITY else max(3, limit))
         try:
-            os.execvpe(argv[0], argv, settings["env"])
+            os.execvpe(argv[0], argv, environment)
         except OSError as error:
             os.write(2, f"rookery sandbox: cannot start {argv[0]!r}: {error.strerror}\n".encode())
             os._exit(127)
