@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from types import ModuleType
 
 import numpy as np
 import numpy.typing as npt
@@ -193,7 +193,7 @@ def one_blas_thread() -> Iterator[None]:
     """Keep BLAS on one thread: the solves are small, and on a busy machine a BLAS thread pool
     that spins for cores it does not get makes them a hundred times slower."""
     try:
-        threadpoolctl: Any = importlib.import_module("threadpoolctl")
+        threadpoolctl: ModuleType = importlib.import_module("threadpoolctl")
     except ImportError:
         yield
         return
