@@ -27,12 +27,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
 
 from google.protobuf import json_format
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 from rookery.v1 import actions_pb2, cards_pb2, replay_pb2
+from rookery.wire.documents import JsonValue
 from rookery.wire.memo import BoundedMemo
 
 __all__ = ["message_dict", "message_json"]
@@ -57,7 +57,7 @@ _REMEMBERED = frozenset(
 )
 """The message types converted once per distinct value: cards, actions."""
 
-_MEMO: BoundedMemo[tuple[str, bytes], dict[str, Any]] = BoundedMemo(8192)
+_MEMO: BoundedMemo[tuple[str, bytes], dict[str, JsonValue]] = BoundedMemo(8192)
 """Their dicts, by (type, serialised bytes); shared between records and only read."""
 
 
@@ -77,12 +77,12 @@ turns it off: every action then goes the general way)."""
 _OUTCOMES = {value.number: value.name for value in replay_pb2.ActionOutcome.DESCRIPTOR.values}
 
 
-def _replay_action(recorded: replay_pb2.ReplayAction) -> dict[str, Any]:
+def _replay_action(recorded: replay_pb2.ReplayAction) -> dict[str, JsonValue]:
     """``MessageToDict(recorded)`` for the usual action (four fields read directly: most of a
     replay's records); the general way for the others."""
     if recorded.rejection_reason or recorded.HasField("note") or recorded.HasField("fallback"):
         return _fields(recorded)
-    out: dict[str, Any] = {}
+    out: dict[str, JsonValue] = {}
     if recorded.seat:
         out["seat"] = recorded.seat
     if recorded.HasField("action"):
@@ -100,7 +100,7 @@ def _enum_value(field: FieldDescriptor, number: int) -> str | int:
     return value.name if value is not None else number
 
 
-def _message(message: Message) -> Any:
+def _message(message: Message) -> JsonValue:
     """``MessageToDict(message)``: a dict, or a well-known type's own JSON value (a
     ``Timestamp``'s text)."""
     name = message.DESCRIPTOR.full_name
@@ -115,10 +115,10 @@ def _message(message: Message) -> Any:
     return _fields(message)
 
 
-def _fields(message: Message) -> dict[str, Any]:
+def _fields(message: Message) -> dict[str, JsonValue]:
     """``MessageToDict(message)`` built from its set fields; the reference for the whole message
     when one of them is of another kind (64-bit, float, bytes, a map, an extension)."""
-    out: dict[str, Any] = {}
+    out: dict[str, JsonValue] = {}
     for field, value in message.ListFields():
         kind = field.type
         repeated = field.is_repeated
@@ -139,7 +139,7 @@ def _fields(message: Message) -> dict[str, Any]:
     return out
 
 
-def _sorted_maps(message: Message, out: dict[str, Any]) -> dict[str, Any]:
+def _sorted_maps(message: Message, out: dict[str, JsonValue]) -> dict[str, JsonValue]:
     """``out`` (``MessageToDict(message)``) with every map's entries in key order, at any depth:
     protobuf keeps no order in a map (a copy of a message may list its entries otherwise), and the
     same replay must give the same bytes."""
@@ -148,18 +148,24 @@ def _sorted_maps(message: Message, out: dict[str, Any]) -> dict[str, Any]:
         kind = field.message_type
         if name not in out or kind is None or kind.full_name.startswith("google.protobuf."):
             continue  # not a message, or a well-known type (its own JSON form)
-        if kind.GetOptions().map_entry:  # (the schema's maps hold scalars)
-            out[name] = dict(sorted(out[name].items()))
-        elif field.is_repeated:
-            out[name] = [_sorted_maps(m, d) for m, d in zip(value, out[name], strict=True)]
-        else:
-            out[name] = _sorted_maps(value, out[name])
+        written = out[name]
+        if kind.GetOptions().map_entry and isinstance(written, dict):  # (maps hold scalars)
+            out[name] = dict(sorted(written.items()))
+        elif field.is_repeated and isinstance(written, list):
+            out[name] = [
+                _sorted_maps(m, d) if isinstance(d, dict) else d
+                for m, d in zip(value, written, strict=True)
+            ]
+        elif isinstance(written, dict):
+            out[name] = _sorted_maps(value, written)
     return out
 
 
-def message_dict(message: Message) -> dict[str, Any]:
+def message_dict(message: Message) -> dict[str, JsonValue]:
     """``json_format.MessageToDict(message)``, the same dict with less work (maps in key order)."""
-    found: dict[str, Any] = _message(message)
+    found = _message(message)
+    if not isinstance(found, dict):  # a well-known type's own JSON value (a timestamp's text)
+        raise TypeError(f"{message.DESCRIPTOR.full_name} is not written as a JSON object")
     return found
 
 
