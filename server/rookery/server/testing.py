@@ -154,7 +154,8 @@ def serve_process(
 
 
 pb = bot_service_pb2
-Policy = Callable[[pb.ActionRequest], actions_pb2.Action]
+_RawPolicy = Callable[[pb.ActionRequest], actions_pb2.Action]
+"""What a raw bot answers a request with (protobuf in, protobuf out)."""
 
 
 def simple_action(request: pb.ActionRequest) -> actions_pb2.Action:
@@ -276,7 +277,7 @@ class RawBot:
             return code
 
     async def play(
-        self, policy: Policy = simple_action, *, tables: int = 1, wait_s: float = 60.0
+        self, policy: _RawPolicy = simple_action, *, tables: int = 1, wait_s: float = 60.0
     ) -> list[pb.TableFinished]:
         """Answers every request with ``policy`` until ``tables`` TableFinished; returns them."""
         finished: list[pb.TableFinished] = []
