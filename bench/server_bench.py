@@ -31,7 +31,7 @@ its generated stubs and any compiled modules in place, e.g. a ``git worktree`` a
 ``make setup``) runs ``--layouts`` (default ``sdk_events``) from this tree and from TREE in turn,
 ``--rounds`` times each, every run a fresh server process on the sources of its tree, and prints
 the medians of the server's and the bots' CPU per action of each and their ratios (this tree's
-over TREE's).
+over TREE's), and each round's ratios.
 """
 
 from __future__ import annotations
@@ -599,6 +599,14 @@ def compare(baseline: Path, layouts: list[str], rounds: int) -> int:
         for key, name in (("server_cpu_us", "server"), ("bots_cpu_us", "bots")):
             ratio = medians["this"][key] / medians["baseline"][key]
             emit(f"{name}_cpu_per_action_vs_baseline[{mode}]", ratio, "x")
+            for number, (this, base) in enumerate(
+                zip(runs[mode, "this"], runs[mode, "baseline"], strict=True), 1
+            ):  # each round's own, to see the machine's drift
+                emit(
+                    f"{name}_cpu_per_action_vs_baseline[{mode},round{number}]",
+                    this[key] / base[key],
+                    "x",
+                )
     return 0
 
 
