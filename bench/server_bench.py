@@ -627,7 +627,7 @@ def main() -> int:
         "--baseline",
         metavar="TREE",
         type=Path,
-        help="also run the layouts from the set-up checkout TREE, alternating with this tree's",
+        help="instead: the layouts from this tree and from the set-up checkout TREE in turn",
     )
     parser.add_argument(
         "--layouts",
