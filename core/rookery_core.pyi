@@ -106,6 +106,11 @@ class TableView:
     @property
     def num_actions(self) -> int: ...
     def write(self, seat: int, pending: int, obs: Any, mask: Any = None) -> None: ...
+    @property
+    def info_size(self) -> int: ...
+    def write_info(
+        self, seat: int, pending: int, picked_up: int, bury_order: list[int], out: Any
+    ) -> None: ...
     def write_mask(self, pending: int, mask: Any) -> None: ...
     def legal_ids(self, pending: int) -> list[int]: ...
     def step(self, id: int, pending: int) -> int: ...
@@ -149,7 +154,6 @@ def dd_exhaustive(
     rook_free_play: bool = False,
     last_trick_bonus: int = 0,
 ) -> int: ...
-
 def sample_deals(
     unknown: int,
     places: list[tuple[int, int, int, int]],
@@ -195,3 +199,22 @@ class HeuristicPlayouts:
     def likelihood(
         self, hands: list[int], partner: int, bidding_mask: int, friends: int, miss: float
     ) -> float: ...
+    def likeliest(
+        self,
+        unknown: int,
+        places: list[tuple[int, int, int, int]],
+        hands: list[int],
+        played: list[int],
+        nest: int,
+        buried: int,
+        bidder: int,
+        nest_size: int,
+        buried_done: bool,
+        seed: int,
+        tries: int,
+        seat: int,
+        hand: int,
+        partner: int,
+        friends: int,
+        miss: float,
+    ) -> tuple[list[int], int, int]: ...

@@ -7,16 +7,13 @@ use pyo3::prelude::*;
 use crate::playout::{Simulation, Table};
 use crate::sampling::{sample, Hidden, Place, PlaceKind, Rng};
 
-/// `n` deals consistent with what one seat knows, drawn from `seed`: `places` are the hidden
-/// places as `(kind, seat, capacity, forbidden)` (kind 0 a hand, 1 the nest, 2 the bury, 3 the
-/// dead pile); `hands` the known cards now per seat, `played` the cards each seat played; each
-/// deal is `(hands as dealt, nest, dead)`.
-#[pyfunction]
-#[pyo3(signature = (unknown, places, hands, played, nest, buried, bidder, nest_size, buried_done, seed, n))]
+type PlaceTuple = (u8, i64, u32, u64);
+
+/// The fixed part and the hidden places of a deal to sample, checked.
 #[allow(clippy::too_many_arguments)]
-fn sample_deals(
+fn hidden_of(
     unknown: u64,
-    places: Vec<(u8, i64, u32, u64)>,
+    places: Vec<PlaceTuple>,
     hands: Vec<u64>,
     played: Vec<u64>,
     nest: u64,
@@ -24,9 +21,7 @@ fn sample_deals(
     bidder: i64,
     nest_size: u32,
     buried_done: bool,
-    seed: u64,
-    n: usize,
-) -> PyResult<Vec<(Vec<u64>, u64, u64)>> {
+) -> PyResult<Hidden> {
     let players = hands.len();
     if !(1..=6).contains(&players) || played.len() != players {
         return Err(PyValueError::new_err(
@@ -57,7 +52,7 @@ fn sample_deals(
             "inconsistent observation: hidden cards and hidden places differ in number",
         ));
     }
-    let hidden = Hidden {
+    Ok(Hidden {
         players,
         unknown,
         places: kinds,
@@ -68,7 +63,40 @@ fn sample_deals(
         bidder,
         nest_size,
         buried_done,
-    };
+    })
+}
+
+/// `n` deals consistent with what one seat knows, drawn from `seed`: `places` are the hidden
+/// places as `(kind, seat, capacity, forbidden)` (kind 0 a hand, 1 the nest, 2 the bury, 3 the
+/// dead pile); `hands` the known cards now per seat, `played` the cards each seat played; each
+/// deal is `(hands as dealt, nest, dead)`.
+#[pyfunction]
+#[pyo3(signature = (unknown, places, hands, played, nest, buried, bidder, nest_size, buried_done, seed, n))]
+#[allow(clippy::too_many_arguments)]
+fn sample_deals(
+    unknown: u64,
+    places: Vec<PlaceTuple>,
+    hands: Vec<u64>,
+    played: Vec<u64>,
+    nest: u64,
+    buried: u64,
+    bidder: i64,
+    nest_size: u32,
+    buried_done: bool,
+    seed: u64,
+    n: usize,
+) -> PyResult<Vec<(Vec<u64>, u64, u64)>> {
+    let hidden = hidden_of(
+        unknown,
+        places,
+        hands,
+        played,
+        nest,
+        buried,
+        bidder,
+        nest_size,
+        buried_done,
+    )?;
     let mut rng = Rng::new(seed);
     let mut deals = Vec::with_capacity(n);
     for _ in 0..n {
@@ -240,15 +268,103 @@ impl PyHeuristicPlayouts {
         friends: u64,
         miss: f64,
     ) -> PyResult<f64> {
-        let players = self.table.players;
-        if hands.len() != players {
+        if hands.len() != self.table.players {
             return Err(PyValueError::new_err("hands: one per seat"));
         }
+        self.read(&hands, partner, bidding_mask, friends, miss)
+            .map_err(PyValueError::new_err)
+    }
+
+    /// The likeliest of `tries` deals drawn from `seed` for the observer `seat` (holding
+    /// `hand`; `partner` the partner it knows, -1: none), by `likelihood` (the first that
+    /// explains every card): every seat's cards now, the nest (or bury) and the dead pile.
+    #[pyo3(signature = (unknown, places, hands, played, nest, buried, bidder, nest_size, buried_done, seed, tries, seat, hand, partner, friends, miss))]
+    #[allow(clippy::too_many_arguments)]
+    fn likeliest(
+        &self,
+        unknown: u64,
+        places: Vec<PlaceTuple>,
+        hands: Vec<u64>,
+        played: Vec<u64>,
+        nest: u64,
+        buried: u64,
+        bidder: i64,
+        nest_size: u32,
+        buried_done: bool,
+        seed: u64,
+        tries: usize,
+        seat: usize,
+        hand: u64,
+        partner: i64,
+        friends: u64,
+        miss: f64,
+    ) -> PyResult<(Vec<u64>, u64, u64)> {
+        let players = self.table.players;
+        if hands.len() != players || seat >= players {
+            return Err(PyValueError::new_err("hands: one per seat; seat: a seat"));
+        }
+        let hidden = hidden_of(
+            unknown,
+            places,
+            hands,
+            played,
+            nest,
+            buried,
+            bidder,
+            nest_size,
+            buried_done,
+        )?;
+        let mut rng = Rng::new(seed);
+        let mut best: Option<(Vec<u64>, u64, u64)> = None;
+        let mut best_likelihood = -1.0;
+        for _ in 0..tries.max(1) {
+            let deal = sample(&hidden, &mut rng).map_err(PyValueError::new_err)?;
+            let mut now: Vec<u64> = deal.hands.iter().map(|h| h & !self.played).collect();
+            now[seat] = hand;
+            let holder = if partner >= 0 || self.table.called < 0 {
+                partner
+            } else {
+                let bit = 1u64 << self.table.called;
+                deal.hands
+                    .iter()
+                    .position(|h| h & bit != 0)
+                    .map_or(-1, |s| s as i64)
+            };
+            let mask = match self.table.fixed_friends {
+                Some(fixed) => fixed[self.table.bidder],
+                None if holder >= 0 => (1u64 << self.table.bidder) | (1u64 << holder),
+                None => 1u64 << self.table.bidder,
+            };
+            let likelihood = self
+                .read(&now, holder, mask, friends, miss)
+                .map_err(PyValueError::new_err)?;
+            if likelihood > best_likelihood {
+                best_likelihood = likelihood;
+                best = Some((now, deal.nest, deal.dead));
+                if likelihood >= 1.0 {
+                    break;
+                }
+            }
+        }
+        Ok(best.expect("at least one deal is drawn"))
+    }
+}
+
+impl PyHeuristicPlayouts {
+    fn read(
+        &self,
+        hands: &[u64],
+        partner: i64,
+        bidding_mask: u64,
+        friends: u64,
+        miss: f64,
+    ) -> Result<f64, String> {
+        let players = self.table.players;
         if self.history.is_empty() || miss >= 1.0 {
             return Ok(1.0);
         }
         let mut start = [0u64; 6];
-        start[..players].copy_from_slice(&hands);
+        start[..players].copy_from_slice(hands);
         for &(seat, card) in &self.history {
             start[seat] |= 1 << card;
         }
@@ -259,8 +375,8 @@ impl PyHeuristicPlayouts {
             false,
             0,
             &[],
-            &vec![0; players],
-            &vec![0; players],
+            &[0; 6][..players],
+            &[0; 6][..players],
             self.history[0].0,
             self.hand_size,
             bidding_mask,
@@ -268,9 +384,7 @@ impl PyHeuristicPlayouts {
         let mut likelihood = 1.0;
         for &(seat, card) in &self.history {
             if sim.current != seat || sim.hands[seat] >> card & 1 == 0 || sim.tricks_left == 0 {
-                return Err(PyValueError::new_err(
-                    "the history does not replay from these hands",
-                ));
+                return Err("the history does not replay from these hands".to_string());
             }
             if friends >> seat & 1 == 0 {
                 let legal = sim.legal(&self.table);

@@ -4,7 +4,8 @@ The core (``rookery.engine.HeuristicPlayouts``) ports ``HandSimulation.play_out`
 heuristic play; the Python model is the reference. Held equal three ways: the recorded goldens
 (``playout_golden.json``, the points and score changes of 267 playouts), a differential over
 random positions of every preset (every legal card played out on sampled hands), and the reading
-of the opponents' play (``play_likelihood``) on the same samples.
+of the opponents' play (``play_likelihood``) on the same samples, and the choice of the likeliest
+of several draws.
 """
 
 from __future__ import annotations
@@ -24,7 +25,16 @@ from rookery.client.bots._simulate import (
     core_playouts,
     side_deltas,
 )
-from rookery.engine import PRESETS, Game, HeuristicPlayouts, Phase, mask_points
+from rookery.engine import (
+    PRESETS,
+    Deal,
+    Game,
+    HeuristicPlayouts,
+    Observation,
+    Phase,
+    mask_points,
+    sample_deals,
+)
 
 GOLDEN = Path(__file__).with_name("playout_golden.json")
 
@@ -163,3 +173,45 @@ def test_the_core_refuses_hands_that_do_not_fit_the_position() -> None:
         playouts.play_out([*hands[:-1], 0], -1, 0, [card])
     with pytest.raises(ValueError, match="not a legal card"):
         playouts.play_out(hands, -1, 0, [57 if not legal >> 57 & 1 else 0])
+
+
+def _now(obs: Observation, deal: Deal) -> list[int]:
+    """Every seat's cards now, from a deal "as dealt"."""
+    played = 0
+    for trick in (*obs.completed_tricks, obs.current_trick):
+        for _, card in trick.cards:
+            played |= 1 << card
+    hands = [hand & ~played for hand in deal.hands]
+    hands[obs.seat] = obs.hand
+    return hands
+
+
+@pytest.mark.parametrize("preset", ["standard", "called-partner", "five-handed", "cutthroat"])
+def test_the_likeliest_sample_is_the_first_best_read_of_the_same_draws(preset: str) -> None:
+    """The core's ``likeliest`` draws the deals ``sample_deals`` draws from the same seed and
+    keeps the first whose reading (Python's ``play_likelihood``) is the best, or the first that
+    explains every card."""
+    rng = random.Random(preset)
+    checked = 0
+    for game in _play_positions(preset, 10, rng.randrange(1 << 30)):
+        seat = game.current_player
+        assert seat is not None
+        obs = game.observation_for(seat)
+        if not (obs.completed_tricks or obs.current_trick.cards):
+            continue
+        playouts = core_playouts(obs)
+        friends = known_friends(obs)
+        for tries in (1, 8):
+            seed = rng.randrange(1 << 30)
+            hands, nest, dead = playouts.likeliest(obs, random.Random(seed), tries, friends, 0.25)
+            drawn = sample_deals(obs, random.Random(seed), tries)
+            readings = [play_likelihood(obs, _now(obs, deal), 0.25) for deal in drawn]
+            first_full = next((i for i, r in enumerate(readings) if r >= 1.0), None)
+            pick = first_full if first_full is not None else readings.index(max(readings))
+            assert (hands, nest, dead) == (
+                _now(obs, drawn[pick]),
+                drawn[pick].nest,
+                drawn[pick].dead,
+            )
+            checked += 1
+    assert checked >= 12

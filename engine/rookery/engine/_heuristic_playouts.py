@@ -8,10 +8,13 @@ equal). Only where ``Game`` runs on the core (``HeuristicPlayouts.available()``)
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 
 from ._core import native, on_core
+from ._observation import Observation
 from ._ruleset import Partnership, Ruleset
+from ._sampling import _reading
 
 __all__ = ["HeuristicPlayouts"]
 
@@ -96,3 +99,33 @@ class HeuristicPlayouts:
         ``friends`` played in ``history``, read as heuristic play: ``miss`` per card the
         heuristic would not have chosen where it had a choice."""
         return float(self._playouts.likelihood(list(hands), partner, bidding_mask, friends, miss))
+
+    def likeliest(
+        self, observation: Observation, rng: random.Random, tries: int, friends: int, miss: float
+    ) -> tuple[list[int], int, int]:
+        """The likeliest of ``tries`` deals drawn for ``observation`` (``sample_deals``), by
+        ``likelihood`` (the first that explains every card): every seat's cards now, the nest
+        (after the bury: the buried cards) and the dead pile. ``observation`` is this position's."""
+        hidden = _reading(observation)
+        partner = (
+            observation.partner if observation.ruleset.partnership is Partnership.CALLED else -1
+        )
+        hands, nest, dead = self._playouts.likeliest(
+            hidden.unknown,
+            hidden.places,
+            hidden.hands,
+            hidden.played,
+            hidden.nest,
+            hidden.buried,
+            hidden.bidder,
+            hidden.nest_size,
+            hidden.buried_done,
+            rng.getrandbits(64),
+            tries,
+            observation.seat,
+            observation.hand,
+            partner,
+            friends,
+            miss,
+        )
+        return list(hands), int(nest), int(dead)

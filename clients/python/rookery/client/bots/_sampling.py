@@ -13,10 +13,10 @@ import math
 import random
 from typing import NamedTuple
 
-from rookery.engine import Deal, Observation, Ruleset, sample_deal, sample_deals
+from rookery.engine import Deal, Observation, Ruleset, sample_deal
 
 from ._play import known_friends
-from ._simulate import HandSimulation, bidding_mask, called_partner, core_playouts
+from ._simulate import HandSimulation, called_partner, core_playouts
 from .heuristic import HeuristicParameters, bid_model, bid_value, estimate_points, normal_cdf
 
 __all__ = ["Inference", "PlayReader", "Sample", "bid_need", "play_likelihood", "sample_hands"]
@@ -207,7 +207,8 @@ def play_likelihood(obs: Observation, hands: list[int], miss: float) -> float:
 class PlayReader:
     """Draws samples for a card to play on the native core: the likeliest of ``tries`` deals
     given the opponents' play so far (``play_likelihood``, read by the core's heuristic), the
-    first of them that explains every card. The same law as drawing and reading one at a time.
+    first of them that explains every card, all in one call (``HeuristicPlayouts.likeliest``).
+    The same law as drawing and reading one at a time.
     """
 
     def __init__(self, obs: Observation, tries: int, miss: float) -> None:
@@ -216,31 +217,9 @@ class PlayReader:
         self.miss = miss
         self.playouts = core_playouts(obs)
         self.friends = known_friends(obs)
-        played = 0
-        for trick in obs.completed_tricks:
-            for _, card in trick.cards:
-                played |= 1 << card
-        for _, card in obs.current_trick.cards:
-            played |= 1 << card
-        self.played = played
-        self.masks: dict[int, int] = {}
 
     def __call__(self, rng: random.Random) -> Sample:
-        obs = self.obs
-        best: Sample | None = None
-        best_likelihood = -1.0
-        for deal in sample_deals(obs, rng, self.tries):
-            hands = [hand & ~self.played for hand in deal.hands]
-            hands[obs.seat] = obs.hand
-            # "As dealt", every seat's cards now and those it played: whom the called card shows.
-            partner = called_partner(obs, list(deal.hands))
-            mask = self.masks.get(partner)
-            if mask is None:
-                mask = self.masks[partner] = bidding_mask(obs.ruleset, obs.bidder, partner)
-            likelihood = self.playouts.likelihood(hands, partner, mask, self.friends, self.miss)
-            if likelihood > best_likelihood:
-                best, best_likelihood = Sample(hands, deal.nest, deal.dead), likelihood
-                if likelihood >= 1.0:
-                    break
-        assert best is not None
-        return best
+        hands, nest, dead = self.playouts.likeliest(
+            self.obs, rng, self.tries, self.friends, self.miss
+        )
+        return Sample(hands, nest, dead)
