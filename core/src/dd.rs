@@ -463,6 +463,16 @@ impl DdSolver {
         };
         let mut lower = 0i64;
         let mut upper = remaining;
+        if first.is_none() && state.count == 0 {
+            // The sure points of each side narrow the first search.
+            let (top_ours, top_points, _) = self.top_trumps(hands);
+            let (cash, _) = self.cash_points(hands, state.seat);
+            let leader_ours = self.rules.side >> state.seat & 1 == 1;
+            let ours = if top_ours { top_points } else { 0 } + if leader_ours { cash } else { 0 };
+            let theirs = if top_ours { 0 } else { top_points } + if leader_ours { 0 } else { cash };
+            lower = ours;
+            upper = remaining - theirs;
+        }
         while lower < upper && !self.aborted {
             let beta = lower + ((upper - lower) / step + 1) / 2 * step;
             let value = match first {
@@ -576,11 +586,38 @@ impl DdSolver {
         } else {
             theirs_sure += cash;
         }
-        if ours_sure >= beta {
-            return (ours_sure, union(top_relevance, cash_relevance));
-        }
-        if points - theirs_sure <= alpha {
-            return (points - theirs_sure, union(top_relevance, cash_relevance));
+        if ours_sure >= beta || points - theirs_sure <= alpha {
+            // The bound depends on the parts of it that were needed.
+            let (value, top, cash) = if ours_sure >= beta {
+                let top = if top_ours { top_points } else { 0 };
+                (ours_sure, top, ours_sure - top)
+            } else {
+                let top = if top_ours { 0 } else { top_points };
+                (points - theirs_sure, top, theirs_sure - top)
+            };
+            // Either part alone may do; else both are needed.
+            let alone = |part: i64| {
+                if ours_sure >= beta {
+                    part >= beta
+                } else {
+                    points - part <= alpha
+                }
+            };
+            let (top_needed, cash_needed) = if alone(top) {
+                (true, false)
+            } else if alone(cash) {
+                (false, true)
+            } else {
+                (top > 0, cash > 0)
+            };
+            let mut relevance = IRRELEVANT;
+            if top_needed {
+                relevance = union(relevance, top_relevance);
+            }
+            if cash_needed {
+                relevance = union(relevance, cash_relevance);
+            }
+            return (value, relevance);
         }
         let state = TrickState {
             seat: leader,
@@ -596,6 +633,10 @@ impl DdSolver {
         }
         let key = self.key(hands, leader);
         let codes = self.codes(hands);
+        // A bound narrowed by an entry counts toward the result only when the result falls
+        // inside the caller's window (the caller then takes it as exact).
+        let window = (alpha, beta);
+        let inside = |value: i64| window.0 < value && value < window.1;
         let mut alpha = alpha;
         let mut beta = beta;
         let mut best_hint = NO_CARD;
@@ -608,14 +649,19 @@ impl DdSolver {
                     continue;
                 }
                 let (lower, upper) = (entry.lower as i64, entry.upper as i64);
-                if lower >= beta {
-                    return (lower, union(narrowed, codes.relevance(&entry.tops)));
-                }
-                if upper <= alpha {
-                    return (upper, union(narrowed, codes.relevance(&entry.tops)));
-                }
-                if lower == upper {
-                    return (lower, union(narrowed, codes.relevance(&entry.tops)));
+                let found = if lower == upper || lower >= beta {
+                    Some(lower)
+                } else if upper <= alpha {
+                    Some(upper)
+                } else {
+                    None
+                };
+                if let Some(value) = found {
+                    let mut relevance = codes.relevance(&entry.tops);
+                    if lower != upper && inside(value) {
+                        relevance = union(relevance, narrowed);
+                    }
+                    return (value, relevance);
                 }
                 if lower > alpha || upper < beta {
                     alpha = alpha.max(lower);
@@ -627,10 +673,14 @@ impl DdSolver {
                 }
             }
         }
-        let (value, best, searched) = self.search_moves(hands, state, alpha, beta, best_hint);
-        let relevance = union(searched, narrowed);
+        let (value, best, relevance) = self.search_moves(hands, state, alpha, beta, best_hint);
+        let returned = if inside(value) {
+            union(relevance, narrowed)
+        } else {
+            relevance
+        };
         if self.aborted {
-            return (value, relevance);
+            return (value, returned);
         }
         if self.entries >= TABLE_LIMIT {
             self.clear();
@@ -673,7 +723,7 @@ impl DdSolver {
             entry.upper = value as i32;
             entry.best = best;
         }
-        (value, relevance)
+        (value, returned)
     }
 
     /// The side (ours or not) holding the highest trumps left, and the points of its trumps
