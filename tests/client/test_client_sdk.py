@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 import grpc
 import pytest
+import structlog
 from rookery.client import (
     Bot,
     BotLoadError,
@@ -180,6 +181,35 @@ async def test_act_alone_answers_every_phase(
         Phase.CALL,
         Phase.PLAY,
     }
+
+
+class ContextSeen(Bot):
+    """Records structlog's context as each hook sees it, and outside of them."""
+
+    seen: ClassVar[list[tuple[dict[str, object], str, int]]] = []
+
+    def act(self, observation: Observation) -> Action:
+        ContextSeen.seen.append(
+            (structlog.contextvars.get_contextvars(), self.table.table_id, self.table.seat)
+        )
+        return opening_bid_or_first(observation)
+
+    def on_event(self, event: Event) -> None:
+        ContextSeen.seen.append((structlog.contextvars.get_contextvars(), "", -1))
+
+
+async def test_each_hook_logs_with_its_table_and_seat_bound_and_nothing_else_does(
+    server: RookeryServer, running: Running, play: Any
+) -> None:
+    ContextSeen.seen.clear()
+    await running.start(server, ContextSeen, "context", sessions=4)
+    await play(server, "standard", ("context",) * 4)
+
+    acting = [(context, table, seat) for context, table, seat in ContextSeen.seen if seat >= 0]
+    assert len({seat for _, _, seat in acting}) == 4
+    assert all(context == {"table_id": table, "seat": seat} for context, table, seat in acting)
+    events = [context for context, _, seat in ContextSeen.seen if seat < 0]
+    assert events and all("table_id" not in context for context in events)  # bound only in hooks
 
 
 class Lifecycle(Bot):

@@ -9,7 +9,6 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import cast
 
-import structlog
 from rookery.engine import (
     Action,
     Bid,
@@ -30,7 +29,7 @@ from structlog.typing import FilteringBoundLogger
 from ._bot import ActionLike
 from ._errors import ClientError, NoAnswer
 from ._options import BotRunOptions, RunStats
-from ._table_play import PendingRequest, TablePlay, bind_table
+from ._table_play import PendingRequest, TablePlay, bind_table, unbind_table
 
 __all__ = ["Answers"]
 
@@ -111,7 +110,7 @@ class Answers:
             )
             return
         finally:
-            structlog.contextvars.reset_contextvars(**tokens)
+            unbind_table(tokens)
         if type(chosen) not in _ANSWERS and inspect.isawaitable(chosen):
             task = asyncio.create_task(self._finish_async(state, open_request, chosen, deadline))
             self._tasks.add(task)

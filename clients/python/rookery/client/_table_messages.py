@@ -6,7 +6,6 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
 
-import structlog
 from rookery.v1 import bot_service_pb2 as pb
 from rookery.v1.events_pb2 import Event
 from rookery.wire import convert
@@ -16,7 +15,7 @@ from structlog.typing import FilteringBoundLogger
 
 from ._bot import Bot
 from ._errors import ClientError
-from ._table_play import TablePlay, bind_table, hooks_of, table_from_proto
+from ._table_play import TablePlay, bind_table, hooks_of, table_from_proto, unbind_table
 
 __all__ = ["TableMessages"]
 
@@ -179,4 +178,4 @@ class TableMessages:
         except Exception:
             state.log.exception(f"{name} raised")
         finally:
-            structlog.contextvars.reset_contextvars(**tokens)
+            unbind_table(tokens)
