@@ -2,7 +2,8 @@
 //! tensor (the layout of `rookery.envs`' `ObservationEncoder`), the legal-action mask and the
 //! legal ids of the seat to act (the ids of its `ActionCodec`), and what an action id does now.
 //! A bury is taken one card an id: `pending` is the bury chosen so far (a card mask), which only
-//! the bidder sees. The pure encoder stays the reference; `tests/envs/test_envs_core_view.py`
+//! the bidder sees. The information-state tensor (`ObservationEncoder.encode_info_state`) follows
+//! the observation with the auction and the play in order and what the bidder remembers. The pure encoder stays the reference; `tests/envs/test_envs_core_view.py`
 //! holds the two equal.
 
 use crate::batch::Codec;
@@ -303,5 +304,68 @@ pub fn write_observation(game: &Game, layout: &Layout, seat: usize, pending: u64
     }
     if rules.nest_size > 0 {
         out[o.buried_count] = (game.buried.count_ones() as f64 / rules.nest_size as f64) as f32;
+    }
+}
+
+/// The length of an information-state tensor (`ObservationEncoder.info_size`).
+pub fn info_size(layout: &Layout, rules: &crate::rules::Rules) -> usize {
+    let slots = rules.bid_count() as usize + rules.players;
+    layout.size + slots * (rules.players + 1) + 3 * C
+}
+
+/// `seat`'s information-state tensor into `out` (`info_size` entries), as
+/// `ObservationEncoder.encode_info_state` writes it: the observation, the auction in order (a
+/// slot per call: relative seat one-hot and the amount), the play order (each card's place in
+/// the hand's play over the cards dealt), then `picked_up` (the nest the bidder took) and
+/// `bury_order` (the cards it chose to bury, each card's place over the nest's size).
+pub fn write_info_state(
+    game: &Game,
+    layout: &Layout,
+    seat: usize,
+    pending: u64,
+    picked_up: u64,
+    bury_order: &[u32],
+    out: &mut [f32],
+) {
+    let rules = &*game.rules;
+    let p = rules.players;
+    let size = layout.size;
+    write_observation(game, layout, seat, pending, &mut out[..size]);
+    out[size..].fill(0.0);
+    let rel = |other: usize| (other + p - seat) % p;
+    let top = rules.effective_max_bid as f64;
+    let slots = rules.bid_count() as usize + p;
+    for (slot, &(caller, amount)) in game.auction.iter().take(slots).enumerate() {
+        let at = size + slot * (p + 1);
+        out[at + rel(caller)] = 1.0;
+        out[at + p] = (amount as f64 / top) as f32;
+    }
+    let order = size + slots * (p + 1);
+    let total = rules.deck_size as f64;
+    let mut index = 0u32;
+    let mut place = |card: u8, out: &mut [f32]| {
+        index += 1;
+        out[order + card as usize] = (index as f64 / total) as f32;
+    };
+    for trick in &game.tricks {
+        for &card in &trick.cards[..p] {
+            place(card, out);
+        }
+    }
+    if game.phase == Phase::Play {
+        for &card in &game.trick[..game.trick_len] {
+            place(card, out);
+        }
+    }
+    let nest = order + C;
+    let mut mask = picked_up;
+    while mask != 0 {
+        out[nest + mask.trailing_zeros() as usize] = 1.0;
+        mask &= mask - 1;
+    }
+    let buried = nest + C;
+    let nest_size = rules.nest_size.max(1) as f64;
+    for (at, &card) in bury_order.iter().enumerate() {
+        out[buried + card as usize] = ((at + 1) as f64 / nest_size) as f32;
     }
 }

@@ -110,6 +110,56 @@ impl TableView {
         Ok(())
     }
 
+    /// The length of an information-state tensor.
+    #[getter]
+    fn info_size(&self, py: Python<'_>) -> usize {
+        observation::info_size(&self.layout, &self.game.bind(py).borrow().game.rules)
+    }
+
+    /// Writes `seat`'s information-state tensor into `out` (float32): the observation, the
+    /// auction and the play in order, `picked_up` (the nest the bidder took, a card mask) and
+    /// `bury_order` (the cards it chose to bury, in order).
+    fn write_info(
+        &self,
+        py: Python<'_>,
+        seat: i64,
+        pending: u64,
+        picked_up: u64,
+        bury_order: Vec<u32>,
+        out: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        if !(0..self.players as i64).contains(&seat) {
+            return Err(PyValueError::new_err(format!("not a seat: {seat}")));
+        }
+        let outside = |card: u32| card >= crate::cards::NUM_CARDS;
+        if let Some(card) = bury_order.iter().find(|&&card| outside(card)) {
+            return Err(PyValueError::new_err(format!(
+                "bury_order: not a card: {card}"
+            )));
+        }
+        if picked_up & !crate::cards::ALL_CARDS_MASK != 0 {
+            return Err(PyValueError::new_err(format!(
+                "picked_up: not a card mask: {picked_up:#x}"
+            )));
+        }
+        let game = &self.game.bind(py).borrow().game;
+        let size = observation::info_size(&self.layout, &game.rules);
+        let out_buffer = buffer::<f32>(out, "out")?;
+        // SAFETY: held to the end of the call; the only slice of it.
+        let out =
+            unsafe { std::slice::from_raw_parts_mut(out_start(&out_buffer, "out", size)?, size) };
+        observation::write_info_state(
+            game,
+            &self.layout,
+            seat as usize,
+            pending,
+            picked_up,
+            &bury_order,
+            out,
+        );
+        Ok(())
+    }
+
     /// Writes the legal mask of the seat to act into `mask` (int8).
     fn write_mask(&self, py: Python<'_>, pending: u64, mask: &Bound<'_, PyAny>) -> PyResult<()> {
         let game = &self.game.bind(py).borrow().game;

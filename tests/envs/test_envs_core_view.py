@@ -1,7 +1,8 @@
-"""The native core's view of a table (``rookery.engine.table_view``: the observation tensor,
-legal mask and ids written by the core, steps by action id) gives exactly what the pure encoder
-gives on the pure engine's game (the reference), byte for byte, over many random games of
-every preset; and it refuses bad ids and bad arrays clearly, changing nothing."""
+"""The native core's view of a table (``rookery.engine.table_view``: the observation and
+information-state tensors, legal mask and ids written by the core, steps by action id) gives
+exactly what the pure encoder gives on the pure engine's game (the reference), byte for byte,
+over many random games of every preset; and it refuses bad ids and bad arrays clearly,
+changing nothing."""
 
 from __future__ import annotations
 
@@ -45,6 +46,7 @@ def _assert_same_view(pure: RookTable, core: RookTable) -> None:
         out = np.full(expected.size, 7.0, dtype=np.float32)
         core.tensor_into(out, seat)
         assert out.tobytes() == expected.tobytes()
+        assert core.info_tensor(seat).tobytes() == pure.info_tensor(seat).tobytes()
 
 
 def _play_alike(pure: RookTable, core: RookTable, rng: random.Random) -> int:
@@ -151,5 +153,12 @@ def test_the_view_refuses_arrays_of_the_wrong_type_size_or_flags_and_seats_outsi
     for seat in (-1, 4):
         with pytest.raises(ValueError, match=f"not a seat: {seat}"):
             view.write(seat, 0, obs, mask)
+    info = np.zeros(view.info_size, np.float32)
+    with pytest.raises(ValueError, match="bury_order: not a card: 58"):
+        view.write_info(0, 0, 0, [58], info)
+    with pytest.raises(ValueError, match="picked_up: not a card mask"):
+        view.write_info(0, 0, 1 << 60, [], info)
+    with pytest.raises(ValueError, match=f"out: a writable C-contiguous array of {info.size}"):
+        view.write_info(0, 0, 0, [], obs)
     view.write(1, 0, obs, mask)
     assert obs.any() and mask.any()

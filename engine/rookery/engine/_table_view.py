@@ -42,6 +42,19 @@ class TableView(Protocol):
         of the seat to act into ``mask`` (int8)."""
         ...
 
+    @property
+    def info_size(self) -> int:
+        """The length of an information-state tensor."""
+        ...
+
+    def write_info(
+        self, seat: int, pending: int, picked_up: int, bury_order: list[int], out: object
+    ) -> None:
+        """``seat``'s information-state tensor into ``out`` (float32): the observation, the
+        auction and the play in order, ``picked_up`` (the nest the bidder took, a card mask)
+        and ``bury_order`` (the cards it chose to bury, in the order chosen)."""
+        ...
+
     def write_mask(self, pending: int, mask: object) -> None:
         """The legal mask of the seat to act into ``mask`` (int8; all zeros once over)."""
         ...

@@ -229,6 +229,12 @@ class RookTable:
 
     def info_tensor(self, seat: int) -> Tensor:
         """The information-state tensor of ``seat``."""
+        if self._view is not None:
+            out = np.empty(self.encoder.info_size, dtype=np.float32)
+            self._view.write_info(
+                seat, self.pending, self.picked_up(seat), self.bury_order_for(seat), out
+            )
+            return out
         return self.encoder.encode_info_state(
             self.observation(seat),
             self.pending_for(seat),

@@ -340,8 +340,11 @@ class RookObserver:
                 for card in state.dealt[player * size : (player + 1) * size]:
                     self.tensor[at + card] = 1.0
             return
-        if self.private and not self.perfect_recall:  # the core writes it, where it runs
-            state.table.tensor_into(self.tensor, player)
+        if self.private:  # the core writes it, where it runs
+            if self.perfect_recall:
+                self.tensor[:] = state.table.info_tensor(player)
+            else:
+                state.table.tensor_into(self.tensor, player)
             return
         obs, pending = self._view(state, player)
         encoder = self.game.encoder
