@@ -102,7 +102,6 @@ class TournamentRunner:
         self.run_dir = Path(run_dir)
         self.options = options or TournamentOptions()
         self.tournament_id = tournament_id or config.tournament_id
-        self._external_server = server
         self.server: RookeryServer | None = server
         self.schedule = Schedule(
             config.entries,
