@@ -1,7 +1,8 @@
 """A league on Ray builds a version on a worker, once: the league's machine never runs the build
 step (its copy of the version stays the submitted sources), the worker builds in its machine's
 cache, where every pair of that version then plays, and the built folder comes back to the league
-as an archive keyed by the version's identity (what other machines get)."""
+as an archive keyed by the version's identity (what other machines get). A version retired stops
+its warm processes on the worker."""
 
 from __future__ import annotations
 
@@ -26,9 +27,25 @@ from rookery.server import ServerConfig, TimeControl
 BUILD = "echo built >> built.txt"
 
 
+def _processes_in(folder: Path) -> list[int]:
+    """The processes started in ``folder`` or naming it (a sandboxed bot's guard mounts it)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            named = str(folder).encode() in (entry / "cmdline").read_bytes()
+            inside = Path(os.readlink(entry / "cwd")) == folder
+        except OSError:
+            continue
+        if named or inside:
+            found.append(int(entry.name))
+    return found
+
+
 @pytest.mark.alone
 @pytest.mark.timeout(240)
-async def test_a_version_is_built_once_on_a_worker_and_never_on_the_league_machine(
+async def test_a_version_builds_once_on_a_worker_and_a_retired_one_stops_there(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     if not probe().available:
@@ -58,7 +75,7 @@ async def test_a_version_is_built_once_on_a_worker_and_never_on_the_league_machi
             "builder", None, MIX_COMMAND, build=BUILD,
             local_folder=str(mix_folder(tmp_path / "sources", "builder", 1.0)),
         )  # fmt: skip
-        await league.submit(
+        plain = await league.submit(
             "plain", None, MIX_COMMAND,
             local_folder=str(mix_folder(tmp_path / "sources", "plain", 0.0)),
         )  # fmt: skip
@@ -78,6 +95,19 @@ async def test_a_version_is_built_once_on_a_worker_and_never_on_the_league_machi
         season = league.store.season().season_id
         played = [p for p in league.store.pairs(season) if built.version_id in (p.a, p.b)]
         assert len(played) >= 3, played  # its qualification and two rated pairs, on one worker
+
+        # Retired, a version's warm processes on the worker stop.
+        plain_files = (
+            tmp_path
+            / "worker-cache"
+            / identity_sha256(plain.content_sha256, plain.command, plain.build)
+        )
+        assert _processes_in(plain_files), "no warm process of the version found on the worker"
+        league.retire(plain.version_id, None)
+        deadline = time.monotonic() + 30
+        while _processes_in(plain_files):
+            assert time.monotonic() < deadline, "a retired version's processes still run"
+            await asyncio.sleep(0.2)
     finally:
         await running.stop()
 

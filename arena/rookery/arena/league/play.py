@@ -204,6 +204,8 @@ class PairPlayer:
         await running.launcher.stop(grace_s=1.0)
         if self.lanes is not None:
             await self.lanes.drop(running.launcher.bot.name)
+        if self.remote is not None:
+            await self.remote.drop(running.launcher.bot.name)
         if running.key:
             self.server.revoke_launch_key(running.key)
 

@@ -334,6 +334,19 @@ class RayPairs:
                 self._give_back(worker)
         raise RemoteTaskError(f"{what} was lost {self.options.max_retries + 1} times on Ray")
 
+    async def drop(self, seat: str) -> None:
+        """Stops the warm processes of the version playing as ``seat`` on every worker (a
+        version retired or disqualified; the league has waited for its pairs in flight)."""
+        holding = [w for w in self._workers if seat in w.warm and w.ready and not w.dead]
+        for worker in holding:
+            worker.warm.discard(seat)
+        results = await asyncio.gather(
+            *(self._await(w.handle.drop.remote(seat)) for w in holding), return_exceptions=True
+        )
+        for worker, result in zip(holding, results, strict=True):
+            if isinstance(result, BaseException):
+                log.warning("ray worker kept a version", worker=worker.number, error=str(result))
+
     # Files ---------------------------------------------------------------------------------------
 
     def built_archive(self, identity: str) -> Path:

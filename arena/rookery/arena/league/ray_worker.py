@@ -321,6 +321,12 @@ class PairWorker:
             self._built[identity] = data
         return data[index * PIECE_BYTES : (index + 1) * PIECE_BYTES]
 
+    async def drop(self, seat: str) -> None:
+        """Stops the warm processes of the version playing as ``seat`` (retired, disqualified)."""
+        self._heard = time.monotonic()
+        if self._lanes is not None:
+            await self._lanes.drop(seat)
+
     async def close(self) -> None:
         """Stops every warm process and the server (the league leaves the cluster)."""
         if self._lanes is not None:
