@@ -21,7 +21,7 @@ from typing import TypeVar
 
 import grpc
 
-from ._grpc_types import Continuation, answering, rebuilt, streaming
+from ._grpc_types import Continuation, answering, is_streaming, rebuilt, streaming
 
 __all__ = ["GUARDED_METHODS", "AdminInterceptor", "BotsOnlyOnUnixSocket", "bearer_token"]
 
@@ -128,27 +128,27 @@ class BotsOnlyOnUnixSocket(grpc.aio.ServerInterceptor):
         problem = (
             f"{method} is not served on the Unix socket: a sandboxed bot reaches BotService only"
         )
-        if handler.request_streaming:
-            return handler  # client streaming: ArenaService and SpectatorService have none
-        if not handler.response_streaming:
-            unary = answering(handler)
+        # Every kind of call, client streams too (a league's SubmitVersionUpload): a handler
+        # that yields its responses is wrapped as a generator, any other as a coroutine.
+        if is_streaming(handler):
+            stream = streaming(handler)
 
-            async def guarded_unary(
+            async def guarded_stream(
                 request: object, context: grpc.aio.ServicerContext[_Request, _Response]
-            ) -> object:
+            ) -> AsyncGenerator[_Response, None]:
                 if _on_unix_socket(context):
                     await context.abort(grpc.StatusCode.PERMISSION_DENIED, problem)
-                return await unary(request, context)
+                async for item in stream(request, context):
+                    yield item
 
-            return rebuilt(handler, guarded_unary)
-        stream = streaming(handler)
+            return rebuilt(handler, guarded_stream)
+        answer = answering(handler)
 
-        async def guarded_stream(
+        async def guarded(
             request: object, context: grpc.aio.ServicerContext[_Request, _Response]
-        ) -> AsyncGenerator[_Response, None]:
+        ) -> object:
             if _on_unix_socket(context):
                 await context.abort(grpc.StatusCode.PERMISSION_DENIED, problem)
-            async for item in stream(request, context):
-                yield item
+            return await answer(request, context)
 
-        return rebuilt(handler, guarded_stream)
+        return rebuilt(handler, guarded)
