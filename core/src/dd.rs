@@ -762,13 +762,17 @@ impl DdSolver {
         let top_ours = ours >> sequence[0] & 1 == 1;
         let mut points = 0;
         let mut relevance = IRRELEVANT;
+        let mut last = sequence[0];
         for &card in &sequence[..len] {
             if (ours >> card & 1 == 1) != top_ours {
-                // The run ends at the other side's best trump: the order up to it matters.
-                relevance[self.rules.trump as usize] = trick_key(self.rules.trump, card) as u8;
+                // The run's cards are the side's in every position alike in them (a longer
+                // run there only adds sure points); with no trump of the other side left,
+                // the holders' counts say it all.
+                relevance[self.rules.trump as usize] = trick_key(self.rules.trump, last) as u8;
                 break;
             }
             points += card_points(card);
+            last = card;
         }
         (top_ours, points, relevance)
     }
@@ -811,11 +815,11 @@ impl DdSolver {
             let mut rest = union & group;
             while rest != 0 && limit > 0 {
                 let card = 63 - rest.leading_zeros();
-                // The order of the suit's cards down to this one matters.
-                relevance[suit as usize] = trick_key(self.rules.trump, card) as u8;
                 if mine >> card & 1 == 0 {
                     break;
                 }
+                // The cashed cards are the leader's in every position alike in them.
+                relevance[suit as usize] = trick_key(self.rules.trump, card) as u8;
                 points += card_points(card);
                 rest ^= 1 << card;
                 limit -= 1;
