@@ -59,6 +59,8 @@ log = structlog.get_logger("rookery.league")
 
 #: The most bytes of a version's runtime output a pair sends back for the league's log.
 LOG_TAIL_BYTES = 16 * 1024
+#: The start of a worker's scratch folder's name (then its process id) in the temporary folder.
+_SCRATCH = "rookery-worker-"
 #: Seconds without a word from its league after which a worker stops its processes and exits
 #: (the league pings its workers every few seconds; a league killed does not come back to them).
 ORPHAN_AFTER_S = 90.0
@@ -71,7 +73,8 @@ class PairWorker:
     def __init__(self, settings: WorkerSettings) -> None:
         self.settings = settings
         self.node = f"{os.uname().nodename} pid {os.getpid()}"
-        self._scratch = Path(tempfile.mkdtemp(prefix="rookery-worker-"))
+        _clear_lost_scratch()
+        self._scratch = Path(tempfile.mkdtemp(prefix=f"{_SCRATCH}{os.getpid()}-"))
         self._scratch.chmod(0o711)
         self._server: RookeryServer | None = None
         self._sandbox: SandboxRuntime | None = None
@@ -336,6 +339,15 @@ class PairWorker:
         if self._sandbox is not None:
             self._sandbox.close()
         shutil.rmtree(self._scratch, ignore_errors=True)
+
+
+def _clear_lost_scratch() -> None:
+    """Removes the scratch folders of this machine's workers that died without closing (a
+    killed league's, a lost node's): their process is gone."""
+    for folder in Path(tempfile.gettempdir()).glob(f"{_SCRATCH}*"):
+        pid = folder.name.removeprefix(_SCRATCH).partition("-")[0]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def _make_sandbox(settings: WorkerSettings, socket: Path) -> SandboxRuntime | None:
