@@ -158,7 +158,7 @@ $(OPENSPIEL_STAMP): bench/openspiel-requirements.txt
 ladder: setup ## duplicate matches random vs heuristic vs pimc, Elo ± 95 % CI
 	$(PY) bench/ladder.py
 
-pimc-match: setup ## pimc on the native core vs the pure engine, same budget: 600 duplicate pairs
+pimc-match: setup ## pimc on the native core vs the pure engine, same budget: 600 duplicate pairs (~2 h)
 	$(PY) bench/pimc_builds_match.py --pairs 600 --jobs 2 --out runs/pimc-builds.jsonl
 
 soak: setup ## a bounded soak: 2,000 games or ten minutes, throughput and server memory over time
