@@ -30,7 +30,7 @@ from ._actions import (
 from ._cards import Suit, format_cards
 from ._core import core_rules
 from ._deal import Deal
-from ._errors import EngineError, GameOverError, IllegalActionError, MalformedActionError
+from ._errors import GameOverError, IllegalActionError, MalformedActionError
 from ._events import (
     AuctionWon,
     BidMade,
@@ -49,8 +49,10 @@ from ._events import (
     TrumpNamed,
 )
 from ._game import _check_deal
+from ._game_auction import check_bid
 from ._legal import LegalActions, _rebuild
 from ._observation import NO_TRICK, Observation, Trick, new_observation, new_trick
+from ._observation_replay import replay_observation
 from ._results import GameResult, HandResult, Termination
 from ._ruleset import Ruleset
 
@@ -150,6 +152,17 @@ class CoreGame(rookery_core.EngineGame):
 
     __slots__ = ("_events", "_hand_results", "_origin", "_result", "_rules", "_tricks", "is_over")
 
+    # Set by ``__new__`` (no ``__init__``: the arguments are written once).
+    _rules: Ruleset
+    is_over: bool
+    """Whether the game has ended (read it; the game sets it)."""
+    _events: list[Event]
+    _hand_results: list[HandResult]
+    _result: GameResult | None
+    _origin: _Origin | None  # from_deal's arguments, for pickling
+    # The current hand's completed tricks as observations show them: (hand number, tricks).
+    _tricks: tuple[int, tuple[Trick, ...]]
+
     def __new__(
         cls,
         ruleset: Ruleset,
@@ -163,25 +176,14 @@ class CoreGame(rookery_core.EngineGame):
         if type(seed) is not int or not 0 <= seed < _SEED_LIMIT:
             raise ValueError(f"seed must be an int in 0..2**64-1, got {seed!r}")
         game: CoreGame = super().__new__(cls, core_rules(ruleset), seed, events, _source)
+        game._rules = ruleset
+        game.is_over = game._has_ended()
+        game._events = []
+        game._hand_results = []
+        game._result = None
+        game._origin = None
+        game._tricks = (-1, ())
         return game
-
-    def __init__(
-        self,
-        ruleset: Ruleset,
-        seed: int,
-        *,
-        events: bool = True,
-        _source: rookery_core.EngineGame | None = None,
-    ) -> None:
-        self._rules = ruleset
-        self.is_over: bool = self._has_ended()
-        """Whether the game has ended (read it; the game sets it)."""
-        self._events: list[Event] = []
-        self._hand_results: list[HandResult] = []
-        self._result: GameResult | None = None
-        self._origin: _Origin | None = None  # from_deal's arguments, for pickling
-        # The current hand's completed tricks as observations show them: (hand number, tricks).
-        self._tricks: tuple[int, tuple[Trick, ...]] = (-1, ())
 
     # Public state (the rest is the core's: seed, phase, current_player, hand_number, dealer,
     # scores, hands, bidder, trump, actions, last_seq, forfeited, is_aborted) -----------------
@@ -271,44 +273,7 @@ class CoreGame(rookery_core.EngineGame):
     @classmethod
     def from_observation(cls, observation: Observation, deal: Deal, *, seed: int = 0) -> CoreGame:
         """A perfect-information game at ``observation``'s point (``Game.from_observation``)."""
-        if observation.phase is Phase.GAME_OVER:
-            raise ValueError("the game of this observation is over: nothing to search")
-        game = cls.from_deal(
-            observation.ruleset,
-            deal,
-            seed=seed,
-            dealer=observation.dealer,
-            hand_number=observation.hand_number,
-            scores=observation.scores,
-            events=False,
-        )
-        script: list[Action] = [
-            bid_action(amount) if amount else PASS for _, amount in observation.auction
-        ]
-        try:
-            for action in script:
-                game.apply(action)
-            while game.phase in (Phase.NAME_TRUMP, Phase.BURY, Phase.CALL):
-                if game.phase is Phase.NAME_TRUMP and observation.trump is not None:
-                    game.apply(NameTrump(observation.trump))
-                elif game.phase is Phase.BURY and observation.buried_count:
-                    game.apply(Bury(deal.nest))
-                elif game.phase is Phase.CALL and observation.called_card >= 0:
-                    game.apply(CallCard(observation.called_card))
-                else:
-                    break
-            for trick in (*observation.completed_tricks, observation.current_trick):
-                for _, card in trick.cards:
-                    game.apply(PLAY[card])
-        except EngineError as error:
-            raise ValueError(f"the deal does not fit the observation: {error}") from None
-        if game.phase is not observation.phase or game.current_player != (
-            None if observation.current_player < 0 else observation.current_player
-        ):
-            raise ValueError("the deal does not fit the observation: the replay ends elsewhere")
-        if observation.seat >= 0 and game.hands[observation.seat] != observation.hand:
-            raise ValueError("the deal does not fit the observation: the observer's hand differs")
-        return game
+        return replay_observation(cls.from_deal, observation, deal, seed=seed)
 
     def clone(self) -> CoreGame:
         """An independent copy (a search game stays a search game: events stay off)."""
@@ -350,18 +315,9 @@ class CoreGame(rookery_core.EngineGame):
             raise IllegalActionError(
                 "wrong_phase", f"cannot bid during {phase.name}; expected BIDDING"
             )
-        rules = self._rules
-        if amount % rules.bid_step:
-            raise IllegalActionError(
-                "bid_not_multiple", f"bid {amount} is not a multiple of {rules.bid_step}"
-            )
-        if amount < rules.min_bid:
-            raise IllegalActionError(
-                "bid_too_low", f"bid {amount} is below the minimum bid {rules.min_bid}"
-            )
-        raise IllegalActionError(
-            "bid_too_high", f"bid {amount} is above the maximum bid {rules.effective_max_bid}"
-        )
+        # Past 64 bits the amount is below the minimum or above any high bid and the maximum.
+        check_bid(self._rules, amount, self._rules.min_bid)
+        raise AssertionError(f"bid {amount} past 64 bits passed the checks")
 
     def _refuse_bury(self, cards: int) -> None:
         """The refusal of a bury mask past 64 bits: never in a deck."""

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from typing import Final
 
 from ._actions import (
-    PASS,
     PLAY,
     Action,
     Bid,
@@ -23,12 +22,11 @@ from ._actions import (
     Pass,
     Phase,
     PlayCard,
-    bid_action,
 )
 from ._cards import CARD_POINTS as _CARD_POINTS
 from ._cards import NUM_CARDS, ROOK_MASK, Suit, card_name, format_cards
 from ._deal import Deal, deal_for_hand
-from ._errors import EngineError, GameOverError, IllegalActionError, MalformedActionError
+from ._errors import GameOverError, IllegalActionError, MalformedActionError
 from ._events import CardPlayed, Event, PartnerRevealed, TrickWon
 from ._game_auction import bid, pass_turn
 from ._game_end import finish, finish_hand
@@ -46,6 +44,7 @@ from ._game_state import (
 from ._game_state import _FIELDS as _FIELDS  # every slot of a Game, named here too
 from ._legal import LegalActions, _BiddingActions, _PlayActions
 from ._observation import NO_TRICK, Observation, new_observation, new_trick
+from ._observation_replay import replay_observation
 from ._results import GameResult, HandResult, Termination
 from ._rulebook import FOLLOW_MASKS, playable
 from ._ruleset import Ruleset
@@ -241,42 +240,7 @@ class Game(GameState):
         the scores, dealer and hand number are the observation's. Later hands are dealt from
         ``seed``. ``ValueError`` when the deal does not fit the observation.
         """
-        if observation.phase is _GAME_OVER:
-            raise ValueError("the game of this observation is over: nothing to search")
-        game = cls.from_deal(
-            observation.ruleset,
-            deal,
-            seed=seed,
-            dealer=observation.dealer,
-            hand_number=observation.hand_number,
-            scores=observation.scores,
-            events=False,
-        )
-        script: list[Action] = [
-            bid_action(amount) if amount else PASS for _, amount in observation.auction
-        ]
-        try:
-            for action in script:
-                game.apply(action)
-            while game._phase in (_NAME_TRUMP, _BURY, _CALL):
-                if game._phase is _NAME_TRUMP and observation.trump is not None:
-                    game.apply(NameTrump(observation.trump))
-                elif game._phase is _BURY and observation.buried_count:
-                    game.apply(Bury(deal.nest))
-                elif game._phase is _CALL and observation.called_card >= 0:
-                    game.apply(CallCard(observation.called_card))
-                else:
-                    break
-            for trick in observation.completed_tricks + (observation.current_trick,):
-                for _, card in trick.cards:
-                    game.apply(PLAY[card])
-        except EngineError as error:
-            raise ValueError(f"the deal does not fit the observation: {error}") from None
-        if game._phase is not observation.phase or game._current != observation.current_player:
-            raise ValueError("the deal does not fit the observation: the replay ends elsewhere")
-        if observation.seat >= 0 and game._hands[observation.seat] != observation.hand:
-            raise ValueError("the deal does not fit the observation: the observer's hand differs")
-        return game
+        return replay_observation(cls.from_deal, observation, deal, seed=seed)
 
     def clone(self) -> Game:
         """An independent copy (a search game stays a search game: events stay off)."""

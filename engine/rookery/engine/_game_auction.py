@@ -12,9 +12,9 @@ from ._events import AuctionWon, BidMade, HandRedealt, NestTaken, Passed
 from ._game_end import adjudicate, next_hand
 from ._game_state import _BIDDING, _BURY, _NAME_TRUMP, GameState
 from ._rulebook import redeal_result
-from ._ruleset import AllPass
+from ._ruleset import AllPass, Ruleset
 
-__all__ = ["bid", "pass_turn"]
+__all__ = ["bid", "check_bid", "pass_turn"]
 
 # Enum members read through their class cost a Python-level attribute hook each (Python 3.11).
 _DEALER_FORCED: Final = AllPass.DEALER_FORCED
@@ -25,7 +25,20 @@ def bid(game: GameState, amount: object) -> None:
     if type(amount) is not int:
         raise MalformedActionError(f"a bid amount must be an int, got {amount!r}")
     seat = game._expect(_BIDDING, "bid")
-    rules = game._rules
+    check_bid(game._rules, amount, game._high_bid)
+    game._auction.append((seat, amount))
+    game._high_bid = amount
+    game._high_bidder = seat
+    game._actions.append((seat, bid_action(amount)))
+    game._emit(BidMade, seat, amount)
+    _next_bidder(game)
+
+
+def check_bid(rules: Ruleset, amount: int, high_bid: int) -> None:
+    """Refuses a bid of ``amount`` over ``high_bid`` that ``rules`` do not allow, with the
+    reason of the first check it fails: a multiple of the step, at least the minimum, above the
+    high bid, at most the maximum (``IllegalActionError``).
+    """
     if amount % rules.bid_step:
         raise IllegalActionError(
             "bid_not_multiple", f"bid {amount} is not a multiple of {rules.bid_step}"
@@ -34,20 +47,14 @@ def bid(game: GameState, amount: object) -> None:
         raise IllegalActionError(
             "bid_too_low", f"bid {amount} is below the minimum bid {rules.min_bid}"
         )
-    if amount <= game._high_bid:
+    if amount <= high_bid:
         raise IllegalActionError(
-            "bid_too_low", f"bid {amount} is not above the high bid {game._high_bid}"
+            "bid_too_low", f"bid {amount} is not above the high bid {high_bid}"
         )
     if amount > rules.effective_max_bid:
         raise IllegalActionError(
             "bid_too_high", f"bid {amount} is above the maximum bid {rules.effective_max_bid}"
         )
-    game._auction.append((seat, amount))
-    game._high_bid = amount
-    game._high_bidder = seat
-    game._actions.append((seat, bid_action(amount)))
-    game._emit(BidMade, seat, amount)
-    _next_bidder(game)
 
 
 def pass_turn(game: GameState) -> None:
