@@ -9,7 +9,7 @@
 //! The search: alpha-beta inside a trick and a transposition table of bounds at the trick
 //! boundaries (kept between searches of one deal), by partition search: each search also
 //! says which cards' order its result depends on (per follow group, the cards down to the
-//! lowest that won a trick against a card of its group, that a sure-point bound ranked, or
+//! lowest that won a trick against a card of its group, that a sure-point bound counted, or
 //! that shares an alike class with one of those), and the table's entry then holds for every
 //! position alike in those top cards (holders and worths, in order) and alike below them only
 //! in each seat's count of cards of each worth. Moves are ordered by what the seats still to

@@ -112,7 +112,8 @@ impl PyDoubleDummy {
         self.solver.nodes
     }
 
-    /// The positions in the table.
+    /// The entries in the table (each holds for every position alike in the cards its
+    /// result depends on).
     #[getter]
     fn table_size(&self) -> usize {
         self.solver.table_len()
