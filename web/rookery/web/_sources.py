@@ -46,16 +46,7 @@ def withheld_seeds(data: RunData) -> set[int]:
     """
     if data.tournament.status == "finished":
         return set()
-    config = data.config
-    schedule = Schedule(
-        config.entries,
-        config.ruleset,
-        config.format,
-        config.games,
-        duplicate=config.duplicate,
-        seed=config.seed,
-        teams=config.team_members,
-    )
+    schedule = Schedule.from_config(data.config)
     recorded = {game.index for game in data.games}
     return {game.seed for game in schedule.games() if game.index not in recorded}
 

@@ -103,15 +103,7 @@ class TournamentRunner:
         self.options = options or TournamentOptions()
         self.tournament_id = tournament_id or config.tournament_id
         self.server: RookeryServer | None = server
-        self.schedule = Schedule(
-            config.entries,
-            config.ruleset,
-            config.format,
-            config.games,
-            duplicate=config.duplicate,
-            seed=config.seed,
-            teams=config.team_members,
-        )
+        self.schedule = Schedule.from_config(config)
         #: The games this run plays: all, or (``only_indices``) a Ray task's share, whose
         #: driver runs the SPRT.
         self._share = ScheduleShare(

@@ -21,6 +21,7 @@ import math
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
+from rookery.arena._config_model import TournamentConfig
 from rookery.arena._config_values import Format
 from rookery.arena.errors import ScheduleError
 from rookery.engine import Ruleset
@@ -139,6 +140,19 @@ class Schedule:
         #: Rounds: each lineup plays one group per round.
         self.rounds = math.ceil(games_per_pairing / self.group_size)
         self._side_seats = [ruleset.seats_of_side(side) for side in range(self.sides)]
+
+    @classmethod
+    def from_config(cls, config: TournamentConfig) -> Schedule:
+        """The schedule of ``config``'s tournament (its entries, teams, format, seed)."""
+        return cls(
+            config.entries,
+            config.ruleset,
+            config.format,
+            config.games,
+            duplicate=config.duplicate,
+            seed=config.seed,
+            teams=config.team_members,
+        )
 
     @property
     def total(self) -> int:
