@@ -20,35 +20,53 @@ from .errors import MalformedMessageError
 __all__ = ["parse_hand"]
 
 
+class _Quotes:
+    """Where a left-to-right scan stands in ``"..."`` reasons (a backslash escapes the next
+    character inside one): the one scanner of a hand line's parts and of a trick's plays."""
+
+    __slots__ = ("escaped", "quoted")
+
+    def __init__(self) -> None:
+        self.quoted = False
+        self.escaped = False
+
+    def inside(self, char: str) -> bool:
+        """Whether ``char``, the scan's next character, belongs to a quoted reason (its quotes
+        included); the scan moves past it."""
+        if self.quoted:
+            if self.escaped:
+                self.escaped = False
+            elif char == "\\":
+                self.escaped = True
+            elif char == '"':
+                self.quoted = False
+            return True
+        if char == '"':
+            self.quoted = True
+            return True
+        return False
+
+
 def _split(text: str, source: str, line: int, hand: int | None) -> tuple[list[str], list[str]]:
     """A hand line's ``;``-separated parts, and the ``{comment}`` ending each part ('' if none)."""
     parts: list[str] = []
     comments: list[str] = []
     current: list[str] = []
     comment: list[str] = []
-    quoted = braced = False
-    escaped = False
+    quotes = _Quotes()
+    braced = False
     for char in text:
         if braced:
             if char == "}":
                 braced = False
             else:
                 comment.append(char)
-        elif quoted:
+        elif quotes.inside(char):
             current.append(char)
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                quoted = False
         elif char == "{":
             braced = True
             if comment:
                 comment.append(" ")
-        elif char == '"':
-            quoted = True
-            current.append(char)
         elif char == ";":
             parts.append("".join(current).strip())
             comments.append("".join(comment).strip())
@@ -57,7 +75,7 @@ def _split(text: str, source: str, line: int, hand: int | None) -> tuple[list[st
             current.append(char)
     if braced:
         raise NotationError(source, line, "a comment opened with { is not closed on its line", hand)
-    if quoted:
+    if quotes.quoted:
         raise NotationError(source, line, 'a quoted reason is not closed with "', hand)
     parts.append("".join(current).strip())
     comments.append("".join(comment).strip())
@@ -280,18 +298,9 @@ def _entries(text: str, source: str, line: int, hand: int) -> list[str]:
     """The ``,``-separated card plays of a trick (a ``,`` in a quoted reason does not count)."""
     entries: list[str] = []
     current: list[str] = []
-    quoted = escaped = False
+    quotes = _Quotes()
     for char in text:
-        if quoted:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                quoted = False
-        elif char == '"':
-            quoted = True
-        elif char == ",":
+        if not quotes.inside(char) and char == ",":
             entries.append("".join(current).strip())
             current = []
             continue
