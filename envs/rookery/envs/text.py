@@ -46,6 +46,7 @@ __all__ = [
     "ChatAgent",
     "Completion",
     "Decision",
+    "DecisionTally",
     "Message",
     "ProviderError",
     "ReplyError",
@@ -492,6 +493,52 @@ class Decision:
     reason: str = field(default="", repr=False)
 
 
+@dataclass
+class DecisionTally:
+    """What one decision has counted so far (requests, refusals, failures, tokens, errors),
+    until :meth:`decision` makes it a :class:`Decision`: the one bookkeeping of both seats."""
+
+    started: float = field(default_factory=time.monotonic)
+    attempts: int = 0
+    invalid: int = 0
+    failures: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    errors: list[str] = field(default_factory=list)
+
+    def count_tokens(self, got: Completion) -> None:
+        """Adds the tokens the provider counted for ``got``."""
+        self.prompt_tokens += got.prompt_tokens
+        self.completion_tokens += got.completion_tokens
+
+    def provider_failed(self, error: ProviderError) -> None:
+        """Counts a request the provider failed, and its error."""
+        self.failures += 1
+        self.errors.append(f"{error.kind}: {error}")
+
+    def decision(
+        self,
+        outcome: Outcome,
+        action: Action | None,
+        transcript: tuple[Message, ...],
+        reason: str,
+    ) -> Decision:
+        """The decision these counts end in (its seconds from ``started`` to now)."""
+        return Decision(
+            outcome,
+            action,
+            self.attempts,
+            tuple(self.errors),
+            time.monotonic() - self.started,
+            transcript,
+            invalid_replies=self.invalid,
+            provider_errors=self.failures,
+            prompt_tokens=self.prompt_tokens,
+            completion_tokens=self.completion_tokens,
+            reason=reason,
+        )
+
+
 class RetrySettings(Protocol):
     """A seat's bounds on a provider's transient errors (see :class:`TextSeat`)."""
 
@@ -566,24 +613,21 @@ class TextSeat:
     async def decide(self, obs: Observation, legal: LegalActions | None = None) -> Decision:
         """Ask for ``obs``'s move; the decision is also appended to ``decisions``."""
         legal = legal if legal is not None else obs.legal_actions()
-        started = time.monotonic()
+        tally = DecisionTally()
         messages: list[Message] = [
             self.system_message(obs.ruleset),
             {"role": "user", "content": decision_prompt(obs, legal)},
         ]
-        errors: list[str] = []
         outcome: Outcome = "gave_up"
         action: Action | None = None
-        attempts = invalid = failures = prompt_tokens = completion_tokens = 0
         reason = ""
         while True:
-            attempts += 1
+            tally.attempts += 1
             try:
                 got = await self.agent(list(messages))
                 got = got if isinstance(got, Completion) else Completion(got)
                 reply = got.text
-                prompt_tokens += got.prompt_tokens
-                completion_tokens += got.completion_tokens
+                tally.count_tokens(got)
                 messages.append({"role": "assistant", "content": reply})
                 if got.tool_calls and not reply.strip():
                     raise ReplyError(
@@ -594,37 +638,24 @@ class TextSeat:
                     )
                 action = parse_reply(reply, legal)
             except ProviderError as error:
-                failures += 1
-                errors.append(f"{error.kind}: {error}")
-                pause = self._pause(error, failures)
+                tally.provider_failed(error)
+                pause = self._pause(error, tally.failures)
                 if pause is None:
                     outcome = "provider_error"
                     break
                 await asyncio.sleep(pause)
                 continue
             except ReplyError as error:
-                invalid += 1
-                errors.append(str(error))
+                tally.invalid += 1
+                tally.errors.append(str(error))
                 messages.append({"role": "user", "content": f"{error}. Try again."})
-                if invalid > self.retries:
+                if tally.invalid > self.retries:
                     break
                 continue
             outcome = "answered"
             reason = stated_reason(reply)
             break
-        decision = Decision(
-            outcome,
-            action,
-            attempts,
-            tuple(errors),
-            time.monotonic() - started,
-            tuple(messages),
-            invalid_replies=invalid,
-            provider_errors=failures,
-            prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
-            reason=reason,
-        )
+        decision = tally.decision(outcome, action, tuple(messages), reason)
         self.decisions.append(decision)
         return decision
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,6 +28,7 @@ from rookery.engine import Action, LegalActions, Observation
 from .text import (
     Completion,
     Decision,
+    DecisionTally,
     Outcome,
     ProviderError,
     ReplyError,
@@ -226,35 +226,33 @@ class ToolSeat:
     async def decide(self, obs: Observation) -> Decision:
         """Ask for ``obs``'s move; the decision is also appended to ``decisions``."""
         tools = SeatTools.for_observation(obs)
-        started = time.monotonic()
+        tally = DecisionTally()
         messages: list[dict[str, Any]] = [
             {"role": "system", "content": _SYSTEM},
             {"role": "user", "content": tool_prompt(obs)},
         ]
-        errors: list[str] = []
         outcome: Outcome = "gave_up"
         action: Action | None = None
-        attempts = invalid = failures = prompt_tokens = completion_tokens = 0
         reason = ""
-        while action is None and attempts < self.max_requests and invalid <= self.retries:
-            attempts += 1
+        while (
+            action is None and tally.attempts < self.max_requests and tally.invalid <= self.retries
+        ):
+            tally.attempts += 1
             try:
                 got = await self.agent(list(messages), TOOLS)
             except ProviderError as error:
-                failures += 1
-                errors.append(f"{error.kind}: {error}")
-                pause = retry_pause(self, error, failures)
+                tally.provider_failed(error)
+                pause = retry_pause(self, error, tally.failures)
                 if pause is None:
                     outcome = "provider_error"
                     break
                 await asyncio.sleep(pause)
                 continue
-            prompt_tokens += got.prompt_tokens
-            completion_tokens += got.completion_tokens
+            tally.count_tokens(got)
             if not got.tool_calls:
-                invalid += 1
+                tally.invalid += 1
                 error_text = "your reply called no tool: call play with one legal move"
-                errors.append(error_text)
+                tally.errors.append(error_text)
                 messages += [
                     {"role": "assistant", "content": got.text},
                     {"role": "user", "content": f"{error_text}. Try again."},
@@ -281,28 +279,21 @@ class ToolSeat:
                     else tools.call(call.name, call.arguments)
                 )
                 if result.invalid:
-                    invalid += 1
-                    errors.append(result.text)
+                    tally.invalid += 1
+                    tally.errors.append(result.text)
                 if result.action is not None:
                     action = result.action
                     reason = result.reason or got.text.strip()
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": result.text})
         if action is not None:
             outcome = "answered"
-        elif outcome == "gave_up" and invalid <= self.retries:
-            errors.append(f"no move after {attempts} requests (at most {self.max_requests})")
-        decision = Decision(
-            outcome,
-            action,
-            attempts,
-            tuple(errors),
-            time.monotonic() - started,
-            tuple({"role": str(m["role"]), "content": str(m.get("content"))} for m in messages),
-            invalid_replies=invalid,
-            provider_errors=failures,
-            prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
-            reason=reason,
+        elif outcome == "gave_up" and tally.invalid <= self.retries:
+            tally.errors.append(
+                f"no move after {tally.attempts} requests (at most {self.max_requests})"
+            )
+        transcript = tuple(
+            {"role": str(m["role"]), "content": str(m.get("content"))} for m in messages
         )
+        decision = tally.decision(outcome, action, transcript, reason)
         self.decisions.append(decision)
         return decision
