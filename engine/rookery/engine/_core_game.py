@@ -48,7 +48,7 @@ from ._events import (
     TrickWon,
     TrumpNamed,
 )
-from ._game import _check_deal
+from ._game import _check_from_deal
 from ._game_auction import check_bid
 from ._legal import LegalActions, _rebuild
 from ._observation import NO_TRICK, Observation, Trick, new_observation, new_trick
@@ -245,11 +245,7 @@ class CoreGame(rookery_core.EngineGame):
         events: bool = True,
     ) -> CoreGame:
         """A game whose current hand is ``deal`` (``Game.from_deal``)."""
-        _check_deal(ruleset, deal)
-        if scores is not None and len(scores) != ruleset.num_sides:
-            raise ValueError(f"scores must have {ruleset.num_sides} entries, got {len(scores)}")
-        if dealer is not None and not 0 <= dealer < ruleset.players:
-            raise ValueError(f"not a seat: {dealer!r}")
+        _check_from_deal(ruleset, deal, dealer, scores)
         start = rookery_core.EngineGame._from_deal(
             core_rules(ruleset),
             list(deal.hands),

@@ -63,6 +63,17 @@ def _check_start(ruleset: object, seed: object) -> None:
         raise ValueError(f"seed must be an int in 0..2**64-1, got {seed!r}")
 
 
+def _check_from_deal(
+    rules: Ruleset, deal: Deal, dealer: int | None, scores: tuple[int, ...] | None
+) -> None:
+    """Refuses ``from_deal``'s arguments (on both builds) when they do not fit ``rules``."""
+    _check_deal(rules, deal)
+    if scores is not None and len(scores) != rules.num_sides:
+        raise ValueError(f"scores must have {rules.num_sides} entries, got {len(scores)}")
+    if dealer is not None and not 0 <= dealer < rules.players:
+        raise ValueError(f"not a seat: {dealer!r}")
+
+
 def _check_deal(rules: Ruleset, deal: Deal) -> None:
     cards = [*deal.hands, deal.nest, deal.dead]
     union = 0
@@ -214,17 +225,13 @@ class Game(GameState):
         ``ValueError`` when ``deal`` is not a partition of the deck of the right sizes. Such a
         game has no record that ``GameRecord.replay`` could re-simulate from the seed alone.
         """
-        _check_deal(ruleset, deal)
-        if scores is not None and len(scores) != ruleset.num_sides:
-            raise ValueError(f"scores must have {ruleset.num_sides} entries, got {len(scores)}")
+        _check_from_deal(ruleset, deal, dealer, scores)
         _check_start(ruleset, seed)
         game = object.__new__(cls)  # set up here, with this deal instead of the seed's first
         game._setup(ruleset, seed, events)
         if scores is not None:
             game._scores = list(scores)
         if dealer is not None:
-            if not 0 <= dealer < ruleset.players:
-                raise ValueError(f"not a seat: {dealer!r}")
             game._dealer = dealer
         game._hand_number = hand_number
         game._start_hand(deal)
