@@ -33,6 +33,7 @@ from typing import Any, Protocol, TypeVar, cast
 import structlog
 from rookery.client import Bot, NoAnswer
 from rookery.engine import Action, Observation
+from rookery.wire.notes import LEDGER_VALUES, NOTE_TEXT_MAX_BYTES
 
 from .chat import ChatEndpoint
 from .text import ChatAgent, Completion, Decision, Message, ProviderError, TextSeat
@@ -40,19 +41,8 @@ from .tools import ToolAgent, ToolSeat
 
 __all__ = ["NOTE_TEXT_MAX_BYTES", "NOTE_VALUES", "AgentSeat", "Price", "TextSeatBot", "ToolSeatBot"]
 
-NOTE_VALUES = (
-    "attempts",
-    "invalid_replies",
-    "provider_errors",
-    "prompt_tokens",
-    "completion_tokens",
-    "cost_usd",
-)
-"""A decision's counts in its move's note; ``latency_ms`` too, and ``unanswered_`` + each name
-for the decisions given no move since the seat's previous reply (no reply carries those)."""
-
-NOTE_TEXT_MAX_BYTES = 512
-"""A note's text bound (the protocol's): a longer stated reason is cut at a character."""
+NOTE_VALUES = LEDGER_VALUES
+"""A decision's counts in its move's note (the protocol's ledger names, in rookery.wire.notes)."""
 
 log = structlog.get_logger("rookery.envs.seat")
 
@@ -106,14 +96,11 @@ class Price:
 
 def _ledger(decision: Decision, price: Price) -> dict[str, float]:
     """The counts of ``decision``, as :data:`NOTE_VALUES` names them."""
-    return {
-        "attempts": decision.attempts,
-        "invalid_replies": decision.invalid_replies,
-        "provider_errors": decision.provider_errors,
-        "prompt_tokens": decision.prompt_tokens,
-        "completion_tokens": decision.completion_tokens,
-        "cost_usd": price.cost(decision.prompt_tokens, decision.completion_tokens),
+    counts: dict[str, float] = {
+        name: getattr(decision, name) for name in NOTE_VALUES if name != "cost_usd"
     }
+    counts["cost_usd"] = price.cost(decision.prompt_tokens, decision.completion_tokens)
+    return counts
 
 
 def _append_line(path: str, record: dict[str, Any]) -> None:

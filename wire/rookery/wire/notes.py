@@ -24,6 +24,7 @@ from rookery.v1 import notes_pb2
 
 __all__ = [
     "FALLBACK_REASON_MAX_BYTES",
+    "LEDGER_VALUES",
     "NOTE_NAME_MAX",
     "NOTE_TEXT_MAX_BYTES",
     "NOTE_VALUES_MAX",
@@ -35,6 +36,17 @@ __all__ = [
 
 NOTE_TEXT_MAX_BYTES = 512
 """The most bytes of UTF-8 in ``BotNote.text``."""
+LEDGER_VALUES = (
+    "attempts",
+    "invalid_replies",
+    "provider_errors",
+    "prompt_tokens",
+    "completion_tokens",
+    "cost_usd",
+)
+"""A language-model seat's counts in its move's ``BotNote.values`` (its ledger, which the arena
+sums per bot); ``latency_ms`` too, and ``unanswered_`` + each name for the decisions given no move
+since the seat's previous reply."""
 NOTE_VALUES_MAX = 16
 """The most named numbers in ``BotNote.values``."""
 NOTE_NAME_MAX = 32

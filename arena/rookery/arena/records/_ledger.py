@@ -23,18 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from rookery.v1 import notes_pb2, replay_pb2
+from rookery.wire.notes import LEDGER_VALUES
 from rookery.wire.replay import read_replay
 
 __all__ = ["BotLedger", "format_ledger", "ledger_of", "run_ledger"]
 
-_COUNTS = (
-    "attempts",
-    "invalid_replies",
-    "provider_errors",
-    "prompt_tokens",
-    "completion_tokens",
-    "cost_usd",
-)
+_COUNTS = LEDGER_VALUES
 
 
 _FLOATS = frozenset({"cost_usd", "latency_ms_total"})
