@@ -73,6 +73,7 @@ class PairWorker:
     def __init__(self, settings: WorkerSettings) -> None:
         self.settings = settings
         self.node = f"{os.uname().nodename} pid {os.getpid()}"
+        _normal_priority()
         _clear_lost_scratch()
         self._scratch = Path(tempfile.mkdtemp(prefix=f"{_SCRATCH}{os.getpid()}-"))
         self._scratch.chmod(0o711)
@@ -339,6 +340,26 @@ class PairWorker:
         if self._sandbox is not None:
             self._sandbox.close()
         shutil.rmtree(self._scratch, ignore_errors=True)
+
+
+def _normal_priority() -> None:
+    """Back to the machine's normal CPU priority where this process may: Ray starts its workers
+    at niceness 15 (for its own daemons' sake), which the embedded server's threads and the bots
+    it starts inherit, so on a busy machine the rest of its work came first. Niceness is a
+    thread's on Linux: every thread of the worker is set (Ray's own and the event loop's; a new
+    thread inherits its maker's). Lowering it needs root or CAP_SYS_NICE: without, the worker
+    keeps Ray's and says so."""
+    for task in Path("/proc/self/task").iterdir():
+        with contextlib.suppress(OSError, ValueError):
+            thread = int(task.name)
+            niceness = os.getpriority(os.PRIO_PROCESS, thread)
+            if niceness <= 0:
+                continue
+            try:
+                os.setpriority(os.PRIO_PROCESS, thread, 0)
+            except PermissionError as error:
+                log.warning("ray worker keeps its niceness", niceness=niceness, error=str(error))
+                return
 
 
 def _clear_lost_scratch() -> None:
