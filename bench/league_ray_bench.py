@@ -7,7 +7,7 @@ versions of the league tests' mixture bot (two strengths), games to 100 points, 
 4`` (two pairs at once), with the sandbox off (the local league keeps each version's process for
 all its games; each Ray worker keeps warm lanes of them) and on (the local league keeps two warm
 lanes of processes a version, each Ray worker its own two lanes); the local league sandboxed
-against unconfined is printed too. It times 30 rated pairs played once every version has
+against unconfined is printed too. It times 100 rated pairs played once every version has
 qualified and 10 more rated pairs were played (so Ray's start-up, the first shipping of the
 versions' files and the workers' first start of each version's processes are not counted: "once
 up"), on the local backend, then on a local Ray of this machine's CPUs (one worker a CPU:
@@ -50,8 +50,10 @@ from rookery.server import ServerConfig, TimeControl, configure_logging
 MIXBOT = Path(__file__).resolve().parents[1] / "tests" / "league" / "mixbot"
 COMMAND = f"{sys.executable} -m rookery.cli.main bot run mix_bot.py:MixBot"
 STRENGTHS = (1.0, 1.0, 0.0, 0.0)
-PAIRS = 30
-"""Rated pairs timed per backend."""
+PAIRS = 100
+"""Rated pairs timed per backend (10 to 15 s; 30 pairs were 3 to 5 s, in which one process start
+or a burst of the machine's other work moved a figure by a third: the same Ray run unconfined
+measured 5.3 to 8.9 pairs/s, and sandboxed above or below unconfined by turns)."""
 WARMUP = 10
 """Rated pairs played before the timing starts, on either backend (each Ray worker starts its
 warm processes of a version with the first pair it plays of it; the local league's were started
