@@ -1,6 +1,5 @@
 """The rooms stay small (issue 43): no class but the engine's `Game` has more than 25 methods, no
-product module is over 700 lines (but those listed in `OVER_THE_BOUND`, each held at its
-size until it is split), and `TournamentRunner` and the server's `Table` each stay under
+product module is over 700 lines, and `TournamentRunner` and the server's `Table` each stay under
 400 lines.
 
 At d917ed0 nine classes had more than 25 methods (`Game` 56, `Table` 51, `RookeryServer` 46,
@@ -40,13 +39,6 @@ MOST_CLASS_LINES = 400
 #: The one class allowed more methods: the engine's game state (its module and class name).
 WIDE_CLASSES = {("engine/rookery/engine/_game.py", "Game")}
 
-#: Modules still over the bound, each held at its size until it is split (then it leaves this
-#: table: a listed module at or under the bound fails the test, so the table only shrinks).
-OVER_THE_BOUND = {
-    # pimc's card search on the native core (828c4e3, 49cf8f7); to split out of bots/pimc.py.
-    "clients/python/rookery/client/bots/pimc.py": 745,
-}
-
 #: The classes the issue holds to MOST_CLASS_LINES.
 SMALL_CLASSES = {
     ("arena/rookery/arena/run/_runner.py", "TournamentRunner"),
@@ -80,11 +72,11 @@ def _wide_classes(tree: ast.Module, where: str) -> list[str]:
 
 def _long_module(text: str, where: str) -> list[str]:
     lines = len(text.splitlines())
-    held = OVER_THE_BOUND.get(where)
-    if held is not None and lines <= MOST_MODULE_LINES:
-        return [f"{where} has {lines} lines: take it out of OVER_THE_BOUND"]
-    most = MOST_MODULE_LINES if held is None else held
-    return [f"{where} has {lines} lines (at most {most})"] if lines > most else []
+    return (
+        [f"{where} has {lines} lines (at most {MOST_MODULE_LINES})"]
+        if lines > MOST_MODULE_LINES
+        else []
+    )
 
 
 def _class_lines(tree: ast.Module, where: str) -> dict[str, int]:
@@ -132,10 +124,6 @@ def test_the_checks_catch_what_they_forbid() -> None:
     assert _wide_classes(game, "engine/rookery/engine/other.py") != []
     assert _long_module("x = 1\n" * 701, "y.py") == ["y.py has 701 lines (at most 700)"]
     assert _long_module("x = 1\n" * 700, "y.py") == []
-    held, lines = next(iter(OVER_THE_BOUND.items()))
-    assert _long_module("x = 1\n" * lines, held) == []
-    assert _long_module("x = 1\n" * (lines + 1), held) != []
-    assert _long_module("x = 1\n" * 700, held) != []
     body = "    x = 1\n" * 400
     runner = ast.parse(f"class TournamentRunner:\n{body}")
     assert _class_lines(runner, "arena/rookery/arena/run/_runner.py") == {"TournamentRunner": 401}
