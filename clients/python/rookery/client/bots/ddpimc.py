@@ -17,8 +17,18 @@ import random
 from rookery.engine import DoubleDummy, Observation
 
 from ._sampling import Sample
+from ._simulate import HandSimulation
 from ._solve import solvable
-from .pimc import CardValues, PimcParameters, PimcPolicy, _base, _Budget, _finish, distinct_cards
+from .pimc import (
+    CardValues,
+    PimcParameters,
+    PimcPolicy,
+    _base,
+    _Budget,
+    _each_card,
+    _finish,
+    distinct_cards,
+)
 
 __all__ = ["DdPimcParameters", "DdPimcPolicy"]
 
@@ -69,12 +79,8 @@ class DdPimcPolicy(PimcPolicy):
                     node_limit=self.dd.node_limit,
                 )
                 solvers[base.bidding_mask] = solver
-            out = []
-            for card in cards:
-                if budget.expired():
-                    return None
-                sim = base.clone()
-                sim.play(card)
+
+            def finish(sim: HandSimulation) -> None:
                 try:
                     points = solver.solve(sim.hands, sim.leader, [c for _, c in sim.trick])
                 except ValueError:
@@ -83,7 +89,7 @@ class DdPimcPolicy(PimcPolicy):
                 else:
                     self.solved += 1
                     _finish(sim, points)
-                out.append(self._utility(sim, obs))
-            return out
+
+            return _each_card(self, obs, base, cards, budget, finish)
 
         return values

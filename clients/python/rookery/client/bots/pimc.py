@@ -263,16 +263,7 @@ class PimcPolicy:
         """A sample's worth per card by heuristic playouts of the Python model."""
 
         def values(sample: Sample, cards: list[int], budget: _Budget) -> list[float] | None:
-            base = _base(obs, sample)
-            out = []
-            for card in cards:
-                if budget.expired():
-                    return None
-                sim = base.clone()
-                sim.play(card)
-                sim.play_out()
-                out.append(self._utility(sim, obs))
-            return out
+            return _each_card(self, obs, _base(obs, sample), cards, budget, HandSimulation.play_out)
 
         return values
 
@@ -282,15 +273,9 @@ class PimcPolicy:
         def values(sample: Sample, cards: list[int], budget: _Budget) -> list[float] | None:
             base = _base(obs, sample)
             solver = EndgameSolver(base)
-            out = []
-            for card in cards:
-                if budget.expired():
-                    return None
-                sim = base.clone()
-                sim.play(card)
-                _finish(sim, solver.points(sim))
-                out.append(self._utility(sim, obs))
-            return out
+            return _each_card(
+                self, obs, base, cards, budget, lambda sim: _finish(sim, solver.points(sim))
+            )
 
         return values
 
@@ -537,6 +522,27 @@ class PimcPolicy:
             (trump, obs.buried, card) for card in options
         ]
         return options[max(self._exchange_search(obs, rng, candidates), 0)]
+
+
+def _each_card(
+    policy: PimcPolicy,
+    obs: Observation,
+    base: HandSimulation,
+    cards: list[int],
+    budget: _Budget,
+    finish: Callable[[HandSimulation], object],
+) -> list[float] | None:
+    """Each card's worth to ``policy``'s side on one sample: ``base`` cloned, the card played, the
+    hand ended by ``finish``; ``None`` when the deadline cuts it short."""
+    out = []
+    for card in cards:
+        if budget.expired():
+            return None
+        sim = base.clone()
+        sim.play(card)
+        finish(sim)
+        out.append(policy._utility(sim, obs))
+    return out
 
 
 def _base(obs: Observation, sample: Sample) -> HandSimulation:
