@@ -94,11 +94,7 @@ class HandSimulation:
         voids: list[int] | None = None,
         won: list[int] | None = None,
         tricks_left: int | None = None,
-        _blank: bool = False,
     ) -> None:
-        # ``_blank``: ``clone`` sets every slot itself.
-        if _blank:
-            return
         self.rules = rules
         self.players = rules.players
         self.deck_mask = rules.deck_mask
@@ -192,16 +188,7 @@ class HandSimulation:
 
     def clone(self) -> HandSimulation:
         """An independent copy (``tests/bots/test_clones.py`` checks that it copies every slot)."""
-        other = HandSimulation(
-            self.rules,
-            self.hands[:],
-            trump=self.trump,
-            bidder=self.bidder,
-            bid=self.bid,
-            leader=self.leader,
-            buried_points=self.buried_points,
-            _blank=True,
-        )
+        other = HandSimulation.__new__(HandSimulation)  # every slot is set below
         other.rules = self.rules
         other.hands = self.hands[:]
         other.trump = self.trump
