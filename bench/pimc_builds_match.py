@@ -1,20 +1,28 @@
-"""pimc on the native core against pimc on the pure engine, at the same time budget.
+"""pimc on the native core against another pimc, at the same time budget: the pure engine's,
+or today's from another tree (``--baseline TREE``).
 
 The question of issue 42: does pimc, at its default budget (0.2 s a card), play better when its
 samples are drawn and played out on the native core (``rookery.engine.sample_deal`` and
-``HeuristicPlayouts``)? The pure side is the same pimc on the pure engine and the Python playout
-model (``ROOKERY_PURE_ENGINE=1``); the core side is what ``make setup`` builds. Each runs in
-processes of its own, answering the decisions of the seats it holds; the games are played here,
-on the engine.
+``HeuristicPlayouts``)? By default the other side is the same pimc on the pure engine and the
+Python playout model (``ROOKERY_PURE_ENGINE=1``). With ``--baseline TREE`` it is the pimc of
+another source tree built as it was (issue 42's base commit with its mypyc-compiled engine, say):
+its workers run with that tree's packages first on ``PYTHONPATH``. Each side runs in processes
+of its own that receive plain data only (the deal's seed and the actions so far, as text),
+rebuild the game with their own engine and answer with their own pimc; the games are played
+here, on this tree's engine, and the two engines deal the same cards from a seed (a worker
+whose engine disagrees about an action's legality stops the run).
 
 A match is duplicate pairs of single ``standard`` hands: each deal is played twice, the core
 pimc holding one side and then the other, so that the cards cancel out. A pair's figure is the
-core side's hand score minus the pure side's, the mean of its two hands; the match reports
-the mean over pairs with a 95 % bootstrap interval (over pairs), and the share of the hands'
-points the core side won. Every pair is appended to ``--out`` (JSON lines) as it ends, and
-a run given the same file goes on from where it stopped.
+core side's hand score minus the other side's, the mean of its two hands; the match reports
+the mean over pairs with a 95 % bootstrap interval (over pairs), the pairs won, lost and even,
+and the share of the hands' points the core side won. Every pair is appended to ``--out`` (JSON
+lines, with each side's build and its card searches' samples and playouts) as it ends, and a
+run given the same file goes on from where it stopped.
 
     .venv/bin/python bench/pimc_builds_match.py --pairs 600 --jobs 2 --out runs/pimc-builds.jsonl
+    .venv/bin/python bench/pimc_builds_match.py --pairs 600 --jobs 2 \\
+        --baseline /tmp/u8-base --out runs/pimc-baseline.jsonl
 
 ``--jobs`` games are played at once (each one thinking seat at a time); on a 2-core machine, 2
 gives each thinking seat about a core.
@@ -28,131 +36,232 @@ import multiprocessing
 import os
 import random
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
-from multiprocessing.connection import Connection
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 PURE_ENV = "ROOKERY_PURE_ENGINE"
-BUILDS = ("core", "pure")
 SEED_BASE = 3_000_000
+#: A tree's package folders, put first on its workers' path (those that exist).
+TREE_PATHS = (
+    "engine", "wire", "server", "clients/python", "arena", "cli", "web", "envs", "gen/python",
+)  # fmt: skip
 #: What each side's workers must run: (the engine's build, where the playouts run).
-EXPECTED = {"core": ("core", "core"), "pure": ("pure", "pure")}
+EXPECTED = {"core": ("core", "core"), "pure": ("pure", "pure"), "base": ("compiled", "compiled")}
 
 
-def _decider(connection: Connection, pure: bool, budget: float) -> None:
-    """A worker of one build: answers ``(key, observation, legal)`` with an action, one pimc and
-    one generator per key (a seat of a game)."""
-    if pure:
-        os.environ[PURE_ENV] = "1"
-    else:
-        os.environ.pop(PURE_ENV, None)
+def _module_kind(name: str) -> str:
+    """``compiled`` if module ``name`` is an extension module (mypyc), else ``pure``."""
+    import importlib
+
+    try:
+        module = importlib.import_module(name)
+    except ImportError:
+        return "absent"
+    return "compiled" if str(module.__file__).endswith(".so") else "pure"
+
+
+def _build_kind() -> tuple[str, str, str]:
+    """This process's engine build, where its playouts run, and where its pimc comes from."""
+    from rookery.client.bots import pimc
+    from rookery.engine import build_info
+
+    engine = build_info().kind
+    if engine not in ("core", "pure"):
+        engine = _module_kind("rookery.engine._game")
+    try:
+        from rookery.engine import HeuristicPlayouts  # type: ignore[attr-defined,unused-ignore]
+
+        core_playouts = bool(HeuristicPlayouts.available())
+    except ImportError:
+        core_playouts = False
+    playouts = "core" if core_playouts else _module_kind("rookery.engine._playout")
+    if playouts == "absent":
+        playouts = "pure"
+    tree = Path(pimc.__file__).resolve().parents[5]  # <tree>/clients/python/rookery/client/bots
+    return engine, playouts, str(tree)
+
+
+def worker(budget: float) -> None:
+    """A worker of one build, on stdin and stdout (JSON lines): first says its build, then
+    answers ``{"game", "seat", "seed", "actions"}`` with ``{"action", "samples", "playouts"}``:
+    one game per key, brought up to date with the actions it has not seen, and one pimc and one
+    generator per seat of it. Its own prints go to stderr."""
+    out = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)
     from rookery.client.bots import PimcParameters, PimcPolicy
-    from rookery.engine import HeuristicPlayouts, build_info
+    from rookery.engine import Game, Phase, Ruleset
+    from rookery.engine._actions import parse_action
 
-    kind = (build_info().kind, "core" if HeuristicPlayouts.available() else "pure")
-    connection.send(kind)
+    ruleset = Ruleset.preset("standard").replace(max_hands=1)
+    games: dict[str, tuple[Any, list[str]]] = {}
     players: dict[str, tuple[Any, random.Random]] = {}
-    while True:
-        message = connection.recv()
-        if message is None:
-            return
-        key, observation, legal = message
+
+    def send(value: object) -> None:
+        out.write(json.dumps(value) + "\n")
+        out.flush()
+
+    send(_build_kind())
+    for line in sys.stdin:
+        message = json.loads(line)
+        name, seat, actions = message["game"], message["seat"], message["actions"]
+        if name not in games:
+            games[name] = (Game(ruleset, message["seed"], events=False), [])
+        game, seen = games[name]
+        for text in actions[len(seen) :]:
+            game.apply(parse_action(text))
+            seen.append(text)
+        assert game.current_player == seat, (name, game.current_player, seat)
+        key = f"{name}:{seat}"
         if key not in players:
-            players[key] = (PimcPolicy(PimcParameters(time_budget=budget)), random.Random(key))
+            policy = PimcPolicy(PimcParameters(time_budget=budget))
+            players[key] = (policy, random.Random(key))
         policy, rng = players[key]
-        connection.send(policy(observation, legal, rng))
-        if observation.phase.name == "PLAY" and observation.hand.bit_count() == 1:
-            players.pop(key, None)  # its last card: the hand is over for this seat
+        observation = game.observation_for(seat)
+        action = policy(observation, observation.legal_actions(), rng)
+        search = policy.last_search
+        play = observation.phase is Phase.PLAY
+        send({
+            "action": str(action),
+            "samples": search.samples if play else None,
+            "playouts": getattr(search, "playouts", None) if play else None,
+        })  # fmt: skip
+        if play and observation.hand.bit_count() == 1:
+            games.pop(name, None)  # its last card: the hand is over for this seat
+            players.pop(key, None)
 
 
 @dataclass(frozen=True)
 class PairResult:
-    """One deal played twice: the core side's score minus the pure side's in each hand, and
+    """One deal played twice: the core side's score minus the other side's in each hand, and
     each side's points (for the share of points)."""
 
     seed: int
     margins: tuple[int, int]
     points: tuple[tuple[int, int], tuple[int, int]]
+    #: Per side: card decisions searched, their samples and their playouts (``None``: not counted).
+    searches: dict[str, list[int | None]] = field(default_factory=dict)
 
     @property
     def margin(self) -> float:
         return sum(self.margins) / 2
 
 
-class Deciders:
-    """One process of each build for one game at a time."""
+def side_environment(side: str, tree: Path | None) -> dict[str, str]:
+    """The environment of ``side``'s workers."""
+    environment = dict(os.environ)
+    environment.pop(PURE_ENV, None)
+    if side == "pure":
+        environment[PURE_ENV] = "1"
+    if side == "base":
+        assert tree is not None
+        paths = [str(tree / folder) for folder in TREE_PATHS if (tree / folder).is_dir()]
+        environment["PYTHONPATH"] = os.pathsep.join(paths)
+    return environment
 
-    def __init__(self, budget: float) -> None:
-        context = multiprocessing.get_context("spawn")
-        self.connections: dict[str, Connection] = {}
-        self.processes = []
-        for build in BUILDS:
-            here, there = context.Pipe()
-            # Daemons: a side refused below must not keep the run waiting for its worker.
-            process = context.Process(
-                target=_decider, args=(there, build == "pure", budget), daemon=True
+
+class Side:
+    """One worker process of one side."""
+
+    def __init__(self, side: str, budget: float, tree: Path | None) -> None:
+        command = [sys.executable, str(Path(__file__).resolve()), "--worker"]
+        command += ["--budget", str(budget)]
+        self.process = subprocess.Popen(
+            command, env=side_environment(side, tree), stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        engine, playouts, source = self.receive()
+        if (engine, playouts) != EXPECTED[side]:
+            self.close()
+            raise SystemExit(
+                f"the {side} side runs the {engine} engine and {playouts} playouts "
+                "(run `make setup` first, or give a built tree)"
             )
-            process.start()
-            self.processes.append(process)
-            engine, playouts = here.recv()
-            if (engine, playouts) != EXPECTED[build]:
-                raise SystemExit(
-                    f"the {build} side runs the {engine} engine and {playouts} playouts "
-                    "(run `make setup` first)"
-                )
-            print(f"{build} side: engine {engine}, playouts {playouts}", file=sys.stderr)
-            self.connections[build] = here
+        if side == "base" and tree is not None and Path(source) != tree.resolve():
+            self.close()
+            raise SystemExit(f"the base side's pimc comes from {source}, not {tree}")
+        self.kind = {"engine": engine, "playouts": playouts, "source": source}
+        print(f"{side} side: engine {engine}, playouts {playouts}", file=sys.stderr)
 
-    def decide(self, build: str, key: str, observation: Any, legal: Any) -> Any:
-        connection = self.connections[build]
-        connection.send((key, observation, legal))
-        return connection.recv()
+    def receive(self) -> Any:
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        if not line:
+            raise SystemExit(f"a worker stopped (exit code {self.process.wait()})")
+        return json.loads(line)
+
+    def ask(self, message: dict[str, object]) -> dict[str, Any]:
+        stdin: IO[str] | None = self.process.stdin
+        assert stdin is not None
+        stdin.write(json.dumps(message) + "\n")
+        stdin.flush()
+        answer: dict[str, Any] = self.receive()
+        return answer
 
     def close(self) -> None:
-        for connection in self.connections.values():
-            connection.send(None)
-        for process in self.processes:
-            process.join(10)
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
 
 
-def play_pair(deciders: Deciders, seed: int) -> PairResult:
+def play_pair(sides: dict[str, Side], opponent: str, seed: int) -> PairResult:
     """Deal ``seed`` twice: the core pimc on side 0, then on side 1."""
     from rookery.engine import Game, Ruleset
+    from rookery.engine._actions import parse_action
 
     ruleset = Ruleset.preset("standard").replace(max_hands=1)
     margins: list[int] = []
     points: list[tuple[int, int]] = []
+    searches: dict[str, list[int | None]] = {"core": [0, 0, 0], opponent: [0, 0, 0]}
     for core_side in (0, 1):
         game = Game(ruleset, seed, events=False)
+        actions: list[str] = []
         while not game.is_over:
             seat = game.current_player
             assert seat is not None
-            build = BUILDS[0] if ruleset.side_of(seat) == core_side else BUILDS[1]
-            observation = game.observation_for(seat)
-            key = f"{seed}:{core_side}:{seat}"
-            game.apply(deciders.decide(build, key, observation, observation.legal_actions()))
+            side = "core" if ruleset.side_of(seat) == core_side else opponent
+            name = f"{seed}:{core_side}"
+            answer = sides[side].ask({"game": name, "seat": seat, "seed": seed,
+                                      "actions": actions})  # fmt: skip
+            game.apply(parse_action(answer["action"]))
+            actions.append(answer["action"])
+            if answer["samples"] is not None:
+                tally = searches[side]
+                tally[0] = (tally[0] or 0) + 1
+                tally[1] = (tally[1] or 0) + answer["samples"]
+                playouts = answer["playouts"]
+                tally[2] = None if playouts is None or tally[2] is None else tally[2] + playouts
         (hand,) = game.hand_results
         ours, theirs = hand.score_deltas[core_side], hand.score_deltas[1 - core_side]
         margins.append(ours - theirs)
         points.append((hand.points_per_side[core_side], hand.points_per_side[1 - core_side]))
-    return PairResult(seed, (margins[0], margins[1]), (points[0], points[1]))
+    return PairResult(seed, (margins[0], margins[1]), (points[0], points[1]), searches)
 
 
-def _play_seeds(args: tuple[Sequence[int], float, str]) -> None:
-    seeds, budget, out = args
-    deciders = Deciders(budget)
+def _play_seeds(args: tuple[Sequence[int], float, str, str | None]) -> None:
+    seeds, budget, out, tree = args
+    base = Path(tree) if tree else None
+    opponent = "base" if base else "pure"
+    sides = {side: Side(side, budget, base) for side in ("core", opponent)}
+    builds = {side: sides[side].kind for side in sides}
     try:
         for seed in seeds:
-            pair = play_pair(deciders, seed)
+            pair = play_pair(sides, opponent, seed)
+            row = {"seed": pair.seed, "margins": pair.margins, "points": pair.points,
+                   "opponent": opponent, "searches": pair.searches, "builds": builds,
+                   "load": os.getloadavg()[0]}  # fmt: skip
             with open(out, "a", encoding="utf-8") as file:
-                file.write(json.dumps({"seed": pair.seed, "margins": pair.margins,
-                                       "points": pair.points}) + "\n")  # fmt: skip
+                file.write(json.dumps(row) + "\n")
     finally:
-        deciders.close()
+        for side in sides.values():
+            side.close()
 
 
 def load(out: Path) -> list[PairResult]:
@@ -165,23 +274,39 @@ def load(out: Path) -> list[PairResult]:
             except json.JSONDecodeError:
                 continue
             points = tuple(tuple(side) for side in row["points"])
-            pairs.append(PairResult(row["seed"], tuple(row["margins"]), points))  # type: ignore[arg-type]
+            pairs.append(
+                PairResult(row["seed"], tuple(row["margins"]), points, row.get("searches", {}))  # type: ignore[arg-type]
+            )
     return pairs
 
 
-def summary(pairs: Sequence[PairResult], rounds: int = 4000) -> str:
-    """The mean margin a hand, its 95 % bootstrap interval, and the core side's share."""
+def summary(pairs: Sequence[PairResult], opponent: str = "pure", rounds: int = 4000) -> str:
+    """The mean margin a hand, its 95 % bootstrap interval, the pairs won, lost and even, the
+    core side's share of the points, and each side's samples and playouts a card search."""
     margins = [pair.margin for pair in pairs]
     rng = random.Random(0)
     means = sorted(statistics.fmean(rng.choices(margins, k=len(margins))) for _ in range(rounds))
     low, high = means[int(0.025 * rounds)], means[int(0.975 * rounds) - 1]
     ours = sum(p[0] for pair in pairs for p in pair.points)
     total = ours + sum(p[1] for pair in pairs for p in pair.points)
-    return (
-        f"pimc core vs pure: {len(pairs)} pairs ({2 * len(pairs)} hands): "
+    won = sum(1 for m in margins if m > 0)
+    lost = sum(1 for m in margins if m < 0)
+    text = (
+        f"pimc core vs {opponent}: {len(pairs)} pairs ({2 * len(pairs)} hands): "
         f"{statistics.fmean(margins):+.1f} points a hand, 95 % interval [{low:+.1f}, {high:+.1f}]; "
+        f"pairs won {won}, lost {lost}, even {len(margins) - won - lost}; "
         f"share of the points {ours / max(total, 1):.3f}"
     )
+    for side in ("core", opponent):
+        tallies = [pair.searches[side] for pair in pairs if side in pair.searches]
+        decisions = sum(t[0] or 0 for t in tallies)
+        if decisions:
+            samples = sum(t[1] or 0 for t in tallies) / decisions
+            text += f"\n  {side}: {samples:.0f} samples a card search"
+            if all(t[2] is not None for t in tallies):
+                text += f", {sum(t[2] or 0 for t in tallies) / decisions:.0f} playouts"
+            text += f" ({decisions} searches)"
+    return text
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -191,30 +316,45 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--budget", type=float, default=0.2, help="seconds a card (default 0.2)")
     parser.add_argument("--seed", type=int, default=SEED_BASE, help="the first deal seed")
     parser.add_argument("--out", type=Path, default=Path("runs/pimc-builds.jsonl"))
+    parser.add_argument(
+        "--baseline", type=Path, default=None, metavar="TREE",
+        help="play against the pimc of this built source tree instead of the pure engine's",
+    )  # fmt: skip
     parser.add_argument("--summary", action="store_true", help="print the file's figures only")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.worker:
+        worker(args.budget)
+        return 0
+    if args.baseline is not None and not (args.baseline / "engine").is_dir():
+        parser.error(f"--baseline {args.baseline}: not a source tree (no engine/ folder)")
+    opponent = "base" if args.baseline is not None else "pure"
     args.out.parent.mkdir(parents=True, exist_ok=True)
     done = {pair.seed for pair in load(args.out)}
     if not args.summary:
         seeds = [s for s in range(args.seed, args.seed + args.pairs) if s not in done]
         began = time.monotonic()
         chunks = [seeds[i :: args.jobs] for i in range(args.jobs)]
+        tree = str(args.baseline.resolve()) if args.baseline is not None else None
         # Processes of their own, not a pool's (a pool's workers may not start the deciders).
         context = multiprocessing.get_context("spawn")
         players = [
-            context.Process(target=_play_seeds, args=((chunk, args.budget, str(args.out)),))
+            context.Process(target=_play_seeds, args=((chunk, args.budget, str(args.out), tree),))
             for chunk in chunks
         ]
         for player in players:
             player.start()
         for player in players:
             player.join()
+        if any(player.exitcode for player in players):
+            print("a player stopped: the file keeps the pairs it finished", file=sys.stderr)
+            return 1
         print(f"played {len(seeds)} pairs in {time.monotonic() - began:.0f} s", file=sys.stderr)
     pairs = load(args.out)
     if not pairs:
         print("no pairs played")
         return 1
-    print(summary(pairs))
+    print(summary(pairs, opponent))
     return 0
 
 

@@ -43,3 +43,17 @@ def test_a_match_plays_whole_duplicate_hands_and_resumes_where_it_stopped(tmp_pa
     assert sorted(seeds) == [3_000_000, 3_000_001, 3_000_002]
     summary = _run(out, "--summary")
     assert summary.stdout.startswith("pimc core vs pure: 3 pairs (6 hands): ")
+
+
+def test_a_baseline_must_be_a_compiled_tree_and_is_refused_otherwise(tmp_path: Path) -> None:
+    # Not a source tree: refused before any game.
+    empty = _run(tmp_path / "none.jsonl", "--pairs", "1", "--baseline", str(tmp_path))
+    assert empty.returncode == 2
+    assert "not a source tree" in empty.stderr
+    # This tree as the baseline: its workers run the native core, not a mypyc-compiled engine,
+    # so the match stops before playing (a baseline that is not today's build proves nothing).
+    out = tmp_path / "self.jsonl"
+    itself = _run(out, "--pairs", "1", "--jobs", "1", "--baseline", str(ROOT))
+    assert itself.returncode == 1
+    assert "the base side runs the core engine and core playouts" in itself.stderr
+    assert not out.exists() or not out.read_text().strip()
