@@ -55,6 +55,20 @@ def export(root: Path, ref: str, path: str, into: str) -> Path:
     return Path(into) / path
 
 
+#: A source tree's package folders (those that exist go first on its workers' ``PYTHONPATH``).
+TREE_PACKAGES = (
+    "engine", "wire", "server", "clients/python", "arena", "cli", "web", "envs", "gen/python",
+)  # fmt: skip
+
+
+def tree_environment(tree: Path) -> dict[str, str]:
+    """What runs the packages of the built source tree ``tree`` (``{"PYTHONPATH": ...}``)."""
+    folders = [str(tree / folder) for folder in TREE_PACKAGES if (tree / folder).is_dir()]
+    if not folders:
+        raise SystemExit(f"{tree}: not a source tree (none of {', '.join(TREE_PACKAGES)})")
+    return {"PYTHONPATH": ":".join(folders)}
+
+
 def add_compiled(
     builds: dict[str, dict[str, str]], probe: list[str], env: dict[str, str], missing: str
 ) -> None:

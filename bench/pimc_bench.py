@@ -6,12 +6,20 @@ at least two distinct cards) are searched by ``PimcPolicy`` with its default par
 each decision's ``SearchStats.playouts`` is counted: one playout per candidate card on each
 completed sample. Each run is a fresh process of one build — the pure modules
 (``ROOKERY_PURE_ENGINE=1``), the compiled ones (built by ``make setup``), and with
-``--baseline REF`` the bots of git REF on today's engine — interleaved so that the machine's
-load weighs on all alike; a figure is the median over the runs of the median decision:
+``--baseline REF`` the bots of git REF on today's engine, with ``--tree TREE`` the engine and
+bots of a built source tree (issue 42's base commit with its mypyc-compiled engine, say: that
+tree's packages first on ``PYTHONPATH``) — interleaved so that the machine's load weighs on all
+alike; a figure is the median over the runs of the median decision:
 
     bots.pimc[pure] playouts/decision=... samples/decision=... playouts/cpu-s=... sampling=..%
     bots.pimc[compiled] playouts/decision=... samples/decision=... playouts/cpu-s=... sampling=..%
     (x.xx× pure)
+
+    python bench/pimc_bench.py --tree /tmp/u8-base --runs 7
+
+A pimc that counts no playouts (before ``SearchStats.playouts``) is counted from the outside:
+its calls of ``PimcPolicy._utility`` (one a candidate card a sample), less those of a last sample
+the deadline cut short, as the count does today.
 
 The budget is wall-clock time, as in play: on a loaded machine every build gets fewer, so the
 search's playouts per CPU second (sampling included) are printed too, and the share of a card
@@ -30,9 +38,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from build_runs import export, interleaved, median, parser, versus, worker
+from build_runs import export, interleaved, median, parser, tree_environment, versus, worker
 
 if TYPE_CHECKING:
     from rookery.client.bots import PimcPolicy
@@ -76,27 +84,89 @@ def positions(count: int, seed: int) -> list[Observation]:
     return found
 
 
+def _build() -> str:
+    """``core``, ``pure``, or ``compiled`` (an older tree's mypyc engine) in this process."""
+    import rookery.engine
+    from rookery.engine import build_info
+
+    kind = build_info().kind
+    if kind in ("core", "pure"):
+        playouts = getattr(rookery.engine, "HeuristicPlayouts", None)
+        return "core" if playouts is not None and playouts.available() else "pure"
+    import rookery.engine._game as game
+
+    return "compiled" if str(game.__file__).endswith(".so") else "pure"
+
+
+class _PlayoutCount:
+    """The playouts of an older pimc that counts none, counted as today's count does: each
+    ``_utility`` call is one candidate card of a sample, and a sample starts with a
+    ``HandSimulation.from_observation``; the calls of a last sample the deadline cut short (the
+    samples started outnumber the completed ones) are left out."""
+
+    def __init__(self, pimc: PimcPolicy) -> None:
+        import importlib
+
+        # An older tree's names, not this one's: typed as what they are to this tree, unknown.
+        module: Any = importlib.import_module("rookery.client.bots.pimc")
+        policy: Any = pimc
+        self.calls = self.started = self.in_sample = 0
+        utility = policy._utility
+        simulation = module.HandSimulation
+        count = self
+
+        def counted_utility(*args: object) -> float:
+            count.calls += 1
+            count.in_sample += 1
+            return float(utility(*args))
+
+        class Counted:
+            @staticmethod
+            def from_observation(*args: object) -> object:
+                count.started += 1
+                count.in_sample = 0
+                return simulation.from_observation(*args)
+
+        policy._utility = counted_utility
+        module.HandSimulation = Counted
+
+    def take(self, completed: int) -> int:
+        """The playouts of the search just done (``completed`` samples), and a fresh count."""
+        playouts = self.calls - (self.in_sample if self.started > completed else 0)
+        self.calls = self.started = self.in_sample = 0
+        return playouts
+
+
 def one_run(count: int, seed: int) -> dict[str, object]:
     """pimc's playouts and samples per decision on ``count`` positions (medians)."""
     from rookery.client.bots import PimcPolicy
-    from rookery.engine import HeuristicPlayouts
 
-    build = "core" if HeuristicPlayouts.available() else "pure"
+    build = _build()
     pimc = PimcPolicy()
+    counted = hasattr(pimc.last_search, "playouts")
+    outside = None if counted else _PlayoutCount(pimc)
     playouts: list[int] = []
     samples: list[int] = []
     cpu = 0.0
     for index, obs in enumerate(positions(count, seed)):
+        if outside is not None:
+            outside.take(0)
         start = time.process_time()
         pimc.play(obs, obs.legal_actions().play, random.Random(index))
         cpu += time.process_time() - start
         search = pimc.last_search
-        # Older bots count no playouts: samples times the cards is their upper bound.
-        playouts.append(getattr(search, "playouts", 0))
+        if outside is None:
+            playouts.append(search.playouts)
+        else:
+            playouts.append(outside.take(search.samples))
         samples.append(search.samples)
-    sampling, playing = _split(pimc, positions(count, seed))
+    if not hasattr(pimc, "_card_values"):  # an older pimc: no split of its card search
+        share: float | None = None
+    else:
+        sampling, playing = _split(pimc, positions(count, seed))
+        share = sampling / (sampling + playing)
     return {
-        "sampling_share": sampling / (sampling + playing),
+        "sampling_share": share,
         "build": build,
         "playouts": statistics.median(playouts),
         "samples": statistics.median(samples),
@@ -130,6 +200,10 @@ def _split(pimc: PimcPolicy, found: list[Observation]) -> tuple[float, float]:
 def main(argv: list[str] | None = None) -> int:
     options = parser(__doc__, baseline="the bots")
     options.add_argument("--positions", type=int, default=20, help="decisions per run")
+    options.add_argument(
+        "--tree", type=Path, metavar="TREE",
+        help="also run the engine and bots of this built source tree (on its PYTHONPATH)",
+    )  # fmt: skip
     args = options.parse_args(argv)
     if args.worker:
         print(json.dumps(one_run(args.positions, args.seed)))
@@ -142,6 +216,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.baseline:
         folder = export(ROOT, args.baseline, "clients/python/rookery", exported.name).parent
         builds[f"{args.baseline}"] = dict(plain, **{BOTS_ENV: str(folder)})
+    if args.tree:
+        tree = dict(plain, **tree_environment(args.tree))
+        probe_tree = [sys.executable, __file__, "--worker", "--positions", "1"]
+        kind = worker(probe_tree, tree)["build"]
+        if kind != "compiled":
+            raise SystemExit(f"--tree {args.tree}: its engine is {kind}, not a compiled build")
+        builds[f"tree {args.tree}"] = tree
     builds["pure"] = dict(plain, **{PURE_ENV: "1"})
     probe = [sys.executable, __file__, "--worker", "--positions", "1"]
     if worker(probe, plain)["build"] == "core":
@@ -150,20 +231,32 @@ def main(argv: list[str] | None = None) -> int:
         print("bots: the native core is not in use here (make setup builds it)")
 
     results = interleaved(builds, me, args.runs)
-    base = next(iter(results))  # the baseline when given, else the pure build
+    base = next(iter(results))  # the baseline or the tree when given, else the pure build
     base_rate = median(results[base], "playouts")
     for name, runs in results.items():
         rate = median(runs, "playouts")
         samples = median(runs, "samples")
         per_cpu = median(runs, "playouts_per_cpu_s")
-        share = median(runs, "sampling_share")
+        shares = [run for run in runs if run["sampling_share"] is not None]
+        share = f" sampling={median(shares, 'sampling_share'):.0%}" if shares else ""
         print(
             f"bots.pimc[{name}] playouts/decision={rate:.0f} samples/decision={samples:.0f}"
-            f" playouts/cpu-s={per_cpu:.0f} sampling={share:.0%}"
+            f" playouts/cpu-s={per_cpu:.0f}{share}"
             f"{versus(rate, base_rate, name, base)}"
         )
-    if "core" in results and "pure" in results:
-        # The compiled (mypyc) pimc that the core replaced did 4.3x the pure playouts (R2).
+    named = f"tree {args.tree}"
+    if "core" in results and named in results:
+        # Issue 42's figure, measured: the core against today's pimc a decision and a CPU second.
+        core, today = results["core"], results[named]
+        print(
+            f"bots.pimc[core] vs {named}:"
+            f" {median(core, 'playouts') / median(today, 'playouts'):.1f}x playouts/decision,"
+            f" {median(core, 'playouts_per_cpu_s') / median(today, 'playouts_per_cpu_s'):.1f}x"
+            " playouts/cpu-s"
+        )
+    elif "core" in results and "pure" in results:
+        # The compiled (mypyc) pimc that the core replaced did 4.3x the pure playouts (R2);
+        # --tree measures it instead.
         ratio = median(results["core"], "playouts") / median(results["pure"], "playouts")
         print(f"bots.pimc[core] vs the former compiled pimc (4.3x pure): {ratio / 4.3:.1f}x")
     exported.cleanup()
