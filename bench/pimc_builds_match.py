@@ -44,12 +44,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from build_runs import tree_environment
+
 PURE_ENV = "ROOKERY_PURE_ENGINE"
 SEED_BASE = 3_000_000
-#: A tree's package folders, put first on its workers' path (those that exist).
-TREE_PATHS = (
-    "engine", "wire", "server", "clients/python", "arena", "cli", "web", "envs", "gen/python",
-)  # fmt: skip
 #: What each side's workers must run: (the engine's build, where the playouts run).
 EXPECTED = {"core": ("core", "core"), "pure": ("pure", "pure"), "base": ("compiled", "compiled")}
 
@@ -159,8 +157,7 @@ def side_environment(side: str, tree: Path | None) -> dict[str, str]:
         environment[PURE_ENV] = "1"
     if side == "base":
         assert tree is not None
-        paths = [str(tree / folder) for folder in TREE_PATHS if (tree / folder).is_dir()]
-        environment["PYTHONPATH"] = os.pathsep.join(paths)
+        environment.update(tree_environment(tree))
     return environment
 
 
