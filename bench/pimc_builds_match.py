@@ -318,6 +318,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="play against the pimc of this built source tree instead of the pure engine's",
     )  # fmt: skip
     parser.add_argument("--summary", action="store_true", help="print the file's figures only")
+    parser.add_argument(
+        "--first", type=int, default=None, metavar="N",
+        help="the figures of the deals --seed .. --seed+N-1 only (a size set before the run)",
+    )  # fmt: skip
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
@@ -348,6 +352,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
         print(f"played {len(seeds)} pairs in {time.monotonic() - began:.0f} s", file=sys.stderr)
     pairs = load(args.out)
+    if args.first is not None:
+        pairs = [pair for pair in pairs if args.seed <= pair.seed < args.seed + args.first]
     if not pairs:
         print("no pairs played")
         return 1

@@ -43,6 +43,9 @@ def test_a_match_plays_whole_duplicate_hands_and_resumes_where_it_stopped(tmp_pa
     assert sorted(seeds) == [3_000_000, 3_000_001, 3_000_002]
     summary = _run(out, "--summary")
     assert summary.stdout.startswith("pimc core vs pure: 3 pairs (6 hands): ")
+    # A size set before the run: the figures of the first deals only.
+    first = _run(out, "--summary", "--first", "2")
+    assert first.stdout.startswith("pimc core vs pure: 2 pairs (4 hands): ")
 
 
 def test_a_baseline_must_be_a_compiled_tree_and_is_refused_otherwise(tmp_path: Path) -> None:
