@@ -121,6 +121,26 @@ class LegalActions:
 
 def bind_engine(values: dict[str, Any]) -> None: ...
 
+class RequestWriter:
+    """One table's ``ActionRequest`` writer (``rookery.wire.fastpath.RequestEncoder`` makes it):
+    the ``Observation.ruleset`` field encoded, each card's ``Card`` message, the ``Phase`` number
+    of each phase and the ``Suit`` number of each suit then of none."""
+
+    def __new__(
+        cls, ruleset: bytes, cards: list[bytes], phases: list[int], suits: list[int]
+    ) -> Self: ...
+    def write(
+        self,
+        game: EngineGame,
+        table_id: bytes,
+        request_id: int,
+        seat: int,
+        deadline_ms: int,
+        bank_ms: int,
+        last_seq: int,
+        masks: bool,
+    ) -> bytes: ...
+
 class DoubleDummy:
     """One deal's double-dummy solver: the points the seats of ``side`` (a bit mask) take from a
     position of the play to the end of the hand under perfect play by both sides."""

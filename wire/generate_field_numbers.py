@@ -9,11 +9,18 @@ set), one class per message (nested messages as nested classes), one constant pe
 
     class ActionRequest:
         TABLE_ID: Final = 1
+
+With ``--rust FILE`` it also writes the same numbers as a Rust module for the native core, which
+writes the servers' action requests (``core/src/field_numbers.rs``, one ``pub mod`` per message,
+``pub mod action_request { pub const TABLE_ID: u32 = 1; … }``). That file is committed (the core
+builds from a clean clone and from the sdist without protoc); ``tests/wire`` holds it equal to
+this generator's output.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import subprocess
 import sys
 import tempfile
@@ -74,6 +81,37 @@ def module_text(files: descriptor_pb2.FileDescriptorSet) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _snake(name: str) -> str:
+    """``ActionRequest`` -> ``action_request``."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def _rust_lines(message: descriptor_pb2.DescriptorProto, source: str, indent: str) -> list[str]:
+    module = _snake(message.name)
+    lines = [f"{indent}/// `{message.name}` ({source}).", f"{indent}pub mod {module} {{"]
+    lines += [f"{indent}    pub const {f.name.upper()}: u32 = {f.number};" for f in message.field]
+    for nested in message.nested_type:
+        if not nested.options.map_entry:
+            lines += _rust_lines(nested, source, indent + "    ")
+    if len(lines) == 2:  # no field: as rustfmt writes it
+        return [lines[0], lines[1] + "}"]
+    return [*lines, f"{indent}}}"]
+
+
+def rust_text(files: descriptor_pb2.FileDescriptorSet) -> str:
+    """The generated Rust module's source (the same numbers as :func:`module_text`)."""
+    lines = [
+        "//! The field numbers of every message of proto/rookery/v1, for the core's protobuf",
+        "//! writer (`requests`). Generated from the .proto files by `make proto`",
+        "//! (wire/generate_field_numbers.py --rust): never edit it.",
+    ]
+    for proto in sorted(files.file, key=lambda f: f.name):
+        source = Path(proto.name).name
+        for message in proto.message_type:
+            lines += ["", *_rust_lines(message, source, "")]
+    return "\n".join(lines) + "\n"
+
+
 def generate(proto_root: Path, out_root: Path) -> Path:
     """Write the module under ``out_root``; its path."""
     target = out_root / MODULE
@@ -86,8 +124,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("proto_root", type=Path, help="the folder holding rookery/v1/*.proto")
     parser.add_argument("out_root", type=Path, help="the folder of the generated stubs")
+    parser.add_argument("--rust", type=Path, help="also write the numbers as this Rust module")
     args = parser.parse_args()
     generate(args.proto_root, args.out_root)
+    if args.rust is not None:
+        args.rust.write_text(rust_text(descriptor_set(args.proto_root)), encoding="utf-8")
     return 0
 
 

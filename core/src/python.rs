@@ -617,6 +617,7 @@ fn rookery_core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     crate::python_dd::register(module)?;
     crate::python_engine::register(module)?;
     crate::python_observation::register(module)?;
+    crate::python_requests::register(module)?;
     crate::python_search::register(module)?;
     module.add("RefusedError", module.py().get_type::<RefusedError>())?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;

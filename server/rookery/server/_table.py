@@ -473,15 +473,13 @@ def _action_request(
     table: Table, request: OpenRequest, seat: SeatState, deadline_ms: int, bank_ms: int
 ) -> bytes:
     """The seat's ``ActionRequest`` for the open request, encoded (its observation and legal
-    actions now)."""
+    actions now; by the native core in one call where the game runs on it)."""
     assert seat.session is not None
-    game = table.game
-    return table._encoder.action_request(
+    return table._encoder.game_request(
+        table.game,
         table_id=table.id,
         request_id=request.id,
         seat=seat.index,
-        observation=game.observation_for(seat.index),
-        legal=game.legal_actions(),
         deadline_ms=deadline_ms,
         bank_ms=bank_ms,
         last_seq=table.events.sent_seq,

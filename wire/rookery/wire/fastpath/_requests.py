@@ -3,7 +3,11 @@
 A table asks for an action after every move. Most of an ``ActionRequest`` does not change from
 one request to the next (the ruleset, the hand's completed tricks) or comes from a small set
 (cards), so :class:`RequestEncoder` encodes those parts once and assembles a request from bytes:
-exactly what ``convert`` plus ``SerializeToString`` give.
+exactly what ``convert`` plus ``SerializeToString`` give. For a game on the native core,
+:meth:`RequestEncoder.game_request` has the core write the whole request from the game's state
+in one call (``rookery_core.RequestWriter``, ``core/src/requests.rs``: field numbers generated
+from the .proto files like ``rookery.v1.field_numbers``, and this module's cards, enums and
+ruleset bytes); the Python encoder is the reference the core is held to, and the fallback.
 
 A bot reads a request as protobuf parsed it (:func:`read_request`), straight into an engine
 ``Observation`` and ``LegalActions``: the card sets from the card masks (never a message per
@@ -15,10 +19,11 @@ lets ``convert`` decode it, with its own errors.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 from rookery.engine import (
     NUM_CARDS,
+    Game,
     LegalActions,
     Observation,
     Phase,
@@ -67,6 +72,19 @@ _SUITS: Final[dict[int, Suit]] = {
     number: suit for suit, number in _SUIT_NUMBERS.items() if suit is not None
 }
 _PLAY = Phase.PLAY
+
+
+def _native() -> tuple[type[Any], type[Any]] | None:
+    """The native core's game class and request writer, where the core is built: it writes the
+    requests of a game on the core (``None``: no core, or one built before the writer)."""
+    try:
+        from rookery_core import EngineGame, RequestWriter
+    except ImportError:
+        return None
+    return EngineGame, RequestWriter
+
+
+_NATIVE: Final = _native()
 
 # Writing ---------------------------------------------------------------------------------------
 
@@ -195,10 +213,19 @@ class RequestEncoder:
         "_table_id",
         "_tail",
         "_tricks",
+        "_writer",
     )
 
     def __init__(self, ruleset: Ruleset) -> None:
         self._ruleset = field(_O.RULESET, convert.ruleset_to_proto(ruleset).SerializeToString())
+        self._writer: Any = None
+        if _NATIVE is not None:
+            self._writer = _NATIVE[1](
+                self._ruleset,
+                list(CARD_BYTES),
+                [_PHASE_NUMBERS[phase] for phase in Phase],
+                [_SUIT_NUMBERS[suit] for suit in (*Suit, None)],
+            )
         self._hand_number = -1
         self._tricks: list[bytes] = []
         self._joined = b""
@@ -295,6 +322,47 @@ class RequestEncoder:
             self._tail = ((points, scores, sides), encoded)
         return encoded
 
+    def game_request(
+        self,
+        game: Game,
+        *,
+        table_id: str,
+        request_id: int,
+        seat: int,
+        deadline_ms: int,
+        bank_ms: int,
+        last_seq: int,
+        masks: bool = False,
+    ) -> bytes:
+        """:meth:`action_request` of ``seat``'s observation of ``game`` now and the legal actions:
+        written by the native core in one call where ``game`` runs on it, else by this encoder."""
+        writer = self._writer
+        if writer is not None and _NATIVE is not None and isinstance(game, _NATIVE[0]):
+            encoded_id = self._table_id_field(table_id)
+            written: bytes = writer.write(
+                game, encoded_id, request_id, seat, deadline_ms, bank_ms, last_seq, masks
+            )
+            return written
+        return self.action_request(
+            table_id=table_id,
+            request_id=request_id,
+            seat=seat,
+            observation=game.observation_for(seat),
+            legal=game.legal_actions(),
+            deadline_ms=deadline_ms,
+            bank_ms=bank_ms,
+            last_seq=last_seq,
+            masks=masks,
+        )
+
+    def _table_id_field(self, table_id: str) -> bytes:
+        """The encoded ``ActionRequest.table_id`` (remembered: a table's requests share it)."""
+        known_id, encoded_id = self._table_id
+        if table_id != known_id:
+            encoded_id = field(_R.TABLE_ID, table_id.encode()) if table_id else b""
+            self._table_id = (table_id, encoded_id)
+        return encoded_id
+
     def action_request(
         self,
         *,
@@ -310,10 +378,7 @@ class RequestEncoder:
     ) -> bytes:
         """A ``ConnectResponse`` carrying an ``ActionRequest``, as bytes; with ``masks``, its
         card sets as ``card_masks`` too (for a session whose Hello asked: ``Hello.card_masks``)."""
-        known_id, encoded_id = self._table_id
-        if table_id != known_id:
-            encoded_id = field(_R.TABLE_ID, table_id.encode()) if table_id else b""
-            self._table_id = (table_id, encoded_id)
+        encoded_id = self._table_id_field(table_id)
         observed = self.observation(observation)
         allowed = _legal(legal)
         body = b"".join(
