@@ -170,6 +170,8 @@ dist: $(SETUP_STAMP) ## build the sdist and the wheel (with the native core wher
 	rm -rf dist
 	CARGO_TARGET_DIR=$(CURDIR)/build/core-target $(PY) -m build --no-isolation --outdir dist .
 	@ls dist
+	@# The core's wheel: auditwheel's reading of the glibc its symbols need (manylinux2014 with zig).
+	@if ls dist/*-manylinux*.whl >/dev/null 2>&1; then $(PY) -m auditwheel show dist/*.whl; fi
 
 clean: ## remove the venv, generated code and caches
 	@# What the mypyc builds (removed) left in a clone set up before.

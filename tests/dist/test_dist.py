@@ -2,13 +2,17 @@
 the clone.
 
 The wheel is built where cargo is found, so it must carry the native core: a platform tag (abi3,
-manylinux, never ``py3-none-any``), the core's package inside, and, installed, an engine that
-runs on it (``TableBatch.available()``: the batched API exists only on the core) and a
-``rookery --version`` that names it. The sdist, built into a wheel with no cargo on the PATH (what
-``pip install`` does with it on a machine without Rust), must say once that it carries the pure
-engine, be ``py3-none-any`` with no extension module at all, and run pure.
+never ``py3-none-any``), the core's package inside, and, installed, an engine that runs on it
+(``TableBatch.available()``: the batched API exists only on the core) and a ``rookery --version``
+that names it. Its tag is manylinux2014 (glibc 2.17: zig, a dev dependency, links the core), and
+it earns it: no symbol the core needs is newer than GLIBC_2.17 (read from the ELF file) and
+auditwheel finds the same tag. Built without zig (``ROOKERY_NO_ZIG=1``) it says so once and takes
+the tag of this machine's glibc that its symbols need, which auditwheel confirms: no wheel claims
+a Linux it cannot run on. The sdist, built into a wheel with no cargo on the PATH (what ``pip
+install`` does with it on a machine without Rust), must say once that it carries the pure engine,
+be ``py3-none-any`` with no extension module at all, and run pure.
 
-Both are built once per state of the sources (``build/dist-test/<digest>/``, the cargo cache of
+They are built once per state of the sources (``build/dist-test/<digest>/``, the cargo cache of
 ``make setup`` reused) and installed into one venv under the test's temporary folder, with the
 dependencies at the versions of ``constraints.txt`` (pip's cache makes the second run quick).
 """
@@ -17,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -25,6 +30,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from elftools.elf.elffile import ELFFile
+from elftools.elf.gnuversions import GNUVerNeedSection
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = ("engine/rookery", "wire", "server/rookery", "arena/rookery", "web/rookery",
@@ -34,6 +41,9 @@ SOURCES = ("engine/rookery", "wire", "server/rookery", "arena/rookery", "web/roo
 """What the wheel and the sdist are built from (the cache key)."""
 BUILD_S = 600
 NO_CORE = "rookery-arena: no Rust toolchain (cargo) found: the wheel carries the pure engine"
+NO_ZIG = "rookery-arena: no zig found (pip install ziglang): the core is built for this machine's"
+MACHINE = platform.machine()
+MANYLINUX2014 = f"cp311-abi3-manylinux2014_{MACHINE}.manylinux_2_17_{MACHINE}"
 
 
 def _digest() -> str:
@@ -66,10 +76,17 @@ def artifacts() -> dict[str, Path]:
         folder.mkdir(parents=True)
         env = dict(os.environ, CARGO_TARGET_DIR=str(ROOT / "build" / "core-target"))
         build = [sys.executable, "-m", "build", "--no-isolation"]
-        subprocess.run(
+        built = subprocess.run(
             [*build, "--outdir", str(folder / "dist"), str(ROOT)],
-            cwd=folder, env=env, check=True, capture_output=True, timeout=BUILD_S,
+            cwd=folder, env=env, check=True, capture_output=True, text=True, timeout=BUILD_S,
         )  # fmt: skip
+        (folder / "dist.log").write_text(built.stdout + built.stderr, encoding="utf-8")
+        built = subprocess.run(
+            [*build, "--wheel", "--outdir", str(folder / "native"), str(ROOT)],
+            cwd=folder, env=dict(env, ROOKERY_NO_ZIG="1"), check=True, capture_output=True,
+            text=True, timeout=BUILD_S,
+        )  # fmt: skip
+        (folder / "native.log").write_text(built.stdout + built.stderr, encoding="utf-8")
         [sdist] = (folder / "dist").glob("*.tar.gz")
         built = subprocess.run(
             [*build, "--wheel", "--outdir", str(folder / "pure"), str(sdist)],
@@ -81,7 +98,45 @@ def artifacts() -> dict[str, Path]:
     [wheel] = (folder / "dist").glob("*.whl")
     [sdist] = (folder / "dist").glob("*.tar.gz")
     [pure] = (folder / "pure").glob("*.whl")
-    return {"wheel": wheel, "sdist": sdist, "pure": pure, "pure.log": folder / "pure.log"}
+    [native] = (folder / "native").glob("*.whl")
+    logs = {f"{name}.log": folder / f"{name}.log" for name in ("dist", "native", "pure")}
+    return {"wheel": wheel, "sdist": sdist, "pure": pure, "native": native, **logs}
+
+
+def _tag(wheel: Path) -> str:
+    """The wheel's tag (set) from its file name: what pip matches against the machine."""
+    return wheel.name.removesuffix(".whl").split("-", 2)[2]
+
+
+def _newest_glibc(wheel: Path, tmp_path: Path) -> tuple[int, int]:
+    """The newest GLIBC_x.y symbol version that the core's extension module needs, read from its
+    ELF file's version needs (``.gnu.version_r``), as the dynamic loader checks them."""
+    with zipfile.ZipFile(wheel) as archive:
+        [name] = [n for n in archive.namelist() if n.startswith("rookery_core/") and ".so" in n]
+        module = Path(archive.extract(name, tmp_path))
+    needed: list[tuple[int, int]] = []
+    with module.open("rb") as file:
+        section = ELFFile(file).get_section_by_name(".gnu.version_r")
+        assert isinstance(section, GNUVerNeedSection), "no version needs: not linked to glibc"
+        for _library, versions in section.iter_versions():
+            for version in versions:
+                if version.name.startswith("GLIBC_2."):
+                    major, minor = version.name.removeprefix("GLIBC_").split(".")[:2]
+                    needed.append((int(major), int(minor)))
+    assert needed, "the module names no GLIBC version"
+    return max(needed)
+
+
+def _auditwheel_tag(wheel: Path) -> str:
+    """The platform tag ``auditwheel show`` finds the wheel consistent with."""
+    shown = subprocess.run(
+        [sys.executable, "-m", "auditwheel", "show", str(wheel)],
+        capture_output=True, text=True, check=True, timeout=120,
+    ).stdout  # fmt: skip
+    words = " ".join(shown.split())
+    lead = 'is consistent with the following platform tag: "'
+    assert lead in words, shown
+    return words.split(lead, 1)[1].split('"', 1)[0]
 
 
 @pytest.fixture(scope="module")
@@ -133,11 +188,12 @@ def test_the_wheel_is_a_platform_wheel_with_the_core_and_runs_on_it(
     artifacts: dict[str, Path], clean_venv: Path
 ) -> None:
     wheel = artifacts["wheel"]
-    tag = wheel.name.removesuffix(".whl").split("-", 2)[2]
+    tag = _tag(wheel)
     assert tag.startswith("cp311-abi3-manylinux"), wheel.name
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
-        assert "Tag: " + tag in archive.read(next(n for n in names if n.endswith("WHEEL"))).decode()
+        metadata = archive.read(next(n for n in names if n.endswith("WHEEL"))).decode()
+        assert all(f"Tag: cp311-abi3-{p}" in metadata for p in tag.split("-")[2].split(".")), tag
     assert any(n.startswith("rookery_core/rookery_core.") and n.endswith(".so") for n in names)
     assert not [n for n in names if n.endswith(".so") and not n.startswith("rookery_core/")]
     _install(clean_venv, wheel)
@@ -162,3 +218,31 @@ def test_the_sdist_without_cargo_installs_and_runs_the_pure_engine(
     assert Path(where).is_relative_to(clean_venv) and available == "False" and int(actions) > 40
     version = _run(clean_venv, "rookery", "--version")
     assert "no native core: the pure engine" in version
+
+
+@pytest.mark.skipif(NO_CARGO, reason="no Rust toolchain here: make dist builds a pure wheel")
+def test_the_wheels_core_is_linked_for_manylinux2014_and_auditwheel_agrees(
+    artifacts: dict[str, Path], tmp_path: Path
+) -> None:
+    """glibc 2.17 (2012) and later: the tag pip matches is earned by the module's symbols."""
+    log = artifacts["dist.log"].read_text(encoding="utf-8")
+    assert "rookery-arena: " not in log, log  # zig found and the build went through: nothing said
+    wheel = artifacts["wheel"]
+    assert _tag(wheel) == MANYLINUX2014, wheel.name
+    assert _newest_glibc(wheel, tmp_path) <= (2, 17)
+    assert _auditwheel_tag(wheel) == f"manylinux_2_17_{MACHINE}"
+
+
+@pytest.mark.skipif(NO_CARGO, reason="no Rust toolchain here: make dist builds a pure wheel")
+def test_without_zig_the_core_takes_this_machines_tag_says_so_once_and_auditwheel_agrees(
+    artifacts: dict[str, Path], tmp_path: Path
+) -> None:
+    log = artifacts["native.log"].read_text(encoding="utf-8")
+    assert log.count(NO_ZIG) == 1 and log.count("rookery-arena: ") == 1, log
+    native = artifacts["native"]
+    tag = _tag(native)
+    assert tag.startswith("cp311-abi3-manylinux_2_") and "." not in tag, native.name
+    linux = tag.split("-")[2]
+    glibc = tuple(int(n) for n in linux.removeprefix("manylinux_").split("_")[:2])
+    assert _newest_glibc(native, tmp_path) <= glibc  # earned: maturin's lowest policy that holds
+    assert linux == _auditwheel_tag(native)
