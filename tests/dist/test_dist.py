@@ -200,7 +200,8 @@ def test_the_wheel_is_a_platform_wheel_with_the_core_and_runs_on_it(
     where, available, actions = _run(clean_venv, "python", "-c", _ENGINE).split()
     assert Path(where).is_relative_to(clean_venv) and available == "True" and int(actions) > 40
     version = _run(clean_venv, "rookery", "--version")
-    assert version.startswith("rookery 0.1.0 (engine: ") and "native core 0.1.0" in version
+    assert version.startswith("rookery 0.1.0 (engine: ")
+    assert f"native core 0.1.0, built for {tag})" in version, version
 
 
 def test_the_sdist_without_cargo_installs_and_runs_the_pure_engine(

@@ -15,6 +15,7 @@ import pkgutil
 import select
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from rookery.engine import build_info
 
@@ -49,7 +50,8 @@ def version() -> str:
 
 class _VersionAction(argparse.Action):
     """``--version``: the version, which build of the engine runs and the native core's version
-    (``rookery 0.1.0 (engine: ...; native core 0.1.0)``, or ``no native core``)."""
+    and wheel tag (``rookery 0.1.0 (engine: ...; native core 0.1.0, built for cp311-abi3-...)``,
+    or ``no native core``)."""
 
     def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
         super().__init__(option_strings, dest, nargs=0, help="show the version and the builds")
@@ -63,12 +65,31 @@ class _VersionAction(argparse.Action):
 
 
 def _core_version() -> str:
-    """The native core in this install (the wheel's ``rookery_core``), or that there is none."""
+    """The native core in this install (the wheel's ``rookery_core``) and the platform its wheel
+    is tagged for, or that there is none."""
     try:
         import rookery_core
     except ImportError:
         return "no native core: the pure engine"
-    return f"native core {rookery_core.__version__}"
+    tag = _wheel_tag(Path(rookery_core.__file__ or ""))
+    return f"native core {rookery_core.__version__}" + (f", built for {tag}" if tag else "")
+
+
+def _wheel_tag(module: Path) -> str:
+    """The tag of the installed wheel that holds ``module`` (``cp311-abi3-manylinux2014_x86_64.
+    manylinux_2_17_x86_64``, as its file was named), or "" where no wheel's record names it."""
+    from importlib import metadata
+
+    for name in metadata.packages_distributions().get(module.parent.name, []):
+        distribution = metadata.distribution(name)
+        files = [distribution.locate_file(f) for f in distribution.files or ()]
+        if not any(Path(str(f)).resolve() == module.resolve() for f in files):
+            continue
+        lines = (distribution.read_text("WHEEL") or "").splitlines()
+        tags = [line.removeprefix("Tag: ").split("-") for line in lines if line.startswith("Tag: ")]
+        if tags and len({(t[0], t[1]) for t in tags}) == 1:
+            return f"{tags[0][0]}-{tags[0][1]}-" + ".".join(t[2] for t in tags)
+    return ""
 
 
 def build_parser() -> argparse.ArgumentParser:
