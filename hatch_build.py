@@ -95,7 +95,7 @@ class GeneratedStubsHook(BuildHookInterface):  # type: ignore[type-arg]
         if not sys.platform.startswith("linux"):
             pass  # manylinux is Linux's: elsewhere maturin tags the core for this system's version
         elif zig_env is None:
-            _say(f"no zig found (pip install ziglang): {NATIVE_TAG}")
+            _say(f"no zig found (the ziglang package, or zig on the PATH): {NATIVE_TAG}")
         else:
             built = self._build_core(root, ["--zig", "--compatibility", MANYLINUX], zig_env)
             if isinstance(built, str):

@@ -41,7 +41,7 @@ SOURCES = ("engine/rookery", "wire", "server/rookery", "arena/rookery", "web/roo
 """What the wheel and the sdist are built from (the cache key)."""
 BUILD_S = 600
 NO_CORE = "rookery-arena: no Rust toolchain (cargo) found: the wheel carries the pure engine"
-NO_ZIG = "rookery-arena: no zig found (pip install ziglang): the core is built for this machine's"
+NO_ZIG = "rookery-arena: no zig found (the ziglang package, or zig on the PATH): the core is built"
 MACHINE = platform.machine()
 MANYLINUX2014 = f"cp311-abi3-manylinux2014_{MACHINE}.manylinux_2_17_{MACHINE}"
 
