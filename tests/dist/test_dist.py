@@ -6,11 +6,11 @@ never ``py3-none-any``), the core's package inside, and, installed, an engine th
 (``TableBatch.available()``: the batched API exists only on the core) and a ``rookery --version``
 that names it. Its tag is manylinux2014 (glibc 2.17: zig, a dev dependency, links the core), and
 it earns it: no symbol the core needs is newer than GLIBC_2.17 (read from the ELF file) and
-auditwheel finds the same tag. Built without zig (``ROOKERY_NO_ZIG=1``) it says so once and takes
-the tag of this machine's glibc that its symbols need, which auditwheel confirms: no wheel claims
-a Linux it cannot run on. The sdist, built into a wheel with no cargo on the PATH (what ``pip
-install`` does with it on a machine without Rust), must say once that it carries the pure engine,
-be ``py3-none-any`` with no extension module at all, and run pure.
+auditwheel finds the same tag. Built without zig (``ROOKERY_NO_ZIG=1``), or with a zig that fails,
+it says so once and takes the tag of this machine's glibc that its symbols need, which auditwheel
+confirms: no wheel claims a Linux it cannot run on. The sdist, built into a wheel with no cargo on
+the PATH (what ``pip install`` does with it on a machine without Rust), must say once that it
+carries the pure engine, be ``py3-none-any`` with no extension module at all, and run pure.
 
 They are built once per state of the sources (``build/dist-test/<digest>/``, the cargo cache of
 ``make setup`` reused) and installed into one venv under the test's temporary folder, with the
@@ -37,11 +37,18 @@ ROOT = Path(__file__).resolve().parents[2]
 SOURCES = ("engine/rookery", "wire", "server/rookery", "arena/rookery", "web/rookery",
            "clients/python/rookery", "cli/rookery", "envs/rookery", "proto", "core/src",
            "core/Cargo.toml", "core/Cargo.lock", "core/pyproject.toml", "core/rookery_core.pyi",
-           "pyproject.toml", "hatch_build.py", "README.md")  # fmt: skip
+           "pyproject.toml", "hatch_build.py", "README.md", "tests/dist/test_dist.py")  # fmt: skip
 """What the wheel and the sdist are built from (the cache key)."""
 BUILD_S = 600
 NO_CORE = "rookery-arena: no Rust toolchain (cargo) found: the wheel carries the pure engine"
 NO_ZIG = "rookery-arena: no zig found (the ziglang package, or zig on the PATH): the core is built"
+ZIG_FAILED = "rookery-arena: the core's manylinux2014 build with zig failed: the core is built"
+NO_MANYLINUX2014 = {
+    "no-zig": {"ROOKERY_NO_ZIG": "1"},
+    "zig-fails": {"ZIG_GLOBAL_CACHE_DIR": "/dev/null/zig"},
+}
+"""The two ways the wheel's build has no manylinux2014 link: no zig, and a zig that fails (it
+cannot open its cache)."""
 MACHINE = platform.machine()
 MANYLINUX2014 = f"cp311-abi3-manylinux2014_{MACHINE}.manylinux_2_17_{MACHINE}"
 
@@ -81,12 +88,13 @@ def artifacts() -> dict[str, Path]:
             cwd=folder, env=env, check=True, capture_output=True, text=True, timeout=BUILD_S,
         )  # fmt: skip
         (folder / "dist.log").write_text(built.stdout + built.stderr, encoding="utf-8")
-        built = subprocess.run(
-            [*build, "--wheel", "--outdir", str(folder / "native"), str(ROOT)],
-            cwd=folder, env=dict(env, ROOKERY_NO_ZIG="1"), check=True, capture_output=True,
-            text=True, timeout=BUILD_S,
-        )  # fmt: skip
-        (folder / "native.log").write_text(built.stdout + built.stderr, encoding="utf-8")
+        for name, change in NO_MANYLINUX2014.items():  # the tree's wheel without a working zig
+            built = subprocess.run(
+                [*build, "--wheel", "--outdir", str(folder / name), str(ROOT)],
+                cwd=folder, env=dict(env, **change), check=True, capture_output=True, text=True,
+                timeout=BUILD_S,
+            )  # fmt: skip
+            (folder / f"{name}.log").write_text(built.stdout + built.stderr, encoding="utf-8")
         [sdist] = (folder / "dist").glob("*.tar.gz")
         built = subprocess.run(
             [*build, "--wheel", "--outdir", str(folder / "pure"), str(sdist)],
@@ -98,9 +106,9 @@ def artifacts() -> dict[str, Path]:
     [wheel] = (folder / "dist").glob("*.whl")
     [sdist] = (folder / "dist").glob("*.tar.gz")
     [pure] = (folder / "pure").glob("*.whl")
-    [native] = (folder / "native").glob("*.whl")
-    logs = {f"{name}.log": folder / f"{name}.log" for name in ("dist", "native", "pure")}
-    return {"wheel": wheel, "sdist": sdist, "pure": pure, "native": native, **logs}
+    natives = {name: next((folder / name).glob("*.whl")) for name in NO_MANYLINUX2014}
+    logs = {f"{name}.log": folder / f"{name}.log" for name in ("dist", "pure", *NO_MANYLINUX2014)}
+    return {"wheel": wheel, "sdist": sdist, "pure": pure, **natives, **logs}
 
 
 def _tag(wheel: Path) -> str:
@@ -235,12 +243,13 @@ def test_the_wheels_core_is_linked_for_manylinux2014_and_auditwheel_agrees(
 
 
 @pytest.mark.skipif(NO_CARGO, reason="no Rust toolchain here: make dist builds a pure wheel")
+@pytest.mark.parametrize(("build", "said"), [("no-zig", NO_ZIG), ("zig-fails", ZIG_FAILED)])
 def test_without_zig_the_core_takes_this_machines_tag_says_so_once_and_auditwheel_agrees(
-    artifacts: dict[str, Path], tmp_path: Path
+    artifacts: dict[str, Path], tmp_path: Path, build: str, said: str
 ) -> None:
-    log = artifacts["native.log"].read_text(encoding="utf-8")
-    assert log.count(NO_ZIG) == 1 and log.count("rookery-arena: ") == 1, log
-    native = artifacts["native"]
+    log = artifacts[f"{build}.log"].read_text(encoding="utf-8")
+    assert log.count(said) == 1 and log.count("rookery-arena: ") == 1, log
+    native = artifacts[build]
     tag = _tag(native)
     assert tag.startswith("cp311-abi3-manylinux_2_") and "." not in tag, native.name
     linux = tag.split("-")[2]
