@@ -121,6 +121,17 @@ class LegalActions:
 
 def bind_engine(values: dict[str, Any]) -> None: ...
 
+class RequestReader:
+    """A bot's reader of the server's messages (``rookery.wire.fastpath`` makes one): each card's
+    ``Card`` message, the engine's phases and suits by their enum numbers."""
+
+    def __new__(cls, cards: list[bytes], phases: dict[int, Any], suits: dict[int, Any]) -> Self: ...
+    @staticmethod
+    def split(data: bytes) -> tuple[bool, list[tuple[int, bytes]]] | None: ...
+    def read(
+        self, message: bytes, known: dict[str, tuple[int, tuple[Any, ...]]] | None = None
+    ) -> tuple[Any, ...] | None: ...
+
 class RequestWriter:
     """One table's ``ActionRequest`` writer (``rookery.wire.fastpath.RequestEncoder`` makes it):
     the ``Observation.ruleset`` field encoded, each card's ``Card`` message, the ``Phase`` number

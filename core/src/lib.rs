@@ -19,6 +19,8 @@ mod python_observation;
 mod python_requests;
 mod python_search;
 pub mod playout;
+pub mod protobuf;
+pub mod request_reading;
 pub mod requests;
 pub mod rules;
 pub mod sampling;

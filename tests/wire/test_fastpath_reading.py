@@ -1,5 +1,6 @@
 """The SDK's reader of the server's messages (``rookery.wire.fastpath.read_response``) against
-the reference.
+the reference, on both readers: the native core's (``rookery_core.RequestReader``, where it
+is built) and the Python one (the fallback, and the reference the core is held to).
 
 The reference is protobuf's parse of the whole ``ConnectResponse`` and ``wire.convert``'s
 decoding of each action request, field by field. On the server's own bytes
@@ -12,19 +13,28 @@ from __future__ import annotations
 
 import contextlib
 import random
+import shutil
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from google.protobuf.message import DecodeError
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rookery.engine import PRESETS, Game
+from rookery.engine import PRESETS, Game, build_info
 from rookery.engine.testing import played_game
 from rookery.v1 import bot_service_pb2 as pb
 from rookery.v1 import field_numbers as fields
 from rookery.wire import convert, fastpath
 from rookery.wire.errors import WireError
-from rookery.wire.fastpath import RequestEncoder, batch_bytes, event_bytes, table_event_prefix
+from rookery.wire.fastpath import (
+    RequestEncoder,
+    _requests,
+    _responses,
+    batch_bytes,
+    event_bytes,
+    table_event_prefix,
+)
 from rookery.wire.fastpath._protobuf import varint
 
 RESP = fields.ConnectResponse
@@ -36,6 +46,23 @@ UINT64 = st.integers(0, 2**64 - 1)
 INT32 = st.integers(-(2**31), 2**31 - 1)
 TABLE_IDS = st.text(min_size=0, max_size=300)
 FAST = settings(max_examples=15, deadline=None)
+
+
+@pytest.fixture(scope="module", autouse=True, params=["core", "python"])
+def reader(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Every test of the module on the core's reader, then on the Python reader alone."""
+    native = _responses.NATIVE_READER
+    if request.param == "core" and native is None:
+        info = build_info()
+        if info.kind == "core" or (shutil.which("cargo") and "not built" in info.reason):
+            pytest.fail("cargo is here but the native core (with its reader) is not built")
+        pytest.skip(f"the engine is {info}")
+    if request.param == "python":
+        _responses.NATIVE_READER = None
+    try:
+        yield request.param
+    finally:
+        _responses.NATIVE_READER = native
 
 
 GAMES = st.builds(
@@ -293,3 +320,22 @@ def test_a_streams_reader_reads_each_request_of_several_hands_as_convert_does(pr
             assert kind == "action_request" and isinstance(got, fastpath.Request)
             assert _read(got) == _read(alone)
     assert {(table_id, 1) for table_id in games} <= hands_seen  # every table saw a new hand
+
+
+def test_the_core_reads_a_regular_request_and_leaves_the_rest_to_protobuf(reader: str) -> None:
+    """Not vacuous: the core's reader reads the server's requests itself (with or without a
+    stream's hands), and gives ``None`` (protobuf's turn) for one without card masks."""
+    game = played_game(PRESETS["called-partner"], 3, 60)
+    data = _request_bytes(game, "t-1", 5, 900)
+    message = pb.ConnectResponse.FromString(data).action_request.SerializeToString()
+    hands = _requests.HandsRead()
+    got = [_responses.read_request_bytes(message, known) for known in (None, hands, hands)]
+    if reader == "python":
+        assert got == [None, None, None]
+        return
+    for request in got:
+        assert request is not None
+        assert _read(request) == _reference(pb.ActionRequest.FromString(message))
+    no_masks = _request_bytes(game, "t-1", 5, 900, masks=False)
+    inner = pb.ConnectResponse.FromString(no_masks).action_request.SerializeToString()
+    assert _responses.read_request_bytes(inner) is None

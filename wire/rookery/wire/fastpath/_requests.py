@@ -14,7 +14,9 @@ A bot reads a request as protobuf parsed it (:func:`read_request`), straight int
 card), the ruleset and each trick looked up by their bytes (decoded by ``convert`` the first
 time), the rest as integers. Only the regular case is read so (an observation, legal actions and
 card masks, values ``convert`` accepts); anything else raises :class:`Irregular` and the caller
-lets ``convert`` decode it, with its own errors.
+lets ``convert`` decode it, with its own errors. Where the native core is built, ``_responses``
+has the core read a request's bytes first (``rookery_core.RequestReader``, the same values), and
+this reader is the reference it is held to and the fallback.
 """
 
 from __future__ import annotations
@@ -544,6 +546,27 @@ class HandsRead:
         auction = tuple([(entry.seat, entry.amount) for entry in entries])
         self._auctions.remember(table_id, (hand, auction))
         return auction
+
+    @property
+    def known_tricks(self) -> dict[str, tuple[int, tuple[Trick, ...]]]:
+        """Each table's ``(hand number, completed tricks)`` read so far (the native reader reads
+        only the tricks past these)."""
+        return self._tricks
+
+    def add_tricks(
+        self, table_id: str, hand_number: int, since: int, new: tuple[Trick, ...]
+    ) -> tuple[Trick, ...]:
+        """The table's completed tricks: the first ``since`` known already, then ``new``."""
+        if since:
+            known = self._tricks[table_id][1]
+            if not new:
+                return known
+            tricks = known + new
+            self._tricks[table_id] = (hand_number, tricks)
+            return tricks
+        if new:
+            self._tricks.remember(table_id, (hand_number, new))
+        return new
 
     def tricks(self, table_id: str, observation: actions_pb2.Observation) -> tuple[Trick, ...]:
         """The observation's completed tricks, its new ones read."""
