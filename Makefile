@@ -109,7 +109,9 @@ $(NODE_STAMP): package.json package-lock.json
 
 proto: $(PROTO_STAMP) ## regenerate the Python stubs from proto/
 
-# The stubs, and the field numbers of every message for the hand-made codecs (rookery.wire.fastpath).
+# The stubs, and the field numbers of every message for the hand-made codecs (rookery.wire.fastpath)
+# and for the core's request codec (core/src/field_numbers.rs, committed: the core builds without
+# protoc; tests/wire holds it equal to the generator's output).
 $(PROTO_STAMP): $(PROTO_FILES) wire/generate_field_numbers.py $(SETUP_STAMP)
 	rm -rf gen/python && mkdir -p gen/python
 	$(PY) -m grpc_tools.protoc -I proto \
@@ -117,7 +119,7 @@ $(PROTO_STAMP): $(PROTO_FILES) wire/generate_field_numbers.py $(SETUP_STAMP)
 	  --plugin=protoc-gen-mypy=$(BIN)/protoc-gen-mypy --mypy_out=gen/python \
 	  --plugin=protoc-gen-mypy_grpc=$(BIN)/protoc-gen-mypy_grpc --mypy_grpc_out=gen/python \
 	  $(PROTO_FILES)
-	$(PY) wire/generate_field_numbers.py proto gen/python
+	$(PY) wire/generate_field_numbers.py proto gen/python --rust core/src/field_numbers.rs
 	@touch $@
 
 demo: setup ## the main job: a demo tournament of the reference bots, with ratings and a report
