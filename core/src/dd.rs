@@ -13,9 +13,10 @@
 //! that shares an alike class with one of those), and the table's entry then holds for every
 //! position alike in those top cards (holders and worths, in order) and alike below them only
 //! in each seat's count of cards of each worth. Moves are ordered by what the seats still to
-//! play to the trick can do (the table's best lead first, then sure winners cashed, low leads
-//! to a partner's winner, points given to a trick the side holds, the cheapest sure winner,
-//! low losers); cards that play alike are searched once (one seat's cards of one suit and one
+//! play to the trick can do (the table's best lead first: the entry's, else one of an entry
+//! with the same counts; then sure winners cashed, low leads to a partner's winner, points
+//! given to a trick the side holds, the cheapest sure winner, low losers; ties broken by the
+//! cutoffs each card made before); cards that play alike are searched once (one seat's cards of one suit and one
 //! worth with no card of another seat or of the open trick between them); sure points bound
 //! the trick boundaries (the trumps of one side above every trump of the other; the leader's
 //! top cards of the suits no opponent can trump, with the lowest cards the seats that follow
@@ -227,7 +228,7 @@ impl Codes {
 }
 
 /// At most this many entries share a bucket (the oldest goes first).
-const BUCKET_LIMIT: usize = 12;
+const BUCKET_LIMIT: usize = 32;
 
 const NO_CARD: u8 = 255;
 
@@ -260,6 +261,9 @@ pub struct DdSolver {
     pub node_limit: u64,
     stop_at: u64,
     aborted: bool,
+    /// Per seat and card, how much the card's cutoffs weighed (more tricks left, more weight):
+    /// it breaks ties among the cards the order scores alike.
+    history: Box<[[u32; 58]; 6]>,
 }
 
 impl DdSolver {
@@ -282,6 +286,7 @@ impl DdSolver {
             node_limit: 0,
             stop_at: u64::MAX,
             aborted: false,
+            history: Box::new([[0; 58]; 6]),
         })
     }
 
@@ -646,6 +651,13 @@ impl DdSolver {
                 if (0..4)
                     .any(|group| codes.pattern(group, entry.tops[group]) != entry.patterns[group])
                 {
+                    // A position with the same counts: its best lead is a good first guess.
+                    if best_hint == NO_CARD
+                        && entry.best != NO_CARD
+                        && hands[leader] >> entry.best & 1 == 1
+                    {
+                        best_hint = entry.best;
+                    }
                     continue;
                 }
                 let (lower, upper) = (entry.lower as i64, entry.upper as i64);
@@ -715,6 +727,10 @@ impl DdSolver {
         let entry = &mut bucket[index];
         if value <= alpha {
             entry.upper = entry.upper.min(value as i32);
+            if !leader_ours {
+                // The card that kept the side below the window: the opponents' best lead.
+                entry.best = best;
+            }
         } else if value >= beta {
             entry.lower = entry.lower.max(value as i32);
             entry.best = best;
@@ -986,7 +1002,7 @@ impl DdSolver {
                 others |= cards;
             }
         }
-        let mut moves = [(0i32, 0u8, 0u8); 18];
+        let mut moves = [(0i64, 0u8, 0u8); 18];
         let count = self.ordered_moves(hands, legal, others, state, hint, &mut moves);
         let maximising = self.rules.side >> seat & 1 == 1;
         let mut best = if maximising { i64::MIN } else { i64::MAX };
@@ -1016,6 +1032,9 @@ impl DdSolver {
             }
             if alpha >= beta {
                 // One card refutes the node: its line alone is what the bound depends on.
+                let left = hand.count_ones();
+                let weight = &mut self.history[seat][card as usize];
+                *weight = weight.saturating_add(left * left);
                 relevance = depends;
                 break;
             }
@@ -1035,7 +1054,7 @@ impl DdSolver {
         others: u64,
         state: TrickState,
         hint: u8,
-        moves: &mut [(i32, u8, u8); 18],
+        moves: &mut [(i64, u8, u8); 18],
     ) -> usize {
         let trump = self.rules.trump;
         let mut count = 0;
@@ -1081,9 +1100,11 @@ impl DdSolver {
                 separated = false;
                 class_points = points;
                 let score = if card as u8 == hint {
-                    1 << 30
+                    1 << 60
                 } else {
-                    self.move_score(card, state, &context)
+                    // The order's score, its ties broken by the card's history.
+                    (self.move_score(card, state, &context) as i64 + 2_048) << 32
+                        | self.history[state.seat][card as usize] as i64
                 };
                 moves[count] = (score, card as u8, card as u8);
                 count += 1;
