@@ -160,8 +160,9 @@ $(OPENSPIEL_STAMP): bench/openspiel-requirements.txt
 ladder: setup ## duplicate matches random vs heuristic vs pimc, Elo ± 95 % CI
 	$(PY) bench/ladder.py
 
-pimc-match: setup ## pimc on the core vs the pure engine (BASELINE=TREE: vs that built tree's pimc), 600 duplicate pairs (~2 h)
-	$(PY) bench/pimc_builds_match.py --pairs 600 --jobs 2 $(if $(BASELINE),--baseline $(BASELINE) --out runs/pimc-baseline.jsonl,--out runs/pimc-builds.jsonl)
+POLICY ?= pimc
+pimc-match: setup ## pimc (POLICY=ddpimc: double-dummy pimc) on the core vs the pure engine's pimc (BASELINE=TREE: that built tree's), 600 duplicate pairs (~2 h)
+	$(PY) bench/pimc_builds_match.py --pairs 600 --jobs 2 --policy $(POLICY) $(if $(BASELINE),--baseline $(BASELINE) --out runs/$(POLICY)-baseline.jsonl,--out runs/$(POLICY)-builds.jsonl)
 
 soak: setup ## a bounded soak: 2,000 games or ten minutes, throughput and server memory over time
 	$(PY) bench/soak.py

@@ -24,6 +24,13 @@ run given the same file goes on from where it stopped.
     .venv/bin/python bench/pimc_builds_match.py --pairs 600 --jobs 2 \\
         --baseline /tmp/u8-base --out runs/pimc-baseline.jsonl
 
+With ``--policy ddpimc`` the core side is double-dummy pimc instead (issue 44: pimc whose samples
+are solved exactly in the hand's last tricks, ``rookery.client.bots.ddpimc``) at the same budget,
+against the same opponents; its rows say so, and a file holds one policy's pairs only.
+
+    .venv/bin/python bench/pimc_builds_match.py --pairs 600 --jobs 3 --policy ddpimc \\
+        --baseline /tmp/u8-base --out runs/ddpimc-baseline.jsonl
+
 ``--jobs`` games are played at once (each one thinking seat at a time); on a 2-core machine, 2
 gives each thinking seat about a core.
 """
@@ -84,14 +91,24 @@ def _build_kind() -> tuple[str, str, str]:
     return engine, playouts, str(tree)
 
 
-def worker(budget: float) -> None:
+def _policy(name: str, budget: float) -> Any:
+    """The card searcher a worker runs: this tree's pimc, or (``ddpimc``) double-dummy pimc."""
+    if name == "ddpimc":
+        from rookery.client.bots.ddpimc import DdPimcParameters, DdPimcPolicy
+
+        return DdPimcPolicy(DdPimcParameters(time_budget=budget))
+    from rookery.client.bots import PimcParameters, PimcPolicy
+
+    return PimcPolicy(PimcParameters(time_budget=budget))
+
+
+def worker(budget: float, policy_name: str) -> None:
     """A worker of one build, on stdin and stdout (JSON lines): first says its build, then
     answers ``{"game", "seat", "seed", "actions"}`` with ``{"action", "samples", "playouts"}``:
     one game per key, brought up to date with the actions it has not seen, and one pimc and one
     generator per seat of it. Its own prints go to stderr."""
     out = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)
-    from rookery.client.bots import PimcParameters, PimcPolicy
     from rookery.engine import Game, Phase, Ruleset
     from rookery.engine._actions import parse_action
 
@@ -116,7 +133,7 @@ def worker(budget: float) -> None:
         assert game.current_player == seat, (name, game.current_player, seat)
         key = f"{name}:{seat}"
         if key not in players:
-            policy = PimcPolicy(PimcParameters(time_budget=budget))
+            policy = _policy(policy_name, budget)
             players[key] = (policy, random.Random(key))
         policy, rng = players[key]
         observation = game.observation_for(seat)
@@ -164,9 +181,9 @@ def side_environment(side: str, tree: Path | None) -> dict[str, str]:
 class Side:
     """One worker process of one side."""
 
-    def __init__(self, side: str, budget: float, tree: Path | None) -> None:
+    def __init__(self, side: str, budget: float, tree: Path | None, policy: str = "pimc") -> None:
         command = [sys.executable, str(Path(__file__).resolve()), "--worker"]
-        command += ["--budget", str(budget)]
+        command += ["--budget", str(budget), "--policy", policy]
         self.process = subprocess.Popen(
             command, env=side_environment(side, tree), stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, text=True,
@@ -181,7 +198,7 @@ class Side:
         if side == "base" and tree is not None and Path(source) != tree.resolve():
             self.close()
             raise SystemExit(f"the base side's pimc comes from {source}, not {tree}")
-        self.kind = {"engine": engine, "playouts": playouts, "source": source}
+        self.kind = {"engine": engine, "playouts": playouts, "source": source, "policy": policy}
         print(f"{side} side: engine {engine}, playouts {playouts}", file=sys.stderr)
 
     def receive(self) -> Any:
@@ -242,17 +259,18 @@ def play_pair(sides: dict[str, Side], opponent: str, seed: int) -> PairResult:
     return PairResult(seed, (margins[0], margins[1]), (points[0], points[1]), searches)
 
 
-def _play_seeds(args: tuple[Sequence[int], float, str, str | None]) -> None:
-    seeds, budget, out, tree = args
+def _play_seeds(args: tuple[Sequence[int], float, str, str | None, str]) -> None:
+    seeds, budget, out, tree, policy = args
     base = Path(tree) if tree else None
     opponent = "base" if base else "pure"
-    sides = {side: Side(side, budget, base) for side in ("core", opponent)}
+    sides = {"core": Side("core", budget, base, policy), opponent: Side(opponent, budget, base)}
     builds = {side: sides[side].kind for side in sides}
     try:
         for seed in seeds:
             pair = play_pair(sides, opponent, seed)
             row = {"seed": pair.seed, "margins": pair.margins, "points": pair.points,
-                   "opponent": opponent, "searches": pair.searches, "builds": builds,
+                   "opponent": opponent, "policy": policy, "searches": pair.searches,
+                   "builds": builds,
                    "load": os.getloadavg()[0]}  # fmt: skip
             with open(out, "a", encoding="utf-8") as file:
                 file.write(json.dumps(row) + "\n")
@@ -261,8 +279,9 @@ def _play_seeds(args: tuple[Sequence[int], float, str, str | None]) -> None:
             side.close()
 
 
-def load(out: Path) -> list[PairResult]:
-    """The pairs recorded in ``out`` (a torn last line, from a run killed mid-write, is left)."""
+def load(out: Path, policy: str = "pimc") -> list[PairResult]:
+    """The pairs recorded in ``out`` (a torn last line, from a run killed mid-write, is left);
+    a pair of another policy than ``policy`` on the core side stops the reading."""
     pairs = []
     if out.exists():
         for line in out.read_text(encoding="utf-8").splitlines():
@@ -270,6 +289,8 @@ def load(out: Path) -> list[PairResult]:
                 row = json.loads(line)
             except json.JSONDecodeError:
                 continue
+            if row.get("policy", "pimc") != policy:
+                raise SystemExit(f"{out} holds pairs of {row.get('policy')}, not {policy}")
             points = tuple(tuple(side) for side in row["points"])
             pairs.append(
                 PairResult(row["seed"], tuple(row["margins"]), points, row.get("searches", {}))  # type: ignore[arg-type]
@@ -277,7 +298,9 @@ def load(out: Path) -> list[PairResult]:
     return pairs
 
 
-def summary(pairs: Sequence[PairResult], opponent: str = "pure", rounds: int = 4000) -> str:
+def summary(
+    pairs: Sequence[PairResult], opponent: str = "pure", rounds: int = 4000, policy: str = "pimc"
+) -> str:
     """The mean margin a hand, its 95 % bootstrap interval, the pairs won, lost and even, the
     core side's share of the points, and each side's samples and playouts a card search."""
     margins = [pair.margin for pair in pairs]
@@ -289,7 +312,7 @@ def summary(pairs: Sequence[PairResult], opponent: str = "pure", rounds: int = 4
     won = sum(1 for m in margins if m > 0)
     lost = sum(1 for m in margins if m < 0)
     text = (
-        f"pimc core vs {opponent}: {len(pairs)} pairs ({2 * len(pairs)} hands): "
+        f"{policy} core vs {opponent}: {len(pairs)} pairs ({2 * len(pairs)} hands): "
         f"{statistics.fmean(margins):+.1f} points a hand, 95 % interval [{low:+.1f}, {high:+.1f}]; "
         f"pairs won {won}, lost {lost}, even {len(margins) - won - lost}; "
         f"share of the points {ours / max(total, 1):.3f}"
@@ -317,6 +340,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--baseline", type=Path, default=None, metavar="TREE",
         help="play against the pimc of this built source tree instead of the pure engine's",
     )  # fmt: skip
+    parser.add_argument(
+        "--policy", choices=("pimc", "ddpimc"), default="pimc",
+        help="the core side's searcher: pimc (default) or double-dummy pimc",
+    )  # fmt: skip
     parser.add_argument("--summary", action="store_true", help="print the file's figures only")
     parser.add_argument(
         "--first", type=int, default=None, metavar="N",
@@ -325,13 +352,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
-        worker(args.budget)
+        worker(args.budget, args.policy)
         return 0
     if args.baseline is not None and not (args.baseline / "engine").is_dir():
         parser.error(f"--baseline {args.baseline}: not a source tree (no engine/ folder)")
     opponent = "base" if args.baseline is not None else "pure"
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    done = {pair.seed for pair in load(args.out)}
+    done = {pair.seed for pair in load(args.out, args.policy)}
     if not args.summary:
         seeds = [s for s in range(args.seed, args.seed + args.pairs) if s not in done]
         began = time.monotonic()
@@ -340,7 +367,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Processes of their own, not a pool's (a pool's workers may not start the deciders).
         context = multiprocessing.get_context("spawn")
         players = [
-            context.Process(target=_play_seeds, args=((chunk, args.budget, str(args.out), tree),))
+            context.Process(
+                target=_play_seeds, args=((chunk, args.budget, str(args.out), tree, args.policy),)
+            )
             for chunk in chunks
         ]
         for player in players:
@@ -351,13 +380,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("a player stopped: the file keeps the pairs it finished", file=sys.stderr)
             return 1
         print(f"played {len(seeds)} pairs in {time.monotonic() - began:.0f} s", file=sys.stderr)
-    pairs = load(args.out)
+    pairs = load(args.out, args.policy)
     if args.first is not None:
         pairs = [pair for pair in pairs if args.seed <= pair.seed < args.seed + args.first]
     if not pairs:
         print("no pairs played")
         return 1
-    print(summary(pairs, opponent))
+    print(summary(pairs, opponent, policy=args.policy))
     return 0
 
 

@@ -60,3 +60,18 @@ def test_a_baseline_must_be_a_compiled_tree_and_is_refused_otherwise(tmp_path: P
     assert itself.returncode == 1
     assert "the base side runs the core engine and core playouts" in itself.stderr
     assert not out.exists() or not out.read_text().strip()
+
+
+def test_double_dummy_pimc_plays_the_core_side_and_a_file_keeps_one_policy(tmp_path: Path) -> None:
+    out = tmp_path / "ddpimc.jsonl"
+    played = _run(out, "--pairs", "1", "--jobs", "1", "--policy", "ddpimc")
+    assert played.returncode == 0, played.stderr
+    (row,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert row["policy"] == "ddpimc"
+    assert row["builds"]["core"]["policy"] == "ddpimc"
+    assert row["builds"]["pure"]["policy"] == "pimc"
+    assert played.stdout.startswith("ddpimc core vs pure: 1 pairs (2 hands): ")
+    # Its pairs are not read as pimc's, nor are pimc's pairs resumed as double-dummy pimc's.
+    mixed = _run(out, "--summary")
+    assert mixed.returncode == 1
+    assert "holds pairs of ddpimc, not pimc" in mixed.stderr
