@@ -191,3 +191,12 @@ def test_the_cores_field_numbers_are_generated_from_the_proto_files(tmp_path: Pa
     block = committed[committed.index("pub mod action_request {") :]
     block = block[: block.index("}")]
     assert f"pub const CARD_MASKS: u32 = {fields.ActionRequest.CARD_MASKS};" in block
+
+
+def test_the_tables_of_a_ruleset_share_the_cores_writer() -> None:
+    """A writer holds only what a ruleset's requests share (2.8 KB): a table adds none."""
+    ruleset = PRESETS["standard"]
+    _core_game_of(ruleset, 1)
+    first, second = RequestEncoder(ruleset), RequestEncoder(ruleset)
+    assert first._writer is second._writer
+    assert RequestEncoder(PRESETS["cutthroat"])._writer is not first._writer

@@ -88,6 +88,22 @@ def _native() -> tuple[type[Any], type[Any]] | None:
 
 _NATIVE: Final = _native()
 
+
+def _new_writer(ruleset: bytes) -> Any:
+    """The core's writer of the requests of a ruleset (its encoded ``Observation.ruleset``)."""
+    assert _NATIVE is not None
+    return _NATIVE[1](
+        ruleset,
+        list(CARD_BYTES),
+        [_PHASE_NUMBERS[phase] for phase in Phase],
+        [_SUIT_NUMBERS[suit] for suit in (*Suit, None)],
+    )
+
+
+_WRITERS: Final[BoundedMemo[bytes, Any]] = BoundedMemo(64, _new_writer)
+"""The core's request writers by ruleset, shared by every table of a ruleset (a writer holds only
+what ``convert`` encodes once: the ruleset, the cards, the enums)."""
+
 # Writing ---------------------------------------------------------------------------------------
 
 _HAND = card_list(_O.HAND)
@@ -220,14 +236,7 @@ class RequestEncoder:
 
     def __init__(self, ruleset: Ruleset) -> None:
         self._ruleset = field(_O.RULESET, convert.ruleset_to_proto(ruleset).SerializeToString())
-        self._writer: Any = None
-        if _NATIVE is not None:
-            self._writer = _NATIVE[1](
-                self._ruleset,
-                list(CARD_BYTES),
-                [_PHASE_NUMBERS[phase] for phase in Phase],
-                [_SUIT_NUMBERS[suit] for suit in (*Suit, None)],
-            )
+        self._writer: Any = None if _NATIVE is None else _WRITERS[self._ruleset]
         self._hand_number = -1
         self._tricks: list[bytes] = []
         self._joined = b""
