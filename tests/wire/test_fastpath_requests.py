@@ -11,12 +11,18 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from rookery.engine import PRESETS, Game, Ruleset, build_info
+from rookery.engine import PRESETS, Game, HandScored, Ruleset, build_info
 from rookery.engine._game import Game as PureGame
 from rookery.v1 import bot_service_pb2
 from rookery.v1 import field_numbers as fields
 from rookery.wire import convert
-from rookery.wire.fastpath import RequestEncoder, event_bytes, table_event_prefix
+from rookery.wire.fastpath import (
+    RequestEncoder,
+    event_bytes,
+    event_element,
+    public_event_element,
+    table_event_prefix,
+)
 
 pb = bot_service_pb2
 ROOT = Path(__file__).resolve().parents[2]
@@ -200,3 +206,26 @@ def test_the_tables_of_a_ruleset_share_the_cores_writer() -> None:
     first, second = RequestEncoder(ruleset), RequestEncoder(ruleset)
     assert first._writer is second._writer
     assert RequestEncoder(PRESETS["cutthroat"])._writer is not first._writer
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_public_events_encode_as_convert_builds_them_for_every_seat(
+    preset: str, short_ruleset: Callable[[str], Ruleset]
+) -> None:
+    """Every event the fast path encodes once for everyone (plays, tricks, bids, passes and each
+    hand's score with its deal) is what convert builds for every seat and for a spectator."""
+    ruleset = short_ruleset(preset)
+    scored = 0
+    for seed in range(3):
+        game, rng = Game(ruleset, seed), random.Random(seed)
+        while not game.is_over:
+            game.apply(game.legal_actions().sample(rng))
+        for event in game.events_since(0):
+            element = public_event_element(event)
+            if element is None:
+                continue
+            scored += isinstance(event, HandScored)
+            for seat in (None, *range(ruleset.players)):
+                expected = event_element(convert.event_to_proto(event, ruleset, seat))
+                assert element == expected, f"{preset} seed {seed}: {event} for seat {seat}"
+    assert scored >= 3  # each game scored a hand at least
