@@ -20,13 +20,22 @@ Run alone with ``.venv/bin/python bench/arena_bench.py``; prints ``name value un
     against (a)).
 (a), (b), (c), three rounds: the figures are the medians, the ratios the medians of each round's
 (its arena against its baseline); each round's ratios are printed too. Bounded: about 3 minutes.
+
+Against another build in the same run: ``--baseline TREE`` (a built source tree of an older
+commit, as ``bench/baseline_tree.py`` makes: ``make bench`` passes issue 42's base commit) runs
+(b) alone from this tree and from TREE in turn, ``--rounds`` times each (default 3), every run a
+fresh process on its tree's packages (the arena, its server and the launched bots), and prints
+each side's median actions/s and arena CPU per action and their ratios (this tree's over TREE's),
+with each round's (``server_bench.py``'s ``alternate``). About 40 s a round.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import importlib
 import itertools
+import json
 import shlex
 import statistics
 import sys
@@ -36,7 +45,6 @@ from pathlib import Path
 from typing import Any
 
 from rookery.arena.config import BotSpec, TournamentConfig
-from rookery.arena.run import TournamentOptions, TournamentRunner
 from rookery.engine import Ruleset
 from rookery.server import RookeryServer, TableSpec, TimeControl, configure_logging, tune_gc
 
@@ -73,11 +81,23 @@ def _config() -> TournamentConfig:
     )
 
 
+def _runner(run_dir: str) -> Any:
+    """The arena's ``TournamentRunner`` of the tree in use: this one's, or an older tree's
+    (``--baseline``: d917ed0's was ``rookery.arena.runner``, its options ``RunOptions``)."""
+    try:
+        module: Any = importlib.import_module("rookery.arena.run")
+        options = module.TournamentOptions()
+    except ModuleNotFoundError:
+        module = importlib.import_module("rookery.arena.runner")
+        options = module.RunOptions()
+    return module.TournamentRunner(_config(), run_dir, options=options)
+
+
 async def _arena() -> tuple[float, float, float, float, int]:
     """Over ``ARENA_S``: actions/s, games/s, the arena process's CPU µs per action, the bots'
     mean reply time (ms) and the games played at once at the end."""
     with tempfile.TemporaryDirectory(prefix="rookery-arena-bench-") as run_dir:
-        runner = TournamentRunner(_config(), run_dir, options=TournamentOptions())
+        runner = _runner(run_dir)
         run = asyncio.create_task(runner.run())
         while runner.live.played_now < 1:  # the bots are up and playing
             if run.done():
@@ -211,5 +231,52 @@ async def orchestrate() -> int:
     return 0
 
 
+async def once() -> int:
+    """``--once``: (b) alone, its figures as one JSON line (a ``--baseline`` side's run)."""
+    configure_logging("error", json=False, stream=sys.stderr)
+    tune_gc()
+    rate, games, cpu_us, reply_ms, at_once = await _arena()
+    figures = {"rate": rate, "games": games, "cpu_us": cpu_us, "reply_ms": reply_ms}
+    print(json.dumps(figures | {"at_once": at_once}), flush=True)
+    return 0
+
+
+def compare(baseline: Path, rounds: int) -> int:
+    """The arena of this tree against ``baseline``'s, alternating, ``rounds`` runs each."""
+    runs = server_bench.alternate(
+        {"arena": [str(Path(__file__).resolve()), "--once"]}, baseline, rounds, 300.0
+    )
+    for side in server_bench.SIDES:
+        for key, name, unit in (
+            ("rate", "actions_per_s", "actions/s"),
+            ("cpu_us", "cpu_per_action", "us"),
+        ):
+            value = statistics.median(run[key] for run in runs["arena", side])
+            server_bench.emit(f"arena_{name}[{side}]", value, unit)
+    server_bench.emit_versus("arena_cpu_per_action", "arena", "cpu_us", runs)
+    server_bench.emit_versus("arena_actions_per_s", "arena", "rate", runs)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    options = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
+    options.add_argument(
+        "--baseline",
+        metavar="TREE",
+        type=Path,
+        help="instead: the arena from this tree and from the built source tree TREE in turn",
+    )
+    options.add_argument("--rounds", type=int, default=3, help="with --baseline: runs of each")
+    options.add_argument("--once", action="store_true", help=argparse.SUPPRESS)
+    args = options.parse_args(argv)
+    if args.once:
+        return asyncio.run(once())
+    if args.baseline is not None:
+        if not args.baseline.is_dir():
+            options.error(f"--baseline {args.baseline}: no such folder")
+        return compare(args.baseline, args.rounds)
+    return asyncio.run(orchestrate())
+
+
 if __name__ == "__main__":
-    raise SystemExit(asyncio.run(orchestrate()))
+    raise SystemExit(main())

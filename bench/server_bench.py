@@ -566,47 +566,63 @@ async def one_layout(mode: str) -> None:
     print(json.dumps(figures), flush=True)
 
 
-def compare(baseline: Path, layouts: list[str], rounds: int) -> int:
-    """This tree's layouts against ``baseline``'s, alternating, ``rounds`` runs each."""
+SIDES = ("this", "baseline")
+"""The two trees a ``--baseline`` run compares: this one, and the baseline TREE."""
+
+
+def alternate(
+    commands: dict[str, list[str]], baseline: Path, rounds: int, timeout_s: float
+) -> dict[tuple[str, str], list[dict[str, float]]]:
+    """``rounds`` rounds of every command (its name: its arguments to ``python``), each run from
+    this tree and then from ``baseline`` (a fresh process on its tree's packages), so that the
+    machine's load weighs on both alike; each run's last line of output, decoded, is kept under
+    ``(name, side)``."""
     runs: dict[tuple[str, str], list[dict[str, float]]] = {}
-    sides = {"this": None, "baseline": baseline.resolve()}
+    trees = {"this": None, "baseline": baseline.resolve()}
     for _ in range(rounds):
-        for mode in layouts:
-            for side, tree in sides.items():
+        for name, command in commands.items():
+            for side, tree in trees.items():
                 done = subprocess.run(
-                    [sys.executable, str(HERE), "--layout", mode],
+                    [sys.executable, *command],
                     env=tree_environment(tree),
                     capture_output=True,
                     text=True,
-                    timeout=CHILD_TIMEOUT_S * 3,
+                    timeout=timeout_s,
                 )
                 if done.returncode != 0:
-                    raise RuntimeError(f"the {side} run of {mode} failed:\n{done.stderr}")
-                runs.setdefault((mode, side), []).append(json.loads(done.stdout.splitlines()[-1]))
+                    raise RuntimeError(f"the {side} run of {name} failed:\n{done.stderr}")
+                runs.setdefault((name, side), []).append(json.loads(done.stdout.splitlines()[-1]))
+    return runs
+
+
+def emit_versus(
+    metric: str, label: str, key: str, runs: dict[tuple[str, str], list[dict[str, float]]]
+) -> None:
+    """``metric_vs_baseline[label]``: the median of ``key`` over this tree's runs of ``label``
+    over the baseline's, then each round's own ratio (to see the machine's drift)."""
+    this, base = runs[label, "this"], runs[label, "baseline"]
+    ratio = statistics.median(r[key] for r in this) / statistics.median(r[key] for r in base)
+    emit(f"{metric}_vs_baseline[{label}]", ratio, "x")
+    for number, (mine, theirs) in enumerate(zip(this, base, strict=True), 1):
+        emit(f"{metric}_vs_baseline[{label},round{number}]", mine[key] / theirs[key], "x")
+
+
+def compare(baseline: Path, layouts: list[str], rounds: int) -> int:
+    """This tree's layouts against ``baseline``'s, alternating, ``rounds`` runs each."""
+    commands = {mode: [str(HERE), "--layout", mode] for mode in layouts}
+    runs = alternate(commands, baseline, rounds, CHILD_TIMEOUT_S * 3)
     for mode in layouts:
-        medians = {
-            side: {
+        for side in SIDES:
+            figures = {
                 key: statistics.median(run[key] for run in runs[mode, side])
                 for key in ("rate", "server_cpu_us", "bots_cpu_us", "messages")
             }
-            for side in sides
-        }
-        for side, figures in medians.items():
             emit(f"server_actions_per_s[{mode},{side}]", figures["rate"], "actions/s")
             emit(f"server_cpu_per_action[{mode},{side}]", figures["server_cpu_us"], "us")
             emit(f"bots_cpu_per_action[{mode},{side}]", figures["bots_cpu_us"], "us")
             emit(f"bot_messages_per_action[{mode},{side}]", figures["messages"], "msgs")
-        for key, name in (("server_cpu_us", "server"), ("bots_cpu_us", "bots")):
-            ratio = medians["this"][key] / medians["baseline"][key]
-            emit(f"{name}_cpu_per_action_vs_baseline[{mode}]", ratio, "x")
-            for number, (this, base) in enumerate(
-                zip(runs[mode, "this"], runs[mode, "baseline"], strict=True), 1
-            ):  # each round's own, to see the machine's drift
-                emit(
-                    f"{name}_cpu_per_action_vs_baseline[{mode},round{number}]",
-                    this[key] / base[key],
-                    "x",
-                )
+        emit_versus("server_cpu_per_action", mode, "server_cpu_us", runs)
+        emit_versus("bots_cpu_per_action", mode, "bots_cpu_us", runs)
     return 0
 
 
