@@ -149,8 +149,10 @@ pytest: system-deps setup setup-ray $(RL_TEST_STAMP)
 	$(BIN)/pytest -m alone $(PYTEST_ARGS)
 	ROOKERY_PURE_ENGINE=1 $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadgroup tests/engine tests/wire tests/server tests/client $(PYTEST_ARGS)
 
-bench: setup setup-ray $(OPENSPIEL_STAMP) ## performance figures (engine, server, arena)
-	$(PY) bench/run.py
+# BASELINE=REF: the ref built as it was to compare with (bench/baseline_tree.py; default d917ed0);
+# BASELINE=none skips it.
+bench: setup setup-ray $(OPENSPIEL_STAMP) ## performance figures (engine, server, arena), against d917ed0 built in the same run
+	$(PY) bench/run.py $(if $(BASELINE),--baseline $(BASELINE))
 
 $(OPENSPIEL_STAMP): bench/openspiel-requirements.txt
 	@test -x $(OPENSPIEL_VENV)/bin/python || $(PYTHON) -m venv $(OPENSPIEL_VENV)
