@@ -27,11 +27,11 @@ plus every seat's copy of each event, against the echo's one). Every part is bou
 The same script is the child process (``--role ROLE``, one per layout).
 
 Against another checkout in the same run: ``--baseline TREE`` (a set-up tree of an older commit:
-its generated stubs and any compiled modules in place, e.g. a ``git worktree`` after its own
-``make setup``) runs ``--layouts`` (default ``sdk_events``) from this tree and from TREE in turn,
-``--rounds`` times each, every run a fresh server process on the sources of its tree, and prints
-the medians of the server's and the bots' CPU per action of each and their ratios (this tree's
-over TREE's), and each round's ratios.
+its generated stubs and any compiled modules in place, as ``bench/baseline_tree.py REF`` builds it
+into ``build/baseline-<commit>/``; ``make bench`` passes d917ed0's) runs ``--layouts`` (default
+``sdk_events``) from this tree and from TREE in turn, ``--rounds`` times each, every run a fresh
+server process on the sources of its tree, and prints the medians of the server's and the bots'
+CPU per action of each and their ratios (this tree's over TREE's), and each round's ratios.
 """
 
 from __future__ import annotations
