@@ -74,7 +74,8 @@ def main(argv: list[str] | None = None) -> int:
         try:
             tree = build(args.baseline)
         except BaselineError as error:
-            print(f"!! baseline: {error}", file=sys.stderr, flush=True)
+            print(f"!! baseline: {error}", file=sys.stderr)
+            print("!! (make bench BASELINE=none runs without it)", file=sys.stderr, flush=True)
             return 2
     failures = 0
     for script in scripts():
