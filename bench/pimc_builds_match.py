@@ -84,9 +84,10 @@ def _build_kind() -> tuple[str, str, str]:
         core_playouts = bool(HeuristicPlayouts.available())
     except ImportError:
         core_playouts = False
-    playouts = "core" if core_playouts else _module_kind("rookery.engine._playout")
-    if playouts == "absent":
-        playouts = "pure"
+    # Without the core, pimc's samples are played out by the bots' own model (``_play``,
+    # ``_simulate``): today's build compiled it with mypyc, and a tree without it is not today's.
+    models = {_module_kind(f"rookery.client.bots.{name}") for name in ("_play", "_simulate")}
+    playouts = "core" if core_playouts else ("compiled" if models == {"compiled"} else "pure")
     tree = Path(pimc.__file__).resolve().parents[5]  # <tree>/clients/python/rookery/client/bots
     return engine, playouts, str(tree)
 
