@@ -15,7 +15,8 @@ alike; a figure is the median over the runs of the median decision:
     bots.pimc[compiled] playouts/decision=... samples/decision=... playouts/cpu-s=... sampling=..%
     (x.xx× pure)
 
-    python bench/pimc_bench.py --tree /tmp/u8-base --runs 7
+    python bench/baseline_tree.py d917ed0    # builds build/baseline-d917ed0/ as it was, once
+    python bench/pimc_bench.py --tree build/baseline-d917ed0 --runs 7
 
 A pimc that counts no playouts (before ``SearchStats.playouts``) is counted from the outside:
 its calls of ``PimcPolicy._utility`` (one a candidate card a sample), less those of a last sample

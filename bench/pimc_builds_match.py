@@ -21,15 +21,16 @@ lines, with each side's build and its card searches' samples and playouts) as it
 run given the same file goes on from where it stopped.
 
     .venv/bin/python bench/pimc_builds_match.py --pairs 600 --jobs 2 --out runs/pimc-builds.jsonl
+    .venv/bin/python bench/baseline_tree.py d917ed0    # today's build, once
     .venv/bin/python bench/pimc_builds_match.py --pairs 600 --jobs 2 \\
-        --baseline /tmp/u8-base --out runs/pimc-baseline.jsonl
+        --baseline build/baseline-d917ed0 --out runs/pimc-baseline.jsonl
 
 With ``--policy ddpimc`` the core side is double-dummy pimc instead (issue 44: pimc whose samples
 are solved exactly in the hand's last tricks, ``rookery.client.bots.ddpimc``) at the same budget,
 against the same opponents; its rows say so, and a file holds one policy's pairs only.
 
     .venv/bin/python bench/pimc_builds_match.py --pairs 600 --jobs 3 --policy ddpimc \\
-        --baseline /tmp/u8-base --out runs/ddpimc-baseline.jsonl
+        --baseline build/baseline-d917ed0 --out runs/ddpimc-baseline.jsonl
 
 ``--jobs`` games are played at once (each one thinking seat at a time); on a 2-core machine, 2
 gives each thinking seat about a core.
