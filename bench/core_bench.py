@@ -5,9 +5,10 @@ Run: ``python bench/core_bench.py``. Figures are per CPU second of this process
 (``time.process_time``), medians of 3 runs of about a second each (the baselines: a fixed,
 smaller number of steps), standard preset:
 
-    core.vector[python] table_steps/s=... n=1024     RookVectorEnv: reset, then step() with
-                                                     random legal ids chosen with numpy from
-                                                     the masks (observations and masks made)
+    core.vector[python] table_steps/s=... n=1024     RookVectorEnv(backend="python"): reset,
+                                                     then step() with random legal ids chosen
+                                                     with numpy from the masks (observations
+                                                     and masks made)
     core.vector[core] table_steps/s=... n=1024       rookery_core.Batch: the same loop into
                                                      preallocated arrays (observations, masks,
                                                      seats, rewards, done)
@@ -64,7 +65,7 @@ def _choose(rng: np.random.Generator, masks: npt.NDArray[np.int8]) -> npt.NDArra
 
 
 def vector_python(seed: int) -> float:
-    batch = RookVectorEnv(RULES, TABLES)
+    batch = RookVectorEnv(RULES, TABLES, backend="python")
     _, masks, _ = batch.reset(seed=seed)
     rng = np.random.default_rng(seed)
     steps = 0

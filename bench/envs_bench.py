@@ -8,7 +8,8 @@ actions drawn by ``random.Random(seed).choice`` from the legal ids (the mask's, 
     envs.aec steps/s=...            PettingZoo AEC (standard): last() (tensor + mask), then step()
     envs.aec[pure] steps/s=...      the same on the pure engine (ROOKERY_PURE_ENGINE=1, a child
                                     process): the Python encoder, the fallback without the core
-    envs.vector steps/s=... n=32    the batch: one step of 32 tables = 32 steps
+    envs.vector steps/s=... n=32    the batch on its default backend (the core where the engine
+                                    runs on it): one step of 32 tables = 32 steps
     envs.openspiel.python_rook steps/s=...   legal_actions() + apply_action(), chance included
     envs.openspiel.spades steps/s=...        the same loop on pyspiel's C++ spades
     envs.openspiel.spades+obs steps/s=...    the same, with observation_tensor() at each decision

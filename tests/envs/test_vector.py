@@ -16,7 +16,7 @@ def test_the_module_examples_run() -> None:
 
 
 def test_a_batch_matches_its_tables_and_deals_finished_ones_again() -> None:
-    batch = RookVectorEnv("five-handed", 6)
+    batch = RookVectorEnv("five-handed", 6, backend="python")  # its tables, one per game
     obs, masks, seats = batch.reset(seed=9)
     rng = np.random.default_rng(9)
     finished = 0

@@ -29,6 +29,7 @@ Mask = npt.NDArray[np.int8]
 __all__ = [
     "Reward",
     "RookTable",
+    "TableSeeds",
     "encodings",
     "episode_rules",
     "game_seed_option",
@@ -78,6 +79,30 @@ def episode_rules(ruleset: Ruleset, hands: int | None) -> Ruleset:
     if hands < 1:
         raise ValueError(f"hands must be at least 1 (or None for whole games), got {hands}")
     return ruleset.replace(max_hands=min(hands, ruleset.max_hands))
+
+
+_U64 = (1 << 64) - 1
+
+
+class TableSeeds:
+    """The game seeds of a batch's tables, drawn as the native core draws them (SplitMix64, as
+    ``core/src/batch.rs``' ``Rng``): each ``next_seed()`` is ``next_u64() >> 1``. So one batch
+    seed deals the same games on the Python tables and on ``TableBatch``."""
+
+    def __init__(self, seed: int) -> None:
+        self.state = seed & _U64
+
+    def next_u64(self) -> int:
+        """The generator's next 64-bit value."""
+        self.state = (self.state + 0x9E3779B97F4A7C15) & _U64
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _U64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _U64
+        return z ^ (z >> 31)
+
+    def next_seed(self) -> int:
+        """The next table's game seed (below ``2**63``)."""
+        return self.next_u64() >> 1
 
 
 _ENCODINGS: dict[int, tuple[Ruleset, ActionCodec, ObservationEncoder]] = {}

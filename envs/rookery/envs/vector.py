@@ -15,19 +15,24 @@ whichever seat is to act at each table).
 A finished table is dealt again at once (its ``done`` is true for that step, and ``rewards``
 holds its last rewards); every table's game seed comes from the batch's generator.
 
-``backend="core"`` steps the tables on the native core (``rookery.engine.TableBatch``, where
-``make setup`` built it): the same observations, masks, seats, rewards and ends as the Python
-tables for the same game seeds, with no Python object per table per step (``tables`` stays
-empty; the game seeds come from the core's own generator, seeded from the batch's).
+``backend`` chooses where the tables run. ``"auto"`` (the default) steps them on the native core
+(``rookery.engine.TableBatch``) where the engine runs on it (``build_info().kind == "core"``:
+``make setup`` built it and ``ROOKERY_PURE_ENGINE`` is not set), else in Python;
+``"core"`` or ``"python"`` forces one. ``backend`` then names the one in use. Both deal the same
+games from the same seed and give byte-equal observations, masks, seats, rewards and ends: at
+each reset one batch seed is drawn from the batch's numpy generator, and every table's game seed
+from it by the core's SplitMix64 (``TableSeeds``), all tables in order at reset, then each
+finished table in order within a step. On the core there is no Python object per table per step
+(``tables`` stays empty).
 """
 
 from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
-from rookery.engine import Ruleset, TableBatch
+from rookery.engine import Ruleset, TableBatch, build_info
 
-from ._core import Reward, RookTable, episode_rules, reward_kind
+from ._core import Reward, RookTable, TableSeeds, episode_rules, reward_kind
 from ._encoding import ActionCodec, ObservationEncoder
 
 __all__ = ["RookVectorEnv"]
@@ -45,15 +50,18 @@ class RookVectorEnv:
         *,
         hands: int | None = 1,
         reward: Reward | str = Reward.ZERO_SUM,
-        backend: str = "python",
+        backend: str = "auto",
     ) -> None:
         if n < 1:
             raise ValueError(f"a batch needs at least one table, got n={n}")
-        if backend not in ("python", "core"):
-            raise ValueError(f"backend must be 'python' or 'core', got {backend!r}")
+        if backend not in ("auto", "python", "core"):
+            raise ValueError(f"backend must be 'auto', 'python' or 'core', got {backend!r}")
         if backend == "core" and not TableBatch.available():
             raise RuntimeError("backend='core' needs the native core, not built here")
+        if backend == "auto":
+            backend = "core" if build_info().kind == "core" else "python"
         self.backend = backend
+        """Where the tables run: ``"core"`` or ``"python"``."""
         self._native: TableBatch | None = None
         base = preset if isinstance(preset, Ruleset) else Ruleset.preset(preset)
         self.ruleset = episode_rules(base, hands)
@@ -62,6 +70,7 @@ class RookVectorEnv:
         self.codec = ActionCodec(self.ruleset)
         self.encoder = ObservationEncoder(self.ruleset)
         self._seeds = np.random.default_rng()
+        self._deals = TableSeeds(0)
         self.tables: list[RookTable] = []
         self._obs = np.zeros((n, self.encoder.size), dtype=np.float32)
         self._masks = np.zeros((n, self.codec.size), dtype=np.int8)
@@ -71,21 +80,20 @@ class RookVectorEnv:
         self._episodes = 0
 
     def _deal(self) -> RookTable:
-        return RookTable.new(self.ruleset, int(self._seeds.integers(0, 2**63)), reward=self.reward)
+        return RookTable.new(self.ruleset, self._deals.next_seed(), reward=self.reward)
 
     def reset(self, seed: int | None = None) -> Batch:
         """Deal every table; the observations, masks and seats to act."""
         if seed is not None:
             self._seeds = np.random.default_rng(seed)
+        batch_seed = int(self._seeds.integers(0, 2**63))
         if self.backend == "core":
             self._native = TableBatch(
-                self.ruleset,
-                self.n,
-                int(self._seeds.integers(0, 2**63)),
-                zero_sum=self.reward is Reward.ZERO_SUM,
+                self.ruleset, self.n, batch_seed, zero_sum=self.reward is Reward.ZERO_SUM
             )
             self._native.write(self._obs, self._masks, self._seats)
             return self._obs.copy(), self._masks.copy(), self._seats.copy()
+        self._deals = TableSeeds(batch_seed)
         self.tables = [self._deal() for _ in range(self.n)]
         self._write_all()
         return self._obs.copy(), self._masks.copy(), self._seats.copy()
