@@ -86,7 +86,11 @@ def positions(count: int, seed: int) -> list[Observation]:
 
 
 def _build() -> str:
-    """``core``, ``pure``, or ``compiled`` (an older tree's mypyc engine) in this process."""
+    """``core``, ``pure``, or ``compiled`` (an older tree's mypyc engine and its bots' playout
+    model, ``_play`` and ``_simulate``, as its ``make setup`` built them) in this process; an
+    older tree with only some of those compiled is ``partly compiled``, not today's build."""
+    import importlib
+
     import rookery.engine
     from rookery.engine import build_info
 
@@ -94,9 +98,11 @@ def _build() -> str:
     if kind in ("core", "pure"):
         playouts = getattr(rookery.engine, "HeuristicPlayouts", None)
         return "core" if playouts is not None and playouts.available() else "pure"
-    import rookery.engine._game as game
-
-    return "compiled" if str(game.__file__).endswith(".so") else "pure"
+    names = ("rookery.engine._game", "rookery.client.bots._play", "rookery.client.bots._simulate")
+    compiled = {str(importlib.import_module(name).__file__).endswith(".so") for name in names}
+    return {frozenset({True}): "compiled", frozenset({False}): "pure"}.get(
+        frozenset(compiled), "partly compiled"
+    )
 
 
 class _PlayoutCount:
@@ -222,7 +228,10 @@ def main(argv: list[str] | None = None) -> int:
         probe_tree = [sys.executable, __file__, "--worker", "--positions", "1"]
         kind = worker(probe_tree, tree)["build"]
         if kind != "compiled":
-            raise SystemExit(f"--tree {args.tree}: its engine is {kind}, not a compiled build")
+            raise SystemExit(
+                f"--tree {args.tree}: its build is {kind}, not a compiled engine and playout"
+                " model (bench/baseline_tree.py builds a ref as it was)"
+            )
         builds[f"tree {args.tree}"] = tree
     builds["pure"] = dict(plain, **{PURE_ENV: "1"})
     probe = [sys.executable, __file__, "--worker", "--positions", "1"]
