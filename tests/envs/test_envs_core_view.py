@@ -13,13 +13,16 @@ import shutil
 import numpy as np
 import pytest
 from envs_positions import ALL_PRESETS
-from rookery.engine import Game, Partnership, Ruleset, table_view
+from rookery.engine import Game, Partnership, Ruleset, build_info, table_view
 from rookery.engine._game import Game as PureGame
 from rookery.envs._core import Reward, RookTable, episode_rules
 
 # `make setup` builds the core wherever cargo is found: there, a missing core is a failure.
 if shutil.which("cargo") is None and importlib.util.find_spec("rookery_core") is None:
     pytest.skip("no Rust toolchain here: the native core is not built", allow_module_level=True)
+# With the pure engine forced (ROOKERY_PURE_ENGINE=1) no game has a core view to compare.
+if build_info().kind == "pure" and build_info().reason.startswith("ROOKERY_PURE_ENGINE"):
+    pytest.skip(f"{build_info().reason}: the engine runs pure here", allow_module_level=True)
 
 
 def _tables(
