@@ -72,6 +72,7 @@ def test_both_backends_deal_and_play_the_same_games(preset: str, reward: str) ->
         _same(out, core.step(actions))
         masks = out[1]
         redealt += int(out[4].sum())
+        assert python.episodes == core.episodes == redealt
         if step == 149:
             assert redealt >= n, redealt  # every table finished a game about once by now
     assert redealt >= n, redealt

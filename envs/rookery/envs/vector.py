@@ -94,13 +94,14 @@ class RookVectorEnv:
             self._native.write(self._obs, self._masks, self._seats)
             return self._obs.copy(), self._masks.copy(), self._seats.copy()
         self._deals = TableSeeds(batch_seed)
+        self._episodes = 0
         self.tables = [self._deal() for _ in range(self.n)]
         self._write_all()
         return self._obs.copy(), self._masks.copy(), self._seats.copy()
 
     @property
     def episodes(self) -> int:
-        """The games finished so far."""
+        """The games finished since the last reset."""
         return self._native.episodes if self._native is not None else self._episodes
 
     def _write_all(self) -> None:
