@@ -2,8 +2,9 @@
 
 An event is encoded once per view and the same bytes go to every session that shares the view;
 the most frequent ones (a card played, a trick won, a bid, a pass: public, the same for every
-seat) are assembled from bytes encoded once, and a hand's score from its card masks. The bytes are exactly what ``convert`` plus
-``SerializeToString`` give. The SDK reads events with protobuf (they are few beside requests).
+seat) are assembled from bytes encoded once, and a hand's score from its card masks. The bytes
+are exactly what ``convert`` plus ``SerializeToString`` give. The SDK reads events with
+protobuf (they are few beside requests).
 """
 
 from __future__ import annotations
