@@ -366,6 +366,17 @@ impl Game {
         }
     }
 
+    /// The amounts that may be bid now, ascending (passing is always legal too).
+    pub fn legal_bids(&self) -> Vec<i64> {
+        let mut bids = Vec::new();
+        let mut amount = self.lowest_bid();
+        while amount <= self.rules.effective_max_bid {
+            bids.push(amount);
+            amount += self.rules.bid_step;
+        }
+        bids
+    }
+
     /// The cards the bidder may call.
     pub fn call_from(&self) -> u64 {
         self.rules.deck_mask & !self.hands[self.bidder as usize] & !self.buried

@@ -388,16 +388,7 @@ pub(crate) fn observation_fields<'py>(
 /// legal too), `(bury_from, bury_count)`, the call mask or the play mask; `None` otherwise.
 pub(crate) fn legal_tuple<'py>(py: Python<'py>, game: &Game) -> PyResult<(u8, i32, PyObject)> {
     let data: PyObject = match game.phase {
-        crate::game::Phase::Bidding => {
-            let rules = &game.rules;
-            let mut bids = Vec::new();
-            let mut amount = game.lowest_bid();
-            while amount <= rules.effective_max_bid {
-                bids.push(amount);
-                amount += rules.bid_step;
-            }
-            bids.into_pyobject(py)?.into_any().unbind()
-        }
+        crate::game::Phase::Bidding => game.legal_bids().into_pyobject(py)?.into_any().unbind(),
         crate::game::Phase::Bury => (game.hands[game.bidder as usize], game.rules.nest_size)
             .into_pyobject(py)?
             .into_any()

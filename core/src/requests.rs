@@ -145,16 +145,7 @@ impl RequestTemplate {
     pub fn observation(&self, out: &mut Vec<u8>, game: &Game, seat: i64) {
         let players = game.rules.players;
         let is_bidder = seat >= 0 && seat == i64::from(game.bidder);
-        let hand = if seat >= 0 {
-            game.hands[seat as usize]
-        } else {
-            0
-        };
-        let (nest, buried) = if is_bidder {
-            (game.nest, game.buried)
-        } else {
-            (0, 0)
-        };
+        let (hand, nest, buried) = seat_cards(game, seat, is_bidder);
         out.extend_from_slice(&self.ruleset);
         int_field(out, fields::observation::SEAT, seat);
         int_field(out, fields::observation::HAND_NUMBER, game.hand_number);
@@ -257,7 +248,11 @@ impl RequestTemplate {
         match game.phase {
             Phase::Bidding => {
                 int_field(out, fields::legal_actions::CAN_PASS, 1);
-                packed_field(out, fields::legal_actions::BIDS, bids(game).into_iter());
+                packed_field(
+                    out,
+                    fields::legal_actions::BIDS,
+                    game.legal_bids().into_iter(),
+                );
             }
             Phase::NameTrump => {
                 let suits = self.suits[..4].iter().copied();
@@ -282,16 +277,7 @@ impl RequestTemplate {
     /// The `CardMasks` message's body of `seat`'s observation and the legal actions.
     fn card_masks(&self, out: &mut Vec<u8>, game: &Game, seat: i64) {
         let is_bidder = seat >= 0 && seat == i64::from(game.bidder);
-        let hand = if seat >= 0 {
-            game.hands[seat as usize]
-        } else {
-            0
-        };
-        let (nest, buried) = if is_bidder {
-            (game.nest, game.buried)
-        } else {
-            (0, 0)
-        };
+        let (hand, nest, buried) = seat_cards(game, seat, is_bidder);
         let bury_from = if game.phase == Phase::Bury {
             bury(game).0
         } else {
@@ -355,18 +341,6 @@ impl RequestTemplate {
     }
 }
 
-/// The amounts that may be bid now, ascending (passing is always legal too).
-fn bids(game: &Game) -> Vec<i64> {
-    let rules = &game.rules;
-    let mut bids = Vec::new();
-    let mut amount = game.lowest_bid();
-    while amount <= rules.effective_max_bid {
-        bids.push(amount);
-        amount += rules.bid_step;
-    }
-    bids
-}
-
 /// The cards that may be buried and how many must be.
 fn bury(game: &Game) -> (u64, i64) {
     (
@@ -386,4 +360,19 @@ fn is_called_played(game: &Game) -> bool {
         .iter()
         .any(|trick| trick.cards[..players].contains(&called))
         || (game.phase == Phase::Play && game.trick[..game.trick_len].contains(&called))
+}
+
+/// What `seat` sees of the cards: its hand, and the nest and the bury if it is the bidder (a
+/// spectator, seat -1, sees none).
+fn seat_cards(game: &Game, seat: i64, is_bidder: bool) -> (u64, u64, u64) {
+    let hand = if seat >= 0 {
+        game.hands[seat as usize]
+    } else {
+        0
+    };
+    if is_bidder {
+        (hand, game.nest, game.buried)
+    } else {
+        (hand, 0, 0)
+    }
 }
