@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rookery.arena.launch._process_meter import ProcessMeter
+from rookery.arena.launch._process_meter import ProcessMeter, leftover_processes
 from rookery.arena.launch._sandbox import (
     _OWN_TASKS,
     IncidentKind,
@@ -155,27 +155,11 @@ class BotProcess:
             return ""
         return data[-8192:].decode(errors="replace")
 
-    def _count_leftover(self) -> int:
-        """Processes in the sandbox that are no longer under the bot's first process (orphans
-        adopted by the sandbox's pid 1: daemons, background processes)."""
-        from rookery.arena.launch._process_meter import _children, _tree
-
-        count = 0
-        for ns_init in _children(self.pid):
-            for child in _children(ns_init):
-                try:
-                    cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
-                except OSError:
-                    continue
-                if b"_sandbox_exec.py" not in cmdline:
-                    count += len(_tree(child))
-        return count
-
     async def stop(self, grace_s: float = 3.0) -> None:
         """SIGTERM to the bot, SIGKILL to all its processes after ``grace_s``; none survive."""
         self.stopped_by_arena = self.process.returncode is None
         if self.runtime is not None and self.process.returncode is None:
-            self.leftover = await asyncio.to_thread(self._count_leftover)
+            self.leftover = await asyncio.to_thread(leftover_processes, self.pid)
             # A last sample of its tasks: a limit reached since the sampler last looked (a game
             # that ended within its interval) is still seen.
             await asyncio.to_thread(self.meter.tasks)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from rookery.arena.launch._cgroups import _remove_group, _write
 
-__all__ = ["Footprint", "ProcessMeter"]
+__all__ = ["Footprint", "ProcessMeter", "leftover_processes"]
 
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
@@ -41,6 +41,33 @@ def _tree(root: int) -> list[int]:
         pids.append(pid)
         queue += _children(pid)
     return pids
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process still runs: not gone, and not a zombie waiting to be reaped (whose
+    command line reads empty)."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return text[text.rindex(")") + 2 :][:1] not in ("Z", "X")
+
+
+def leftover_processes(pid: int) -> int:
+    """The live processes in the sandbox of ``pid`` (bubblewrap's first process) that are no
+    longer under the bot's first process: orphans adopted by the sandbox's pid 1 (daemons,
+    background processes). A zombie is not one: a bot that has just exited, or the sandbox's
+    init while it exits with it, is still a child of pid 1 until it is reaped."""
+    count = 0
+    for ns_init in _children(pid):
+        for child in _children(ns_init):
+            try:
+                cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"_sandbox_exec.py" not in cmdline:
+                count += sum(1 for process in _tree(child) if _alive(process))
+    return count
 
 
 def _status_kib(pid: int, keys: tuple[str, ...]) -> int:
