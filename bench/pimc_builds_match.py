@@ -281,9 +281,11 @@ def _play_seeds(args: tuple[Sequence[int], float, str, str | None, str]) -> None
             side.close()
 
 
-def load(out: Path, policy: str = "pimc") -> list[PairResult]:
+def load(out: Path, policy: str = "pimc", against: str = "pure") -> list[PairResult]:
     """The pairs recorded in ``out`` (a torn last line, from a run killed mid-write, is left);
-    a pair of another policy than ``policy`` on the core side stops the reading."""
+    a pair of another policy than ``policy`` on the core side, or against another opponent than
+    ``against`` (``pure``, or a baseline tree's resolved path), stops the reading: pairs played
+    against two builds are no one match."""
     pairs = []
     if out.exists():
         for line in out.read_text(encoding="utf-8").splitlines():
@@ -293,11 +295,26 @@ def load(out: Path, policy: str = "pimc") -> list[PairResult]:
                 continue
             if row.get("policy", "pimc") != policy:
                 raise SystemExit(f"{out} holds pairs of {row.get('policy')}, not {policy}")
+            opponent = _opponent(row)
+            if opponent is not None and opponent != against:
+                raise SystemExit(
+                    f"{out} holds pairs against {opponent}, not {against}: "
+                    "give this match a file of its own (--out)"
+                )
             points = tuple(tuple(side) for side in row["points"])
             pairs.append(
                 PairResult(row["seed"], tuple(row["margins"]), points, row.get("searches", {}))  # type: ignore[arg-type]
             )
     return pairs
+
+
+def _opponent(row: dict[str, Any]) -> str | None:
+    """Whom a recorded pair was played against: ``pure``, or the baseline tree's path (``None``:
+    a row from before the builds were recorded)."""
+    if row.get("opponent") == "pure":
+        return "pure"
+    base = row.get("builds", {}).get("base")
+    return str(base["source"]) if base else None
 
 
 def summary(
@@ -360,7 +377,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--baseline {args.baseline}: not a source tree (no engine/ folder)")
     opponent = "base" if args.baseline is not None else "pure"
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    done = {pair.seed for pair in load(args.out, args.policy)}
+    against = str(args.baseline.resolve()) if args.baseline is not None else "pure"
+    done = {pair.seed for pair in load(args.out, args.policy, against)}
     if not args.summary:
         seeds = [s for s in range(args.seed, args.seed + args.pairs) if s not in done]
         began = time.monotonic()
@@ -382,7 +400,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("a player stopped: the file keeps the pairs it finished", file=sys.stderr)
             return 1
         print(f"played {len(seeds)} pairs in {time.monotonic() - began:.0f} s", file=sys.stderr)
-    pairs = load(args.out, args.policy)
+    pairs = load(args.out, args.policy, against)
     if args.first is not None:
         pairs = [pair for pair in pairs if args.seed <= pair.seed < args.seed + args.first]
     if not pairs:

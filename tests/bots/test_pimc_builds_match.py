@@ -75,3 +75,28 @@ def test_double_dummy_pimc_plays_the_core_side_and_a_file_keeps_one_policy(tmp_p
     mixed = _run(out, "--summary")
     assert mixed.returncode == 1
     assert "holds pairs of ddpimc, not pimc" in mixed.stderr
+
+
+def test_a_file_keeps_one_opponent_and_refuses_pairs_against_another(tmp_path: Path) -> None:
+    # Two baseline trees (the reading needs only their engine/ folders) and rows as a match
+    # against the first one writes them.
+    first, second = tmp_path / "first", tmp_path / "second"
+    for tree in (first, second):
+        (tree / "engine").mkdir(parents=True)
+    builds = {"core": {"engine": "core", "playouts": "core", "source": str(ROOT)},
+              "base": {"engine": "compiled", "playouts": "compiled",
+                       "source": str(first.resolve())}}  # fmt: skip
+    row = {"seed": 3_000_000, "margins": [10, -5], "points": [[70, 50], [55, 65]],
+           "opponent": "base", "policy": "pimc", "builds": builds}  # fmt: skip
+    out = tmp_path / "first.jsonl"
+    out.write_text(json.dumps(row) + "\n")
+    read = _run(out, "--summary", "--baseline", str(first))
+    assert read.returncode == 0, read.stderr
+    assert read.stdout.startswith("pimc core vs base: 1 pairs (2 hands): +2.5 points a hand")
+    # Resuming it against another tree, or against the pure engine, stops before any game.
+    for other in (("--baseline", str(second)), ()):
+        resumed = _run(out, "--pairs", "2", "--jobs", "1", *other)
+        assert resumed.returncode == 1
+        assert f"{out} holds pairs against {first.resolve()}, not " in resumed.stderr
+        assert "give this match a file of its own" in resumed.stderr
+        assert len(out.read_text().splitlines()) == 1
