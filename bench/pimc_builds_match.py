@@ -383,7 +383,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         seeds = [s for s in range(args.seed, args.seed + args.pairs) if s not in done]
         began = time.monotonic()
         chunks = [seeds[i :: args.jobs] for i in range(args.jobs)]
-        tree = str(args.baseline.resolve()) if args.baseline is not None else None
+        tree = None if against == "pure" else against
         # Processes of their own, not a pool's (a pool's workers may not start the deciders).
         context = multiprocessing.get_context("spawn")
         players = [

@@ -16,10 +16,15 @@ __all__ = ["Footprint", "ProcessMeter", "leftover_processes"]
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
+def _stat_fields(pid: int) -> list[str]:
+    """The fields of ``/proc/<pid>/stat`` after the command's name: the state first."""
+    text = Path(f"/proc/{pid}/stat").read_text()
+    return text[text.rindex(")") + 2 :].split()
+
+
 def _read_stat(pid: int) -> tuple[float, int]:
     """(CPU seconds of the process, its threads and reaped children included; its threads)."""
-    text = Path(f"/proc/{pid}/stat").read_text()
-    fields = text[text.rindex(")") + 2 :].split()
+    fields = _stat_fields(pid)
     ticks = sum(int(fields[i]) for i in (11, 12, 13, 14))  # utime stime cutime cstime
     return ticks / _TICKS, int(fields[17])
 
@@ -47,10 +52,9 @@ def _alive(pid: int) -> bool:
     """Whether a process still runs: not gone, and not a zombie waiting to be reaped (whose
     command line reads empty)."""
     try:
-        text = Path(f"/proc/{pid}/stat").read_text()
+        return _stat_fields(pid)[0] not in ("Z", "X")
     except OSError:
         return False
-    return text[text.rindex(")") + 2 :][:1] not in ("Z", "X")
 
 
 def leftover_processes(pid: int) -> int:
