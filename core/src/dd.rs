@@ -796,7 +796,9 @@ impl DdSolver {
     /// The points of the leader's cards of the plain suits that win when led now, one after
     /// another: per suit, its highest cards left while the leader holds them, as many as every
     /// opponent holding a trump has cards of the suit (none if an opponent may play a Rook card
-    /// freely). Opponents with trumps follow suit throughout, so the suits do not interfere.
+    /// freely), and no more in all than every partner holds plain cards (a partner with none
+    /// left must trump the winner and takes the lead). Opponents with trumps follow suit
+    /// throughout, so the suits do not interfere.
     #[inline]
     fn cash_points(&self, hands: &[u64; 6], leader: usize) -> (i64, Relevance) {
         let players = self.rules.players;
@@ -815,6 +817,14 @@ impl DdSolver {
                 ruffer_count += 1;
             }
         }
+        // A partner with no plain card left must trump the leader's winner and take the lead:
+        // the cashes stop at the fewest plain cards a partner holds.
+        let mut tricks_left = u32::MAX;
+        for (seat, &hand) in hands[..players].iter().enumerate() {
+            if seat != leader && side >> seat & 1 == leader_side {
+                tricks_left = tricks_left.min((hand & !self.trump_mask).count_ones());
+            }
+        }
         let mine = hands[leader];
         let mut points = 0;
         let mut cashed = [0u32; 4];
@@ -824,12 +834,12 @@ impl DdSolver {
                 continue;
             }
             let group = crate::cards::suit_mask(suit);
-            let mut limit = u32::MAX;
+            let mut limit = tricks_left;
             for &hand in &ruffers[..ruffer_count] {
                 limit = limit.min((hand & group).count_ones());
             }
             let mut rest = union & group;
-            while rest != 0 && limit > 0 {
+            while rest != 0 && limit > 0 && tricks_left > 0 {
                 let card = 63 - rest.leading_zeros();
                 if mine >> card & 1 == 0 {
                     break;
@@ -839,6 +849,7 @@ impl DdSolver {
                 points += card_points(card);
                 rest ^= 1 << card;
                 limit -= 1;
+                tricks_left -= 1;
                 cashed[suit as usize] += 1;
             }
         }
