@@ -164,6 +164,7 @@ class DoubleDummy:
         rook_free_play: bool = False,
         last_trick_bonus: int = 0,
         node_limit: int = 0,
+        table_limit: int = 1 << 20,
     ) -> None: ...
     def solve(self, hands: list[int], leader: int, trick: list[int] = ...) -> int: ...
     def card_values(

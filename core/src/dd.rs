@@ -232,7 +232,8 @@ const BUCKET_LIMIT: usize = 32;
 
 const NO_CARD: u8 = 255;
 
-/// The table is emptied when it reaches this many positions (about 100 MB).
+/// The table frees half its entries or more when it reaches this many (about 100 MB), unless
+/// the solver is given another limit.
 const TABLE_LIMIT: usize = 1 << 20;
 
 /// The state of the open trick while searching.
@@ -259,6 +260,8 @@ pub struct DdSolver {
     trump_mask: u64,
     /// Gives up past this many nodes (0: never); `aborted` then says so.
     pub node_limit: u64,
+    /// The table frees half its entries or more when it holds this many (`TABLE_LIMIT`).
+    pub table_limit: usize,
     stop_at: u64,
     aborted: bool,
     /// Per seat and card, how much the card's cutoffs weighed (more tricks left, more weight):
@@ -284,6 +287,7 @@ impl DdSolver {
             nodes: 0,
             trump_mask: trump_mask(rules.trump),
             node_limit: 0,
+            table_limit: TABLE_LIMIT,
             stop_at: u64::MAX,
             aborted: false,
             history: Box::new([[0; 58]; 6]),
@@ -294,6 +298,34 @@ impl DdSolver {
     pub fn clear(&mut self) {
         self.table.clear();
         self.entries = 0;
+    }
+
+    /// Frees half the table or more: the entries nearest the end of the hand go first (they
+    /// are the most, and the cheapest to search again), those of earlier tricks stay.
+    fn make_room(&mut self) {
+        // A trick boundary's tricks left: the leader's cards, its counts of each worth.
+        let tricks_left = |key: &Key| -> usize {
+            let packed = key.counts[key.leader as usize];
+            (0..4)
+                .map(|group| {
+                    let counts = packed >> (10 * group);
+                    (counts >> 6 & 15) + (counts >> 4 & 3) + (counts >> 2 & 3) + (counts & 3)
+                })
+                .sum::<u64>() as usize
+        };
+        let mut by_tricks_left = [0usize; 64];
+        for (key, bucket) in &self.table {
+            by_tricks_left[tricks_left(key).min(63)] += bucket.len();
+        }
+        let mut freed = 0;
+        let mut kept_from = 0;
+        while kept_from < 64 && freed < self.entries / 2 {
+            freed += by_tricks_left[kept_from];
+            kept_from += 1;
+        }
+        self.table
+            .retain(|key, _| tricks_left(key).min(63) >= kept_from);
+        self.entries -= freed;
     }
 
     /// The bounds held in the table.
@@ -694,8 +726,8 @@ impl DdSolver {
         if self.aborted {
             return (value, returned);
         }
-        if self.entries >= TABLE_LIMIT {
-            self.clear();
+        if self.entries >= self.table_limit {
+            self.make_room();
         }
         let tops = codes.tops(&relevance);
         let mut patterns = [0u128; 4];

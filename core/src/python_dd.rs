@@ -55,7 +55,8 @@ pub struct PyDoubleDummy {
 #[pymethods]
 impl PyDoubleDummy {
     #[new]
-    #[pyo3(signature = (players, trump, side, rook_free_play=false, last_trick_bonus=0, node_limit=0))]
+    #[pyo3(signature = (players, trump, side, rook_free_play=false, last_trick_bonus=0, node_limit=0, table_limit=1 << 20))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         players: usize,
         trump: u32,
@@ -63,10 +64,17 @@ impl PyDoubleDummy {
         rook_free_play: bool,
         last_trick_bonus: i64,
         node_limit: u64,
+        table_limit: usize,
     ) -> PyResult<PyDoubleDummy> {
+        if table_limit < 2 {
+            return Err(PyValueError::new_err(format!(
+                "table_limit must be at least 2, got {table_limit}"
+            )));
+        }
         let rules = dd_rules(players, trump, side, rook_free_play, last_trick_bonus);
         let mut solver = DdSolver::new(rules).map_err(PyValueError::new_err)?;
         solver.node_limit = node_limit;
+        solver.table_limit = table_limit;
         Ok(PyDoubleDummy { solver })
     }
 

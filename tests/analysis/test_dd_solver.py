@@ -226,3 +226,24 @@ def test_a_search_past_its_node_limit_is_refused_and_the_table_stays_exact() -> 
         small = [sum(1 << card for card in deck[seat * 4 : seat * 4 + 4]) for seat in range(4)]
         leader = rng.randrange(4)
         assert solver.solve(small, leader) == core.dd_exhaustive(4, 3, 0b0101, small, leader)
+
+
+def test_a_full_table_frees_room_and_the_values_stay_exact() -> None:
+    # A table that may hold 300 entries serves 30 positions of 7 tricks a seat, which fill
+    # several times that: it frees room as it goes (the entries nearest the end of the hand
+    # first) and every value stays the fresh solver's.
+    rng = random.Random(7)
+    shared = core.DoubleDummy(4, 1, 0b0101, table_limit=300)
+    filled = 0
+    for _ in range(30):
+        deck = list(range(57))
+        rng.shuffle(deck)
+        hands = [sum(1 << card for card in deck[seat * 7 : seat * 7 + 7]) for seat in range(4)]
+        leader = rng.randrange(4)
+        fresh = core.DoubleDummy(4, 1, 0b0101)
+        assert shared.solve(hands, leader) == fresh.solve(hands, leader), (hands, leader)
+        assert 0 < shared.table_size <= 300
+        filled += fresh.table_size
+    assert filled > 10 * 300
+    with pytest.raises(ValueError, match="table_limit"):
+        core.DoubleDummy(4, 1, 0b0101, table_limit=1)
