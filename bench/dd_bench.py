@@ -4,9 +4,9 @@ Run: ``python bench/dd_bench.py [--deals N] [--node-limit M]``. Positions: the s
 (B1..G14 and the Rook) shuffled by a seeded generator, every seat dealt ``t`` cards, the
 nest's and the rest's cards out of play, trump and leader drawn, seats 0 and 2 against 1 and
 3; ``t`` = 5, 7, 9, 11 (200 deals each, at most ``N``) and 13 (the whole hand, ``N`` deals:
-100 by default, which ``make bench`` runs; the figures of docs/benchmark.md come from
-``--deals 1000``). Each position is solved from an empty table; a search past ``M`` nodes
-(2,000,000 by default) is given up and counted as unsolved. Prints, per ``t``:
+1,000 by default, as ``make bench`` runs it). Each position is solved from an empty table; a
+search past ``M`` nodes (2,000,000 by default) is given up and counted as unsolved. Prints,
+per ``t``:
 
     dd.solve[t tricks] median_ms=... p95_ms=... max_ms=... solved=k/n nodes_median=... nodes_p95=...
 
@@ -76,7 +76,7 @@ def measure(tricks: int, deals: int, node_limit: int) -> list[str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--deals", type=int, default=100)
+    parser.add_argument("--deals", type=int, default=1000)
     parser.add_argument("--node-limit", type=int, default=2_000_000)
     args = parser.parse_args()
     for tricks in (5, 7, 9, 11, 13):

@@ -92,6 +92,26 @@ def test_rookery_benchmark_heuristic_reproduces_the_docs_table_within_its_interv
     assert results[1]["points_per_deal"] == 0 and results[1]["interval_95"] == 0
 
 
+def test_the_searchers_rows_of_the_docs_table_are_reproduced_within_their_intervals(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The table's searcher rows are on all 1,000 deals; their first 30 agree with them.
+    table = _doc_table()
+    command = ["benchmark", "pimc-16", "ddpimc-16", "--against", "heuristic", "--first", "30"]
+    assert main([*command, "--json"]) == 0
+    results = json.loads(capsys.readouterr().out)
+    assert [(r["bot"], r["reference"]) for r in results] == [
+        ("pimc-16", "heuristic"),
+        ("ddpimc-16", "heuristic"),
+    ]
+    for result in results:
+        mean, interval = table[(result["bot"], result["reference"])]
+        measured, half = result["points_per_deal"], result["interval_95"]
+        assert abs(measured - mean) <= interval + half, (result, mean, interval)
+        assert result["deals"] == 30 and result["bids"] + result["reference_bids"] == 60
+    assert ("ddpimc-16", "pimc-16") in table
+
+
 def test_a_run_is_reproducible_to_the_point() -> None:
     deals = generate_deal_set(20, first_seed=77)
     runs = [run_benchmark("random", REFERENCES["random"], "heuristic", deals) for _ in range(2)]
