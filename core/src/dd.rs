@@ -851,10 +851,10 @@ impl DdSolver {
         }
         // A partner with no plain card left must trump the leader's winner and take the lead:
         // the cashes stop at the fewest plain cards a partner holds.
-        let mut tricks_left = u32::MAX;
+        let mut cashes_left = u32::MAX;
         for (seat, &hand) in hands[..players].iter().enumerate() {
             if seat != leader && side >> seat & 1 == leader_side {
-                tricks_left = tricks_left.min((hand & !self.trump_mask).count_ones());
+                cashes_left = cashes_left.min((hand & !self.trump_mask).count_ones());
             }
         }
         let mine = hands[leader];
@@ -866,12 +866,12 @@ impl DdSolver {
                 continue;
             }
             let group = crate::cards::suit_mask(suit);
-            let mut limit = tricks_left;
+            let mut limit = cashes_left;
             for &hand in &ruffers[..ruffer_count] {
                 limit = limit.min((hand & group).count_ones());
             }
             let mut rest = union & group;
-            while rest != 0 && limit > 0 && tricks_left > 0 {
+            while rest != 0 && limit > 0 && cashes_left > 0 {
                 let card = 63 - rest.leading_zeros();
                 if mine >> card & 1 == 0 {
                     break;
@@ -881,7 +881,7 @@ impl DdSolver {
                 points += card_points(card);
                 rest ^= 1 << card;
                 limit -= 1;
-                tricks_left -= 1;
+                cashes_left -= 1;
                 cashed[suit as usize] += 1;
             }
         }
