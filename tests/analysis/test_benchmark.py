@@ -157,3 +157,49 @@ def test_play_regret_values_the_last_tricks_of_both_sides() -> None:
     ours, theirs = weak.play_regrets
     assert theirs > ours  # random cards lose more than the heuristic's
     assert run_benchmark("heuristic", REFERENCES["heuristic"], "random", deals).play_regrets is None
+
+
+def test_jobs_play_deals_at_once_with_the_same_results_deal_for_deal() -> None:
+    deals = generate_deal_set(12, first_seed=501)
+    alone = run_benchmark("heuristic", REFERENCES["heuristic"], "random", deals, regret_tricks=4)
+    seen: list[int] = []
+    together = run_benchmark(
+        "heuristic",
+        REFERENCES["heuristic"],
+        "random",
+        deals,
+        regret_tricks=4,
+        jobs=2,
+        progress=seen.append,
+    )
+    assert together == alone and len(alone.per_deal) == 12
+    assert seen == list(range(1, 13))  # every deal reported, in the set's order
+    with pytest.raises(ValueError, match="jobs"):
+        run_benchmark("heuristic", REFERENCES["heuristic"], "random", deals, jobs=0)
+
+
+def test_a_bot_that_crashes_or_cheats_in_a_worker_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bot = tmp_path / "bad_bot.py"
+    bot.write_text(
+        "from rookery.client import Bot\n"
+        "from rookery.engine import Pass\n\n"
+        "class Crasher(Bot):\n"
+        "    def act(self, observation):\n"
+        "        raise KeyError('no such card')\n\n"
+        "class Passer(Bot):\n"
+        "    def act(self, observation):\n"
+        "        return Pass()\n",
+        encoding="utf-8",
+    )
+    for jobs in ("1", "2"):
+        command = ["benchmark", f"{bot}:Crasher", "--against", "random", "--first", "4"]
+        assert main([*command, "--jobs", jobs]) == 1
+        err = capsys.readouterr().err
+        assert f"{bot}:Crasher against random: deal 0: KeyError: 'no such card'" in err, err
+        command = ["benchmark", f"{bot}:Passer", "--against", "heuristic", "--first", "4"]
+        assert main([*command, "--jobs", jobs]) == 1
+        assert f"{bot}:Passer against heuristic: an illegal action" in capsys.readouterr().err
+    assert main(["benchmark", "heuristic", "--jobs", "0"]) == 2
+    assert "--jobs: expected 1 or more" in capsys.readouterr().err

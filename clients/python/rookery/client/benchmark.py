@@ -18,13 +18,14 @@ import dataclasses
 import gzip
 import hashlib
 import math
+import multiprocessing
 import random
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-from rookery.engine import PRESETS, Deal, Game, Ruleset, deal_for_hand
+from rookery.engine import PRESETS, Deal, EngineError, Game, Ruleset, deal_for_hand
 from rookery.v1 import replay_pb2
-from rookery.wire.analysis import analyze_replay
+from rookery.wire.analysis import AnalysisError, analyze_replay
 from rookery.wire.replay import ReplayBuilder
 
 from .bots import HeuristicPolicy, PimcParameters, PimcPolicy, Policy, random_policy
@@ -249,6 +250,75 @@ def _play_costs(replay: replay_pb2.Replay, tricks: int) -> tuple[int, int]:
     return costs[0], costs[1]
 
 
+@dataclasses.dataclass(frozen=True)
+class _DealScore:
+    """One deal's two games: the score (the bot's side minus the reference's, their mean), the
+    contracts, and each side's play regret when measured."""
+
+    score: float
+    bids: int = 0
+    made: int = 0
+    opponent_bids: int = 0
+    sets: int = 0
+    passed_out: int = 0
+    regret: tuple[float, float] = (0.0, 0.0)
+
+
+def _score_deal(
+    seed: int,
+    make_bot: Callable[[], Policy],
+    make_reference: Callable[[], Policy],
+    regret_tricks: int,
+) -> _DealScore:
+    total = 0.0
+    counts = {"bids": 0, "made": 0, "opponent_bids": 0, "sets": 0, "passed_out": 0}
+    regret = [0.0, 0.0]  # the bot's side's, the reference's
+    for bot_side in (0, 1):
+        policies = [make_bot() if seat % 2 == bot_side else make_reference() for seat in range(4)]
+        builder = ReplayBuilder() if regret_tricks else None
+        result = _play(seed, policies, builder).hand_results[0]
+        if builder is not None and not result.redeal:
+            costs = _play_costs(builder.replay(), regret_tricks)
+            regret[0] += costs[bot_side] / 2
+            regret[1] += costs[1 - bot_side] / 2
+        deltas = result.score_deltas
+        total += deltas[bot_side] - deltas[1 - bot_side]
+        if result.redeal:
+            counts["passed_out"] += 1
+        elif result.bidder % 2 == bot_side:
+            counts["bids"] += 1
+            counts["made"] += result.made
+        else:
+            counts["opponent_bids"] += 1
+            counts["sets"] += not result.made
+    return _DealScore(total / 2, **counts, regret=(regret[0], regret[1]))
+
+
+#: A worker process's bots (``jobs`` > 1): set once by ``_start_worker``, inherited by fork.
+_worker_bots: tuple[Callable[[], Policy], Callable[[], Policy], int] | None = None
+
+
+def _start_worker(
+    make_bot: Callable[[], Policy], make_reference: Callable[[], Policy], regret_tricks: int
+) -> None:
+    global _worker_bots
+    _worker_bots = (make_bot, make_reference, regret_tricks)
+
+
+def _score_in_worker(seed: int) -> _DealScore | tuple[str, str]:
+    """A deal scored in a worker, or the error that stopped it (its kind and message: not
+    every error of a bot or of the engine survives the trip back as itself)."""
+    assert _worker_bots is not None
+    try:
+        return _score_deal(seed, *_worker_bots)
+    except EngineError as error:
+        return ("engine", str(error))
+    except AnalysisError as error:
+        return ("analysis", str(error))
+    except Exception as error:  # a bot's own crash: named, as the one-process run would
+        return ("crash", f"{type(error).__name__}: {error}")
+
+
 def run_benchmark(
     bot: str,
     make_bot: Callable[[], Policy],
@@ -257,52 +327,58 @@ def run_benchmark(
     *,
     progress: Callable[[int], None] | None = None,
     regret_tricks: int = 0,
+    jobs: int = 1,
 ) -> BenchmarkResult:
     """Play ``make_bot``'s policy against the reference ``reference`` on every deal, twice.
 
     ``regret_tricks``: value every card of each hand's last that many tricks with the
-    double-dummy solver (the native core) and report each side's play regret.
+    double-dummy solver (the native core) and report each side's play regret. ``jobs``: play
+    that many deals at once in forked worker processes; the result is the same as one
+    process's, deal for deal (every seat's generator is seeded from its deal).
     """
+    if jobs < 1:
+        raise ValueError(f"jobs must be at least 1, got {jobs}")
     make_reference = REFERENCES[reference]
-    per_deal: list[float] = []
-    bids = made = opponent_bids = sets = passed_out = 0
-    regrets: list[tuple[float, float]] = []
-    for index, seed in enumerate(deals.seeds):
-        total = 0.0
-        regret = [0.0, 0.0]  # the bot's side's, the reference's
-        for bot_side in (0, 1):
-            policies = [
-                make_bot() if seat % 2 == bot_side else make_reference() for seat in range(4)
-            ]
-            builder = ReplayBuilder() if regret_tricks else None
-            result = _play(seed, policies, builder).hand_results[0]
-            if builder is not None and not result.redeal:
-                costs = _play_costs(builder.replay(), regret_tricks)
-                regret[0] += costs[bot_side] / 2
-                regret[1] += costs[1 - bot_side] / 2
-            deltas = result.score_deltas
-            total += deltas[bot_side] - deltas[1 - bot_side]
-            if result.redeal:
-                passed_out += 1
-            elif result.bidder % 2 == bot_side:
-                bids += 1
-                made += result.made
-            else:
-                opponent_bids += 1
-                sets += not result.made
-        per_deal.append(total / 2)
-        regrets.append((regret[0], regret[1]))
-        if progress is not None:
-            progress(index + 1)
+    scores: list[_DealScore] = []
+    if jobs == 1 or len(deals) < 2:
+        for seed in deals.seeds:
+            try:
+                scores.append(_score_deal(seed, make_bot, make_reference, regret_tricks))
+            except (EngineError, AnalysisError):
+                raise
+            except Exception as error:  # a bot's own crash, named as the workers name it
+                raise RuntimeError(f"deal {seed}: {type(error).__name__}: {error}") from error
+            if progress is not None:
+                progress(len(scores))
+    else:
+        context = multiprocessing.get_context("fork")
+        with context.Pool(
+            min(jobs, len(deals)),
+            initializer=_start_worker,
+            initargs=(make_bot, make_reference, regret_tricks),
+        ) as pool:
+            for seed, outcome in zip(
+                deals.seeds, pool.imap(_score_in_worker, deals.seeds), strict=True
+            ):
+                if isinstance(outcome, tuple):
+                    kind, message = outcome
+                    if kind == "engine":
+                        raise EngineError(message)
+                    if kind == "analysis":
+                        raise AnalysisError(message)
+                    raise RuntimeError(f"deal {seed}: {message}")
+                scores.append(outcome)
+                if progress is not None:
+                    progress(len(scores))
     return BenchmarkResult(
         bot,
         reference,
-        tuple(per_deal),
-        bids,
-        made,
-        opponent_bids,
-        sets,
-        passed_out,
+        tuple(score.score for score in scores),
+        sum(score.bids for score in scores),
+        sum(score.made for score in scores),
+        sum(score.opponent_bids for score in scores),
+        sum(score.sets for score in scores),
+        sum(score.passed_out for score in scores),
         regret_tricks,
-        tuple(regrets) if regret_tricks else (),
+        tuple(score.regret for score in scores) if regret_tricks else (),
     )
