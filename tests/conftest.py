@@ -1,40 +1,94 @@
-"""How the suite is shared out between pytest-xdist workers (``make test``: ``--dist loadgroup``).
+"""How the suite is shared out between pytest-xdist workers (``make test``: ``-n 2 --dist
+loadgroup``), and the documented port kept for the tests that use it.
 
 Only scheduling lives here; fixtures stay in each folder's own conftest.py. Every test module is
 one unit of work, so that its module-scoped fixtures (a tournament, a league, a sandboxed run)
 are set up once, on one worker, and a module that uses a fixed host path meets no copy of itself;
-all the browser tests (``tests/web``) are one unit, for one Chromium and one session tournament.
+all the browser tests (``tests/web``) are one unit, for one Chromium and one session tournament;
+and the modules that run a documented command on port 50051 are one unit, so that no two of them
+hold the port at once.
 """
 
 from __future__ import annotations
 
+import contextlib
+import socket
+from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
+if TYPE_CHECKING:
+    from xdist.scheduler import LoadScopeScheduling  # type: ignore[import-untyped]
+
 HERE = Path(__file__).parent
-WEB = HERE / "web"
-#: The port the docs print (``rookery serve`` listens there by default): the modules that run a
-#: documented command on it are one unit, so that no two of them hold it at once (waiting for it
-#: to be free, then starting, was a race between two workers: one test's bot joined the other's
-#: table).
+#: The port the docs print (``rookery serve`` listens there by default). Waiting for it to be
+#: free and then starting is a race between two workers: one test's server could not listen,
+#: and its bot and table went to the other test's server, which then stopped.
 DOCUMENTED_PORT = "50051"
 
 
-def _uses_documented_port(path: Path) -> bool:
-    return path.suffix == ".py" and DOCUMENTED_PORT in path.read_text(encoding="utf-8")
+@cache
+def _unit(module: str) -> str:
+    """The unit of work of a test module (its path from the root directory, ``tests/…``)."""
+    path = HERE.parent / module
+    if path.is_relative_to(HERE / "web"):
+        return "tests/web"
+    if path.suffix == ".py" and path.is_file() and DOCUMENTED_PORT in path.read_text("utf-8"):
+        return f"port {DOCUMENTED_PORT}"
+    return module
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    port_modules: dict[Path, bool] = {}
-    for item in items:
-        if item.path not in port_modules:
-            port_modules[item.path] = _uses_documented_port(item.path)
-        if item.path.is_relative_to(WEB):
-            group = "web"
-        elif port_modules[item.path]:
-            group = f"port-{DOCUMENTED_PORT}"
-        else:
-            group = item.path.relative_to(HERE).as_posix() if item.path.is_relative_to(HERE) else ""
-        if group:
-            item.add_marker(pytest.mark.xdist_group(group))
+@pytest.hookimpl(tryfirst=True, optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> LoadScopeScheduling | None:
+    """``--dist loadgroup`` shares out the units above. (xdist's own loadgroup reads
+    ``xdist_group`` marks into test ids, which pytest 9's ids no longer take: every test was a
+    unit of its own, and two tests of the documented port ran at once.)"""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByUnit(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            return _unit(nodeid.split("::", 1)[0])
+
+    return ByUnit(config, log)
+
+
+#: The socket that keeps the documented port out of the kernel's ephemeral ports (see below).
+_PORT_KEEPER = pytest.StashKey[socket.socket]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Keep the documented port from being handed out as an ephemeral port for the whole run.
+
+    50051 lies in Linux's ephemeral range (32768-60999): a test's server on port 0, or a
+    client's connection, could be given it while a documented-port test waits for it, and that
+    test's ``rookery serve`` could not listen. A socket bound to the port with SO_REUSEADDR and
+    never listening is skipped by the kernel when it picks a port for a bind to port 0 or a
+    connect, yet leaves the port to any server that binds it with SO_REUSEADDR (gRPC's servers
+    do), and to the tests' probes for a listener (``wait_until_free``). Held by the controller
+    only (xdist's workers are its children, and a socket is not inherited).
+    """
+    if hasattr(config, "workerinput"):
+        return
+    for family, address in ((socket.AF_INET6, "::"), (socket.AF_INET, "0.0.0.0")):
+        keeper = socket.socket(family, socket.SOCK_STREAM)
+        keeper.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            if family == socket.AF_INET6:  # both families, where the machine has IPv6
+                keeper.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+            keeper.bind((address, int(DOCUMENTED_PORT)))
+        except OSError:  # no IPv6 here, or a program listens there already: nothing to keep
+            keeper.close()
+            continue
+        config.stash[_PORT_KEEPER] = keeper
+        return
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    keeper = config.stash.get(_PORT_KEEPER, None)
+    if keeper is not None:
+        with contextlib.suppress(OSError):
+            keeper.close()

@@ -111,7 +111,9 @@ def test_the_build_and_run_block_builds_the_kit_and_its_bot_plays_a_game(
     with background_group() as started:
         server = Background(["bash", "-c", f"exec {SERVE}"], tmp_path / "serve.out", kit, env)
         started.append(server)
-        server.wait_for(lambda out: "50051" in out, 60, "the server's start")
+        server.wait_for(
+            lambda out: "server started" in out and "50051" in out, 60, "the server's start"
+        )
         bot = Background(["bash", "-c", f"exec {run}"], tmp_path / "bot.out", kit, env)
         started.append(bot)
         heuristic = f"exec {HEURISTIC} --sessions 3"
@@ -142,7 +144,9 @@ def test_the_testing_locally_block_plays_a_game_as_printed(
     with background_group() as started:
         server = Background(["bash", "-c", f"exec {serve}"], tmp_path / "serve.out", kit, env)
         started.append(server)
-        server.wait_for(lambda out: "50051" in out, 60, "the server's start")
+        server.wait_for(
+            lambda out: "server started" in out and "50051" in out, 60, "the server's start"
+        )
         bot = Background(["bash", "-c", f"exec {run}"], tmp_path / "bot.out", kit, env)
         started.append(bot)
         helper = Background(

@@ -52,7 +52,9 @@ def test_the_buf_curl_block_creates_a_table_that_is_played_as_printed(
     with background_group() as started:
         server = Background(["bash", "-c", f"exec {SERVE}"], folder / "serve.out", folder, env)
         started.append(server)
-        server.wait_for(lambda out: "50051" in out, 60, "the server's start")
+        server.wait_for(
+            lambda out: "server started" in out and "50051" in out, 60, "the server's start"
+        )
         player = Background(["bash", "-c", f"exec {BOT}"], folder / "bot.out", folder, env)
         started.append(player)
         player.wait_for(lambda out: "waiting for a table" in out, 60, "the bot's wait")

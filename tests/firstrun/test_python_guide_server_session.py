@@ -58,7 +58,9 @@ def test_the_python_guide_against_a_standing_server_as_printed(
     with background_group() as started:
         server = Background(["bash", "-c", f"exec {serve}"], folder / "serve.out", folder, env)
         started.append(server)
-        server.wait_for(lambda text: "50051" in text, 60, "the server's start")
+        server.wait_for(
+            lambda text: "server started" in text and "50051" in text, 60, "the server's start"
+        )
         player = Background(["bash", "-c", f"exec {bot}"], folder / "bot.out", folder, env)
         started.append(player)
         player.wait_for(lambda text: "waiting for a table" in text, 60, "the bot's wait")
@@ -107,7 +109,9 @@ def test_each_line_of_the_guides_own_server_block_takes_a_whole_table(
                 folder / f"serve{index}.out", folder, env,
             )  # fmt: skip
             started.append(server)
-            server.wait_for(lambda text: "50051" in text, 60, "the server's start")
+            server.wait_for(
+                lambda text: "server started" in text and "50051" in text, 60, "the server's start"
+            )
             player = Background(["bash", "-c", line], folder / f"bot{index}.out", folder, env)
             started.append(player)
             player.wait_for(lambda text: "waiting for a table" in text, 60, f"{line!r} waiting")

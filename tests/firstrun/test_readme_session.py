@@ -65,7 +65,10 @@ def _command(line: str) -> tuple[str, bool]:
 
 
 def _port_free(port: int) -> bool:
+    """Whether no program listens on ``port`` (SO_REUSEADDR: a closed connection's TIME_WAIT,
+    or the run's keeper of the documented port, tests/conftest.py, takes nothing)."""
     with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind(("127.0.0.1", port))
         except OSError:

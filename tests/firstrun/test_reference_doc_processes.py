@@ -36,7 +36,9 @@ def test_the_reference_bots_as_processes_play_a_table_as_printed(
         serve = "rookery serve --address 127.0.0.1:50051"
         server = Background(["bash", "-c", f"exec {serve}"], tmp_path / "serve.out", tmp_path, env)
         started.append(server)
-        server.wait_for(lambda text: "50051" in text, 60, "the server's start")
+        server.wait_for(
+            lambda text: "server started" in text and "50051" in text, 60, "the server's start"
+        )
         for index, line in enumerate(lines):
             log = tmp_path / f"bot{index}.out"
             started.append(Background(["bash", "-c", f"exec {line}"], log, tmp_path, env))
