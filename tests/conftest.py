@@ -1,12 +1,12 @@
 """How the suite is shared out between pytest-xdist workers (``make test``: ``-n 2 --dist
 loadgroup``), and the documented port kept for the tests that use it.
 
-Only scheduling lives here; fixtures stay in each folder's own conftest.py. Every test module is
-one unit of work, so that its module-scoped fixtures (a tournament, a league, a sandboxed run)
-are set up once, on one worker, and a module that uses a fixed host path meets no copy of itself;
-all the browser tests (``tests/web``) are one unit, for one Chromium and one session tournament;
-and the modules that run a documented command on port 50051 are one unit, so that no two of them
-hold the port at once.
+Only scheduling lives here; fixtures stay in each folder's own conftest.py. Every test is a unit
+of work of its own, handed to whichever worker is free (a module's module-scoped fixtures are set
+up on each worker that runs its tests), except the modules that run a documented command on port
+50051: they are one unit, so that no two of them hold the port at once. (Units of whole modules,
+and all the browser tests as one, were tried: the suite took twice as long on two cores, its
+long modules running one after another on one worker.)
 """
 
 from __future__ import annotations
@@ -30,28 +30,26 @@ DOCUMENTED_PORT = "50051"
 
 
 @cache
-def _unit(module: str) -> str:
-    """The unit of work of a test module (its path from the root directory, ``tests/…``)."""
+def _uses_documented_port(module: str) -> bool:
+    """Whether a test module (its path from the root directory, ``tests/…``) names the port."""
     path = HERE.parent / module
-    if path.is_relative_to(HERE / "web"):
-        return "tests/web"
-    if path.suffix == ".py" and path.is_file() and DOCUMENTED_PORT in path.read_text("utf-8"):
-        return f"port {DOCUMENTED_PORT}"
-    return module
+    return path.suffix == ".py" and path.is_file() and DOCUMENTED_PORT in path.read_text("utf-8")
 
 
 @pytest.hookimpl(tryfirst=True, optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> LoadScopeScheduling | None:
     """``--dist loadgroup`` shares out the units above. (xdist's own loadgroup reads
-    ``xdist_group`` marks into test ids, which pytest 9's ids no longer take: every test was a
-    unit of its own, and two tests of the documented port ran at once.)"""
+    ``xdist_group`` marks into test ids, which pytest 9's ids no longer take: the port's tests
+    were units of their own too, and two of them ran at once.)"""
     if config.getvalue("dist") != "loadgroup":
         return None
     from xdist.scheduler import LoadScopeScheduling
 
     class ByUnit(LoadScopeScheduling):  # type: ignore[misc]
         def _split_scope(self, nodeid: str) -> str:
-            return _unit(nodeid.split("::", 1)[0])
+            if _uses_documented_port(nodeid.split("::", 1)[0]):
+                return f"port {DOCUMENTED_PORT}"
+            return nodeid
 
     return ByUnit(config, log)
 
