@@ -72,6 +72,10 @@ class TournamentConfig:
     #: (name, members): the team is one entry of the pairings and its members share its side's
     #: seats in turn. A bot in a team plays only in it.
     teams: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: ``deal_seeds``: the game seed of each round, in order, instead of seeds derived from
+    #: :attr:`seed` (the benchmark's fixed deal sets: ``rookery benchmark NAME=COMMAND``). Empty:
+    #: derived. A round's seed deals every game of the round.
+    deal_seeds: tuple[int, ...] = ()
 
     @property
     def tournament_id(self) -> str:
@@ -149,6 +153,7 @@ class TournamentConfig:
                 if self.teams
                 else {}
             ),
+            **({"deal_seeds": list(self.deal_seeds)} if self.deal_seeds else {}),
             "bots": [
                 {
                     "name": b.name,
@@ -273,6 +278,7 @@ def _validate(config: TournamentConfig, source: str) -> None:
     if config.bootstrap < 0:
         raise ArenaConfigError(source, "ratings.bootstrap", f"must be >= 0, got {config.bootstrap}")
     _validate_teams(config, source)
+    _validate_deal_seeds(config, source)
     budget = config.llm_budget_usd
     if budget is not None and not (math.isfinite(budget) and budget > 0):
         raise ArenaConfigError(source, "llm.budget_usd", f"must be a positive number, got {budget}")
@@ -299,6 +305,23 @@ def _validate(config: TournamentConfig, source: str) -> None:
             source,
             "clock",
             "clock = 'cpu' measures each game's own bot processes: it needs process_per_game",
+        )
+
+
+def _validate_deal_seeds(config: TournamentConfig, source: str) -> None:
+    if not config.deal_seeds:
+        return
+    wrong = [seed for seed in config.deal_seeds if not 0 <= seed < 2**63]
+    if wrong:
+        raise ArenaConfigError(source, "deal_seeds", f"must lie in 0 .. 2**63 - 1, got {wrong[0]}")
+    per_round = config.ruleset.num_sides if config.duplicate else 1  # games a round a pairing
+    rounds = math.ceil(config.games / per_round)
+    if rounds > len(config.deal_seeds):
+        raise ArenaConfigError(
+            source,
+            "deal_seeds",
+            f"{len(config.deal_seeds)} seeds deal at most {len(config.deal_seeds) * per_round} "
+            f"games a pairing, and games = {config.games}",
         )
 
 

@@ -350,6 +350,7 @@ _TOP_KEYS = {
     "limits",
     "llm",
     "teams",
+    "deal_seeds",
 }
 
 
@@ -395,6 +396,11 @@ def config_from_dict(
     values.update(_llm_values(source, data))
     if "teams" in data:
         values["teams"] = _teams(source, data["teams"])
+    if "deal_seeds" in data:
+        seeds = _array(source, "deal_seeds", data["deal_seeds"], "a list of game seeds")
+        values["deal_seeds"] = tuple(
+            _expect(source, "deal_seeds", seed, int, "a list of integers") for seed in seeds
+        )
     config = TournamentConfig(
         name=name,
         ruleset=_ruleset(source, data),

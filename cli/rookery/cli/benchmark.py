@@ -11,10 +11,13 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from rookery.arena.config import BotSpec, parse_bot_flag
+from rookery.arena.errors import ArenaConfigError, ArenaError
 from rookery.client import BotLoadError, load_bot
 from rookery.client.benchmark import (
     REFERENCES,
     BenchmarkResult,
+    DealSet,
     DealSetError,
     read_deal_set,
     run_benchmark,
@@ -43,6 +46,12 @@ BOT is a reference name (random, heuristic, pimc-16, ddpimc-16) or a Python bot 
 process through its act method. On the native core a game takes pimc-16 about 0.07 s and
 ddpimc-16 about 0.15 s: the whole set, minutes a reference. See docs/benchmark.md for the
 reference table.
+
+A bot in any language is NAME=COMMAND, as 'rookery arena run --bot' takes it (a kit's bot, a
+language-model seat NAME=llm:MODEL@URL): the arena launches it, sandboxed by default, and plays
+it against the reference, itself a bot process, on the same deals (one duplicate round a
+deal, the deal's seed dealing both games), scored as above. The games are kept in a run
+directory (runs/benchmark-NAME-...) for 'rookery arena report'.
 """
 
 
@@ -56,7 +65,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "examples:\n  rookery benchmark heuristic\n"
             "  rookery benchmark my_bot.py:MyBot --against heuristic --first 200\n"
             "  rookery benchmark heuristic --against pimc-16 --first 50 --json\n"
-            "  rookery benchmark ddpimc-16 --against pimc-16 --jobs 2"
+            "  rookery benchmark ddpimc-16 --against pimc-16 --jobs 2\n"
+            "  rookery benchmark 'mybot=clients/go/bin/mybot' --against heuristic --first 100"
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -99,6 +109,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "deal for deal"
         ),
     )
+    parser.add_argument(
+        "--sandbox",
+        choices=["auto", "on", "off"],
+        default="auto",
+        help=(
+            "how a NAME=COMMAND bot and its reference run, as in 'rookery arena run' (default "
+            "auto: in the sandbox where this machine has one)"
+        ),
+    )
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.set_defaults(func=_benchmark)
 
@@ -118,6 +137,41 @@ def _policy_of_bot(reference: str) -> Callable[[], Policy]:
         return policy
 
     return make
+
+
+def _command_benchmark(
+    bot: BotSpec, reference: str, deals: DealSet, args: argparse.Namespace
+) -> BenchmarkResult:
+    """``bot`` (a command) against ``reference`` in the arena, in a run directory of its own;
+    the arena's messages (the sandbox, a bot's incidents) on standard error."""
+    from rookery.arena.launch import SandboxMode
+    from rookery.arena.run import LiveState
+    from rookery.server import configure_logging
+
+    from ._benchmark_command import run_command_benchmark
+    from ._run_dirs import DEFAULT_RUNS, new_run_dir
+
+    configure_logging("error", json=False, stream=sys.stderr)
+    run_dir = new_run_dir(DEFAULT_RUNS, f"benchmark-{bot.name}-{reference}")
+    print(f"{bot.name} against {reference}: the arena's games in {run_dir}", file=sys.stderr)
+    shown = 0
+
+    def messages(live: LiveState) -> None:
+        nonlocal shown
+        for message in live.messages[shown:]:
+            print(f"  {message}", file=sys.stderr)
+        shown = len(live.messages)
+
+    return run_command_benchmark(
+        bot,
+        reference,
+        deals,
+        run_dir,
+        sandbox=SandboxMode(args.sandbox),
+        concurrency=args.jobs,
+        regret_tricks=args.play_regret,
+        on_progress=messages,
+    )
 
 
 def _row(result: BenchmarkResult) -> str:
@@ -178,32 +232,47 @@ def _benchmark(args: argparse.Namespace) -> int:
             print(f"--first: expected 1 or more deals, got {args.first}", file=sys.stderr)
             return 2
         deals = deals.first(args.first)
-    makers: dict[str, Callable[[], Policy]] = {}
+    bots: dict[str, Callable[[], Policy] | BotSpec] = {}
     for bot in args.bots:
         if bot in REFERENCES:
-            makers[bot] = REFERENCES[bot]
-            continue
-        try:
-            makers[bot] = _policy_of_bot(bot)
-        except (BotLoadError, ImportError, AttributeError, OSError, ValueError, TypeError) as error:
-            print(f"cannot load bot {bot!r}: {error}", file=sys.stderr)
-            return 1
+            bots[bot] = REFERENCES[bot]
+        elif "=" in bot:  # a command, launched by the arena
+            try:
+                spec = parse_bot_flag(bot)
+            except ArenaConfigError as error:
+                print(f"rookery benchmark: {error}", file=sys.stderr)
+                return 2
+            bots[spec.name] = spec
+        else:
+            try:
+                bots[bot] = _policy_of_bot(bot)
+            except (
+                BotLoadError, ImportError, AttributeError, OSError, ValueError, TypeError
+            ) as error:  # fmt: skip
+                print(f"cannot load bot {bot!r}: {error}", file=sys.stderr)
+                return 1
     references = args.against or ["random", "heuristic"]
     results = []
     if not args.json:
         title = _TITLE + (f" {'regret':>7} {'r.regret':>8}" if args.play_regret else "")
         print(f"{len(deals)} deals of {path.name}, each played twice (duplicate)\n{title}")
-    for bot, make in makers.items():
+    for bot, make in bots.items():
         for reference in references:
             try:
-                result = run_benchmark(
-                    bot, make, reference, deals, regret_tricks=args.play_regret, jobs=args.jobs
-                )
+                if isinstance(make, BotSpec):
+                    result = _command_benchmark(make, reference, deals, args)
+                else:
+                    result = run_benchmark(
+                        bot, make, reference, deals, regret_tricks=args.play_regret, jobs=args.jobs
+                    )
             except EngineError as error:
                 print(f"{bot} against {reference}: an illegal action: {error}", file=sys.stderr)
                 return 1
             except AnalysisError as error:
                 print(f"--play-regret: {error}", file=sys.stderr)
+                return 1
+            except ArenaError as error:
+                print(f"{bot} against {reference}: {error}", file=sys.stderr)
                 return 1
             except RuntimeError as error:
                 print(f"{bot} against {reference}: {error}", file=sys.stderr)

@@ -9,7 +9,8 @@ twice, sides swapped), for ``k`` sides the ``k`` cyclic rotations. The group is 
 statistics. Without duplicate each group is a single game, and successive rounds rotate the sides.
 
 Round ``r`` uses the seed ``derive_seed(tournament seed, r)`` for every lineup: all pairings of a
-round play the same deals. Game ``index`` is a position in the schedule; ``games(start)`` resumes
+round play the same deals. Given deal seeds (the benchmark's fixed deal sets), round ``r`` plays
+the ``r``-th of them instead. Game ``index`` is a position in the schedule; ``games(start)`` resumes
 from any position and produces exactly the games a fresh run would.
 """
 
@@ -124,6 +125,7 @@ class Schedule:
         duplicate: bool = True,
         seed: int = 1,
         teams: Mapping[str, Sequence[str]] | None = None,
+        deal_seeds: Sequence[int] = (),
     ) -> None:
         self.bots = tuple(bots)
         #: Entries of ``bots`` that are teams: their members share their side's seats in turn.
@@ -139,6 +141,13 @@ class Schedule:
             raise ScheduleError(f"games per pairing must be at least 1, got {games_per_pairing}")
         #: Rounds: each lineup plays one group per round.
         self.rounds = math.ceil(games_per_pairing / self.group_size)
+        #: The game seed of each round when fixed (else derived from :attr:`seed`).
+        self.deal_seeds = tuple(deal_seeds)
+        if self.deal_seeds and self.rounds > len(self.deal_seeds):
+            raise ScheduleError(
+                f"{games_per_pairing} games a pairing need {self.rounds} deal seeds, got "
+                f"{len(self.deal_seeds)}"
+            )
         self._side_seats = [ruleset.seats_of_side(side) for side in range(self.sides)]
 
     @classmethod
@@ -152,6 +161,7 @@ class Schedule:
             duplicate=config.duplicate,
             seed=config.seed,
             teams=config.team_members,
+            deal_seeds=config.deal_seeds,
         )
 
     @property
@@ -183,10 +193,16 @@ class Schedule:
             group=group,
             round=round_index,
             rotation=rotation,
-            seed=derive_seed(self.seed, round_index),
+            seed=self.round_seed(round_index),
             seat_bots=tuple(seat_bots),
             side_bots=side_bots,
         )
+
+    def round_seed(self, round_index: int) -> int:
+        """The game seed of every game of round ``round_index``."""
+        if self.deal_seeds:
+            return self.deal_seeds[round_index]
+        return derive_seed(self.seed, round_index)
 
     def games(self, start: int = 0) -> Iterator[ScheduledGame]:
         """The games from position ``start`` on, generated one at a time."""

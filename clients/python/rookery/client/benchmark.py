@@ -7,6 +7,10 @@ score minus the reference side's, averaged over the two games: what the bot gain
 the reference in its seats. Every seat's generator is seeded from the deal, so a run is
 reproducible to the point: the same bot on the same deals gives the same numbers.
 
+A bot that runs as a command (any language) is played by the arena instead, against the
+reference as a bot process (:data:`REFERENCE_BOTS`), and its games are scored from their
+replays by the same :func:`score_deal`.
+
 >>> from rookery.client.benchmark import REFERENCES
 >>> sorted(REFERENCES)
 ['ddpimc-16', 'heuristic', 'pimc-16', 'random']
@@ -22,6 +26,7 @@ import multiprocessing
 import random
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Protocol
 
 from rookery.engine import PRESETS, Deal, EngineError, Game, Ruleset, deal_for_hand
 from rookery.v1 import replay_pb2
@@ -29,17 +34,24 @@ from rookery.wire.analysis import AnalysisError, analyze_replay
 from rookery.wire.replay import ReplayBuilder
 
 from .bots import HeuristicPolicy, PimcParameters, PimcPolicy, Policy, random_policy
+from .bots._bot import PolicyBot
 
 __all__ = [
     "BENCHMARK_RULESET",
     "REFERENCES",
+    "REFERENCE_BOTS",
     "BenchmarkResult",
+    "DealScore",
     "DealSet",
     "DealSetError",
+    "HandOutcome",
+    "benchmark_result",
     "deal_set_digest",
     "generate_deal_set",
+    "hand_costs",
     "read_deal_set",
     "run_benchmark",
+    "score_deal",
     "write_deal_set",
 ]
 
@@ -60,6 +72,40 @@ REFERENCES: dict[str, Callable[[], Policy]] = {
     "heuristic": HeuristicPolicy,
     "pimc-16": lambda: PimcPolicy(PimcParameters(time_budget=None, samples=16)),
     "ddpimc-16": _ddpimc,
+}
+
+
+class _ReferenceBot(PolicyBot):
+    """A reference of the pool as a bot of its own (``rookery bot run``): what the benchmark
+    seats against a bot that runs as a command (``rookery benchmark NAME=COMMAND``, which the
+    arena plays)."""
+
+    reference = ""
+
+    def __init__(self) -> None:
+        super().__init__(REFERENCES[self.reference]())
+
+
+class RandomReference(_ReferenceBot):
+    reference = "random"
+
+
+class HeuristicReference(_ReferenceBot):
+    reference = "heuristic"
+
+
+class Pimc16Reference(_ReferenceBot):
+    reference = "pimc-16"
+
+
+class DdPimc16Reference(_ReferenceBot):
+    reference = "ddpimc-16"
+
+
+#: The reference pool as ``rookery bot run`` targets: name -> ``module:Class``.
+REFERENCE_BOTS: dict[str, str] = {
+    bot.reference: f"{__name__}:{bot.__name__}"
+    for bot in (RandomReference, HeuristicReference, Pimc16Reference, DdPimc16Reference)
 }
 
 
@@ -240,8 +286,8 @@ def _play(deal_seed: int, policies: Sequence[Policy], builder: ReplayBuilder | N
     return game
 
 
-def _play_costs(replay: replay_pb2.Replay, tricks: int) -> tuple[int, int]:
-    """The double-dummy cost of side 0's and side 1's cards in the hand's last ``tricks``."""
+def hand_costs(replay: replay_pb2.Replay, tricks: int) -> tuple[int, int]:
+    """The double-dummy cost of side 0's and side 1's cards in hand 0's last ``tricks``."""
     hand = analyze_replay(replay, last_tricks=tricks).hands[0]
     costs = [0, 0]
     for play in hand.plays:
@@ -250,8 +296,25 @@ def _play_costs(replay: replay_pb2.Replay, tricks: int) -> tuple[int, int]:
     return costs[0], costs[1]
 
 
+class HandOutcome(Protocol):
+    """What the benchmark reads of a hand's result: the engine's ``HandResult``, or the
+    ``HandResult`` message of a replay (the same fields)."""
+
+    @property
+    def redeal(self) -> bool: ...
+
+    @property
+    def bidder(self) -> int: ...
+
+    @property
+    def made(self) -> bool: ...
+
+    @property
+    def score_deltas(self) -> Sequence[int]: ...
+
+
 @dataclasses.dataclass(frozen=True)
-class _DealScore:
+class DealScore:
     """One deal's two games: the score (the bot's side minus the reference's, their mean), the
     contracts, and each side's play regret when measured."""
 
@@ -264,23 +327,15 @@ class _DealScore:
     regret: tuple[float, float] = (0.0, 0.0)
 
 
-def _score_deal(
-    seed: int,
-    make_bot: Callable[[], Policy],
-    make_reference: Callable[[], Policy],
-    regret_tricks: int,
-) -> _DealScore:
+def score_deal(
+    games: Sequence[tuple[HandOutcome, int]],
+    costs: Sequence[tuple[int, int]] = (),
+) -> DealScore:
+    """A deal's score from its games: each game's hand result and the bot's side in it (0 or
+    1); ``costs``, when measured, each game's (side 0, side 1) play regret."""
     total = 0.0
     counts = {"bids": 0, "made": 0, "opponent_bids": 0, "sets": 0, "passed_out": 0}
-    regret = [0.0, 0.0]  # the bot's side's, the reference's
-    for bot_side in (0, 1):
-        policies = [make_bot() if seat % 2 == bot_side else make_reference() for seat in range(4)]
-        builder = ReplayBuilder() if regret_tricks else None
-        result = _play(seed, policies, builder).hand_results[0]
-        if builder is not None and not result.redeal:
-            costs = _play_costs(builder.replay(), regret_tricks)
-            regret[0] += costs[bot_side] / 2
-            regret[1] += costs[1 - bot_side] / 2
+    for result, bot_side in games:
         deltas = result.score_deltas
         total += deltas[bot_side] - deltas[1 - bot_side]
         if result.redeal:
@@ -291,7 +346,29 @@ def _score_deal(
         else:
             counts["opponent_bids"] += 1
             counts["sets"] += not result.made
-    return _DealScore(total / 2, **counts, regret=(regret[0], regret[1]))
+    regret = [0.0, 0.0]  # the bot's side's, the reference's
+    for (_, bot_side), cost in zip(games, costs, strict=False):
+        regret[0] += cost[bot_side] / len(games)
+        regret[1] += cost[1 - bot_side] / len(games)
+    return DealScore(total / len(games), **counts, regret=(regret[0], regret[1]))
+
+
+def _score_deal(
+    seed: int,
+    make_bot: Callable[[], Policy],
+    make_reference: Callable[[], Policy],
+    regret_tricks: int,
+) -> DealScore:
+    games: list[tuple[HandOutcome, int]] = []
+    costs: list[tuple[int, int]] = []
+    for bot_side in (0, 1):
+        policies = [make_bot() if seat % 2 == bot_side else make_reference() for seat in range(4)]
+        builder = ReplayBuilder() if regret_tricks else None
+        result = _play(seed, policies, builder).hand_results[0]
+        games.append((result, bot_side))
+        if builder is not None:
+            costs.append((0, 0) if result.redeal else hand_costs(builder.replay(), regret_tricks))
+    return score_deal(games, costs)
 
 
 #: A worker process's bots (``jobs`` > 1): set once by ``_start_worker``, inherited by fork.
@@ -305,7 +382,7 @@ def _start_worker(
     _worker_bots = (make_bot, make_reference, regret_tricks)
 
 
-def _score_in_worker(seed: int) -> _DealScore | tuple[str, str]:
+def _score_in_worker(seed: int) -> DealScore | tuple[str, str]:
     """A deal scored in a worker, or the error that stopped it (its kind and message: not
     every error of a bot or of the engine survives the trip back as itself)."""
     assert _worker_bots is not None
@@ -339,7 +416,7 @@ def run_benchmark(
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {jobs}")
     make_reference = REFERENCES[reference]
-    scores: list[_DealScore] = []
+    scores: list[DealScore] = []
     if jobs == 1 or len(deals) < 2:
         for seed in deals.seeds:
             try:
@@ -370,6 +447,13 @@ def run_benchmark(
                 scores.append(outcome)
                 if progress is not None:
                     progress(len(scores))
+    return benchmark_result(bot, reference, scores, regret_tricks)
+
+
+def benchmark_result(
+    bot: str, reference: str, scores: Sequence[DealScore], regret_tricks: int = 0
+) -> BenchmarkResult:
+    """The result of ``bot`` against ``reference`` from every deal's score, in deal order."""
     return BenchmarkResult(
         bot,
         reference,
