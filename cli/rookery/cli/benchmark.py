@@ -66,7 +66,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "  rookery benchmark my_bot.py:MyBot --against heuristic --first 200\n"
             "  rookery benchmark heuristic --against pimc-16 --first 50 --json\n"
             "  rookery benchmark ddpimc-16 --against pimc-16 --jobs 2\n"
-            "  rookery benchmark 'mybot=clients/go/bin/mybot' --against heuristic --first 100"
+            "  rookery benchmark mybot=clients/go/bin/rookery-sample-bot --against heuristic "
+            "--first 20"
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
