@@ -12,9 +12,12 @@
 //! lowest that won a trick against a card of its group, that a sure-point bound counted, or
 //! that shares an alike class with one of those), and the table's entry then holds for every
 //! position alike in those top cards (holders and worths, in order) and alike below them only
-//! in each seat's count of cards of each worth. Moves are ordered by what the seats still to
+//! in each seat's count of cards of each worth. An entry also serves, by payoff similarity,
+//! the positions of its shape (each seat's count of cards per group) whose top cards have its
+//! holders but other worths: their bounds are the entry's widened by the most the worths can
+//! change the value (`DdSolver::worth_slack`). Moves are ordered by what the seats still to
 //! play to the trick can do (the table's best lead first: the entry's, else one of an entry
-//! with the same counts; then sure winners cashed, low leads to a partner's winner, points
+//! of the same shape; then sure winners cashed, low leads to a partner's winner, points
 //! given to a trick the side holds, the cheapest sure winner, low losers; ties broken by the
 //! cutoffs each card made before); cards that play alike are searched once (one seat's cards of one suit and one
 //! worth with no card of another seat or of the open trick between them); sure points bound
@@ -89,9 +92,9 @@ impl Hasher for FxHasher {
     }
 }
 
-/// A trick boundary up to the order of the cards below those that matter: per seat and follow
-/// group (a suit; the trump suit with the Rook cards), how many cards of each worth it holds;
-/// and the leader. Every position an entry of its bucket holds for shares it.
+/// A trick boundary's shape: per seat and follow group (a suit; the trump suit with the Rook
+/// cards), how many numbered cards and how many Rook cards it holds; and the leader. Every
+/// position an entry of its bucket serves shares it.
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct Key {
     counts: [u64; 6],
@@ -106,6 +109,68 @@ impl Hash for Key {
         }
     }
 }
+
+/// Per seat and follow group, how many cards of each worth (0, 5, 10 points, and the Rook
+/// cards) a trick boundary holds, packed as `DdSolver::worth_counts` packs them.
+type WorthCounts = [u64; 6];
+
+/// The shape (`Key`) of a trick boundary whose worth counts are `counts`.
+#[inline]
+fn shape_key(counts: &WorthCounts, leader: usize) -> Key {
+    let mut shape = [0u64; 6];
+    for (packed, &worths) in shape.iter_mut().zip(counts.iter()) {
+        for group in 0..4 {
+            let counts = worths >> (10 * group) & 1023;
+            let numbered = (counts >> 6 & 15) + (counts >> 4 & 3) + (counts >> 2 & 3);
+            *packed |= (numbered << 2 | counts & 3) << (10 * group);
+        }
+    }
+    Key {
+        counts: shape,
+        leader: leader as u8,
+    }
+}
+
+/// Per seat and group, how many numbered cards of each worth (0, 5, 10 points) lie below the
+/// `tops[group]` first cards of each group, whose holders and worths are `patterns`.
+fn counts_below(counts: &WorthCounts, patterns: &[u128; 4], tops: &[u8; 4]) -> [[[i64; 3]; 4]; 6] {
+    let mut below = [[[0i64; 3]; 4]; 6];
+    for (seat, seat_below) in below.iter_mut().enumerate() {
+        for (group, group_below) in seat_below.iter_mut().enumerate() {
+            // `worth_counts` packs group 0 in the highest ten bits.
+            let packed = counts[seat] >> (10 * (3 - group)) & 1023;
+            *group_below = [
+                (packed >> 6 & 15) as i64,
+                (packed >> 4 & 3) as i64,
+                (packed >> 2 & 3) as i64,
+            ];
+        }
+    }
+    for group in 0..4 {
+        for card in 0..tops[group] as u32 {
+            let code = (patterns[group] >> (5 * card)) as usize & 31;
+            let worth = code & 3;
+            if worth < 3 {
+                below[code >> 2][group][worth] -= 1;
+            }
+        }
+    }
+    below
+}
+
+/// The points of each worth code.
+const WORTH_POINTS: [i64; 4] = [0, 5, 10, 20];
+
+/// The holder bits of every five-bit card code (see `Codes`).
+const HOLDER_BITS: u128 = {
+    let mut mask = 0u128;
+    let mut card = 0;
+    while card < 25 {
+        mask |= 0b11100 << (5 * card);
+        card += 1;
+    }
+    mask
+};
 
 /// Per follow group (indexed by suit; the trump suit's for the trumps and the Rook cards), the
 /// lowest strength (`trick_key`) of the cards a result depends on: it holds for every position
@@ -171,9 +236,11 @@ const WORTH: [u64; 58] = {
 };
 
 /// The bounds of every position whose top cards of each group (the `tops[group]` first of
-/// its cards in descending strength) are `patterns[group]` (holder and worth per card).
+/// its cards in descending strength) are `patterns[group]` (holder and worth per card) and
+/// whose worth counts are `counts`.
 #[derive(Clone, Copy)]
 struct Entry {
+    counts: WorthCounts,
     patterns: [u128; 4],
     tops: [u8; 4],
     lower: i32,
@@ -232,9 +299,31 @@ const BUCKET_LIMIT: usize = 32;
 
 const NO_CARD: u8 = 255;
 
-/// The table frees half its entries or more when it reaches this many (about 100 MB), unless
+/// The table frees half its entries or more when it reaches this many (about 150 MB), unless
 /// the solver is given another limit.
 const TABLE_LIMIT: usize = 1 << 20;
+
+/// A trick boundary after its bounds and the table: settled (its value and what it depends
+/// on), or open, with what its search needs.
+enum Lead {
+    Settled(i64, Relevance),
+    Open(OpenLead),
+}
+
+/// What an open trick boundary's search needs: the position's worth counts, key and cards,
+/// the caller's window and the window the table narrowed it to (and what the narrowing
+/// depends on), the table's best lead and the points left.
+struct OpenLead {
+    counts: WorthCounts,
+    key: Key,
+    codes: Codes,
+    window: (i64, i64),
+    alpha: i64,
+    beta: i64,
+    hint: u8,
+    narrowed: Relevance,
+    points: i64,
+}
 
 /// The state of the open trick while searching.
 #[derive(Clone, Copy)]
@@ -303,13 +392,13 @@ impl DdSolver {
     /// Frees half the table or more: the entries nearest the end of the hand go first (they
     /// are the most, and the cheapest to search again), those of earlier tricks stay.
     fn make_room(&mut self) {
-        // A trick boundary's tricks left: the leader's cards, its counts of each worth.
+        // A trick boundary's tricks left: the leader's cards, numbered and Rook.
         let tricks_left = |key: &Key| -> usize {
             let packed = key.counts[key.leader as usize];
             (0..4)
                 .map(|group| {
                     let counts = packed >> (10 * group);
-                    (counts >> 6 & 15) + (counts >> 4 & 3) + (counts >> 2 & 3) + (counts & 3)
+                    (counts >> 2 & 15) + (counts & 3)
                 })
                 .sum::<u64>() as usize
         };
@@ -592,7 +681,8 @@ impl DdSolver {
         }
     }
 
-    /// A trick boundary: the table's bounds, then the trick's search.
+    /// A trick boundary: what the bounds and the table settle, else the trick's search (its
+    /// result then goes to the table).
     fn lead_node(
         &mut self,
         hands: &mut [u64; 6],
@@ -600,16 +690,102 @@ impl DdSolver {
         alpha: i64,
         beta: i64,
     ) -> (i64, Relevance) {
+        let open = match self.settle_lead(hands, leader, alpha, beta) {
+            Lead::Settled(value, relevance) => return (value, relevance),
+            Lead::Open(open) => open,
+        };
+        let OpenLead {
+            counts,
+            key,
+            codes,
+            window,
+            alpha,
+            beta,
+            hint,
+            narrowed,
+            points,
+        } = open;
+        let inside = |value: i64| window.0 < value && value < window.1;
+        let state = TrickState {
+            seat: leader,
+            count: 0,
+            follow: 0,
+            win: 0,
+            points: 0,
+            cards: 0,
+            win_card: 0,
+        };
+        let (value, best, relevance) = self.search_moves(hands, state, alpha, beta, hint);
+        let returned = if inside(value) {
+            union(relevance, narrowed)
+        } else {
+            relevance
+        };
+        if self.aborted {
+            return (value, returned);
+        }
+        if self.entries >= self.table_limit {
+            self.make_room();
+        }
+        let leader_ours = self.rules.side >> leader & 1 == 1;
+        let tops = codes.tops(&relevance);
+        let mut patterns = [0u128; 4];
+        for (group, pattern) in patterns.iter_mut().enumerate() {
+            *pattern = codes.pattern(group, tops[group]);
+        }
+        let bucket = self.table.entry(key).or_default();
+        let index = match bucket.iter().position(|entry| {
+            entry.tops == tops && entry.patterns == patterns && entry.counts == counts
+        }) {
+            Some(index) => index,
+            None => {
+                if bucket.len() >= BUCKET_LIMIT {
+                    bucket.remove(0);
+                } else {
+                    self.entries += 1;
+                }
+                bucket.push(Entry {
+                    counts,
+                    patterns,
+                    tops,
+                    lower: 0,
+                    upper: points as i32,
+                    best: NO_CARD,
+                });
+                bucket.len() - 1
+            }
+        };
+        let entry = &mut bucket[index];
+        if value <= alpha {
+            entry.upper = entry.upper.min(value as i32);
+            if !leader_ours {
+                // The card that kept the side below the window: the opponents' best lead.
+                entry.best = best;
+            }
+        } else if value >= beta {
+            entry.lower = entry.lower.max(value as i32);
+            entry.best = best;
+        } else {
+            entry.lower = value as i32;
+            entry.upper = value as i32;
+            entry.best = best;
+        }
+        (value, returned)
+    }
+
+    /// What a trick boundary's bounds (its points left, the sure points) and the table settle
+    /// within the window, without a search; else what its search needs.
+    fn settle_lead(&mut self, hands: &[u64; 6], leader: usize, alpha: i64, beta: i64) -> Lead {
         let players = self.rules.players;
         let mut points = self.rules.last_trick_bonus;
         for &hand in &hands[..players] {
             points += mask_points(hand);
         }
         if points <= alpha {
-            return (points, IRRELEVANT);
+            return Lead::Settled(points, IRRELEVANT);
         }
         if beta <= 0 {
-            return (0, IRRELEVANT);
+            return Lead::Settled(0, IRRELEVANT);
         }
         // The trumps above every trump of the other side win their tricks: their points are sure.
         // And so are the leader's top cards of a suit that no opponent can trump, cashed now.
@@ -654,21 +830,14 @@ impl DdSolver {
             if cash_needed {
                 relevance = union(relevance, cash_relevance);
             }
-            return (value, relevance);
+            return Lead::Settled(value, relevance);
         }
-        let state = TrickState {
-            seat: leader,
-            count: 0,
-            follow: 0,
-            win: 0,
-            points: 0,
-            cards: 0,
-            win_card: 0,
-        };
         if hands[leader].count_ones() == 1 {
-            return self.last_trick(hands, leader);
+            let (value, relevance) = self.last_trick(hands, leader);
+            return Lead::Settled(value, relevance);
         }
-        let key = self.key(hands, leader);
+        let counts = self.worth_counts(hands);
+        let key = shape_key(&counts, leader);
         let codes = self.codes(hands);
         // A bound narrowed by an entry counts toward the result only when the result falls
         // inside the caller's window (the caller then takes it as exact).
@@ -677,13 +846,12 @@ impl DdSolver {
         let mut alpha = alpha;
         let mut beta = beta;
         let mut best_hint = NO_CARD;
+        let mut exact_hint = false;
         let mut narrowed = IRRELEVANT;
         if let Some(bucket) = self.table.get(&key) {
             for entry in bucket {
-                if (0..4)
-                    .any(|group| codes.pattern(group, entry.tops[group]) != entry.patterns[group])
-                {
-                    // A position with the same counts: its best lead is a good first guess.
+                let Some((below, above)) = Self::worth_slack(&counts, &codes, entry) else {
+                    // A position of the same shape: its best lead is a good first guess.
                     if best_hint == NO_CARD
                         && entry.best != NO_CARD
                         && hands[leader] >> entry.best & 1 == 1
@@ -691,8 +859,9 @@ impl DdSolver {
                         best_hint = entry.best;
                     }
                     continue;
-                }
-                let (lower, upper) = (entry.lower as i64, entry.upper as i64);
+                };
+                let lower = entry.lower as i64 - below;
+                let upper = entry.upper as i64 + above;
                 let found = if lower == upper || lower >= beta {
                     Some(lower)
                 } else if upper <= alpha {
@@ -705,73 +874,34 @@ impl DdSolver {
                     if lower != upper && inside(value) {
                         relevance = union(relevance, narrowed);
                     }
-                    return (value, relevance);
+                    return Lead::Settled(value, relevance);
                 }
                 if lower > alpha || upper < beta {
                     alpha = alpha.max(lower);
                     beta = beta.min(upper);
                     narrowed = union(narrowed, codes.relevance(&entry.tops));
                 }
-                if entry.best != NO_CARD {
+                // The best lead of a position the entry holds for, else of one it serves.
+                if entry.best != NO_CARD
+                    && hands[leader] >> entry.best & 1 == 1
+                    && (!exact_hint || below == 0 && above == 0)
+                {
                     best_hint = entry.best;
+                    exact_hint = below == 0 && above == 0;
                 }
             }
         }
-        let (value, best, relevance) = self.search_moves(hands, state, alpha, beta, best_hint);
-        let returned = if inside(value) {
-            union(relevance, narrowed)
-        } else {
-            relevance
-        };
-        if self.aborted {
-            return (value, returned);
-        }
-        if self.entries >= self.table_limit {
-            self.make_room();
-        }
-        let tops = codes.tops(&relevance);
-        let mut patterns = [0u128; 4];
-        for (group, pattern) in patterns.iter_mut().enumerate() {
-            *pattern = codes.pattern(group, tops[group]);
-        }
-        let bucket = self.table.entry(key).or_default();
-        let index = match bucket
-            .iter()
-            .position(|entry| entry.tops == tops && entry.patterns == patterns)
-        {
-            Some(index) => index,
-            None => {
-                if bucket.len() >= BUCKET_LIMIT {
-                    bucket.remove(0);
-                } else {
-                    self.entries += 1;
-                }
-                bucket.push(Entry {
-                    patterns,
-                    tops,
-                    lower: 0,
-                    upper: points as i32,
-                    best: NO_CARD,
-                });
-                bucket.len() - 1
-            }
-        };
-        let entry = &mut bucket[index];
-        if value <= alpha {
-            entry.upper = entry.upper.min(value as i32);
-            if !leader_ours {
-                // The card that kept the side below the window: the opponents' best lead.
-                entry.best = best;
-            }
-        } else if value >= beta {
-            entry.lower = entry.lower.max(value as i32);
-            entry.best = best;
-        } else {
-            entry.lower = value as i32;
-            entry.upper = value as i32;
-            entry.best = best;
-        }
-        (value, returned)
+        Lead::Open(OpenLead {
+            counts,
+            key,
+            codes,
+            window,
+            alpha,
+            beta,
+            hint: best_hint,
+            narrowed,
+            points,
+        })
     }
 
     /// The side (ours or not) holding the highest trumps left, and the points of its trumps
@@ -915,9 +1045,9 @@ impl DdSolver {
         (points, relevance)
     }
 
-    /// The key of a trick boundary (see `Key`).
+    /// A trick boundary's worth counts (see `WorthCounts`).
     #[inline]
-    fn key(&self, hands: &[u64; 6], leader: usize) -> Key {
+    fn worth_counts(&self, hands: &[u64; 6]) -> WorthCounts {
         let mut counts = [0u64; 6];
         for (count, &hand) in counts.iter_mut().zip(hands.iter()) {
             let mut packed = 0u64;
@@ -931,10 +1061,56 @@ impl DdSolver {
             }
             *count = packed;
         }
-        Key {
-            counts,
-            leader: leader as u8,
+        counts
+    }
+
+    /// How far the value of the position (its worth counts and cards) can lie below an entry's
+    /// lower bound and above its upper bound, or `None` when the entry does not serve it.
+    ///
+    /// The entry serves every position of its bucket whose top cards have the entry's holders
+    /// (payoff similarity): such a position plays as one the entry holds for, a card for a
+    /// card, with other worths. Of those, take the one nearest in worths: the same worths as
+    /// the entry's top cards, and below them each seat's cards of a group given the entry's
+    /// counts of each worth in the order of the position's own worths. In every line of play
+    /// the two positions' cards win the same tricks, so their values differ by at most what
+    /// the side would gain or lose were all those cards its own: `below` sums the worths the
+    /// position lacks (the entry's worth above its own), `above` the worths it has over the
+    /// entry's. Zero and zero when the position is one the entry holds for.
+    #[inline]
+    fn worth_slack(counts: &WorthCounts, codes: &Codes, entry: &Entry) -> Option<(i64, i64)> {
+        let mut mine = [0u128; 4];
+        for group in 0..4 {
+            mine[group] = codes.pattern(group, entry.tops[group]);
+            if mine[group] & HOLDER_BITS != entry.patterns[group] & HOLDER_BITS {
+                return None;
+            }
         }
+        if *counts == entry.counts && mine == entry.patterns {
+            return Some((0, 0));
+        }
+        let (mut below, mut above) = (0i64, 0i64);
+        for group in 0..4 {
+            for card in 0..entry.tops[group] as u32 {
+                let theirs = WORTH_POINTS[(entry.patterns[group] >> (5 * card)) as usize & 3];
+                let ours = WORTH_POINTS[(mine[group] >> (5 * card)) as usize & 3];
+                below += (theirs - ours).max(0);
+                above += (ours - theirs).max(0);
+            }
+        }
+        let theirs = counts_below(&entry.counts, &entry.patterns, &entry.tops);
+        let ours = counts_below(counts, &mine, &entry.tops);
+        for (their_seat, our_seat) in theirs.iter().zip(ours.iter()) {
+            for (a, b) in their_seat.iter().zip(our_seat.iter()) {
+                // Paired in order of worth, the cards differ by this much in all (the gaps
+                // between 0 and 5 and between 5 and 10 points, times the cards they part)...
+                let apart = 5 * (a[0] - b[0]).abs() + 5 * (a[0] + a[1] - b[0] - b[1]).abs();
+                // ... split into what the entry's cards hold more and what they hold less.
+                let surplus = 5 * (a[1] - b[1]) + 10 * (a[2] - b[2]);
+                below += (apart + surplus) / 2;
+                above += (apart - surplus) / 2;
+            }
+        }
+        Some((below, above))
     }
 
     /// The cards of a trick boundary per group, strongest first (see `Codes`).
@@ -980,7 +1156,7 @@ impl DdSolver {
     }
 
     /// The last trick: every seat's one card.
-    fn last_trick(&mut self, hands: &mut [u64; 6], leader: usize) -> (i64, Relevance) {
+    fn last_trick(&self, hands: &[u64; 6], leader: usize) -> (i64, Relevance) {
         let players = self.rules.players;
         let mut state = TrickState {
             seat: leader,
