@@ -339,6 +339,21 @@ struct TrickState {
     win_card: u32,
 }
 
+impl TrickState {
+    /// A trick with no card yet, `seat` to lead.
+    fn led_by(seat: usize) -> TrickState {
+        TrickState {
+            seat,
+            count: 0,
+            follow: 0,
+            win: 0,
+            points: 0,
+            cards: 0,
+            win_card: 0,
+        }
+    }
+}
+
 /// One deal's solver: its table serves every position of the deal (and its samples' positions
 /// when the rules and side are the same).
 pub struct DdSolver {
@@ -477,15 +492,7 @@ impl DdSolver {
     /// The open trick's state after its cards.
     fn trick_state(&self, pos: &DdPosition) -> TrickState {
         let players = self.rules.players;
-        let mut state = TrickState {
-            seat: pos.leader,
-            count: 0,
-            follow: 0,
-            win: 0,
-            points: 0,
-            cards: 0,
-            win_card: 0,
-        };
+        let mut state = TrickState::led_by(pos.leader);
         for &card in &pos.trick[..pos.trick_len] {
             state = self.after(state, card as u32);
         }
@@ -706,15 +713,7 @@ impl DdSolver {
             points,
         } = open;
         let inside = |value: i64| window.0 < value && value < window.1;
-        let state = TrickState {
-            seat: leader,
-            count: 0,
-            follow: 0,
-            win: 0,
-            points: 0,
-            cards: 0,
-            win_card: 0,
-        };
+        let state = TrickState::led_by(leader);
         let (value, best, relevance) = self.search_moves(hands, state, alpha, beta, hint);
         let returned = if inside(value) {
             union(relevance, narrowed)
@@ -1158,15 +1157,7 @@ impl DdSolver {
     /// The last trick: every seat's one card.
     fn last_trick(&self, hands: &[u64; 6], leader: usize) -> (i64, Relevance) {
         let players = self.rules.players;
-        let mut state = TrickState {
-            seat: leader,
-            count: 0,
-            follow: 0,
-            win: 0,
-            points: 0,
-            cards: 0,
-            win_card: 0,
-        };
+        let mut state = TrickState::led_by(leader);
         for _ in 0..players {
             let card = hands[state.seat].trailing_zeros();
             state = self.after(state, card);
@@ -1514,15 +1505,7 @@ fn plain(solver: &DdSolver, hands: &mut [u64; 6], state: TrickState) -> i64 {
             } else {
                 0
             };
-            let fresh = TrickState {
-                seat: winner,
-                count: 0,
-                follow: 0,
-                win: 0,
-                points: 0,
-                cards: 0,
-                win_card: 0,
-            };
+            let fresh = TrickState::led_by(winner);
             mine + plain(solver, hands, fresh)
         } else {
             plain(solver, hands, next)

@@ -13,7 +13,7 @@ from rookery.client.bots import HeuristicPolicy
 from rookery.client.bots._sampling import sample_hands
 from rookery.client.bots._simulate import HandSimulation
 from rookery.client.bots._solve import EndgameSolver
-from rookery.engine import PRESETS, Game, Observation, Phase, playable
+from rookery.engine import CARD_POINTS, PRESETS, Game, Observation, Phase, playable
 
 # `make setup` builds the core wherever cargo is found: there, a missing core is a failure.
 if shutil.which("cargo") is None and importlib.util.find_spec("rookery_core") is None:
@@ -225,7 +225,7 @@ def _twin(rng: random.Random, hands: list[int], out: int) -> list[int] | None:
                     other // 14 == card // 14
                     and 0 <= other < 56
                     and out >> other & 1
-                    and _points(other) != _points(card)
+                    and CARD_POINTS[other] != CARD_POINTS[card]
                     and rng.random() < 0.5
                 ):
                     twin[seat] ^= 1 << card | 1 << other
@@ -233,10 +233,6 @@ def _twin(rng: random.Random, hands: list[int], out: int) -> list[int] | None:
                     traded += 1
                     break
     return twin if traded else None
-
-
-def _points(card: int) -> int:
-    return {4: 5, 9: 10, 13: 10}.get(card % 14, 0) if card < 56 else 20
 
 
 def test_an_entry_of_other_worths_bounds_a_position_only_by_what_they_change() -> None:
