@@ -1048,7 +1048,7 @@ impl DdSolver {
     #[inline]
     fn worth_counts(&self, hands: &[u64; 6]) -> WorthCounts {
         let mut counts = [0u64; 6];
-        for (count, &hand) in counts.iter_mut().zip(hands.iter()) {
+        for (count, &hand) in counts.iter_mut().zip(hands[..self.rules.players].iter()) {
             let mut packed = 0u64;
             for group in 0..4 {
                 let cards = hand & self.group_mask(group);
@@ -1278,27 +1278,33 @@ impl DdSolver {
             if legal & group == 0 {
                 continue;
             }
-            // The group's cards in ascending strength: ranks, then ROOK2, then ROOK.
+            // The group's cards still out in ascending strength: ranks, then ROOK2, then ROOK.
             let mut separated = true;
             let mut class_points = -1i64;
-            let mut order = [0u32; 16];
-            let mut len = 0;
-            for rank in 0..14 {
-                order[len] = suit * 14 + rank;
-                len += 1;
-            }
-            if suit == trump {
-                order[len] = ROOK + 1;
-                order[len + 1] = ROOK;
-                len += 2;
-            }
-            for &card in &order[..len] {
+            let mut ranks = (legal | others) & crate::cards::suit_mask(suit);
+            let mut rooks = if suit == trump {
+                (legal | others) & crate::cards::ROOK_MASK
+            } else {
+                0
+            };
+            while ranks | rooks != 0 {
+                let card = if ranks != 0 {
+                    let card = ranks.trailing_zeros();
+                    ranks &= ranks - 1;
+                    card
+                } else {
+                    // ROOK2 is weaker than ROOK.
+                    let card = if rooks >> (ROOK + 1) & 1 == 1 {
+                        ROOK + 1
+                    } else {
+                        ROOK
+                    };
+                    rooks ^= 1 << card;
+                    card
+                };
                 let bit = 1u64 << card;
                 if others & bit != 0 {
                     separated = true;
-                    continue;
-                }
-                if legal & bit == 0 {
                     continue;
                 }
                 let points = card_points(card);
