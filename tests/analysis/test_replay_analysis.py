@@ -105,6 +105,31 @@ def test_a_position_past_the_node_limit_leaves_it_and_the_earlier_cards_unvalued
     assert "not solved under 2,000 nodes" in format_analysis(analysis)
 
 
+def test_no_node_limit_values_every_card_the_limit_left_unvalued(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    replay = play_random_game(_SHORT, 4420)
+    limited = [hand for hand in analyze_replay(replay, node_limit=500).hands if not hand.skipped]
+    assert any(hand.dd_value is None for hand in limited)  # the limit stops some hand early
+    whole = [hand for hand in analyze_replay(replay, node_limit=0).hands if not hand.skipped]
+    assert [hand.hand_number for hand in whole] == [hand.hand_number for hand in limited]
+    for hand, stopped in zip(whole, limited, strict=True):
+        assert hand.dd_value is not None and hand.solved_plays == len(hand.plays)
+        _check_identity(hand)
+        # What the limit valued, no limit values alike.
+        for play, partial in zip(hand.plays, stopped.plays, strict=True):
+            if partial.after is not None and partial.before is not None:
+                assert (play.before, play.after) == (partial.before, partial.after)
+    path = tmp_path / "game.jsonl.gz"
+    write_replay(path, replay)
+    assert main(["replay", "analyze", "--node-limit", "0", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "not solved" not in out and "(not valued)" not in out
+    with pytest.raises(SystemExit):
+        main(["replay", "analyze", "--node-limit", "-1", str(path)])
+    assert "expected a number of nodes (0 for no limit), got -1" in capsys.readouterr().err
+
+
 def test_last_tricks_values_the_same_share_of_every_hand() -> None:
     analysis = analyze_replay(play_random_game(_RULESETS["short double-bird"], 4425), last_tricks=3)
     played = [hand for hand in analysis.hands if not hand.skipped]

@@ -27,8 +27,10 @@ side: '-20: seat 2 G14 gave the opponents 20 points (G5 lost none)'. Along a han
 side's costs minus the defenders' equal the double-dummy value minus the points taken.
 
 Positions are solved from the last card back; a position whose search passes --node-limit
-nodes stops its hand's analysis there: its card and the earlier ones print '?'. Today the solver
-values the last 7 to 9 tricks of a hand within the default limit (docs/benchmark.md).
+nodes stops its hand's analysis there: its card and the earlier ones print '?'. Within the
+default limit most standard hands of good players are valued from their first card, the others
+from a card of their first few tricks; --node-limit 0 values every hand whole, at up to a
+minute or more for the hardest (docs/benchmark.md).
 Exits 1 when the file cannot be read or does not re-simulate.
 """
 
@@ -56,10 +58,13 @@ def add_analyze(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     )
     analyze.add_argument(
         "--node-limit",
-        type=_positive,
+        type=_node_limit,
         default=DEFAULT_NODE_LIMIT,
         metavar="NODES",
-        help=f"the most nodes one position's search may take (default {DEFAULT_NODE_LIMIT:,})",
+        help=(
+            f"the most nodes one position's search may take (default {DEFAULT_NODE_LIMIT:,}; "
+            "0: no limit)"
+        ),
     )
     analyze.add_argument(
         "--min-cost",
@@ -74,10 +79,10 @@ def add_analyze(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     analyze.set_defaults(func=_analyze)
 
 
-def _positive(text: str) -> int:
+def _node_limit(text: str) -> int:
     value = int(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number of nodes, got {text}")
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a number of nodes (0 for no limit), got {text}")
     return value
 
 

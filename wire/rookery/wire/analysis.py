@@ -13,9 +13,10 @@ the bid) and ``taken`` the bidding side's actual total. Seats outside the biddin
 side to the solver, also in the rulesets that score each player apart.
 
 Positions are solved from the last card back, so each search finds the table filled by the
-later ones; a search past ``node_limit`` nodes stops the hand's analysis there: that card and
-every earlier one stay unvalued (``None``). Only finished hands are analysed: a replay is
-history, and what it withholds while a game runs is the server's business, not this module's.
+later ones; a search past ``node_limit`` nodes (0: no limit) stops the hand's analysis there:
+that card and every earlier one stay unvalued (``None``). Only finished hands are analysed: a
+replay is history, and what it withholds while a game runs is the server's business, not this
+module's.
 """
 
 from __future__ import annotations
@@ -155,7 +156,7 @@ class HandAnalysis:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class GameAnalysis:
-    """Every hand of a replay, analysed (``node_limit`` as used)."""
+    """Every hand of a replay, analysed (``node_limit`` as used; 0: none)."""
 
     ruleset: Ruleset
     hands: tuple[HandAnalysis, ...]
