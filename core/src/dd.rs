@@ -32,6 +32,13 @@ use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 use crate::cards::{card_points, follow_mask, mask_points, playable, trick_key, trump_mask, ROOK};
 
+/// Bounds on a position's value that the caller of `DdSolver::solve_known` knows hold.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Known {
+    pub at_least: Option<i64>,
+    pub at_most: Option<i64>,
+}
+
 /// The rules of the play that the solver needs.
 #[derive(Clone, Copy, Debug)]
 pub struct DdRules {
@@ -523,11 +530,20 @@ impl DdSolver {
 
     /// The points the side takes from `pos` to the end of the hand under perfect play.
     pub fn solve(&mut self, pos: &DdPosition) -> Result<i64, String> {
+        self.solve_known(pos, Known::default())
+    }
+
+    /// `solve`, given a bound on the value that the caller knows holds (the value after the
+    /// card the seat to play is known to play, say: a bound from below when the seat is the
+    /// side's, from above when not). The search tests the value next to the bound first, so
+    /// when the bound is the value, one null-window search settles it. A bound that does not
+    /// hold gives a wrong value.
+    pub fn solve_known(&mut self, pos: &DdPosition, known: Known) -> Result<i64, String> {
         self.check(pos)?;
         let mut hands = pos.hands;
         let state = self.trick_state(pos);
         self.start();
-        let value = self.mtdf(&mut hands, state, None);
+        let value = self.mtdf(&mut hands, state, None, known);
         self.finish(value)
     }
 
@@ -570,14 +586,21 @@ impl DdSolver {
             let card = rest.trailing_zeros();
             rest &= rest - 1;
             self.start();
-            let value = self.mtdf(&mut hands, state, Some(card));
+            let value = self.mtdf(&mut hands, state, Some(card), Known::default());
             values.push((card, self.finish(value)?));
         }
         Ok(values)
     }
 
-    /// MTD(f) on the point total from the trick state (`first`: the card the seat to play plays).
-    fn mtdf(&mut self, hands: &mut [u64; 6], state: TrickState, first: Option<u32>) -> i64 {
+    /// MTD(f) on the point total from the trick state (`first`: the card the seat to play
+    /// plays; `known`: bounds the caller knows hold).
+    fn mtdf(
+        &mut self,
+        hands: &mut [u64; 6],
+        state: TrickState,
+        first: Option<u32>,
+        known: Known,
+    ) -> i64 {
         let remaining: i64 = hands[..self.rules.players]
             .iter()
             .map(|&h| mask_points(h))
@@ -606,8 +629,21 @@ impl DdSolver {
             lower = ours;
             upper = remaining - theirs;
         }
+        // A known bound: the first search tests the value next to it.
+        let mut first_beta = None;
+        if let Some(at_least) = known.at_least {
+            lower = lower.max(at_least).min(upper);
+            first_beta = Some(lower + step);
+        }
+        if let Some(at_most) = known.at_most {
+            upper = upper.min(at_most).max(lower);
+            first_beta = Some(upper);
+        }
         while lower < upper && !self.aborted {
-            let beta = lower + ((upper - lower) / step + 1) / 2 * step;
+            let beta = match first_beta.take() {
+                Some(beta) if lower < beta && beta <= upper => beta,
+                _ => lower + ((upper - lower) / step + 1) / 2 * step,
+            };
             let value = match first {
                 None => self.trick_node(hands, state, beta - 1, beta).0,
                 Some(card) => self.play_card(hands, state, card, beta - 1, beta).0,

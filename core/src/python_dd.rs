@@ -3,7 +3,7 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use crate::dd::{exhaustive, DdPosition, DdRules, DdSolver};
+use crate::dd::{exhaustive, DdPosition, DdRules, DdSolver, Known};
 
 fn position(hands: Vec<u64>, leader: usize, trick: Vec<u8>) -> PyResult<DdPosition> {
     if hands.len() > 6 {
@@ -80,17 +80,24 @@ impl PyDoubleDummy {
 
     /// The points the side takes from the position to the end of the hand (the open trick's,
     /// the tricks left, the last trick's bonus) under perfect play by both sides.
-    #[pyo3(signature = (hands, leader, trick=Vec::new()))]
+    ///
+    /// `at_least` / `at_most`: a bound on the value the caller knows holds (the value after the
+    /// card the seat to play played, say); the search tests the value next to it first. A
+    /// bound that does not hold gives a wrong value.
+    #[pyo3(signature = (hands, leader, trick=Vec::new(), at_least=None, at_most=None))]
     fn solve(
         &mut self,
         py: Python<'_>,
         hands: Vec<u64>,
         leader: usize,
         trick: Vec<u8>,
+        at_least: Option<i64>,
+        at_most: Option<i64>,
     ) -> PyResult<i64> {
         let pos = position(hands, leader, trick)?;
         let solver = &mut self.solver;
-        py.allow_threads(|| solver.solve(&pos))
+        let known = Known { at_least, at_most };
+        py.allow_threads(|| solver.solve_known(&pos, known))
             .map_err(PyValueError::new_err)
     }
 

@@ -44,10 +44,26 @@ class DoubleDummy:
             players, trump, side, rook_free_play, last_trick_bonus, node_limit=node_limit
         )
 
-    def solve(self, hands: Sequence[int], leader: int, trick: Sequence[int] = ()) -> int:
+    def solve(
+        self,
+        hands: Sequence[int],
+        leader: int,
+        trick: Sequence[int] = (),
+        *,
+        at_least: int | None = None,
+        at_most: int | None = None,
+    ) -> int:
         """The side's points from the position: every seat's cards now, the seat that led the
-        open trick (or leads next) and the cards of the open trick in the order played."""
-        return int(self._solver.solve(list(hands), leader, list(trick)))
+        open trick (or leads next) and the cards of the open trick in the order played.
+
+        ``at_least`` / ``at_most``: a bound on the value that the caller knows holds, such as
+        the value after the card the seat to play went on to play (from below for a seat of the
+        side, from above for another). The search tests the value next to it first: when the
+        bound is the value, one null-window search settles it. A bound that does not hold gives
+        a wrong value."""
+        return int(
+            self._solver.solve(list(hands), leader, list(trick), at_least=at_least, at_most=at_most)
+        )
 
     def card_values(
         self, hands: Sequence[int], leader: int, trick: Sequence[int] = ()

@@ -284,11 +284,22 @@ def _analyse_hand(
     totals: list[int | None] = [None] * len(positions) + [result.bidding_total]
     for i in range(len(positions) - 1, len(positions) - 1 - solvable, -1):
         position = positions[i]
+        taken = sum(points for winner, points in position.won if side >> winner & 1)
+        # The total after the card bounds the total before it: the card's seat could play it,
+        # so a bidding seat's position is worth that much or more, a defender's that or less.
+        after = totals[i + 1]
+        known = None if after is None else after - buried - taken
+        bidding = bool(side >> position.seat & 1)
         try:
-            rest = solver.solve(list(position.hands), position.leader, position.open_trick)
+            rest = solver.solve(
+                list(position.hands),
+                position.leader,
+                position.open_trick,
+                at_least=known if bidding else None,
+                at_most=None if bidding else known,
+            )
         except ValueError:
             break
-        taken = sum(points for winner, points in position.won if side >> winner & 1)
         totals[i] = buried + taken + rest
     plays = []
     for i, position in enumerate(positions):
