@@ -20,7 +20,10 @@
 //! of the same shape; then sure winners cashed, low leads to a partner's winner, points
 //! given to a trick the side holds, the cheapest sure winner, low losers; ties broken by the
 //! cutoffs each card made before); cards that play alike are searched once (one seat's cards of one suit and one
-//! worth with no card of another seat or of the open trick between them); sure points bound
+//! worth with no card of another seat or of the open trick between them; and once a card's
+//! result depends on no rank of its suit down to it, the seat's other cards of that suit and
+//! worth below what it depends on, since swapping the two leaves a position alike in what the
+//! result depends on); sure points bound
 //! the trick boundaries (the trumps of one side above every trump of the other; the leader's
 //! top cards of the suits no opponent can trump, with the lowest cards the seats that follow
 //! suit must drop on them); and a series of null-window searches on the point total, each on
@@ -1254,12 +1257,25 @@ impl DdSolver {
         let mut best = if maximising { i64::MIN } else { i64::MAX };
         let mut best_card = NO_CARD;
         let mut relevance = IRRELEVANT;
+        // Per group and worth, the strength below which a card searched already stands for
+        // every card of the seat of that worth (0: none yet).
+        let mut alike_below = [[0u8; 4]; 4];
         for &(_, card, top) in &moves[..count] {
+            let group = self.group_of(card as u32);
+            let worth = WORTH[card as usize] as usize;
+            let top_strength = trick_key(self.rules.trump, top as u32) as u8;
+            if top_strength < alike_below[group][worth] {
+                continue;
+            }
             let (value, mut depends) = self.play_card(hands, state, card as u32, alpha, beta);
             // The cards of its class played alike only while the order among them is free.
-            let group = self.group_of(card as u32);
-            if depends[group] <= trick_key(self.rules.trump, top as u32) as u8 {
+            if depends[group] <= top_strength {
                 depends[group] = depends[group].min(trick_key(self.rules.trump, card as u32) as u8);
+            } else {
+                // The result does not depend on the rank of any card of the class: it holds as
+                // well for every other card of the seat's of this group and worth below what it
+                // depends on (swapping the two leaves the position alike in what it depends on).
+                alike_below[group][worth] = alike_below[group][worth].max(depends[group]);
             }
             if maximising {
                 if value > best {
