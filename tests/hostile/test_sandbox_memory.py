@@ -86,7 +86,9 @@ async def test_files_in_the_scratch_are_stopped_at_its_inode_limit_and_recorded(
 ) -> None:
     held, text, incidents = await _hoard(tmp_path, "files", 150)
     # Thousands of files: the limit is 16 (one per KiB of the 16 MiB scratch), looked at ten times
-    # a second, so a bot creating files fast on a loaded machine passes it by a few thousand
-    # before it is stopped; unbounded, it made all 150.
-    assert max(held, default=0) <= 2 * 16, text[-1500:]
+    # a second. A bot creating files as fast as it can passes it by what it makes between two
+    # looks, and more when the arena's loop runs late on a loaded machine: one run on 2 busy
+    # cores made 43 before it was stopped. Unbounded, it made all 150 and said DONE.
+    assert "DONE" not in text, text[-1500:]
+    assert max(held, default=0) <= 6 * 16, text[-1500:]
     assert any(line.startswith("out_of_memory: ") for line in incidents), (incidents, text[-800:])
