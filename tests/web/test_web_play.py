@@ -464,6 +464,8 @@ def test_in_token_mode_a_person_with_a_token_plays_the_boss(page: Page, contest:
 
 def _start_contest(page: Page, contest: Contest, token: str) -> None:
     page.goto(contest.site.web.url + "/play")
+    # The form is drawn once the page has fetched the choices: wait for its seats.
+    page.wait_for_selector("#bot-1 option >> nth=1", state="attached")
     assert page.query_selector("#seed") is None  # the seed stays the server's secret
     assert page.locator("#bot-1 option").all_inner_texts() == ["you", "boss"]
     page.select_option("#preset", "standard")
