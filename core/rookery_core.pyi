@@ -174,6 +174,15 @@ class DoubleDummy:
         at_least: int | None = None,
         at_most: int | None = None,
     ) -> int: ...
+    def bounds(
+        self,
+        hands: list[int],
+        leader: int,
+        trick: list[int] = ...,
+        at_least: int | None = None,
+        at_most: int | None = None,
+        test_first: int | None = None,
+    ) -> tuple[int, int]: ...
     def card_values(
         self, hands: list[int], leader: int, trick: list[int] = ...
     ) -> list[tuple[int, int]]: ...

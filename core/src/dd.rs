@@ -42,6 +42,14 @@ pub struct Known {
     pub at_most: Option<i64>,
 }
 
+/// What the searches of `DdSolver::bounds` proved of a position's value: `lower <= value <=
+/// upper`, the two equal when it is solved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bounds {
+    pub lower: i64,
+    pub upper: i64,
+}
+
 /// The rules of the play that the solver needs.
 #[derive(Clone, Copy, Debug)]
 pub struct DdRules {
@@ -546,8 +554,28 @@ impl DdSolver {
         let mut hands = pos.hands;
         let state = self.trick_state(pos);
         self.start();
-        let value = self.mtdf(&mut hands, state, None, known);
-        self.finish(value)
+        let proved = self.mtdf(&mut hands, state, None, known, None);
+        self.finish(proved.lower)
+    }
+
+    /// What the searches prove of the value of `pos` within the node limit: the value itself
+    /// (equal bounds), or, when the limit stops them, the bounds the searches that finished
+    /// proved (never an error for the limit). With `test_first`, the first search tests
+    /// "the value is `test_first` or more" (whether a contract makes, say), so that answer is
+    /// the first one settled.
+    pub fn bounds(
+        &mut self,
+        pos: &DdPosition,
+        known: Known,
+        test_first: Option<i64>,
+    ) -> Result<Bounds, String> {
+        self.check(pos)?;
+        let mut hands = pos.hands;
+        let state = self.trick_state(pos);
+        self.start();
+        let proved = self.mtdf(&mut hands, state, None, known, test_first);
+        self.aborted = false;
+        Ok(proved)
     }
 
     fn start(&mut self) {
@@ -589,21 +617,23 @@ impl DdSolver {
             let card = rest.trailing_zeros();
             rest &= rest - 1;
             self.start();
-            let value = self.mtdf(&mut hands, state, Some(card), Known::default());
-            values.push((card, self.finish(value)?));
+            let proved = self.mtdf(&mut hands, state, Some(card), Known::default(), None);
+            values.push((card, self.finish(proved.lower)?));
         }
         Ok(values)
     }
 
     /// MTD(f) on the point total from the trick state (`first`: the card the seat to play
-    /// plays; `known`: bounds the caller knows hold).
+    /// plays; `known`: bounds the caller knows hold; `test_first`: the value tested first):
+    /// what the searches that finished proved, the value when none was stopped.
     fn mtdf(
         &mut self,
         hands: &mut [u64; 6],
         state: TrickState,
         first: Option<u32>,
         known: Known,
-    ) -> i64 {
+        test_first: Option<i64>,
+    ) -> Bounds {
         let remaining: i64 = hands[..self.rules.players]
             .iter()
             .map(|&h| mask_points(h))
@@ -611,7 +641,7 @@ impl DdSolver {
             + state.points
             + self.rules.last_trick_bonus;
         if hands[state.seat] == 0 {
-            return 0;
+            return Bounds { lower: 0, upper: 0 };
         }
         // Every value is a sum of card points (multiples of 5) and maybe the bonus: test
         // "at least beta" on the middle value of the bounds until they meet.
@@ -642,7 +672,10 @@ impl DdSolver {
             upper = upper.min(at_most).max(lower);
             first_beta = Some(upper);
         }
-        while lower < upper && !self.aborted {
+        if test_first.is_some() {
+            first_beta = test_first;
+        }
+        while lower < upper {
             let beta = match first_beta.take() {
                 Some(beta) if lower < beta && beta <= upper => beta,
                 _ => lower + ((upper - lower) / step + 1) / 2 * step,
@@ -651,13 +684,17 @@ impl DdSolver {
                 None => self.trick_node(hands, state, beta - 1, beta).0,
                 Some(card) => self.play_card(hands, state, card, beta - 1, beta).0,
             };
+            if self.aborted {
+                // The stopped search proved nothing.
+                break;
+            }
             if value >= beta {
                 lower = value;
             } else {
                 upper = value;
             }
         }
-        lower
+        Bounds { lower, upper }
     }
 
     /// The value (from the open trick on) once the seat to play plays `card`, and what it

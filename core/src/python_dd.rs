@@ -101,6 +101,31 @@ impl PyDoubleDummy {
             .map_err(PyValueError::new_err)
     }
 
+    /// `(lower, upper)`: what the searches prove of the value within the node limit, the
+    /// value twice when solved; when the limit stops them, the bounds proved so far (the
+    /// limit raises nothing here). `test_first`: the first search tests "the value is that or
+    /// more" (whether a contract makes), so that answer comes first.
+    #[pyo3(signature = (hands, leader, trick=Vec::new(), at_least=None, at_most=None, test_first=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn bounds(
+        &mut self,
+        py: Python<'_>,
+        hands: Vec<u64>,
+        leader: usize,
+        trick: Vec<u8>,
+        at_least: Option<i64>,
+        at_most: Option<i64>,
+        test_first: Option<i64>,
+    ) -> PyResult<(i64, i64)> {
+        let pos = position(hands, leader, trick)?;
+        let solver = &mut self.solver;
+        let known = Known { at_least, at_most };
+        let proved = py
+            .allow_threads(|| solver.bounds(&pos, known, test_first))
+            .map_err(PyValueError::new_err)?;
+        Ok((proved.lower, proved.upper))
+    }
+
     /// `(card, value)` for every legal card of the seat to play, ascending.
     #[pyo3(signature = (hands, leader, trick=Vec::new()))]
     fn card_values(

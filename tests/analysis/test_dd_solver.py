@@ -316,6 +316,31 @@ def test_a_search_past_its_node_limit_is_refused_and_the_table_stays_exact() -> 
         assert solver.solve(small, leader) == core.dd_exhaustive(4, 3, 0b0101, small, leader)
 
 
+def test_bounds_under_a_node_limit_hold_and_the_value_tested_first_is_told_first() -> None:
+    # Positions of 7 tricks a seat, solved with no limit, then bounded under limits that stop
+    # the search at every stage: the bounds always hold the value, and the value tested first
+    # (whether a contract of that many points makes) is told by the bounds in most of the
+    # positions the limit stopped.
+    rng = random.Random(4402)
+    stopped = told = 0
+    for _ in range(40):
+        deck = list(range(57))
+        rng.shuffle(deck)
+        hands = [sum(1 << card for card in deck[seat * 7 : seat * 7 + 7]) for seat in range(4)]
+        leader, trump = rng.randrange(4), rng.randrange(4)
+        exact = core.DoubleDummy(4, trump, 0b0101).solve(hands, leader)
+        assert core.DoubleDummy(4, trump, 0b0101).bounds(hands, leader) == (exact, exact)
+        for limit in (30, 300, 3_000):
+            tested = 5 * rng.randint(1, 15)
+            solver = core.DoubleDummy(4, trump, 0b0101, node_limit=limit)
+            lower, upper = solver.bounds(hands, leader, test_first=tested)
+            assert lower <= exact <= upper, (hands, leader, trump, limit, tested)
+            if lower < upper:
+                stopped += 1
+                told += lower >= tested or upper < tested
+    assert stopped >= 40 and told >= stopped // 2, (stopped, told)
+
+
 def test_a_full_table_frees_room_and_the_values_stay_exact() -> None:
     # A table that may hold 300 entries serves 30 positions of 7 tricks a seat, which fill
     # several times that: it frees room as it goes (the entries nearest the end of the hand

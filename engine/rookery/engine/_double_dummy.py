@@ -65,6 +65,31 @@ class DoubleDummy:
             self._solver.solve(list(hands), leader, list(trick), at_least=at_least, at_most=at_most)
         )
 
+    def bounds(
+        self,
+        hands: Sequence[int],
+        leader: int,
+        trick: Sequence[int] = (),
+        *,
+        at_least: int | None = None,
+        at_most: int | None = None,
+        test_first: int | None = None,
+    ) -> tuple[int, int]:
+        """``(lower, upper)``: what the searches prove of the position's value within the node
+        limit. The value twice when solved; when the limit stops the search, the bounds the
+        finished searches proved (no ``ValueError`` for the limit). With ``test_first``, the
+        first search tests whether the value is that much or more (whether a contract makes),
+        so a limit that stops a later search still leaves that answer in the bounds."""
+        lower, upper = self._solver.bounds(
+            list(hands),
+            leader,
+            list(trick),
+            at_least=at_least,
+            at_most=at_most,
+            test_first=test_first,
+        )
+        return int(lower), int(upper)
+
     def card_values(
         self, hands: Sequence[int], leader: int, trick: Sequence[int] = ()
     ) -> list[tuple[int, int]]:
