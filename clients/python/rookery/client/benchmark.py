@@ -49,6 +49,7 @@ __all__ = [
     "deal_set_digest",
     "generate_deal_set",
     "hand_costs",
+    "play_deal",
     "read_deal_set",
     "run_benchmark",
     "score_deal",
@@ -265,7 +266,16 @@ class BenchmarkResult:
         return self.sets / self.opponent_bids if self.opponent_bids else math.nan
 
 
-def _play(deal_seed: int, policies: Sequence[Policy], builder: ReplayBuilder | None = None) -> Game:
+def play_deal(
+    deal_seed: int,
+    policies: Sequence[Policy],
+    builder: ReplayBuilder | None = None,
+    *,
+    watch: Callable[[Game], None] | None = None,
+) -> Game:
+    """Play the benchmark's hand of ``deal_seed`` with ``policies`` at seats 0 to 3, every
+    seat's generator seeded from the deal (recorded by ``builder`` when given; ``watch`` sees
+    the game before each action)."""
     if builder is not None:
         builder.start(BENCHMARK_RULESET, deal_seed)
         game = builder.game
@@ -273,6 +283,8 @@ def _play(deal_seed: int, policies: Sequence[Policy], builder: ReplayBuilder | N
         game = Game(BENCHMARK_RULESET, deal_seed, events=False)
     rngs = [random.Random(f"benchmark:{deal_seed}:{seat}") for seat in range(4)]
     while not game.is_over:
+        if watch is not None:
+            watch(game)
         seat = game.current_player
         assert seat is not None
         obs = game.observation_for(seat)
@@ -364,7 +376,7 @@ def _score_deal(
     for bot_side in (0, 1):
         policies = [make_bot() if seat % 2 == bot_side else make_reference() for seat in range(4)]
         builder = ReplayBuilder() if regret_tricks else None
-        result = _play(seed, policies, builder).hand_results[0]
+        result = play_deal(seed, policies, builder).hand_results[0]
         games.append((result, bot_side))
         if builder is not None:
             costs.append((0, 0) if result.redeal else hand_costs(builder.replay(), regret_tricks))

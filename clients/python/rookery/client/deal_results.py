@@ -1,0 +1,258 @@
+"""The deal sets' double-dummy results: what each shipped deal is worth under perfect play.
+
+A deal's result is the contract the heuristic reference reaches with every seat its own (the
+bidder, the bid, the trump and the buried cards: the benchmark's ``heuristic`` against
+``heuristic`` game) and the bidding side's total for the hand when, from the first card on,
+both sides play perfectly with every card known (the buried cards included): the native core's
+double-dummy solver. Beside it, what the heuristic's own play took.
+
+The solver's first search tests whether the contract makes; a whole hand can take it minutes,
+so each deal has a node limit (:data:`DEFAULT_NODE_LIMIT`), and a deal whose searches it
+stops keeps the bounds they proved (``dd_low`` to ``dd_high``; equal when solved, and whether
+the contract makes is known as soon as the first search finished).
+
+So a deal's result says whether the heuristic's contract was makeable, and by how much its
+play fell short of perfect: what a paper can quote for every deal of a set, as bridge papers
+quote a deal's double-dummy tricks. The results of ``standard-1000.txt`` are shipped in
+``standard-1000-dd.txt`` beside it; ``tests/analysis/test_deal_results.py`` pins the file and
+solves some of its deals again.
+
+>>> from rookery.client.deal_results import results_path
+>>> from pathlib import Path
+>>> results_path(Path("benchmark/deals/standard-1000.txt")).name
+'standard-1000-dd.txt'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+from rookery.engine import (
+    DoubleDummy,
+    Game,
+    Phase,
+    Suit,
+    bidding_seats,
+    mask_points,
+)
+
+from .benchmark import BENCHMARK_RULESET, DealSet, DealSetError, play_deal
+from .bots import HeuristicPolicy
+
+__all__ = [
+    "DEFAULT_NODE_LIMIT",
+    "DealResult",
+    "read_results",
+    "results_digest",
+    "results_node_limit",
+    "results_path",
+    "solve_deal",
+    "summary",
+    "write_results",
+]
+
+#: The most nodes a deal's solve may search (about 4 s on one core of a 2-core machine).
+DEFAULT_NODE_LIMIT = 10_000_000
+
+_HEADER = (
+    "# Rookery benchmark deals ({rules}): the heuristic's contract and its double-dummy value\n"
+    "# seed bidder bid trump buried dd taken (buried: card mask; dd: the bidding side's points\n"
+    "# under perfect play from the first card, buried cards included, or low..high when the\n"
+    "# solver's node limit ({limit:,}) stopped it there; taken: the heuristic's own)\n"
+)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DealResult:
+    """One deal's double-dummy result: the heuristic's contract and the bidding side's
+    double-dummy total (or its bounds; see the module's doc)."""
+
+    seed: int
+    bidder: int
+    bid: int
+    trump: Suit
+    buried: int
+    dd_low: int
+    dd_high: int
+    taken: int
+
+    @property
+    def solved(self) -> bool:
+        """Whether the double-dummy value is known (not only bounds)."""
+        return self.dd_low == self.dd_high
+
+    @property
+    def makeable(self) -> bool | None:
+        """Whether the contract makes under perfect play by both sides (``None``: the bounds
+        do not tell)."""
+        if self.dd_low >= self.bid:
+            return True
+        if self.dd_high < self.bid:
+            return False
+        return None
+
+    @property
+    def made(self) -> bool:
+        """Whether the heuristic's play made it."""
+        return self.taken >= self.bid
+
+    def line(self) -> str:
+        """The result as a line of a results file (no newline)."""
+        dd = str(self.dd_low) if self.solved else f"{self.dd_low}..{self.dd_high}"
+        return (
+            f"{self.seed} {self.bidder} {self.bid} {self.trump.name.lower()} "
+            f"{self.buried:x} {dd} {self.taken}"
+        )
+
+
+def solve_deal(seed: int, *, node_limit: int = DEFAULT_NODE_LIMIT) -> DealResult:
+    """The result of the deal of ``seed``: the heuristic's game at every seat, then its first
+    card's position solved, within ``node_limit`` nodes (0: none). ``RuntimeError`` without
+    the native core, or when every seat passed."""
+    first: list[tuple[tuple[int, ...], int]] = []
+
+    def at_first_card(game: Game) -> None:
+        if not first and game.phase is Phase.PLAY:
+            first.append((game.hands, game.public_view().current_trick.leader))
+
+    game = play_deal(seed, [HeuristicPolicy() for _ in range(4)], watch=at_first_card)
+    if not first:
+        raise RuntimeError(f"deal {seed}: the heuristic's hand has no play (every seat passed)")
+    hands, leader = first[0]
+    result = game.hand_results[0]
+    assert result.trump is not None
+    side = sum(1 << seat for seat in bidding_seats(game.ruleset, result.bidder, result.partner))
+    solver = DoubleDummy(
+        game.ruleset.players,
+        int(result.trump),
+        side,
+        rook_free_play=game.ruleset.rook_free_play,
+        last_trick_bonus=game.ruleset.last_trick_bonus,
+        node_limit=node_limit,
+    )
+    buried = mask_points(result.buried)
+    low, high = solver.bounds(list(hands), leader, test_first=result.bid - buried)
+    return DealResult(
+        seed=seed,
+        bidder=result.bidder,
+        bid=result.bid,
+        trump=result.trump,
+        buried=result.buried,
+        dd_low=buried + low,
+        dd_high=buried + high,
+        taken=result.bidding_total,
+    )
+
+
+def results_path(deal_set: Path) -> Path:
+    """Where the results of a deal set's file are kept: beside it, ``-dd.txt`` for ``.txt``."""
+    name = deal_set.name.removesuffix(".gz").removesuffix(".txt")
+    return deal_set.with_name(f"{name}-dd.txt")
+
+
+def write_results(
+    path: Path, results: Iterable[DealResult], *, node_limit: int = DEFAULT_NODE_LIMIT
+) -> None:
+    """Write results, one deal a line, in the order given (``node_limit``: the solves')."""
+    lines = [_HEADER.format(rules=BENCHMARK_RULESET.name, limit=node_limit)]
+    lines.extend(f"{result.line()}\n" for result in results)
+    path.write_text("".join(lines), encoding="utf-8")
+
+
+def _results(path: Path) -> Iterator[tuple[int, str]]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise DealSetError(f"{path}: cannot read: {error}") from error
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line and not line.startswith("#"):
+            yield number, line
+
+
+def _parse(line: str) -> DealResult:
+    parts = line.split()
+    if len(parts) != 7:
+        raise ValueError(
+            f"expected 7 fields (seed bidder bid trump buried dd taken), got {len(parts)}"
+        )
+    seed, bidder, bid = (int(part) for part in parts[:3])
+    try:
+        trump = Suit[parts[3].upper()]
+    except KeyError:
+        raise ValueError(f"trump must be black, red, yellow or green, got {parts[3]!r}") from None
+    low, _, high = parts[5].partition("..")
+    result = DealResult(
+        seed, bidder, bid, trump, int(parts[4], 16), int(low), int(high or low), int(parts[6])
+    )
+    if not 0 <= bidder < BENCHMARK_RULESET.players:
+        raise ValueError(f"bidder must be a seat, got {bidder}")
+    total = BENCHMARK_RULESET.deck_points + BENCHMARK_RULESET.last_trick_bonus
+    for name, value in (("dd", result.dd_low), ("dd", result.dd_high), ("taken", result.taken)):
+        if not 0 <= value <= total:
+            raise ValueError(f"{name} must be 0 to {total}, got {value}")
+    if result.dd_low > result.dd_high:
+        raise ValueError(f"dd's bounds must be low..high, got {parts[5]}")
+    if result.buried.bit_count() != BENCHMARK_RULESET.nest_size:
+        raise ValueError(f"buried must be {BENCHMARK_RULESET.nest_size} cards, got {parts[4]}")
+    return result
+
+
+def read_results(path: Path, deals: DealSet | None = None) -> tuple[DealResult, ...]:
+    """Read a results file; with ``deals``, check that it holds one result per deal, in order.
+
+    ``DealSetError`` names the line of a malformed result.
+    """
+    results: list[DealResult] = []
+    for number, line in _results(path):
+        try:
+            results.append(_parse(line))
+        except ValueError as error:
+            raise DealSetError(f"{path}:{number}: {error}") from error
+    if deals is not None:
+        seeds = tuple(result.seed for result in results)
+        if seeds != deals.seeds:
+            raise DealSetError(
+                f"{path}: its {len(seeds)} results are not the deal set's {len(deals)} seeds "
+                "in order"
+            )
+    return tuple(results)
+
+
+def results_node_limit(path: Path) -> int:
+    """The node limit a results file's deals were solved with (its header says it)."""
+    for _, line in zip(range(8), _header_lines(path), strict=False):
+        found = re.search(r"node limit \(([\d,]+)\)", line)
+        if found:
+            return int(found[1].replace(",", ""))
+    raise DealSetError(f"{path}: its header does not say the node limit")
+
+
+def _header_lines(path: Path) -> Iterator[str]:
+    try:
+        with path.open(encoding="utf-8") as lines:
+            yield from (line for line in lines if line.startswith("#"))
+    except (OSError, UnicodeDecodeError) as error:
+        raise DealSetError(f"{path}: cannot read: {error}") from error
+
+
+def results_digest(path: Path) -> str:
+    """The SHA-256 of a results file: what the checksum test pins."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def summary(results: Sequence[DealResult]) -> str:
+    """A line for people: how many deals were solved, how many contracts were makeable, and
+    how many the heuristic made."""
+    solved = sum(result.solved for result in results)
+    makeable = sum(result.makeable is True for result in results)
+    unknown = sum(result.makeable is None for result in results)
+    made = sum(result.made for result in results)
+    return (
+        f"{len(results)} deals, {solved} solved (the others bounded): {makeable} contracts "
+        f"makeable, {len(results) - makeable - unknown} not, {unknown} not told; "
+        f"{made} made by the heuristic"
+    )
