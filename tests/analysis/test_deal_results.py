@@ -63,7 +63,7 @@ def test_the_shipped_results_are_the_pinned_ones_one_a_deal_of_the_set(name: str
     # The results are varied: makeable and not, solved and bounded, every trump named.
     assert {result.makeable for result in results} == {True, False, None}
     assert sum(result.solved for result in results) >= 0.6 * len(results)
-    assert {result.trump for result in results} == set(Suit)
+    assert {result.trump for result in results if result.contract} == set(Suit)
     for result in results:
         assert result.dd_low <= result.dd_high
 
@@ -133,6 +133,7 @@ def test_the_command_writes_the_shipped_lines_and_goes_on_where_it_stopped(
     ("line", "error"),
     [
         ("0 1 70 black 8400000844000 120", "expected 7 fields"),
+        ("0 passes", "expected 7 fields .* or 'seed passed'"),
         ("0 1 70 purple 8400000844000 120 110", "trump must be black, red, yellow or green"),
         ("0 1 70 black 8400000844000 90..80 110", "dd's bounds must be low..high"),
         ("0 7 70 black 8400000844000 120 110", "bidder must be a seat"),
@@ -156,3 +157,15 @@ def test_results_of_other_seeds_than_the_set_are_refused(tmp_path: Path) -> None
     path.write_text("\n".join(lines[1:]) + "\n", encoding="utf-8")
     with pytest.raises(DealSetError, match="its 4 results are not the deal set's 5 seeds"):
         read_results(path, read_deal_set(SET).first(5))
+
+
+def test_a_deal_every_seat_passed_is_a_line_of_its_own(tmp_path: Path) -> None:
+    path = tmp_path / "results.txt"
+    played = _shipped()[0]
+    path.write_text(f"{played.line()}\n1 passed\n", encoding="utf-8")
+    results = read_results(path)
+    assert results == (played, DealResult.passed_out(1))
+    passed = results[1]
+    assert not passed.contract and passed.makeable is None and not passed.made
+    assert passed.line() == "1 passed"
+    assert summary(results).startswith("2 deals (1 passed out), ")

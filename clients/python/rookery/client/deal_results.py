@@ -69,26 +69,39 @@ _HEADER = (
 @dataclasses.dataclass(frozen=True, slots=True)
 class DealResult:
     """One deal's double-dummy result: the heuristic's contract and the bidding side's
-    double-dummy total (or its bounds; see the module's doc)."""
+    double-dummy total (or its bounds; see the module's doc). A deal every seat passed has no
+    contract: ``bidder`` -1 and ``trump`` ``None`` (:meth:`passed_out`)."""
 
     seed: int
     bidder: int
     bid: int
-    trump: Suit
+    trump: Suit | None
     buried: int
     dd_low: int
     dd_high: int
     taken: int
 
+    @classmethod
+    def passed_out(cls, seed: int) -> DealResult:
+        """The result of a deal every seat passed: no contract, no play."""
+        return cls(seed, -1, 0, None, 0, 0, 0, 0)
+
+    @property
+    def contract(self) -> bool:
+        """Whether a seat bid (the deal was not passed out)."""
+        return self.trump is not None
+
     @property
     def solved(self) -> bool:
         """Whether the double-dummy value is known (not only bounds)."""
-        return self.dd_low == self.dd_high
+        return self.contract and self.dd_low == self.dd_high
 
     @property
     def makeable(self) -> bool | None:
         """Whether the contract makes under perfect play by both sides (``None``: the bounds
-        do not tell)."""
+        do not tell, or no contract)."""
+        if not self.contract:
+            return None
         if self.dd_low >= self.bid:
             return True
         if self.dd_high < self.bid:
@@ -98,10 +111,12 @@ class DealResult:
     @property
     def made(self) -> bool:
         """Whether the heuristic's play made it."""
-        return self.taken >= self.bid
+        return self.contract and self.taken >= self.bid
 
     def line(self) -> str:
         """The result as a line of a results file (no newline)."""
+        if self.trump is None:
+            return f"{self.seed} passed"
         dd = str(self.dd_low) if self.solved else f"{self.dd_low}..{self.dd_high}"
         return (
             f"{self.seed} {self.bidder} {self.bid} {self.trump.name.lower()} "
@@ -112,7 +127,7 @@ class DealResult:
 def solve_deal(seed: int, *, node_limit: int = DEFAULT_NODE_LIMIT) -> DealResult:
     """The result of the deal of ``seed``: the heuristic's game at every seat, then its first
     card's position solved, within ``node_limit`` nodes (0: none). ``RuntimeError`` without
-    the native core, or when every seat passed."""
+    the native core."""
     first: list[tuple[tuple[int, ...], int]] = []
 
     def at_first_card(game: Game) -> None:
@@ -120,11 +135,10 @@ def solve_deal(seed: int, *, node_limit: int = DEFAULT_NODE_LIMIT) -> DealResult
             first.append((game.hands, game.public_view().current_trick.leader))
 
     game = play_deal(seed, [HeuristicPolicy() for _ in range(4)], watch=at_first_card)
-    if not first:
-        raise RuntimeError(f"deal {seed}: the heuristic's hand has no play (every seat passed)")
-    hands, leader = first[0]
     result = game.hand_results[0]
-    assert result.trump is not None
+    if not first or result.trump is None:
+        return DealResult.passed_out(seed)
+    hands, leader = first[0]
     side = sum(1 << seat for seat in bidding_seats(game.ruleset, result.bidder, result.partner))
     solver = DoubleDummy(
         game.ruleset.players,
@@ -175,9 +189,12 @@ def _results(path: Path) -> Iterator[tuple[int, str]]:
 
 def _parse(line: str) -> DealResult:
     parts = line.split()
+    if len(parts) == 2 and parts[1] == "passed":
+        return DealResult.passed_out(int(parts[0]))
     if len(parts) != 7:
         raise ValueError(
-            f"expected 7 fields (seed bidder bid trump buried dd taken), got {len(parts)}"
+            f"expected 7 fields (seed bidder bid trump buried dd taken) or 'seed passed', "
+            f"got {len(parts)}"
         )
     seed, bidder, bid = (int(part) for part in parts[:3])
     try:
@@ -247,12 +264,15 @@ def results_digest(path: Path) -> str:
 def summary(results: Sequence[DealResult]) -> str:
     """A line for people: how many deals were solved, how many contracts were makeable, and
     how many the heuristic made."""
-    solved = sum(result.solved for result in results)
-    makeable = sum(result.makeable is True for result in results)
-    unknown = sum(result.makeable is None for result in results)
-    made = sum(result.made for result in results)
+    contracts = [result for result in results if result.contract]
+    solved = sum(result.solved for result in contracts)
+    makeable = sum(result.makeable is True for result in contracts)
+    unknown = sum(result.makeable is None for result in contracts)
+    made = sum(result.made for result in contracts)
+    passed = len(results) - len(contracts)
+    passed_text = f" ({passed} passed out)" if passed else ""
     return (
-        f"{len(results)} deals, {solved} solved (the others bounded): {makeable} contracts "
-        f"makeable, {len(results) - makeable - unknown} not, {unknown} not told; "
+        f"{len(results)} deals{passed_text}, {solved} solved (the others bounded): {makeable} "
+        f"contracts makeable, {len(contracts) - makeable - unknown} not, {unknown} not told; "
         f"{made} made by the heuristic"
     )
