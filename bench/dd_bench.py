@@ -1,9 +1,9 @@
 """Time of the native core's double-dummy solver (``rookery_core.DoubleDummy``) per position.
 
-Run: ``python bench/dd_bench.py [--deals N] [--node-limit M] [--game-deals G]``. Positions:
-the standard deck (B1..G14 and the Rook) shuffled by a seeded generator, every seat dealt ``t``
-cards, the nest's and the rest's cards out of play, trump and leader drawn, seats 0 and 2
-against 1 and 3; ``t`` = 5, 7, 9, 11 (200 deals each, at most ``N``) and 13 (the whole
+Run: ``python bench/dd_bench.py [--deals N] [--node-limit M] [--game-deals G] [--set-deals S]``.
+Positions: the standard deck (B1..G14 and the Rook) shuffled by a seeded generator, every
+seat dealt ``t`` cards, the nest's and the rest's cards out of play, trump and leader drawn,
+seats 0 and 2 against 1 and 3; ``t`` = 5, 7, 9, 11 (200 deals each, at most ``N``) and 13 (the whole
 hand, ``N`` deals: 1,000 by default, as ``make bench`` runs it). Each position is solved from
 an empty table; a search past ``M`` nodes (2,000,000 by default) is given up and counted as
 unsolved. Prints, per ``t``:
@@ -19,6 +19,11 @@ Then the whole hands that an analysis of real games solves (``--game-deals G``, 
 default, 0 for none): one ``standard`` hand of the heuristic reference bot at every seat
 (deal seeds 5,000,000 on), once the bidder has named trump and buried; the first trick's
 leader to play, the bidding side counted. Printed as ``dd.solve[13 tricks, heuristic games]``.
+
+Last the benchmark's own deals (``--set-deals S``, 1,000 by default, 0 for none): the first S
+deals of ``benchmark/deals/standard-1000.txt`` with the contract the heuristic reaches on each,
+as their double-dummy results are solved (``rookery.client.deal_results``). Printed as
+``dd.solve[13 tricks, benchmark deals]``.
 """
 
 from __future__ import annotations
@@ -83,6 +88,24 @@ def game_positions(deals: int) -> list[Position]:
     return positions
 
 
+def set_positions(deals: int) -> list[Position]:
+    """The first card of the heuristic's contract on each of the benchmark set's first deals."""
+    from pathlib import Path
+
+    from rookery.client.benchmark import read_deal_set
+    from rookery.client.deal_results import contract_position
+
+    path = Path(__file__).resolve().parents[1] / "benchmark" / "deals" / "standard-1000.txt"
+    positions: list[Position] = []
+    for seed in read_deal_set(path).seeds[:deals]:
+        position = contract_position(seed)
+        if position is not None:
+            trump = position.result.trump
+            assert trump is not None
+            positions.append((list(position.hands), position.leader, int(trump), position.side))
+    return positions
+
+
 def measure(label: str, positions: list[Position], node_limit: int) -> list[str]:
     times: list[float] = []
     nodes: list[int] = []
@@ -122,6 +145,7 @@ def main() -> int:
     parser.add_argument("--deals", type=int, default=1000)
     parser.add_argument("--node-limit", type=int, default=2_000_000)
     parser.add_argument("--game-deals", type=int, default=200)
+    parser.add_argument("--set-deals", type=int, default=1000)
     args = parser.parse_args()
     for tricks in (5, 7, 9, 11, 13):
         count = args.deals if tricks == 13 else min(200, args.deals)
@@ -133,6 +157,10 @@ def main() -> int:
     if args.game_deals > 0:
         positions = game_positions(args.game_deals)
         for line in measure("13 tricks, heuristic games", positions, args.node_limit):
+            print(line, flush=True)
+    if args.set_deals > 0:
+        positions = set_positions(args.set_deals)
+        for line in measure("13 tricks, benchmark deals", positions, args.node_limit):
             print(line, flush=True)
     return 0
 

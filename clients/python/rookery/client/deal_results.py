@@ -34,6 +34,7 @@ from pathlib import Path
 from rookery.engine import (
     DoubleDummy,
     Game,
+    HandResult,
     Phase,
     Suit,
     bidding_seats,
@@ -45,7 +46,9 @@ from .bots import HeuristicPolicy
 
 __all__ = [
     "DEFAULT_NODE_LIMIT",
+    "ContractPosition",
     "DealResult",
+    "contract_position",
     "read_results",
     "results_digest",
     "results_node_limit",
@@ -124,10 +127,20 @@ class DealResult:
         )
 
 
-def solve_deal(seed: int, *, node_limit: int = DEFAULT_NODE_LIMIT) -> DealResult:
-    """The result of the deal of ``seed``: the heuristic's game at every seat, then its first
-    card's position solved, within ``node_limit`` nodes (0: none). ``RuntimeError`` without
-    the native core."""
+@dataclasses.dataclass(frozen=True, slots=True)
+class ContractPosition:
+    """A deal's hand once the heuristic's auction and bury are over: every seat's cards at the
+    first card, the first trick's leader, and the hand's result as the heuristic played it."""
+
+    hands: tuple[int, ...]
+    leader: int
+    side: int
+    result: HandResult
+
+
+def contract_position(seed: int) -> ContractPosition | None:
+    """The heuristic's game at every seat on the deal of ``seed``, and its first card's position
+    (``None`` when every seat passed)."""
     first: list[tuple[tuple[int, ...], int]] = []
 
     def at_first_card(game: Game) -> None:
@@ -137,19 +150,32 @@ def solve_deal(seed: int, *, node_limit: int = DEFAULT_NODE_LIMIT) -> DealResult
     game = play_deal(seed, [HeuristicPolicy() for _ in range(4)], watch=at_first_card)
     result = game.hand_results[0]
     if not first or result.trump is None:
-        return DealResult.passed_out(seed)
+        return None
     hands, leader = first[0]
     side = sum(1 << seat for seat in bidding_seats(game.ruleset, result.bidder, result.partner))
+    return ContractPosition(hands, leader, side, result)
+
+
+def solve_deal(seed: int, *, node_limit: int = DEFAULT_NODE_LIMIT) -> DealResult:
+    """The result of the deal of ``seed``: the heuristic's game at every seat, then its first
+    card's position solved, within ``node_limit`` nodes (0: none). ``RuntimeError`` without
+    the native core."""
+    position = contract_position(seed)
+    if position is None:
+        return DealResult.passed_out(seed)
+    result = position.result
+    assert result.trump is not None
+    rules = BENCHMARK_RULESET
     solver = DoubleDummy(
-        game.ruleset.players,
+        rules.players,
         int(result.trump),
-        side,
-        rook_free_play=game.ruleset.rook_free_play,
-        last_trick_bonus=game.ruleset.last_trick_bonus,
+        position.side,
+        rook_free_play=rules.rook_free_play,
+        last_trick_bonus=rules.last_trick_bonus,
         node_limit=node_limit,
     )
     buried = mask_points(result.buried)
-    low, high = solver.bounds(list(hands), leader, test_first=result.bid - buried)
+    low, high = solver.bounds(list(position.hands), position.leader, test_first=result.bid - buried)
     return DealResult(
         seed=seed,
         bidder=result.bidder,
