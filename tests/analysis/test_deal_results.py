@@ -41,6 +41,11 @@ SHIPPED = {
         "0c89258847d724e91f55e2b3cc4d638f5655e4ed86b26983d345cfe3ca838130",
         10_000_000,
     ),
+    "standard-10000.txt.gz": (
+        "standard-10000-dd.txt",
+        "3969cfb579d4165adfd53fe56b6fe854d411e259caa2e642777d54d2e49ea2f3",
+        2_000_000,
+    ),
 }
 
 
@@ -63,6 +68,7 @@ def test_the_shipped_results_are_the_pinned_ones_one_a_deal_of_the_set(name: str
     # The results are varied: makeable and not, solved and bounded, every trump named.
     assert {result.makeable for result in results} == {True, False, None}
     assert sum(result.solved for result in results) >= 0.6 * len(results)
+    assert sum(result.makeable is not None for result in results) >= 0.9 * len(results)
     assert {result.trump for result in results if result.contract} == set(Suit)
     for result in results:
         assert result.dd_low <= result.dd_high
@@ -160,6 +166,9 @@ def test_results_of_other_seeds_than_the_set_are_refused(tmp_path: Path) -> None
 
 
 def test_a_deal_every_seat_passed_is_a_line_of_its_own(tmp_path: Path) -> None:
+    # Deal 1003188 of the 10,000 set: the heuristic passes at every seat.
+    assert solve_deal(1_003_188) == DealResult.passed_out(1_003_188)
+    assert DealResult.passed_out(1_003_188) in _shipped("standard-10000.txt.gz")
     path = tmp_path / "results.txt"
     played = _shipped()[0]
     path.write_text(f"{played.line()}\n1 passed\n", encoding="utf-8")

@@ -13,9 +13,9 @@ the contract makes is known as soon as the first search finished).
 
 So a deal's result says whether the heuristic's contract was makeable, and by how much its
 play fell short of perfect: what a paper can quote for every deal of a set, as bridge papers
-quote a deal's double-dummy tricks. The results of ``standard-1000.txt`` are shipped in
-``standard-1000-dd.txt`` beside it; ``tests/analysis/test_deal_results.py`` pins the file and
-solves some of its deals again.
+quote a deal's double-dummy tricks. The results of each shipped set are beside it
+(``standard-1000-dd.txt``, ``standard-10000-dd.txt``); ``tests/analysis/test_deal_results.py``
+pins the files and solves some of their deals again.
 
 >>> from rookery.client.deal_results import results_path
 >>> from pathlib import Path
