@@ -105,15 +105,19 @@ def test_the_command_writes_the_shipped_lines_and_goes_on_where_it_stopped(
     out = tmp_path / "results.txt"
     _, script, deals, *options = printed.split()
     command = [sys.executable, script, deals, *options, "--out", str(out)]
-    run = subprocess.run(
-        [*command, "--first", "3"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-    )
-    assert "0 deals solved before, 3 to solve" in run.stdout
+
+    def run_first(count: int) -> str:
+        run = subprocess.run(
+            [*command, "--first", str(count)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=True,
+        )
+        return run.stdout
+
+    assert "0 deals solved before, 3 to solve" in run_first(3)
     shipped = _shipped()
     assert read_results(out) == shipped[:3]
     assert not (tmp_path / "results.txt.partial").exists()
@@ -122,15 +126,8 @@ def test_the_command_writes_the_shipped_lines_and_goes_on_where_it_stopped(
     kept = shipped[0].line().split()
     kept[6] = "1"  # what the heuristic took
     (tmp_path / "results.txt.partial").write_text(" ".join(kept) + "\n", encoding="utf-8")
-    run = subprocess.run(
-        [*command, "--first", "2"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-    )
-    assert "1 deals solved before, 1 to solve" in run.stdout
+    stdout = run_first(2)
+    assert "1 deals solved before, 1 to solve" in stdout
     again = read_results(out)
     assert again[0].taken == 1 and again[1] == shipped[1]
 
