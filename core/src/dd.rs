@@ -550,11 +550,7 @@ impl DdSolver {
     /// when the bound is the value, one null-window search settles it. A bound that does not
     /// hold gives a wrong value.
     pub fn solve_known(&mut self, pos: &DdPosition, known: Known) -> Result<i64, String> {
-        self.check(pos)?;
-        let mut hands = pos.hands;
-        let state = self.trick_state(pos);
-        self.start();
-        let proved = self.mtdf(&mut hands, state, None, known, None);
+        let proved = self.search(pos, known, None)?;
         self.finish(proved.lower)
     }
 
@@ -569,13 +565,24 @@ impl DdSolver {
         known: Known,
         test_first: Option<i64>,
     ) -> Result<Bounds, String> {
+        let proved = self.search(pos, known, test_first)?;
+        self.aborted = false;
+        Ok(proved)
+    }
+
+    /// The MTD searches of a checked position within the node limit (`aborted` says whether
+    /// the limit stopped them).
+    fn search(
+        &mut self,
+        pos: &DdPosition,
+        known: Known,
+        test_first: Option<i64>,
+    ) -> Result<Bounds, String> {
         self.check(pos)?;
         let mut hands = pos.hands;
         let state = self.trick_state(pos);
         self.start();
-        let proved = self.mtdf(&mut hands, state, None, known, test_first);
-        self.aborted = false;
-        Ok(proved)
+        Ok(self.mtdf(&mut hands, state, None, known, test_first))
     }
 
     fn start(&mut self) {

@@ -46,6 +46,8 @@ __all__ = [
     "DealSetError",
     "HandOutcome",
     "benchmark_result",
+    "deal_file_lines",
+    "deal_file_text",
     "deal_set_digest",
     "generate_deal_set",
     "hand_costs",
@@ -150,15 +152,21 @@ def write_deal_set(path: Path, deals: DealSet) -> None:
     path.write_bytes(data)
 
 
-def _lines(path: Path) -> Iterator[tuple[int, str]]:
+def deal_file_text(path: Path) -> str:
+    """The text of a deal set or results file (decompressed when the name ends in ``.gz``);
+    ``DealSetError`` when it cannot be read."""
     try:
         data = path.read_bytes()
         if path.name.endswith(".gz"):
             data = gzip.decompress(data)
-        text = data.decode()
+        return data.decode()
     except (OSError, EOFError, gzip.BadGzipFile, UnicodeDecodeError) as error:
         raise DealSetError(f"{path}: cannot read: {error}") from error
-    for number, line in enumerate(text.splitlines(), start=1):
+
+
+def deal_file_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """A deal set or results file's lines that are not comments, with their line numbers."""
+    for number, line in enumerate(deal_file_text(path).splitlines(), start=1):
         if line and not line.startswith("#"):
             yield number, line
 
@@ -170,7 +178,7 @@ def read_deal_set(path: Path) -> DealSet:
     """
     seeds: list[int] = []
     deals: list[Deal] = []
-    for number, line in _lines(path):
+    for number, line in deal_file_lines(path):
         parts = line.split()
         try:
             if len(parts) != 6:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from rookery.engine import (
@@ -41,7 +41,14 @@ from rookery.engine import (
     mask_points,
 )
 
-from .benchmark import BENCHMARK_RULESET, DealSet, DealSetError, play_deal
+from .benchmark import (
+    BENCHMARK_RULESET,
+    DealSet,
+    DealSetError,
+    deal_file_lines,
+    deal_file_text,
+    play_deal,
+)
 from .bots import HeuristicPolicy
 
 __all__ = [
@@ -203,16 +210,6 @@ def write_results(
     path.write_text("".join(lines), encoding="utf-8")
 
 
-def _results(path: Path) -> Iterator[tuple[int, str]]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise DealSetError(f"{path}: cannot read: {error}") from error
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line and not line.startswith("#"):
-            yield number, line
-
-
 def _parse(line: str) -> DealResult:
     parts = line.split()
     if len(parts) == 2 and parts[1] == "passed":
@@ -250,7 +247,7 @@ def read_results(path: Path, deals: DealSet | None = None) -> tuple[DealResult, 
     ``DealSetError`` names the line of a malformed result.
     """
     results: list[DealResult] = []
-    for number, line in _results(path):
+    for number, line in deal_file_lines(path):
         try:
             results.append(_parse(line))
         except ValueError as error:
@@ -267,19 +264,10 @@ def read_results(path: Path, deals: DealSet | None = None) -> tuple[DealResult, 
 
 def results_node_limit(path: Path) -> int:
     """The node limit a results file's deals were solved with (its header says it)."""
-    for _, line in zip(range(8), _header_lines(path), strict=False):
-        found = re.search(r"node limit \(([\d,]+)\)", line)
-        if found:
-            return int(found[1].replace(",", ""))
-    raise DealSetError(f"{path}: its header does not say the node limit")
-
-
-def _header_lines(path: Path) -> Iterator[str]:
-    try:
-        with path.open(encoding="utf-8") as lines:
-            yield from (line for line in lines if line.startswith("#"))
-    except (OSError, UnicodeDecodeError) as error:
-        raise DealSetError(f"{path}: cannot read: {error}") from error
+    found = re.search(r"^#.*node limit \(([\d,]+)\)", deal_file_text(path), re.MULTILINE)
+    if found is None:
+        raise DealSetError(f"{path}: its header does not say the node limit")
+    return int(found[1].replace(",", ""))
 
 
 def results_digest(path: Path) -> str:
