@@ -149,31 +149,54 @@ fn shape_key(counts: &WorthCounts, leader: usize) -> Key {
     }
 }
 
-/// Per seat and group, how many numbered cards of each worth (0, 5, 10 points) lie below the
-/// `tops[group]` first cards of each group, whose holders and worths are `patterns`.
-fn counts_below(counts: &WorthCounts, patterns: &[u128; 4], tops: &[u8; 4]) -> [[[i64; 3]; 4]; 6] {
-    let mut below = [[[0i64; 3]; 4]; 6];
-    for (seat, seat_below) in below.iter_mut().enumerate() {
-        for (group, group_below) in seat_below.iter_mut().enumerate() {
+/// Per seat and group, how many more numbered cards of each worth (0, 5, 10 points) one
+/// position (`theirs`) holds than another (`ours`) below the `tops[group]` first cards of
+/// each group, whose holders are the same in both and whose worths are `their_patterns` and
+/// `our_patterns`.
+fn worth_gaps(
+    theirs: &WorthCounts,
+    ours: &WorthCounts,
+    their_patterns: &[u128; 4],
+    our_patterns: &[u128; 4],
+    tops: &[u8; 4],
+) -> [[[i64; 3]; 4]; 6] {
+    let mut gaps = [[[0i64; 3]; 4]; 6];
+    for (seat, seat_gaps) in gaps.iter_mut().enumerate() {
+        if theirs[seat] == ours[seat] {
+            continue;
+        }
+        for (group, group_gaps) in seat_gaps.iter_mut().enumerate() {
             // `worth_counts` packs group 0 in the highest ten bits.
-            let packed = counts[seat] >> (10 * (3 - group)) & 1023;
-            *group_below = [
-                (packed >> 6 & 15) as i64,
-                (packed >> 4 & 3) as i64,
-                (packed >> 2 & 3) as i64,
+            let shift = 10 * (3 - group);
+            let (a, b) = (theirs[seat] >> shift & 1023, ours[seat] >> shift & 1023);
+            *group_gaps = [
+                (a >> 6 & 15) as i64 - (b >> 6 & 15) as i64,
+                (a >> 4 & 3) as i64 - (b >> 4 & 3) as i64,
+                (a >> 2 & 3) as i64 - (b >> 2 & 3) as i64,
             ];
         }
     }
+    // The top cards are not below: take them out where their worths differ.
     for group in 0..4 {
+        if their_patterns[group] == our_patterns[group] {
+            continue;
+        }
         for card in 0..tops[group] as u32 {
-            let code = (patterns[group] >> (5 * card)) as usize & 31;
-            let worth = code & 3;
-            if worth < 3 {
-                below[code >> 2][group][worth] -= 1;
+            let their_code = (their_patterns[group] >> (5 * card)) as usize & 31;
+            let our_code = (our_patterns[group] >> (5 * card)) as usize & 31;
+            if their_code == our_code {
+                continue;
+            }
+            let holder = &mut gaps[their_code >> 2][group];
+            if their_code & 3 < 3 {
+                holder[their_code & 3] -= 1;
+            }
+            if our_code & 3 < 3 {
+                holder[our_code & 3] += 1;
             }
         }
     }
-    below
+    gaps
 }
 
 /// The points of each worth code.
@@ -261,6 +284,10 @@ struct Entry {
     counts: WorthCounts,
     patterns: [u128; 4],
     tops: [u8; 4],
+    /// The holders of the first two top cards of each group (`Codes::leaders`), and which of
+    /// those bits are the entry's: a quick test that the entry may serve a position.
+    leaders: u32,
+    leaders_mask: u32,
     lower: i32,
     upper: i32,
     best: u8,
@@ -297,6 +324,33 @@ impl Codes {
         } else {
             self.codes[group] >> shift
         }
+    }
+
+    /// The holders of each group's two strongest cards, three bits each (none: 0), six bits a
+    /// group.
+    #[inline]
+    fn leaders(&self) -> u32 {
+        let mut leaders = 0u32;
+        for group in 0..4 {
+            let length = self.lengths[group] as u32;
+            for card in 0..length.min(2) {
+                let holder = (self.codes[group] >> (5 * (length - 1 - card) + 2)) as u32 & 7;
+                leaders |= holder << (6 * group as u32 + 3 * card);
+            }
+        }
+        leaders
+    }
+
+    /// The bits of `leaders` that an entry's tops cover.
+    #[inline]
+    fn leaders_mask(tops: &[u8; 4]) -> u32 {
+        let mut mask = 0u32;
+        for (group, &top) in tops.iter().enumerate() {
+            for card in 0..top.min(2) as u32 {
+                mask |= 7 << (6 * group as u32 + 3 * card);
+            }
+        }
+        mask
     }
 
     /// The relevance of a table entry's tops, in this position's strengths.
@@ -826,10 +880,13 @@ impl DdSolver {
                 } else {
                     self.entries += 1;
                 }
+                let leaders_mask = Codes::leaders_mask(&tops);
                 bucket.push(Entry {
                     counts,
                     patterns,
                     tops,
+                    leaders: codes.leaders() & leaders_mask,
+                    leaders_mask,
                     lower: 0,
                     upper: points as i32,
                     best: NO_CARD,
@@ -927,52 +984,57 @@ impl DdSolver {
         let inside = |value: i64| window.0 < value && value < window.1;
         let mut alpha = alpha;
         let mut beta = beta;
-        let mut best_hint = NO_CARD;
-        let mut exact_hint = false;
         let mut narrowed = IRRELEVANT;
-        if let Some(bucket) = self.table.get(&key) {
-            for entry in bucket {
-                let Some((below, above)) = Self::worth_slack(&counts, &codes, entry) else {
-                    // A position of the same shape: its best lead is a good first guess.
-                    if best_hint == NO_CARD
-                        && entry.best != NO_CARD
-                        && hands[leader] >> entry.best & 1 == 1
-                    {
-                        best_hint = entry.best;
-                    }
-                    continue;
-                };
-                let lower = entry.lower as i64 - below;
-                let upper = entry.upper as i64 + above;
-                let found = if lower == upper || lower >= beta {
-                    Some(lower)
-                } else if upper <= alpha {
-                    Some(upper)
-                } else {
-                    None
-                };
-                if let Some(value) = found {
-                    let mut relevance = codes.relevance(&entry.tops);
-                    if lower != upper && inside(value) {
-                        relevance = union(relevance, narrowed);
-                    }
-                    return Lead::Settled(value, relevance);
+        let Some(bucket) = self.table.get(&key) else {
+            return Lead::Open(OpenLead {
+                counts,
+                key,
+                codes,
+                window,
+                alpha,
+                beta,
+                hint: NO_CARD,
+                narrowed,
+                points,
+            });
+        };
+        let leaders = codes.leaders();
+        for entry in bucket {
+            // Widened by the slack, an entry settles or narrows the window only if its own
+            // bounds do, or if it is exact: the others are passed over without the slack.
+            if entry.lower <= alpha as i32
+                && entry.upper >= beta as i32
+                && entry.lower != entry.upper
+                || leaders & entry.leaders_mask != entry.leaders
+            {
+                continue;
+            }
+            let Some((below, above)) = Self::worth_slack(&counts, &codes, entry) else {
+                continue;
+            };
+            let lower = entry.lower as i64 - below;
+            let upper = entry.upper as i64 + above;
+            let found = if lower == upper || lower >= beta {
+                Some(lower)
+            } else if upper <= alpha {
+                Some(upper)
+            } else {
+                None
+            };
+            if let Some(value) = found {
+                let mut relevance = codes.relevance(&entry.tops);
+                if lower != upper && inside(value) {
+                    relevance = union(relevance, narrowed);
                 }
-                if lower > alpha || upper < beta {
-                    alpha = alpha.max(lower);
-                    beta = beta.min(upper);
-                    narrowed = union(narrowed, codes.relevance(&entry.tops));
-                }
-                // The best lead of a position the entry holds for, else of one it serves.
-                if entry.best != NO_CARD
-                    && hands[leader] >> entry.best & 1 == 1
-                    && (!exact_hint || below == 0 && above == 0)
-                {
-                    best_hint = entry.best;
-                    exact_hint = below == 0 && above == 0;
-                }
+                return Lead::Settled(value, relevance);
+            }
+            if lower > alpha || upper < beta {
+                alpha = alpha.max(lower);
+                beta = beta.min(upper);
+                narrowed = union(narrowed, codes.relevance(&entry.tops));
             }
         }
+        let hint = Self::best_lead(hands[leader], &counts, &codes, bucket);
         Lead::Open(OpenLead {
             counts,
             key,
@@ -980,10 +1042,37 @@ impl DdSolver {
             window,
             alpha,
             beta,
-            hint: best_hint,
+            hint,
             narrowed,
             points,
         })
+    }
+
+    /// The best lead the table knows for an open trick boundary (`hand`: the leader's cards):
+    /// the last entry's that holds for the position, else the last entry's that serves it,
+    /// else the first entry's of the same shape.
+    fn best_lead(hand: u64, counts: &WorthCounts, codes: &Codes, bucket: &[Entry]) -> u8 {
+        let mut best = NO_CARD;
+        let mut exact = false;
+        for entry in bucket {
+            if entry.best == NO_CARD || hand >> entry.best & 1 == 0 {
+                continue;
+            }
+            match Self::holds_for(counts, codes, entry) {
+                None => {
+                    if best == NO_CARD {
+                        best = entry.best;
+                    }
+                }
+                Some(holds) => {
+                    if !exact || holds {
+                        best = entry.best;
+                        exact = holds;
+                    }
+                }
+            }
+        }
+        best
     }
 
     /// The side (ours or not) holding the highest trumps left, and the points of its trumps
@@ -1160,18 +1249,15 @@ impl DdSolver {
     /// entry's. Zero and zero when the position is one the entry holds for.
     #[inline]
     fn worth_slack(counts: &WorthCounts, codes: &Codes, entry: &Entry) -> Option<(i64, i64)> {
-        let mut mine = [0u128; 4];
-        for group in 0..4 {
-            mine[group] = codes.pattern(group, entry.tops[group]);
-            if mine[group] & HOLDER_BITS != entry.patterns[group] & HOLDER_BITS {
-                return None;
-            }
-        }
+        let mine = Self::top_patterns(codes, entry)?;
         if *counts == entry.counts && mine == entry.patterns {
             return Some((0, 0));
         }
         let (mut below, mut above) = (0i64, 0i64);
         for group in 0..4 {
+            if entry.patterns[group] == mine[group] {
+                continue;
+            }
             for card in 0..entry.tops[group] as u32 {
                 let theirs = WORTH_POINTS[(entry.patterns[group] >> (5 * card)) as usize & 3];
                 let ours = WORTH_POINTS[(mine[group] >> (5 * card)) as usize & 3];
@@ -1179,20 +1265,41 @@ impl DdSolver {
                 above += (ours - theirs).max(0);
             }
         }
-        let theirs = counts_below(&entry.counts, &entry.patterns, &entry.tops);
-        let ours = counts_below(counts, &mine, &entry.tops);
-        for (their_seat, our_seat) in theirs.iter().zip(ours.iter()) {
-            for (a, b) in their_seat.iter().zip(our_seat.iter()) {
+        let gaps = worth_gaps(&entry.counts, counts, &entry.patterns, &mine, &entry.tops);
+        for seat_gaps in &gaps {
+            for gap in seat_gaps {
                 // Paired in order of worth, the cards differ by this much in all (the gaps
                 // between 0 and 5 and between 5 and 10 points, times the cards they part)...
-                let apart = 5 * (a[0] - b[0]).abs() + 5 * (a[0] + a[1] - b[0] - b[1]).abs();
+                let apart = 5 * gap[0].abs() + 5 * (gap[0] + gap[1]).abs();
                 // ... split into what the entry's cards hold more and what they hold less.
-                let surplus = 5 * (a[1] - b[1]) + 10 * (a[2] - b[2]);
+                let surplus = 5 * gap[1] + 10 * gap[2];
                 below += (apart + surplus) / 2;
                 above += (apart - surplus) / 2;
             }
         }
         Some((below, above))
+    }
+
+    /// The position's patterns of the entry's top cards, when their holders are the entry's
+    /// (the entry serves the position), else `None`.
+    #[inline]
+    fn top_patterns(codes: &Codes, entry: &Entry) -> Option<[u128; 4]> {
+        let mut mine = [0u128; 4];
+        for group in 0..4 {
+            mine[group] = codes.pattern(group, entry.tops[group]);
+            if mine[group] & HOLDER_BITS != entry.patterns[group] & HOLDER_BITS {
+                return None;
+            }
+        }
+        Some(mine)
+    }
+
+    /// Whether the entry holds for the position (`Some(true)`), only serves it
+    /// (`Some(false)`), or neither (`None`).
+    #[inline]
+    fn holds_for(counts: &WorthCounts, codes: &Codes, entry: &Entry) -> Option<bool> {
+        Self::top_patterns(codes, entry)
+            .map(|mine| *counts == entry.counts && mine == entry.patterns)
     }
 
     /// The cards of a trick boundary per group, strongest first (see `Codes`).
