@@ -793,37 +793,6 @@ impl DdSolver {
         result
     }
 
-    /// What the bounds and the table settle, without a search, of the value once the last
-    /// seat to play to the trick plays `card` (see `play_card`).
-    fn settled_by(
-        &mut self,
-        hands: &mut [u64; 6],
-        state: TrickState,
-        card: u32,
-        alpha: i64,
-        beta: i64,
-    ) -> Option<(i64, Relevance)> {
-        let seat = state.seat;
-        let bit = 1u64 << card;
-        hands[seat] ^= bit;
-        let next = self.after(state, card);
-        let winner = (next.win & 7) as usize;
-        let ours = self.rules.side >> winner & 1 == 1;
-        let won = self.won_by(&next);
-        let mine = if ours { next.points } else { 0 };
-        let result = if hands[winner] == 0 {
-            let bonus = if ours { self.rules.last_trick_bonus } else { 0 };
-            Some((mine + bonus, won))
-        } else {
-            match self.settle_lead(hands, winner, alpha - mine, beta - mine) {
-                Lead::Settled(value, relevance) => Some((mine + value, union(relevance, won))),
-                Lead::Open(_) => None,
-            }
-        };
-        hands[seat] ^= bit;
-        result
-    }
-
     /// What a full trick's winner depends on: the winning card's rank when another card of
     /// its group was played to the trick (else its suit alone won).
     #[inline]
@@ -1442,52 +1411,14 @@ impl DdSolver {
         // Per group and worth, the strength below which a card searched already stands for
         // every card of the seat of that worth (0: none yet).
         let mut alike_below = [[0u8; 4]; 4];
-        // The last seat to play completes the trick: per card, what the bounds and the table
-        // settle of the trick boundary after it (`Some(None)`: a search), once looked up.
-        let last = state.count + 1 == self.rules.players;
-        let mut settled = [None; 18];
-        let mut looked_ahead = !last;
-        let refutes = |value: i64, alpha: i64, beta: i64| {
-            if maximising {
-                value >= beta
-            } else {
-                value <= alpha
-            }
-        };
-        let mut index = 0;
-        while index < count {
-            if !looked_ahead && settled[index].is_none() {
-                let found = self.settled_by(hands, state, moves[index].1 as u32, alpha, beta);
-                settled[index] = Some(found);
-                if found.is_none() {
-                    // Before the first card that needs a search, a card whose boundary is
-                    // settled already and refutes the node (an enhanced transposition cutoff).
-                    looked_ahead = true;
-                    for later in index + 1..count {
-                        let found =
-                            self.settled_by(hands, state, moves[later].1 as u32, alpha, beta);
-                        settled[later] = Some(found);
-                        if found.is_some_and(|(value, _)| refutes(value, alpha, beta)) {
-                            moves.swap(index, later);
-                            settled.swap(index, later);
-                            break;
-                        }
-                    }
-                }
-            }
-            let (_, card, top) = moves[index];
-            let known = settled[index].flatten();
-            index += 1;
+        for &(_, card, top) in &moves[..count] {
             let group = self.group_of(card as u32);
             let worth = WORTH[card as usize] as usize;
             let top_strength = trick_key(self.rules.trump, top as u32) as u8;
             if top_strength < alike_below[group][worth] {
                 continue;
             }
-            let (value, mut depends) = match known {
-                Some(result) => result,
-                None => self.play_card(hands, state, card as u32, alpha, beta),
-            };
+            let (value, mut depends) = self.play_card(hands, state, card as u32, alpha, beta);
             // The cards of its class played alike only while the order among them is free.
             if depends[group] <= top_strength {
                 depends[group] = depends[group].min(trick_key(self.rules.trump, card as u32) as u8);
