@@ -260,6 +260,28 @@ fn lowest_points(cards: u64, count: u32) -> i64 {
     points
 }
 
+/// Per card, its one in the worth counts of its follow group (see `DdSolver::worth_counts`).
+fn worth_units(trump: u32) -> [u64; 58] {
+    let mut units = [0u64; 58];
+    for (card, unit) in units.iter_mut().enumerate() {
+        let group = if card as u32 >= ROOK {
+            trump as usize
+        } else {
+            card / 14
+        };
+        let shift = [6, 4, 2, 0][WORTH[card] as usize];
+        *unit = 1 << (10 * (3 - group) + shift);
+    }
+    units
+}
+
+/// How many cards `cards` holds, when it holds two at most (without a population count, which
+/// the baseline x86-64 build lacks).
+#[inline]
+fn at_most_two(cards: u64) -> u64 {
+    (cards != 0) as u64 + (cards & cards.wrapping_sub(1) != 0) as u64
+}
+
 /// Each card's worth as two bits (0, 5, 10, 20 points).
 const WORTH: [u64; 58] = {
     let mut worth = [0u64; 58];
@@ -443,6 +465,16 @@ pub struct DdSolver {
     /// Per seat and card, how much the card's cutoffs weighed (more tricks left, more weight):
     /// it breaks ties among the cards the order scores alike.
     history: Box<[[u32; 58]; 6]>,
+    /// The worth counts of the position searched (`worth_counts`), kept as cards are played.
+    counts: WorthCounts,
+    /// Per card, the one its play takes from its holder's worth counts.
+    units: [u64; 58],
+    /// The shape of the position searched (`shape_key`'s counts), kept as cards are played,
+    /// and per card the one its play takes from its holder's.
+    shape: [u64; 6],
+    shape_units: [u64; 58],
+    /// Per card, its strength in a trick (`trick_key`).
+    strengths: [u8; 58],
 }
 
 impl DdSolver {
@@ -456,6 +488,7 @@ impl DdSolver {
         if rules.last_trick_bonus < 0 {
             return Err("last_trick_bonus must not be negative".to_string());
         }
+        let units = worth_units(rules.trump);
         Ok(DdSolver {
             rules,
             table: HashMap::default(),
@@ -467,6 +500,11 @@ impl DdSolver {
             stop_at: u64::MAX,
             aborted: false,
             history: Box::new([[0; 58]; 6]),
+            counts: [0; 6],
+            units,
+            shape: [0; 6],
+            shape_units: units.map(|unit| shape_key(&[unit, 0, 0, 0, 0, 0], 0).counts[0]),
+            strengths: std::array::from_fn(|card| trick_key(rules.trump, card as u32) as u8),
         })
     }
 
@@ -576,7 +614,7 @@ impl DdSolver {
     #[inline]
     fn after(&self, state: TrickState, card: u32) -> TrickState {
         let bit = 1u64 << card;
-        let key = trick_key(self.rules.trump, card) << 3 | state.seat as u32;
+        let key = self.strength(card) << 3 | state.seat as u32;
         let mut next = state;
         if state.count == 0 {
             next.follow = follow_mask(self.rules.trump, card);
@@ -704,6 +742,8 @@ impl DdSolver {
         if hands[state.seat] == 0 {
             return Bounds { lower: 0, upper: 0 };
         }
+        self.counts = self.worth_counts(hands);
+        self.shape = shape_key(&self.counts, 0).counts;
         // Every value is a sum of card points (multiples of 5) and maybe the bonus: test
         // "at least beta" on the middle value of the bounds until they meet.
         let step = if self.rules.last_trick_bonus % 5 == 0 {
@@ -772,6 +812,8 @@ impl DdSolver {
         let seat = state.seat;
         let bit = 1u64 << card;
         hands[seat] ^= bit;
+        self.counts[seat] -= self.units[card as usize];
+        self.shape[seat] -= self.shape_units[card as usize];
         let next = self.after(state, card);
         let result = if next.count == self.rules.players {
             let winner = (next.win & 7) as usize;
@@ -790,6 +832,8 @@ impl DdSolver {
             self.trick_node(hands, next, alpha, beta)
         };
         hands[seat] ^= bit;
+        self.counts[seat] += self.units[card as usize];
+        self.shape[seat] += self.shape_units[card as usize];
         result
     }
 
@@ -801,9 +845,15 @@ impl DdSolver {
         let group = self.group_of(card);
         let mut relevance = IRRELEVANT;
         if trick.cards & self.group_mask(group) & !(1u64 << card) != 0 {
-            relevance[group] = trick_key(self.rules.trump, card) as u8;
+            relevance[group] = self.strength(card) as u8;
         }
         relevance
+    }
+
+    /// A card's strength in a trick (`trick_key`).
+    #[inline]
+    fn strength(&self, card: u32) -> u32 {
+        self.strengths[card as usize] as u32
     }
 
     /// The follow group of a card (its suit; the trump suit for a Rook card).
@@ -916,67 +966,26 @@ impl DdSolver {
     /// within the window, without a search; else what its search needs.
     fn settle_lead(&mut self, hands: &[u64; 6], leader: usize, alpha: i64, beta: i64) -> Lead {
         let players = self.rules.players;
-        let mut points = self.rules.last_trick_bonus;
-        for &hand in &hands[..players] {
-            points += mask_points(hand);
-        }
+        // The hands are disjoint: the points of their union are theirs.
+        let held = hands[..players].iter().fold(0, |union, &hand| union | hand);
+        let points = self.rules.last_trick_bonus + mask_points(held);
         if points <= alpha {
             return Lead::Settled(points, IRRELEVANT);
         }
         if beta <= 0 {
             return Lead::Settled(0, IRRELEVANT);
         }
-        // The trumps above every trump of the other side win their tricks: their points are sure.
-        // And so are the leader's top cards of a suit that no opponent can trump, cashed now.
-        let (top_ours, top_points, top_relevance) = self.top_trumps(hands);
-        let leader_ours = self.rules.side >> leader & 1 == 1;
-        let (cash, cash_relevance) = self.cash_points(hands, leader);
-        let mut ours_sure = if top_ours { top_points } else { 0 };
-        let mut theirs_sure = if top_ours { 0 } else { top_points };
-        if leader_ours {
-            ours_sure += cash;
-        } else {
-            theirs_sure += cash;
-        }
-        if ours_sure >= beta || points - theirs_sure <= alpha {
-            // The bound depends on the parts of it that were needed.
-            let (value, top, cash) = if ours_sure >= beta {
-                let top = if top_ours { top_points } else { 0 };
-                (ours_sure, top, ours_sure - top)
-            } else {
-                let top = if top_ours { 0 } else { top_points };
-                (points - theirs_sure, top, theirs_sure - top)
-            };
-            // Either part alone may do; else both are needed.
-            let alone = |part: i64| {
-                if ours_sure >= beta {
-                    part >= beta
-                } else {
-                    points - part <= alpha
-                }
-            };
-            let (top_needed, cash_needed) = if alone(top) {
-                (true, false)
-            } else if alone(cash) {
-                (false, true)
-            } else {
-                (top > 0, cash > 0)
-            };
-            let mut relevance = IRRELEVANT;
-            if top_needed {
-                relevance = union(relevance, top_relevance);
-            }
-            if cash_needed {
-                relevance = union(relevance, cash_relevance);
-            }
-            return Lead::Settled(value, relevance);
-        }
-        if hands[leader].count_ones() == 1 {
+        if hands[leader] & hands[leader].wrapping_sub(1) == 0 {
             let (value, relevance) = self.last_trick(hands, leader);
             return Lead::Settled(value, relevance);
         }
-        let counts = self.worth_counts(hands);
-        let key = shape_key(&counts, leader);
+        let counts = self.counts;
+        debug_assert!(counts == self.worth_counts(hands));
+        let key = Key {
+            counts: self.shape,
+            leader: leader as u8,
+        };
+        debug_assert!(key == shape_key(&counts, leader));
         let codes = self.codes(hands);
         // A bound narrowed by an entry counts toward the result only when the result falls
         // inside the caller's window (the caller then takes it as exact).
@@ -986,6 +995,9 @@ impl DdSolver {
         let mut beta = beta;
         let mut narrowed = IRRELEVANT;
         let Some(bucket) = self.table.get(&key) else {
+            if let Some((value, relevance)) = self.settle_sure(hands, leader, alpha, beta, points) {
+                return Lead::Settled(value, relevance);
+            }
             return Lead::Open(OpenLead {
                 counts,
                 key,
@@ -1034,6 +1046,12 @@ impl DdSolver {
                 narrowed = union(narrowed, codes.relevance(&entry.tops));
             }
         }
+        // The sure points, where the table does not settle the boundary.
+        if let Some((value, relevance)) =
+            self.settle_sure(hands, leader, window.0, window.1, points)
+        {
+            return Lead::Settled(value, relevance);
+        }
         let hint = Self::best_lead(hands[leader], &counts, &codes, bucket);
         Lead::Open(OpenLead {
             counts,
@@ -1046,6 +1064,64 @@ impl DdSolver {
             narrowed,
             points,
         })
+    }
+
+    /// What the sure points (the top trumps' and the leader's cashes) settle of a trick
+    /// boundary within the window (`points`: the points left).
+    fn settle_sure(
+        &self,
+        hands: &[u64; 6],
+        leader: usize,
+        alpha: i64,
+        beta: i64,
+        points: i64,
+    ) -> Option<(i64, Relevance)> {
+        // The trumps above every trump of the other side win their tricks: their points are sure.
+        // And so are the leader's top cards of a suit that no opponent can trump, cashed now.
+        let (top_ours, top_points, top_relevance) = self.top_trumps(hands);
+        let leader_ours = self.rules.side >> leader & 1 == 1;
+        let (cash, cash_relevance) = self.cash_points(hands, leader);
+        let mut ours_sure = if top_ours { top_points } else { 0 };
+        let mut theirs_sure = if top_ours { 0 } else { top_points };
+        if leader_ours {
+            ours_sure += cash;
+        } else {
+            theirs_sure += cash;
+        }
+        if ours_sure >= beta || points - theirs_sure <= alpha {
+            // The bound depends on the parts of it that were needed.
+            let (value, top, cash) = if ours_sure >= beta {
+                let top = if top_ours { top_points } else { 0 };
+                (ours_sure, top, ours_sure - top)
+            } else {
+                let top = if top_ours { 0 } else { top_points };
+                (points - theirs_sure, top, theirs_sure - top)
+            };
+            // Either part alone may do; else both are needed.
+            let alone = |part: i64| {
+                if ours_sure >= beta {
+                    part >= beta
+                } else {
+                    points - part <= alpha
+                }
+            };
+            let (top_needed, cash_needed) = if alone(top) {
+                (true, false)
+            } else if alone(cash) {
+                (false, true)
+            } else {
+                (top > 0, cash > 0)
+            };
+            let mut relevance = IRRELEVANT;
+            if top_needed {
+                relevance = union(relevance, top_relevance);
+            }
+            if cash_needed {
+                relevance = union(relevance, cash_relevance);
+            }
+            return Some((value, relevance));
+        }
+        None
     }
 
     /// The best lead the table knows for an open trick boundary (`hand`: the leader's cards):
@@ -1117,7 +1193,7 @@ impl DdSolver {
                 // The run's cards are the side's in every position alike in them (a longer
                 // run there only adds sure points); with no trump of the other side left,
                 // the holders' counts say it all.
-                relevance[self.rules.trump as usize] = trick_key(self.rules.trump, last) as u8;
+                relevance[self.rules.trump as usize] = self.strength(last) as u8;
                 break;
             }
             points += card_points(card);
@@ -1178,7 +1254,7 @@ impl DdSolver {
                     break;
                 }
                 // The cashed cards are the leader's in every position alike in them.
-                relevance[suit as usize] = trick_key(self.rules.trump, card) as u8;
+                relevance[suit as usize] = self.strength(card) as u8;
                 points += card_points(card);
                 rest ^= 1 << card;
                 limit -= 1;
@@ -1224,11 +1300,12 @@ impl DdSolver {
             let mut packed = 0u64;
             for group in 0..4 {
                 let cards = hand & self.group_mask(group);
+                // A group holds one 5, two cards of 10 points and two Rook cards at most.
                 packed = packed << 10
                     | ((cards & WORTH_MASKS[0]).count_ones() as u64) << 6
-                    | ((cards & WORTH_MASKS[1]).count_ones() as u64) << 4
-                    | ((cards & WORTH_MASKS[2]).count_ones() as u64) << 2
-                    | (cards & crate::cards::ROOK_MASK).count_ones() as u64;
+                    | ((cards & WORTH_MASKS[1] != 0) as u64) << 4
+                    | at_most_two(cards & WORTH_MASKS[2]) << 2
+                    | at_most_two(cards & crate::cards::ROOK_MASK);
             }
             *count = packed;
         }
@@ -1267,7 +1344,7 @@ impl DdSolver {
         }
         let gaps = worth_gaps(&entry.counts, counts, &entry.patterns, &mine, &entry.tops);
         for seat_gaps in &gaps {
-            for gap in seat_gaps {
+            for gap in seat_gaps.iter().filter(|gap| **gap != [0; 3]) {
                 // Paired in order of worth, the cards differ by this much in all (the gaps
                 // between 0 and 5 and between 5 and 10 points, times the cards they part)...
                 let apart = 5 * gap[0].abs() + 5 * (gap[0] + gap[1]).abs();
@@ -1305,11 +1382,18 @@ impl DdSolver {
     /// The cards of a trick boundary per group, strongest first (see `Codes`).
     #[inline]
     fn codes(&self, hands: &[u64; 6]) -> Codes {
-        // Each card's holder as three bits: one mask per bit.
-        let low = hands[1] | hands[3] | hands[5];
-        let middle = hands[2] | hands[3];
-        let high = hands[4] | hands[5];
-        let union = low | middle | high | hands[0];
+        // Each card's code: its holder and its worth.
+        let mut card_codes = [0u8; 58];
+        let mut union = 0u64;
+        for (seat, &hand) in hands[..self.rules.players].iter().enumerate() {
+            union |= hand;
+            let mut rest = hand;
+            while rest != 0 {
+                let card = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                card_codes[card] = (seat as u8) << 2 | WORTH[card] as u8;
+            }
+        }
         let mut codes = Codes {
             codes: [0; 4],
             lengths: [0; 4],
@@ -1320,9 +1404,8 @@ impl DdSolver {
             let mut code = 0u128;
             let mut length = 0usize;
             let mut push = |card: u32, codes: &mut Codes| {
-                let owner = (low >> card & 1) | (middle >> card & 1) << 1 | (high >> card & 1) << 2;
-                code = code << 5 | (owner << 2 | WORTH[card as usize]) as u128;
-                codes.strengths[group][length] = trick_key(trump, card) as u8;
+                code = code << 5 | card_codes[card as usize] as u128;
+                codes.strengths[group][length] = self.strengths[card as usize];
                 length += 1;
             };
             if group as u32 == trump {
@@ -1414,14 +1497,14 @@ impl DdSolver {
         for &(_, card, top) in &moves[..count] {
             let group = self.group_of(card as u32);
             let worth = WORTH[card as usize] as usize;
-            let top_strength = trick_key(self.rules.trump, top as u32) as u8;
+            let top_strength = self.strength(top as u32) as u8;
             if top_strength < alike_below[group][worth] {
                 continue;
             }
             let (value, mut depends) = self.play_card(hands, state, card as u32, alpha, beta);
             // The cards of its class played alike only while the order among them is free.
             if depends[group] <= top_strength {
-                depends[group] = depends[group].min(trick_key(self.rules.trump, card as u32) as u8);
+                depends[group] = depends[group].min(self.strength(card as u32) as u8);
             } else {
                 // The result does not depend on the rank of any card of the class: it holds as
                 // well for every other card of the seat's of this group and worth below what it
@@ -1481,42 +1564,35 @@ impl DdSolver {
             if legal & group == 0 {
                 continue;
             }
-            // The group's cards still out in ascending strength: ranks, then ROOK2, then ROOK.
-            let mut separated = true;
+            // The seat's cards of the group in ascending strength: ranks, then ROOK2, then
+            // ROOK; a card of another seat or of the open trick between two separates them.
+            let suit_cards = crate::cards::suit_mask(suit);
+            let mut ranks = legal & suit_cards;
+            let mut rooks = legal & group & crate::cards::ROOK_MASK;
             let mut class_points = -1i64;
-            let mut ranks = (legal | others) & crate::cards::suit_mask(suit);
-            let mut rooks = if suit == trump {
-                (legal | others) & crate::cards::ROOK_MASK
-            } else {
-                0
-            };
+            // The group's cards up to the previous card of the seat's.
+            let mut passed = 0u64;
             while ranks | rooks != 0 {
-                let card = if ranks != 0 {
+                let (card, weaker) = if ranks != 0 {
                     let card = ranks.trailing_zeros();
                     ranks &= ranks - 1;
-                    card
-                } else {
+                    (card, suit_cards & ((1u64 << card) - 1))
+                } else if rooks >> (ROOK + 1) & 1 == 1 {
                     // ROOK2 is weaker than ROOK.
-                    let card = if rooks >> (ROOK + 1) & 1 == 1 {
-                        ROOK + 1
-                    } else {
-                        ROOK
-                    };
-                    rooks ^= 1 << card;
-                    card
+                    rooks ^= 1 << (ROOK + 1);
+                    (ROOK + 1, suit_cards)
+                } else {
+                    rooks ^= 1 << ROOK;
+                    (ROOK, suit_cards | 1 << (ROOK + 1))
                 };
-                let bit = 1u64 << card;
-                if others & bit != 0 {
-                    separated = true;
-                    continue;
-                }
+                let separated = passed == 0 || others & weaker & !passed != 0;
+                passed = weaker | 1u64 << card;
                 let points = card_points(card);
                 if !separated && points == class_points {
                     // Plays as the class's previous card: one card of the class is searched.
                     moves[count - 1].2 = card as u8;
                     continue;
                 }
-                separated = false;
                 class_points = points;
                 let score = if card as u8 == hint {
                     1 << 60
@@ -1561,7 +1637,7 @@ impl DdSolver {
         } else {
             let trumps = cards & self.trump_mask;
             let strongest = if trumps != 0 { trumps } else { cards };
-            trick_key(self.rules.trump, 63 - strongest.leading_zeros())
+            self.strength(63 - strongest.leading_zeros())
         }
     }
 
@@ -1616,7 +1692,7 @@ impl DdSolver {
     #[inline]
     fn move_score(&self, card: u32, state: TrickState, context: &OrderContext) -> i32 {
         let trump = self.rules.trump;
-        let key = trick_key(trump, card);
+        let key = self.strength(card);
         let rank = (key % 100) as i32;
         let points = card_points(card) as i32;
         if state.count == 0 {
