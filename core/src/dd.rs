@@ -24,9 +24,9 @@
 //! result depends on no rank of its suit down to it, the seat's other cards of that suit and
 //! worth below what it depends on, since swapping the two leaves a position alike in what the
 //! result depends on); sure points bound
-//! the trick boundaries (the trumps of one side above every trump of the other; the leader's
-//! top cards of the suits no opponent can trump, with the lowest cards the seats that follow
-//! suit must drop on them); and a series of null-window searches on the point total, each on
+//! the trick boundaries the table does not settle (the trumps of one side above every trump of
+//! the other; the leader's top cards of the suits no opponent can trump, with the lowest cards
+//! the seats that follow suit must drop on them); and a series of null-window searches on the point total, each on
 //! the middle of the bounds known so far, gives the value. `exhaustive` is the plain minimax
 //! the tests hold it against.
 
