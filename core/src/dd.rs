@@ -389,7 +389,7 @@ impl Codes {
 }
 
 /// At most this many entries share a bucket (the oldest goes first).
-const BUCKET_LIMIT: usize = 32;
+const BUCKET_LIMIT: usize = 128;
 
 const NO_CARD: u8 = 255;
 
