@@ -994,22 +994,7 @@ impl DdSolver {
         let mut alpha = alpha;
         let mut beta = beta;
         let mut narrowed = IRRELEVANT;
-        let Some(bucket) = self.table.get(&key) else {
-            if let Some((value, relevance)) = self.settle_sure(hands, leader, alpha, beta, points) {
-                return Lead::Settled(value, relevance);
-            }
-            return Lead::Open(OpenLead {
-                counts,
-                key,
-                codes,
-                window,
-                alpha,
-                beta,
-                hint: NO_CARD,
-                narrowed,
-                points,
-            });
-        };
+        let bucket: &[Entry] = self.table.get(&key).map_or(&[], Vec::as_slice);
         let leaders = codes.leaders();
         for entry in bucket {
             // Widened by the slack, an entry settles or narrows the window only if its own
