@@ -275,13 +275,6 @@ fn worth_units(trump: u32) -> [u64; 58] {
     units
 }
 
-/// How many cards `cards` holds, when it holds two at most (without a population count, which
-/// the baseline x86-64 build lacks).
-#[inline]
-fn at_most_two(cards: u64) -> u64 {
-    (cards != 0) as u64 + (cards & cards.wrapping_sub(1) != 0) as u64
-}
-
 /// Each card's worth as two bits (0, 5, 10, 20 points).
 const WORTH: [u64; 58] = {
     let mut worth = [0u64; 58];
@@ -975,7 +968,7 @@ impl DdSolver {
         if beta <= 0 {
             return Lead::Settled(0, IRRELEVANT);
         }
-        if hands[leader] & hands[leader].wrapping_sub(1) == 0 {
+        if hands[leader].count_ones() == 1 {
             let (value, relevance) = self.last_trick(hands, leader);
             return Lead::Settled(value, relevance);
         }
@@ -1285,12 +1278,11 @@ impl DdSolver {
             let mut packed = 0u64;
             for group in 0..4 {
                 let cards = hand & self.group_mask(group);
-                // A group holds one 5, two cards of 10 points and two Rook cards at most.
                 packed = packed << 10
                     | ((cards & WORTH_MASKS[0]).count_ones() as u64) << 6
-                    | ((cards & WORTH_MASKS[1] != 0) as u64) << 4
-                    | at_most_two(cards & WORTH_MASKS[2]) << 2
-                    | at_most_two(cards & crate::cards::ROOK_MASK);
+                    | ((cards & WORTH_MASKS[1]).count_ones() as u64) << 4
+                    | ((cards & WORTH_MASKS[2]).count_ones() as u64) << 2
+                    | (cards & crate::cards::ROOK_MASK).count_ones() as u64;
             }
             *count = packed;
         }
