@@ -26,9 +26,11 @@
 //! result depends on); sure points bound
 //! the trick boundaries the table does not settle (the trumps of one side above every trump of
 //! the other; the leader's top cards of the suits no opponent can trump, with the lowest cards
-//! the seats that follow suit must drop on them); and a series of null-window searches on the point total, each on
-//! the middle of the bounds known so far, gives the value. `exhaustive` is the plain minimax
-//! the tests hold it against.
+//! the seats that follow suit must drop on them); and a series of null-window searches on the
+//! point total gives the value: the first tests 10 points above a guess (the points of the
+//! line where every seat plays the move order's first card), the next ones step from there
+//! toward the value while their answers agree, then each tests the middle of the bounds known
+//! so far. `exhaustive` is the plain minimax the tests hold it against.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
@@ -412,6 +414,25 @@ struct OpenLead {
     points: i64,
 }
 
+/// How MTD chooses the value its next search tests.
+#[derive(Clone, Copy)]
+enum Probe {
+    /// The middle of the bounds known so far.
+    Halve,
+    /// The first search tested the guess (`DdSolver::line_points`), ...
+    FromGuess,
+    /// ... and the searches since step up from it (each said "at least") ...
+    Up,
+    /// ... or down (each said "less").
+    Down,
+}
+
+/// How far above a line's points MTD tests first, and after each "at least" while stepping
+/// up (that line plays the side's cards worse than perfect play on most deals); how far below
+/// the bound each "less" proved it tests while stepping down.
+const GUESS_STEP_UP: i64 = 10;
+const GUESS_STEP_DOWN: i64 = 5;
+
 /// The state of the open trick while searching.
 #[derive(Clone, Copy)]
 struct TrickState {
@@ -769,6 +790,13 @@ impl DdSolver {
         if test_first.is_some() {
             first_beta = test_first;
         }
+        // With nothing known, the first search tests a guess, and the next ones step from it
+        // toward the value while their answers agree.
+        let mut probe = Probe::Halve;
+        if first_beta.is_none() {
+            first_beta = Some(self.line_points(hands, state, first) + GUESS_STEP_UP);
+            probe = Probe::FromGuess;
+        }
         while lower < upper {
             let beta = match first_beta.take() {
                 Some(beta) if lower < beta && beta <= upper => beta,
@@ -784,11 +812,68 @@ impl DdSolver {
             }
             if value >= beta {
                 lower = value;
+                if matches!(probe, Probe::FromGuess | Probe::Up) {
+                    first_beta = Some(lower + GUESS_STEP_UP);
+                    probe = Probe::Up;
+                } else {
+                    probe = Probe::Halve;
+                }
             } else {
                 upper = value;
+                if matches!(probe, Probe::FromGuess | Probe::Down) {
+                    first_beta = Some(upper - GUESS_STEP_DOWN);
+                    probe = Probe::Down;
+                } else {
+                    probe = Probe::Halve;
+                }
             }
         }
         Bounds { lower, upper }
+    }
+
+    /// The points the side takes from the trick state on (`first`: the card the seat to play
+    /// plays) in the line where every seat plays the card the move order puts first: MTD's
+    /// guess, at the cost of one node a card.
+    fn line_points(&self, hands: &[u64; 6], state: TrickState, first: Option<u32>) -> i64 {
+        let players = self.rules.players;
+        let mut hands = *hands;
+        let mut state = state;
+        let mut taken = 0;
+        let mut next_card = first;
+        while hands[state.seat] != 0 {
+            let card = next_card.take().unwrap_or_else(|| {
+                let hand = hands[state.seat];
+                let legal = if state.count == 0 {
+                    hand
+                } else {
+                    playable(hand, state.follow, self.rules.rook_free_play)
+                };
+                let mut others = state.cards;
+                for (other, &cards) in hands[..players].iter().enumerate() {
+                    if other != state.seat {
+                        others |= cards;
+                    }
+                }
+                let mut moves = [(0i64, 0u8, 0u8); 18];
+                self.ordered_moves(&hands, legal, others, state, NO_CARD, &mut moves);
+                moves[0].1 as u32
+            });
+            hands[state.seat] ^= 1 << card;
+            let next = self.after(state, card);
+            if next.count < players {
+                state = next;
+                continue;
+            }
+            let winner = (next.win & 7) as usize;
+            if self.rules.side >> winner & 1 == 1 {
+                taken += next.points;
+                if hands[winner] == 0 {
+                    taken += self.rules.last_trick_bonus;
+                }
+            }
+            state = TrickState::led_by(winner);
+        }
+        taken
     }
 
     /// The value (from the open trick on) once the seat to play plays `card`, and what it
