@@ -3,7 +3,7 @@
     python bench/deal_results.py benchmark/deals/standard-1000.txt --jobs 2
 
 writes ``benchmark/deals/standard-1000-dd.txt``. Each deal is a whole hand solved within
-``--node-limit`` nodes (10 million by default: about 4 s; 0 for none, and then a deal can take
+``--node-limit`` nodes (10 million by default: about 2.5 s; 0 for none, and then a deal can take
 minutes); a deal the limit stops keeps the bounds it proved. Solved deals are kept in
 ``<out>.partial`` as they come, so a stopped run goes on where it stopped; the results file is
 written once every deal is solved. Prints each deal's time and, at the end, the distribution

@@ -38,12 +38,12 @@ DOC = ROOT / "docs" / "benchmark.md"
 SHIPPED = {
     "standard-1000.txt": (
         "standard-1000-dd.txt",
-        "0c89258847d724e91f55e2b3cc4d638f5655e4ed86b26983d345cfe3ca838130",
+        "d32590ffb9c0a54baf505206da5087c14724b2601679a1aa27a85ac5e36f78ee",
         10_000_000,
     ),
     "standard-10000.txt.gz": (
         "standard-10000-dd.txt",
-        "3969cfb579d4165adfd53fe56b6fe854d411e259caa2e642777d54d2e49ea2f3",
+        "ec8ebb7ac69943a467e19546c5f5c1722e3f57f1115e5fd9e811a038d9a9f254",
         2_000_000,
     ),
 }

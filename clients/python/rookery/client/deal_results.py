@@ -65,7 +65,7 @@ __all__ = [
     "write_results",
 ]
 
-#: The most nodes a deal's solve may search (about 4 s on one core of a 2-core machine).
+#: The most nodes a deal's solve may search (about 2.5 s on one core of a 2-core machine).
 DEFAULT_NODE_LIMIT = 10_000_000
 
 _HEADER = (
