@@ -27,7 +27,7 @@
 //! the trick boundaries the table does not settle (the trumps of one side above every trump of
 //! the other; the leader's top cards of the suits no opponent can trump, with the lowest cards
 //! the seats that follow suit must drop on them); and a series of null-window searches on the
-//! point total gives the value: the first tests 10 points above a guess (the points of the
+//! point total gives the value: the first tests 20 points above a guess (the points of the
 //! line where every seat plays the move order's first card), the next ones step from there
 //! toward the value while their answers agree, then each tests the middle of the bounds known
 //! so far. `exhaustive` is the plain minimax the tests hold it against.
@@ -427,10 +427,11 @@ enum Probe {
     Down,
 }
 
-/// How far above a line's points MTD tests first, and after each "at least" while stepping
-/// up (that line plays the side's cards worse than perfect play on most deals); how far below
-/// the bound each "less" proved it tests while stepping down.
-const GUESS_STEP_UP: i64 = 10;
+/// How far above a line's points MTD tests first (the value lies above them on most deals);
+/// how far above the bound each "at least" proved it tests while
+/// stepping up, and how far below the bound each "less" proved while stepping down.
+const GUESS_ABOVE: i64 = 20;
+const GUESS_STEP_UP: i64 = 15;
 const GUESS_STEP_DOWN: i64 = 5;
 
 /// The state of the open trick while searching.
@@ -794,7 +795,7 @@ impl DdSolver {
         // toward the value while their answers agree.
         let mut probe = Probe::Halve;
         if first_beta.is_none() {
-            first_beta = Some(self.line_points(hands, state, first) + GUESS_STEP_UP);
+            first_beta = Some(self.line_points(hands, state, first) + GUESS_ABOVE);
             probe = Probe::FromGuess;
         }
         while lower < upper {
