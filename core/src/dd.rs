@@ -719,12 +719,7 @@ impl DdSolver {
         let mut hands = pos.hands;
         let state = self.trick_state(pos);
         let seat = state.seat;
-        let hand = hands[seat];
-        let legal = if state.count == 0 {
-            hand
-        } else {
-            playable(hand, state.follow, self.rules.rook_free_play)
-        };
+        let legal = self.legal(hands[seat], &state);
         let mut values = Vec::new();
         let mut rest = legal;
         while rest != 0 {
@@ -843,20 +838,8 @@ impl DdSolver {
         let mut next_card = first;
         while hands[state.seat] != 0 {
             let card = next_card.take().unwrap_or_else(|| {
-                let hand = hands[state.seat];
-                let legal = if state.count == 0 {
-                    hand
-                } else {
-                    playable(hand, state.follow, self.rules.rook_free_play)
-                };
-                let mut others = state.cards;
-                for (other, &cards) in hands[..players].iter().enumerate() {
-                    if other != state.seat {
-                        others |= cards;
-                    }
-                }
                 let mut moves = [(0i64, 0u8, 0u8); 18];
-                self.ordered_moves(&hands, legal, others, state, NO_CARD, &mut moves);
+                self.moves(&hands, state, NO_CARD, &mut moves);
                 moves[0].1 as u32
             });
             hands[state.seat] ^= 1 << card;
@@ -1537,19 +1520,8 @@ impl DdSolver {
         }
         let seat = state.seat;
         let hand = hands[seat];
-        let legal = if state.count == 0 {
-            hand
-        } else {
-            playable(hand, state.follow, self.rules.rook_free_play)
-        };
-        let mut others = state.cards;
-        for (other, &cards) in hands[..self.rules.players].iter().enumerate() {
-            if other != seat {
-                others |= cards;
-            }
-        }
         let mut moves = [(0i64, 0u8, 0u8); 18];
-        let count = self.ordered_moves(hands, legal, others, state, hint, &mut moves);
+        let count = self.moves(hands, state, hint, &mut moves);
         let maximising = self.rules.side >> seat & 1 == 1;
         let mut best = if maximising { i64::MIN } else { i64::MAX };
         let mut best_card = NO_CARD;
@@ -1603,6 +1575,37 @@ impl DdSolver {
             }
         }
         (best, best_card, relevance)
+    }
+
+    /// The cards of `hand` that the seat to play may play to the trick.
+    #[inline]
+    fn legal(&self, hand: u64, state: &TrickState) -> u64 {
+        if state.count == 0 {
+            hand
+        } else {
+            playable(hand, state.follow, self.rules.rook_free_play)
+        }
+    }
+
+    /// One card of each alike class of the seat to play's legal cards, best-first (see
+    /// `ordered_moves`): how many there are.
+    #[inline]
+    fn moves(
+        &self,
+        hands: &[u64; 6],
+        state: TrickState,
+        hint: u8,
+        moves: &mut [(i64, u8, u8); 18],
+    ) -> usize {
+        let legal = self.legal(hands[state.seat], &state);
+        // The cards of every other seat and of the open trick.
+        let mut others = state.cards;
+        for (other, &cards) in hands[..self.rules.players].iter().enumerate() {
+            if other != state.seat {
+                others |= cards;
+            }
+        }
+        self.ordered_moves(hands, legal, others, state, hint, moves)
     }
 
     /// One card of each alike class of `legal`, best-first (highest score first).
@@ -1829,11 +1832,7 @@ fn plain(solver: &DdSolver, hands: &mut [u64; 6], state: TrickState) -> i64 {
     if hand == 0 {
         return 0;
     }
-    let legal = if state.count == 0 {
-        hand
-    } else {
-        playable(hand, state.follow, rules.rook_free_play)
-    };
+    let legal = solver.legal(hand, &state);
     let maximising = rules.side >> seat & 1 == 1;
     let mut best = if maximising { i64::MIN } else { i64::MAX };
     let mut rest = legal;
