@@ -848,13 +848,8 @@ impl DdSolver {
                 state = next;
                 continue;
             }
-            let winner = (next.win & 7) as usize;
-            if self.rules.side >> winner & 1 == 1 {
-                taken += next.points;
-                if hands[winner] == 0 {
-                    taken += self.rules.last_trick_bonus;
-                }
-            }
+            let (winner, mine) = self.trick_taken(&next, hands[state.seat] == 0);
+            taken += mine;
             state = TrickState::led_by(winner);
         }
         taken
@@ -878,15 +873,12 @@ impl DdSolver {
         self.shape[seat] -= self.shape_units[card as usize];
         let next = self.after(state, card);
         let result = if next.count == self.rules.players {
-            let winner = (next.win & 7) as usize;
-            let ours = self.rules.side >> winner & 1 == 1;
+            let last = hands[seat] == 0;
+            let (winner, mine) = self.trick_taken(&next, last);
             let won = self.won_by(&next);
-            let mut taken = next.points;
-            if hands[winner] == 0 {
-                taken += self.rules.last_trick_bonus;
-                (if ours { taken } else { 0 }, won)
+            if last {
+                (mine, won)
             } else {
-                let mine = if ours { taken } else { 0 };
                 let (value, relevance) = self.lead_node(hands, winner, alpha - mine, beta - mine);
                 (mine + value, union(relevance, won))
             }
@@ -897,6 +889,16 @@ impl DdSolver {
         self.counts[seat] += self.units[card as usize];
         self.shape[seat] += self.shape_units[card as usize];
         result
+    }
+
+    /// A full trick's winner and the points the side takes from it (`last`: the hand's last
+    /// trick, which brings its bonus too).
+    #[inline]
+    fn trick_taken(&self, trick: &TrickState, last: bool) -> (usize, i64) {
+        let winner = (trick.win & 7) as usize;
+        let bonus = if last { self.rules.last_trick_bonus } else { 0 };
+        let ours = self.rules.side >> winner & 1 == 1;
+        (winner, if ours { trick.points + bonus } else { 0 })
     }
 
     /// What a full trick's winner depends on: the winning card's rank when another card of
@@ -1481,13 +1483,7 @@ impl DdSolver {
             let card = hands[state.seat].trailing_zeros();
             state = self.after(state, card);
         }
-        let winner = (state.win & 7) as usize;
-        let won = self.won_by(&state);
-        if self.rules.side >> winner & 1 == 1 {
-            (state.points + self.rules.last_trick_bonus, won)
-        } else {
-            (0, won)
-        }
+        (self.trick_taken(&state, true).1, self.won_by(&state))
     }
 
     fn trick_node(
