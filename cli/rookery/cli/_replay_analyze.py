@@ -7,13 +7,17 @@ import json
 import sys
 from pathlib import Path
 
+from rookery.client.par import ParError, format_par, hand_par, par_to_json, supports_par
+from rookery.engine import Ruleset
 from rookery.wire.analysis import (
     DEFAULT_NODE_LIMIT,
     AnalysisError,
+    GameAnalysis,
     analysis_to_json,
     analyze_replay,
     format_analysis,
 )
+from rookery.wire.documents import JsonValue
 from rookery.wire.errors import WireError
 from rookery.wire.notation import read_replays
 
@@ -31,6 +35,13 @@ nodes stops its hand's analysis there: its card and the earlier ones print '?'. 
 default limit most standard hands of good players are valued from their first card, the others
 from a card of their first few tricks; --node-limit 0 values every hand whole, at up to a
 minute or more for the hardest (docs/benchmark.md).
+
+With --par, each hand also gets its par: every seat as the bidder with every trump (burying
+what the heuristic reference buries) is solved whole, and the auction is played out perfectly
+on those values; it prints the par contract, each seat's best contract, and what the hand's
+auction (net points) and its bidder's nest and bury (points) cost the bidding side against
+par. Sixteen whole hands a hand, each within --node-limit: a search the limit stops leaves
+bounds (low..high). Two fixed sides only (standard, traditional and the like).
 Exits 1 when the file cannot be read or does not re-simulate.
 """
 
@@ -44,7 +55,8 @@ def add_analyze(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         epilog=(
             "examples:\n  rookery replay analyze replays/game-0001.jsonl.gz\n"
             "  rookery replay analyze --min-cost 10 --hand 0 replays/game-0001.jsonl.gz\n"
-            "  rookery replay analyze --json replays/game-0001.jsonl.gz | jq '.hands[0]'"
+            "  rookery replay analyze --json replays/game-0001.jsonl.gz | jq '.hands[0]'\n"
+            "  rookery replay analyze --par --hand 0 replays/game-0001.jsonl.gz"
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -72,6 +84,14 @@ def add_analyze(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         default=0,
         metavar="POINTS",
         help="print only the cards that cost at least POINTS (default 0: every card)",
+    )
+    analyze.add_argument(
+        "--par",
+        action="store_true",
+        help=(
+            "also give each hand's par and the regrets of its auction and its nest and bury "
+            "against it (16 whole hands solved a hand; two fixed sides only)"
+        ),
     )
     analyze.add_argument(
         "--json", action="store_true", help="print the analysis as one JSON document"
@@ -111,8 +131,41 @@ def _analyze(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
+    if args.par and not supports_par(analysis.ruleset):
+        print(
+            f"{args.file}: --par: {analysis.ruleset.name} has no two fixed sides, so its "
+            "auctions have no par",
+            file=sys.stderr,
+        )
+        return 1
+    pars = _pars(analysis, args.node_limit) if args.par else {}
     if args.json:
-        print(json.dumps(analysis_to_json(analysis), indent=2))
+        document = analysis_to_json(analysis)
+        hands = document["hands"]
+        assert isinstance(hands, list)
+        for hand in hands:
+            assert isinstance(hand, dict)
+            number = hand["hand"]
+            assert isinstance(number, int)
+            if args.par:
+                hand["par"] = pars.get(number, (None,))[0]
+        print(json.dumps(document, indent=2))
     else:
-        sys.stdout.write(format_analysis(analysis, min_cost=args.min_cost))
+        notes = {number: lines for number, (_, lines) in pars.items()}
+        sys.stdout.write(format_analysis(analysis, min_cost=args.min_cost, hand_notes=notes))
     return 0
+
+
+def _pars(analysis: GameAnalysis, node_limit: int) -> dict[int, tuple[JsonValue, list[str]]]:
+    """Each analysed hand's par, as JSON and as lines of text, by hand number."""
+    rules: Ruleset = analysis.ruleset
+    pars: dict[int, tuple[JsonValue, list[str]]] = {}
+    for hand in analysis.hands:
+        if hand.skipped:
+            continue
+        try:
+            par = hand_par(rules, analysis.results[hand.hand_number], node_limit=node_limit)
+        except ParError:
+            continue
+        pars[hand.hand_number] = (par_to_json(par), format_par(par, rules))
+    return pars

@@ -22,7 +22,7 @@ module's.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from rookery.engine import (
     DoubleDummy,
@@ -156,11 +156,13 @@ class HandAnalysis:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class GameAnalysis:
-    """Every hand of a replay, analysed (``node_limit`` as used; 0: none)."""
+    """Every hand of a replay, analysed (``node_limit`` as used; 0: none); ``results`` holds
+    the engine's result of every finished hand, by hand number."""
 
     ruleset: Ruleset
     hands: tuple[HandAnalysis, ...]
     node_limit: int
+    results: tuple[HandResult, ...] = ()
 
 
 @dataclasses.dataclass(slots=True)
@@ -229,7 +231,7 @@ def analyze_replay(
         else:
             solvable = len(positions)
         analysed.append(_analyse_hand(ruleset, result, positions, node_limit, solvable))
-    return GameAnalysis(ruleset, tuple(analysed), node_limit)
+    return GameAnalysis(ruleset, tuple(analysed), node_limit, tuple(game.hand_results))
 
 
 def _position(game: Game, seat: int, card: int) -> _Position:
@@ -333,9 +335,15 @@ def _best_card(solver: DoubleDummy, position: _Position, is_bidding: bool) -> in
     return min(card for card, value in values if value == target)
 
 
-def format_analysis(analysis: GameAnalysis, *, min_cost: int = 0) -> str:
+def format_analysis(
+    analysis: GameAnalysis,
+    *,
+    min_cost: int = 0,
+    hand_notes: Mapping[int, Sequence[str]] | None = None,
+) -> str:
     """The analysis as text: per hand its contract and double-dummy outcome, then every card
-    with its cost (with ``min_cost``, only the valued cards that cost at least that much)."""
+    with its cost (with ``min_cost``, only the valued cards that cost at least that much).
+    ``hand_notes`` holds more lines for a hand, by hand number, printed before its cards."""
     lines: list[str] = []
     for hand in analysis.hands:
         if hand.skipped:
@@ -361,6 +369,7 @@ def format_analysis(analysis: GameAnalysis, *, min_cost: int = 0) -> str:
             f"  taken: {hand.taken} ({made}); cards' cost: bidding side {bidding}, "
             f"defenders {defending}"
         )
+        lines.extend((hand_notes or {}).get(hand.hand_number, ()))
         for play in hand.plays:
             cost = play.cost
             if min_cost <= 0 or (cost is not None and cost >= min_cost):
