@@ -1,5 +1,6 @@
 """`rookery arena report --regret` sums, per bot of a real arena run, what its cards cost in the
-last 6 tricks of every hand, into regret.json; an unreadable replay is named."""
+last 6 tricks of every hand, into regret.json (with `--par`, its auctions' and buries' regret
+against par too); an unreadable replay is named."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ from pathlib import Path
 import pytest
 from rookery.arena.errors import StorageError
 from rookery.arena.records import load_run, run_regret
-from rookery.wire.analysis import regret_by_bot
+from rookery.client.par import hand_par
+from rookery.engine import PRESETS
+from rookery.wire.analysis import analyze_replay, regret_by_bot
 from rookery.wire.replay import read_replay
 
 # `make setup` builds the core wherever cargo is found: there, a missing core is a failure.
@@ -71,3 +74,49 @@ def test_an_unreadable_replay_is_named(run_dir: Path, tmp_path: Path) -> None:
     replay.write_bytes(b"not a replay")
     with pytest.raises(StorageError, match=r"000000\.jsonl\.gz: cannot read the replay of "):
         run_regret(load_run(copy))
+
+
+def test_with_par_the_report_sums_each_bots_auction_and_bury_regret(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    done = _rookery(
+        "arena", "run", "--bot", "random", "--bot", "heuristic", "--games", "2",
+        "--preset", "traditional", "--target", "100", "--concurrency", "2", "--out", out,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    done = _rookery("arena", "report", out, "--regret", "--par")
+    assert done.returncode == 0, done.stderr
+    assert "Regret against par" in done.stdout
+    written = json.loads((out / "regret.json").read_text(encoding="utf-8"))
+    assert written["phases_measured"] == ["play", "auction", "nest and bury"]
+    # Worked out again hand by hand: each bot's side's auction regret, its bury regret as bidder.
+    expected: dict[str, list[int]] = {"random": [0, 0, 0, 0], "heuristic": [0, 0, 0, 0]}
+    rules = PRESETS["traditional"]
+    for path in sorted((out / "replays").iterdir()):
+        replay = read_replay(path)
+        names = [seat.bot_name for seat in replay.header.seats]
+        analysis = analyze_replay(replay, last_tricks=0)
+        for hand in analysis.hands:
+            if hand.skipped:
+                continue
+            result = analysis.results[hand.hand_number]
+            par = hand_par(rules, result, node_limit=2_000_000)
+            assert par.auction_regret.known and par.bury_regret.known
+            bidder_name = names[result.bidder]
+            other = "random" if bidder_name == "heuristic" else "heuristic"
+            assert names[(result.bidder + 1) % 4] == other  # a pair of each bot
+            expected[bidder_name][0] += 1
+            expected[other][0] += 1
+            expected[bidder_name][1] += par.auction_regret.low
+            expected[other][1] -= par.auction_regret.low
+            expected[bidder_name][2] += 1
+            expected[bidder_name][3] += par.bury_regret.low
+    assert expected["random"][0] >= 2
+    for name, (hands, auction, bids, bury) in expected.items():
+        entry = written["bots"][name]["par"]
+        assert entry["hands"] == hands and entry["bids"] == bids
+        assert entry["auction"] == [auction, auction] and entry["bury"] == [bury, bury]
+    # Each hand's auction regret is one side's loss and the other's gain.
+    bots = written["bots"]
+    assert bots["random"]["par"]["auction"][0] == -bots["heuristic"]["par"]["auction"][0]
+    done = _rookery("arena", "report", out, "--par")
+    assert done.returncode == 3 and "--par and --node-limit go with --regret" in done.stderr

@@ -14,9 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from rich.console import Console
     from rookery.arena.config import TournamentConfig
-    from rookery.arena.records import RunData
     from rookery.arena.run import RunResult, TournamentOptions
 
 __all__ = ["register", "run_tournament"]
@@ -27,6 +25,8 @@ EXIT_H0 = 1
 EXIT_INCONCLUSIVE = 2
 EXIT_ERROR = 3
 EXIT_INTERRUPTED = 130
+#: ``rookery arena report --par``'s node limit a contract, as ``rookery replay analyze``'s.
+_PAR_NODE_LIMIT = 2_000_000
 
 _EXAMPLES = textwrap.dedent(
     """\
@@ -207,6 +207,25 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help=(
             "also sum, per bot, what its cards cost in the last 6 tricks of every hand "
             "(double-dummy; about 0.1 s a hand) into regret.json"
+        ),
+    )
+    report.add_argument(
+        "--par",
+        action="store_true",
+        help=(
+            "with --regret: also sum, per bot, what its auctions and its nests and buries cost "
+            "against each hand's par (16 whole hands solved a hand, each within "
+            "--node-limit: about 6 s a standard hand; two fixed sides only)"
+        ),
+    )
+    report.add_argument(
+        "--node-limit",
+        type=int,
+        default=_PAR_NODE_LIMIT,
+        metavar="NODES",
+        help=(
+            f"with --par: the most nodes a contract's search may take (default "
+            f"{_PAR_NODE_LIMIT:,}; 0: no limit)"
         ),
     )
     report.set_defaults(func=_report)
@@ -524,6 +543,12 @@ def _report(args: argparse.Namespace) -> int:
 
     from ._report_tables import crosstable_table
 
+    if (args.par or args.node_limit != _PAR_NODE_LIMIT) and not args.regret:
+        print("rookery arena report: --par and --node-limit go with --regret", file=sys.stderr)
+        return EXIT_ERROR
+    if args.node_limit < 0:
+        print("rookery arena report: --node-limit: 0 (no limit) or more", file=sys.stderr)
+        return EXIT_ERROR
     try:
         paths = write_report(args.run_dir)
         data = load_run(args.run_dir)
@@ -544,7 +569,15 @@ def _report(args: argparse.Namespace) -> int:
         if line:
             console.print(line)
     if args.regret:
-        regret_file = _report_regret(args.run_dir, data, console, quiet=args.quiet)
+        from ._report_regret import report_regret
+
+        regret_file = report_regret(
+            args.run_dir,
+            data,
+            console,
+            quiet=args.quiet,
+            par_nodes=args.node_limit if args.par else None,
+        )
         if regret_file is None:
             return EXIT_ERROR
         paths = [*paths, regret_file]
@@ -552,34 +585,6 @@ def _report(args: argparse.Namespace) -> int:
         console.print(str(path))
     console.print(f"{Path(args.run_dir) / 'web' / 'index.html'} ({len(web_pages)} pages)")
     return 0
-
-
-def _report_regret(run_dir: str, data: RunData, console: Console, *, quiet: bool) -> Path | None:
-    """Sum each bot's play regret into ``regret.json``; print its table unless ``quiet``."""
-    from rich.table import Table
-    from rookery.arena.errors import ArenaError
-    from rookery.arena.records import run_regret, write_regret
-
-    try:
-        regrets = run_regret(data)
-        path = write_regret(run_dir, regrets)
-    except ArenaError as error:
-        print(f"rookery arena report: --regret: {error}", file=sys.stderr)
-        return None
-    if not quiet:
-        table = Table(title="Play regret (double-dummy, the last 6 tricks of each hand)")
-        for name in ("bot", "hands", "cards", "points lost", "a hand"):
-            table.add_column(name, justify="left" if name == "bot" else "right")
-        for name, regret in regrets.items():
-            table.add_row(
-                name,
-                str(regret.hands),
-                str(regret.cards),
-                str(regret.play),
-                f"{regret.play_per_hand:.1f}",
-            )
-        console.print(table)
-    return path
 
 
 def _incidents(args: argparse.Namespace) -> int:

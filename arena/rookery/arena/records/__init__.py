@@ -6,13 +6,14 @@
 - ``_move_incidents``: the incidents of a replay's moves.
 - ``_ledger``: the LLM seats' token and cost ledger.
 - ``_results``: standings, likelihood of superiority and rating history from the stored games.
-- ``_regret``: per bot, the double-dummy regret of its play in the run's replays.
+- ``_regret``: per bot, the double-dummy regret of its play in the run's replays (and, handed
+  in, its regret against par).
 """
 
 from __future__ import annotations
 
 from rookery.arena.records._ledger import format_ledger, ledger_of, run_ledger
-from rookery.arena.records._regret import run_regret, write_regret
+from rookery.arena.records._regret import run_regret, run_replays, write_regret
 from rookery.arena.records._report import (
     LEDGER_COLUMNS,
     STANDING_COUNTS,
@@ -48,6 +49,7 @@ __all__ = [
     "report_dict",
     "run_ledger",
     "run_regret",
+    "run_replays",
     "sprt_line",
     "standing_cells",
     "summary_for",

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from rookery.engine import (
     AllPass,
@@ -55,6 +55,8 @@ from rookery.engine import (
     Suit,
     mask_points,
 )
+from rookery.v1 import replay_pb2
+from rookery.wire.analysis import analyze_replay
 from rookery.wire.documents import JsonValue
 
 from .bots.heuristic import best_bury
@@ -64,11 +66,13 @@ __all__ = [
     "ContractWorth",
     "HandPar",
     "ParError",
+    "PhaseRegret",
     "Span",
     "auction_par",
     "format_par",
     "hand_par",
     "par_to_json",
+    "phase_regret_by_bot",
     "supports_par",
 ]
 
@@ -135,6 +139,30 @@ class HandPar:
     contract_net: Span
     auction_regret: Span
     bury_regret: Span
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class PhaseRegret:
+    """One bot's regret against par over some hands: ``auction``, its side's auction regret
+    summed over the ``hands`` it sat in (net points); ``bury``, its nest and bury regret summed
+    over the ``bids`` hands it won the auction (points). Sums of each hand's spans."""
+
+    bot: str
+    hands: int = 0
+    auction: Span = Span(0, 0)
+    bids: int = 0
+    bury: Span = Span(0, 0)
+
+    def to_json(self) -> dict[str, JsonValue]:
+        """The sums as JSON-able values (spans as ``[low, high]``), and their means."""
+        return {
+            "hands": self.hands,
+            "auction": [self.auction.low, self.auction.high],
+            "auction_per_hand": _mean(self.auction, self.hands),
+            "bids": self.bids,
+            "bury": [self.bury.low, self.bury.high],
+            "bury_per_bid": _mean(self.bury, self.bids),
+        }
 
 
 def supports_par(rules: Ruleset) -> bool:
@@ -210,6 +238,56 @@ def hand_par(rules: Ruleset, result: HandResult, *, node_limit: int) -> HandPar:
     )
 
 
+def phase_regret_by_bot(
+    replays: Iterable[replay_pb2.Replay], *, node_limit: int
+) -> dict[str, PhaseRegret]:
+    """Per bot (the header's seat names), its auction's and its nest and bury's regret against
+    the par of every finished hand of ``replays`` whose ruleset has two fixed sides (the others
+    are passed over). A bot at both sides' seats gets both sides' auction regrets. A replay
+    that does not re-simulate raises ``AnalysisError``."""
+    totals: dict[str, PhaseRegret] = {}
+    for replay in replays:
+        names = [seat.bot_name for seat in replay.header.seats]
+        analysis = analyze_replay(replay, last_tricks=0)
+        rules = analysis.ruleset
+        if not supports_par(rules) or len(names) != rules.players:
+            continue
+        for hand in analysis.hands:
+            if hand.skipped:
+                continue
+            result = analysis.results[hand.hand_number]
+            par = hand_par(rules, result, node_limit=node_limit)
+            bidding = rules.side_of(result.bidder)
+            regret = par.auction_regret
+            for name in sorted(set(names)):
+                sides = {rules.side_of(seat) for seat, seated in enumerate(names) if seated == name}
+                if len(sides) > 1:  # both sides' regrets: they cancel
+                    auction = Span(0, 0)
+                elif bidding in sides:
+                    auction = regret
+                else:
+                    auction = Span(-regret.high, -regret.low)
+                entry = totals.get(name, PhaseRegret(name))
+                entry = dataclasses.replace(
+                    entry,
+                    hands=entry.hands + 1,
+                    auction=Span(
+                        entry.auction.low + auction.low, entry.auction.high + auction.high
+                    ),
+                )
+                if names[result.bidder] == name:
+                    entry = dataclasses.replace(
+                        entry,
+                        bids=entry.bids + 1,
+                        bury=Span(
+                            entry.bury.low + par.bury_regret.low,
+                            entry.bury.high + par.bury_regret.high,
+                        ),
+                    )
+                totals[name] = entry
+    return dict(sorted(totals.items()))
+
+
 def auction_par(rules: Ruleset, dealer: int, worths: Sequence[int], total: int) -> AuctionLine:
     """The auction of perfect information: the seat left of ``dealer`` acts first, every seat
     bids or passes as ``rules`` allow to raise its side's net score, a seat that wins the
@@ -281,6 +359,10 @@ def _ends(rules: Ruleset, worths: Sequence[Span], *, low_side: int) -> tuple[int
         worth.low if rules.side_of(seat) == low_side else worth.high
         for seat, worth in enumerate(worths)
     )
+
+
+def _mean(span: Span, count: int) -> list[JsonValue]:
+    return [span.low / count, span.high / count] if count else [0.0, 0.0]
 
 
 def _net(worth: int, bid: int, total: int) -> int:
