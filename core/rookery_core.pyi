@@ -182,6 +182,7 @@ class DoubleDummy:
         at_least: int | None = None,
         at_most: int | None = None,
         test_first: int | None = None,
+        only_above: int | None = None,
     ) -> tuple[int, int]: ...
     def card_values(
         self, hands: list[int], leader: int, trick: list[int] = ...

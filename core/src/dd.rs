@@ -657,7 +657,7 @@ impl DdSolver {
     /// when the bound is the value, one null-window search settles it. A bound that does not
     /// hold gives a wrong value.
     pub fn solve_known(&mut self, pos: &DdPosition, known: Known) -> Result<i64, String> {
-        let proved = self.search(pos, known, None)?;
+        let proved = self.search(pos, known, None, None)?;
         self.finish(proved.lower)
     }
 
@@ -665,14 +665,17 @@ impl DdSolver {
     /// (equal bounds), or, when the limit stops them, the bounds the searches that finished
     /// proved (never an error for the limit). With `test_first`, the first search tests
     /// "the value is `test_first` or more" (whether a contract makes, say), so that answer is
-    /// the first one settled.
+    /// the first one settled. With `only_above`, a value at or below it does not matter (the
+    /// caller has that much elsewhere): the first search tests the value just above it, and
+    /// the searches stop once the upper bound reaches it.
     pub fn bounds(
         &mut self,
         pos: &DdPosition,
         known: Known,
         test_first: Option<i64>,
+        only_above: Option<i64>,
     ) -> Result<Bounds, String> {
-        let proved = self.search(pos, known, test_first)?;
+        let proved = self.search(pos, known, test_first, only_above)?;
         self.aborted = false;
         Ok(proved)
     }
@@ -684,12 +687,13 @@ impl DdSolver {
         pos: &DdPosition,
         known: Known,
         test_first: Option<i64>,
+        only_above: Option<i64>,
     ) -> Result<Bounds, String> {
         self.check(pos)?;
         let mut hands = pos.hands;
         let state = self.trick_state(pos);
         self.start();
-        Ok(self.mtdf(&mut hands, state, None, known, test_first))
+        Ok(self.mtdf(&mut hands, state, None, known, test_first, only_above))
     }
 
     fn start(&mut self) {
@@ -726,7 +730,7 @@ impl DdSolver {
             let card = rest.trailing_zeros();
             rest &= rest - 1;
             self.start();
-            let proved = self.mtdf(&mut hands, state, Some(card), Known::default(), None);
+            let proved = self.mtdf(&mut hands, state, Some(card), Known::default(), None, None);
             values.push((card, self.finish(proved.lower)?));
         }
         Ok(values)
@@ -742,6 +746,7 @@ impl DdSolver {
         first: Option<u32>,
         known: Known,
         test_first: Option<i64>,
+        only_above: Option<i64>,
     ) -> Bounds {
         let remaining: i64 = hands[..self.rules.players]
             .iter()
@@ -783,6 +788,9 @@ impl DdSolver {
             upper = upper.min(at_most).max(lower);
             first_beta = Some(upper);
         }
+        if let Some(line) = only_above {
+            first_beta = Some(line + step);
+        }
         if test_first.is_some() {
             first_beta = test_first;
         }
@@ -793,7 +801,8 @@ impl DdSolver {
             first_beta = Some(self.line_points(hands, state, first) + GUESS_ABOVE);
             probe = Probe::FromGuess;
         }
-        while lower < upper {
+        // Stop once the value is proved at or below what the caller has elsewhere.
+        while lower < upper && only_above.map_or(true, |line| upper > line) {
             let beta = match first_beta.take() {
                 Some(beta) if lower < beta && beta <= upper => beta,
                 _ => lower + ((upper - lower) / step + 1) / 2 * step,

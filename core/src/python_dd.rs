@@ -104,8 +104,9 @@ impl PyDoubleDummy {
     /// `(lower, upper)`: what the searches prove of the value within the node limit, the
     /// value twice when solved; when the limit stops them, the bounds proved so far (the
     /// limit raises nothing here). `test_first`: the first search tests "the value is that or
-    /// more" (whether a contract makes), so that answer comes first.
-    #[pyo3(signature = (hands, leader, trick=Vec::new(), at_least=None, at_most=None, test_first=None))]
+    /// more" (whether a contract makes), so that answer comes first. `only_above`: a value at
+    /// or below it does not matter; the searches stop once the upper bound reaches it.
+    #[pyo3(signature = (hands, leader, trick=Vec::new(), at_least=None, at_most=None, test_first=None, only_above=None))]
     #[allow(clippy::too_many_arguments)]
     fn bounds(
         &mut self,
@@ -116,12 +117,13 @@ impl PyDoubleDummy {
         at_least: Option<i64>,
         at_most: Option<i64>,
         test_first: Option<i64>,
+        only_above: Option<i64>,
     ) -> PyResult<(i64, i64)> {
         let pos = position(hands, leader, trick)?;
         let solver = &mut self.solver;
         let known = Known { at_least, at_most };
         let proved = py
-            .allow_threads(|| solver.bounds(&pos, known, test_first))
+            .allow_threads(|| solver.bounds(&pos, known, test_first, only_above))
             .map_err(PyValueError::new_err)?;
         Ok((proved.lower, proved.upper))
     }

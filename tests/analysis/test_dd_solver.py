@@ -341,6 +341,28 @@ def test_bounds_under_a_node_limit_hold_and_the_value_tested_first_is_told_first
     assert stopped >= 40 and told >= stopped // 2, (stopped, told)
 
 
+def test_only_above_a_line_the_value_is_told_exactly_and_below_it_bounded_under_it() -> None:
+    # The par's contracts: once a seat's best is known, another contract only matters above
+    # it. Against the plain minimax: a value above the line comes exact; at or below it, the
+    # bounds hold the value and their top is at or under the line (one search, often).
+    rng = random.Random(4403)
+    cut = exact_above = 0
+    for _ in range(300):
+        players, trump, side, hands, leader, trick, free, bonus = _random_position(rng)
+        exact = core.dd_exhaustive(players, trump, side, hands, leader, trick, free, bonus)
+        for line in (exact - 10, exact - 5, exact, exact + 5, exact + 20):
+            solver = core.DoubleDummy(players, trump, side, free, bonus)
+            lower, upper = solver.bounds(hands, leader, trick, only_above=line)
+            assert lower <= exact <= upper, (hands, leader, trick, line)
+            if exact > line:
+                assert lower == upper == exact, (hands, leader, trick, line)
+                exact_above += 1
+            else:
+                assert upper <= line, (hands, leader, trick, line, upper)
+                cut += lower < upper
+    assert exact_above >= 300 and cut >= 100, (exact_above, cut)
+
+
 def test_a_full_table_frees_room_and_the_values_stay_exact() -> None:
     # A table that may hold 300 entries serves 30 positions of 7 tricks a seat, which fill
     # several times that: it frees room as it goes (the entries nearest the end of the hand

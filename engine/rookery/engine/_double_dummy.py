@@ -74,12 +74,16 @@ class DoubleDummy:
         at_least: int | None = None,
         at_most: int | None = None,
         test_first: int | None = None,
+        only_above: int | None = None,
     ) -> tuple[int, int]:
         """``(lower, upper)``: what the searches prove of the position's value within the node
         limit. The value twice when solved; when the limit stops the search, the bounds the
         finished searches proved (no ``ValueError`` for the limit). With ``test_first``, the
         first search tests whether the value is that much or more (whether a contract makes),
-        so a limit that stops a later search still leaves that answer in the bounds."""
+        so a limit that stops a later search still leaves that answer in the bounds. With
+        ``only_above``, a value at or below it does not matter (the caller has that much
+        elsewhere): the first search tests the value just above it, and the searches stop once
+        they prove the value at or below it (``upper <= only_above``)."""
         lower, upper = self._solver.bounds(
             list(hands),
             leader,
@@ -87,6 +91,7 @@ class DoubleDummy:
             at_least=at_least,
             at_most=at_most,
             test_first=test_first,
+            only_above=only_above,
         )
         return int(lower), int(upper)
 
