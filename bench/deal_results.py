@@ -12,14 +12,12 @@ of the times.
 
 from __future__ import annotations
 
-import argparse
 import functools
-import multiprocessing
-import statistics
 import sys
 import time
 from pathlib import Path
 
+from _deal_solving import arguments, print_times, solve_rest
 from rookery.client.benchmark import read_deal_set
 from rookery.client.deal_results import (
     DEFAULT_NODE_LIMIT,
@@ -39,16 +37,8 @@ def _solve(node_limit: int, seed: int) -> tuple[DealResult, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("deals", type=Path, help="a deal set file (benchmark/deals/*.txt)")
-    parser.add_argument("--out", type=Path, help="the results file (default: beside the set)")
-    parser.add_argument("--jobs", type=int, default=1, help="deals solved at once (default 1)")
-    parser.add_argument("--first", type=int, help="only the set's first N deals")
-    parser.add_argument(
-        "--node-limit",
-        type=int,
-        default=DEFAULT_NODE_LIMIT,
-        help=f"the most nodes a deal's solve searches (default {DEFAULT_NODE_LIMIT:,}; 0: none)",
+    parser = arguments(
+        __doc__.split("\n\n")[0], default_limit=DEFAULT_NODE_LIMIT, what="a deal's solve"
     )
     args = parser.parse_args(argv)
     deals = read_deal_set(args.deals)
@@ -60,27 +50,13 @@ def main(argv: list[str] | None = None) -> int:
     if partial.exists():
         done = {result.seed: result for result in read_results(partial)}
     todo = [seed for seed in deals.seeds if seed not in done]
-    print(f"{len(done)} deals solved before, {len(todo)} to solve", flush=True)
-    times: list[float] = []
-    with multiprocessing.Pool(args.jobs) as pool, partial.open("a") as log:
-        solve = functools.partial(_solve, args.node_limit)
-        for result, seconds in pool.imap_unordered(solve, todo):
-            done[result.seed] = result
-            times.append(seconds)
-            log.write(f"{result.line()}\n")
-            log.flush()
-            print(f"{result.line()}  {seconds:.2f} s  ({len(done)}/{len(deals)})", flush=True)
+    solve = functools.partial(_solve, args.node_limit)
+    times = solve_rest(todo, solve, done, jobs=args.jobs, partial=partial, total=len(deals))
     results = [done[seed] for seed in deals.seeds]
     write_results(out, results, node_limit=args.node_limit)
     partial.unlink()
     print(f"wrote {out}: {summary(results)}")
-    if times:
-        times.sort()
-        cut = [times[min(len(times) - 1, int(len(times) * share))] for share in (0.9, 0.95)]
-        print(
-            f"seconds a deal: median {statistics.median(times):.2f}, 90th {cut[0]:.2f}, "
-            f"95th {cut[1]:.2f}, slowest {times[-1]:.2f}, total {sum(times):.0f}"
-        )
+    print_times(times)
     return 0
 
 

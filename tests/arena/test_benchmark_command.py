@@ -56,17 +56,22 @@ def test_a_bot_command_plays_the_set_s_deals_in_the_sandbox_as_the_same_bot_in_p
     tmp_path: Path,
 ) -> None:
     """The heuristic as a process against the heuristic: every deal's two games are each other's
-    mirror (both bots play alike), so every deal scores 0, and the contracts are those the
-    in-process benchmark counts on the same deals; the games are the set's deals, kept."""
+    mirror (both bots play alike), so every deal scores 0, and the contracts (and the regrets
+    against par) are those the in-process benchmark counts on the same deals; the games are
+    the set's deals, kept."""
     command = _benchmark(tmp_path, f"mine={HEURISTIC}", "--against", "heuristic", "--first", "6",
-                         "--json")  # fmt: skip
+                         "--phase-regret", "--json")  # fmt: skip
     in_process = _benchmark(tmp_path, "heuristic", "--against", "heuristic", "--first", "6",
-                            "--json")  # fmt: skip
+                            "--phase-regret", "--json")  # fmt: skip
     ours, theirs = _row(command), _row(in_process)
     assert ours["bot"] == "mine" and ours["deals"] == 6, ours
     assert ours["points_per_deal"] == 0 and ours["interval_95"] == 0, ours
     counts = ("bids", "made", "reference_bids", "sets", "passed_out")
     assert {k: ours[k] for k in counts} == {k: theirs[k] for k in counts}, (ours, theirs)
+    # The regrets against par, read from the replays, are the in-process games' own.
+    phases = ("auction_regret", "reference_auction_regret", "bury_regret", "reference_bury_regret")
+    assert all(isinstance(ours[k], list) for k in phases), ours
+    assert {k: ours[k] for k in phases} == {k: theirs[k] for k in phases}, (ours, theirs)
     assert "sandbox: bubblewrap" in command.stderr, command.stderr
     (run_dir,) = (tmp_path / "runs").glob("benchmark-mine-heuristic-*")
     with RunStore(run_dir) as store:

@@ -17,7 +17,7 @@ directory keeps every game for ``rookery arena report``.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from rookery.arena.config import BotSpec, Format, TournamentConfig
@@ -32,10 +32,15 @@ from rookery.client.benchmark import (
     DealScore,
     DealSet,
     HandOutcome,
+    PhaseRegrets,
     benchmark_result,
+    game_phase_regret,
     hand_costs,
     score_deal,
 )
+from rookery.client.deal_pars import DEFAULT_NODE_LIMIT
+from rookery.client.par import ContractWorth
+from rookery.wire.analysis import analyze_replay
 from rookery.wire.convert import deal_from_proto
 from rookery.wire.replay import read_replay
 
@@ -89,10 +94,12 @@ def run_command_benchmark(
     sandbox: SandboxMode = SandboxMode.AUTO,
     concurrency: int | None = None,
     regret_tricks: int = 0,
+    pars: Mapping[int, Sequence[ContractWorth]] | None = None,
     on_progress: Callable[[LiveState], None] | None = None,
 ) -> BenchmarkResult:
     """Play ``bot`` against ``reference`` on every deal, twice, as the arena plays its games
-    (into ``run_dir``), and score it as the in-process benchmark scores its games."""
+    (into ``run_dir``), and score it as the in-process benchmark scores its games (with
+    ``pars``, each deal's sixteen contracts by seed, the regrets against par too)."""
     config = benchmark_config(
         bot, reference, deals, sandbox=sandbox, concurrency=concurrency
     ).with_overrides(out=run_dir)
@@ -108,7 +115,7 @@ def run_command_benchmark(
     asyncio.run(play())
     with RunStore(run_dir) as store:
         games = store.games(config.tournament_id)
-    by_round: dict[int, list[tuple[HandOutcome, int, tuple[int, int]]]] = {}
+    by_round: dict[int, list[tuple[HandOutcome, int, tuple[int, int], PhaseRegrets | None]]] = {}
     for game in sorted(games, key=lambda g: g.index):
         seed = deals.seeds[game.round]
         if game.termination not in _PLAYED_OUT:
@@ -123,9 +130,14 @@ def run_command_benchmark(
         costs = (0, 0)
         if regret_tricks and not hand.result.redeal:
             costs = hand_costs(replay, regret_tricks)
-        by_round.setdefault(game.round, []).append(
-            (hand.result, game.side_bots.index(bot.name), costs)
-        )
+        side = game.side_bots.index(bot.name)
+        phases = None
+        if pars is not None:
+            # The engine's result of the hand (its deal, dealer and bury), replayed.
+            result = analyze_replay(replay, last_tricks=0).results[0]
+            contracts = pars[seed]
+            phases = game_phase_regret(result, side, contracts, node_limit=DEFAULT_NODE_LIMIT)
+        by_round.setdefault(game.round, []).append((hand.result, side, costs, phases))
     scores: list[DealScore] = []
     for round_index in range(len(deals)):
         played = by_round.get(round_index, [])
@@ -135,8 +147,9 @@ def run_command_benchmark(
             )
         scores.append(
             score_deal(
-                [(result, side) for result, side, _ in played],
-                [costs for _, _, costs in played] if regret_tricks else (),
+                [(result, side) for result, side, _, _ in played],
+                [costs for _, _, costs, _ in played] if regret_tricks else (),
+                [phases for _, _, _, phases in played if phases is not None],
             )
         )
     return benchmark_result(bot.name, reference, scores, regret_tricks)

@@ -42,7 +42,8 @@ on those values; it prints the par contract, each seat's best contract, and what
 auction (net points) and its bidder's nest and bury (points) cost the bidding side against
 par. Sixteen whole hands a hand, each within --node-limit: a search the limit stops leaves
 bounds (low..high). Two fixed sides only (standard, traditional and the like).
-Exits 1 when the file cannot be read or does not re-simulate.
+Exits 1 when the file cannot be read or does not re-simulate, or with --par when its ruleset
+has no two fixed sides.
 """
 
 

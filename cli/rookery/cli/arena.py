@@ -215,7 +215,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help=(
             "with --regret: also sum, per bot, what its auctions and its nests and buries cost "
             "against each hand's par (16 whole hands solved a hand, each within "
-            "--node-limit: about 6 s a standard hand; two fixed sides only)"
+            "--node-limit: about 4 s a standard hand; two fixed sides only)"
         ),
     )
     report.add_argument(

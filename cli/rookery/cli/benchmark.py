@@ -23,6 +23,8 @@ from rookery.client.benchmark import (
     run_benchmark,
 )
 from rookery.client.bots import Policy
+from rookery.client.deal_pars import DEFAULT_NODE_LIMIT, pars_path, read_pars
+from rookery.client.par import ContractWorth
 from rookery.engine import Action, EngineError, LegalActions, Observation
 from rookery.wire.analysis import AnalysisError
 
@@ -101,6 +103,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ),
     )
     parser.add_argument(
+        "--phase-regret",
+        action="store_true",
+        help=(
+            "print each side's auction regret (net points a deal) and nest and bury regret "
+            "(points a deal) against each deal's par, from the pars beside the deal set "
+            "(*-par.txt); each game's own contract is solved (about 0.3 s a game)"
+        ),
+    )
+    parser.add_argument(
         "--jobs",
         type=int,
         default=1,
@@ -141,7 +152,11 @@ def _policy_of_bot(reference: str) -> Callable[[], Policy]:
 
 
 def _command_benchmark(
-    bot: BotSpec, reference: str, deals: DealSet, args: argparse.Namespace
+    bot: BotSpec,
+    reference: str,
+    deals: DealSet,
+    args: argparse.Namespace,
+    pars: dict[int, tuple[ContractWorth, ...]] | None,
 ) -> BenchmarkResult:
     """``bot`` (a command) against ``reference`` in the arena, in a run directory of its own;
     the arena's messages (the sandbox, a bot's incidents) on standard error."""
@@ -171,6 +186,7 @@ def _command_benchmark(
         sandbox=SandboxMode(args.sandbox),
         concurrency=args.jobs,
         regret_tricks=args.play_regret,
+        pars=pars,
         on_progress=messages,
     )
 
@@ -180,12 +196,27 @@ def _row(result: BenchmarkResult) -> str:
     set_ = "-" if math.isnan(result.set_rate) else f"{100 * result.set_rate:.0f} %"
     regrets = result.play_regrets
     regret = f" {regrets[0]:>7.1f} {regrets[1]:>8.1f}" if regrets is not None else ""
+    phases = result.phase_regrets
+    if phases is not None:
+        regret += "".join(
+            f" {_span(phase):>{width}}" for phase, width in zip(phases, _PHASE_WIDTHS, strict=True)
+        )
     return (
         f"{result.bot:<14} {result.reference:<10} {result.deals:>6} "
         f"{result.mean:>+9.1f} {'±' + format(result.interval, '.1f'):>8} "
         f"{result.bids:>6} {made:>6} {result.opponent_bids:>6} {set_:>6} {result.passed_out:>7}"
         f"{regret}"
     )
+
+
+_PHASE_TITLES = ("auction", "r.auction", "bury", "r.bury")
+_PHASE_WIDTHS = (11, 11, 9, 9)
+
+
+def _span(bounds: tuple[float, float]) -> str:
+    """A mean's bounds: one number when they agree."""
+    low, high = bounds
+    return f"{low:+.1f}" if low == high else f"{low:+.1f}..{high:+.1f}"
 
 
 _TITLE = (
@@ -210,13 +241,41 @@ def _json(result: BenchmarkResult) -> dict[str, object]:
         "play_regret_tricks": result.regret_tricks,
         "play_regret": None if regrets is None else regrets[0],
         "reference_play_regret": None if regrets is None else regrets[1],
+        **_phases_json(result),
     }
+
+
+def _phases_json(result: BenchmarkResult) -> dict[str, object]:
+    """The regrets against par as ``[low, high]`` means a deal (``None``: not measured)."""
+    phases = result.phase_regrets
+    names = ("auction_regret", "reference_auction_regret", "bury_regret", "reference_bury_regret")
+    return {
+        name: None if phases is None else list(phases[index]) for index, name in enumerate(names)
+    }
+
+
+def _read_pars(path: Path, deals: DealSet) -> dict[int, tuple[ContractWorth, ...]] | None:
+    """The deal set's pars by seed; None (the reason on standard error) when there are none."""
+    found = pars_path(path)
+    if not found.exists():
+        print(
+            f"--phase-regret: no pars beside the deal set ({found}); "
+            f"'python bench/deal_pars.py {path}' solves them",
+            file=sys.stderr,
+        )
+        return None
+    try:
+        pars = read_pars(found, deals)
+    except DealSetError as error:
+        print(f"--phase-regret: {error}", file=sys.stderr)
+        return None
+    return {par.seed: par.contracts for par in pars}
 
 
 def _benchmark(args: argparse.Namespace) -> int:
     path = args.deal_set or DEALS_FOLDER / DEAL_SETS[args.deals]
     try:
-        deals = read_deal_set(path)
+        whole = deals = read_deal_set(path)
     except DealSetError as error:
         print(error, file=sys.stderr)
         if args.deal_set is None:
@@ -233,6 +292,11 @@ def _benchmark(args: argparse.Namespace) -> int:
             print(f"--first: expected 1 or more deals, got {args.first}", file=sys.stderr)
             return 2
         deals = deals.first(args.first)
+    pars = None
+    if args.phase_regret:
+        pars = _read_pars(path, whole)
+        if pars is None:
+            return 1
     bots: dict[str, Callable[[], Policy] | BotSpec] = {}
     for bot in args.bots:
         if bot in REFERENCES:
@@ -256,21 +320,34 @@ def _benchmark(args: argparse.Namespace) -> int:
     results = []
     if not args.json:
         title = _TITLE + (f" {'regret':>7} {'r.regret':>8}" if args.play_regret else "")
+        if pars is not None:
+            title += "".join(
+                f" {name:>{width}}"
+                for name, width in zip(_PHASE_TITLES, _PHASE_WIDTHS, strict=True)
+            )
         print(f"{len(deals)} deals of {path.name}, each played twice (duplicate)\n{title}")
     for bot, make in bots.items():
         for reference in references:
             try:
                 if isinstance(make, BotSpec):
-                    result = _command_benchmark(make, reference, deals, args)
+                    result = _command_benchmark(make, reference, deals, args, pars)
                 else:
                     result = run_benchmark(
-                        bot, make, reference, deals, regret_tricks=args.play_regret, jobs=args.jobs
+                        bot,
+                        make,
+                        reference,
+                        deals,
+                        regret_tricks=args.play_regret,
+                        pars=pars,
+                        par_node_limit=DEFAULT_NODE_LIMIT,
+                        jobs=args.jobs,
                     )
             except EngineError as error:
                 print(f"{bot} against {reference}: an illegal action: {error}", file=sys.stderr)
                 return 1
             except AnalysisError as error:
-                print(f"--play-regret: {error}", file=sys.stderr)
+                flag = "--play-regret" if args.play_regret else "--phase-regret"
+                print(f"{flag}: {error}", file=sys.stderr)
                 return 1
             except ArenaError as error:
                 print(f"{bot} against {reference}: {error}", file=sys.stderr)

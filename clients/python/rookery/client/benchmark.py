@@ -24,17 +24,18 @@ import hashlib
 import math
 import multiprocessing
 import random
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
 
-from rookery.engine import PRESETS, Deal, EngineError, Game, Ruleset, deal_for_hand
+from rookery.engine import PRESETS, Deal, EngineError, Game, HandResult, Ruleset, deal_for_hand
 from rookery.v1 import replay_pb2
 from rookery.wire.analysis import AnalysisError, analyze_replay
 from rookery.wire.replay import ReplayBuilder
 
 from .bots import HeuristicPolicy, PimcParameters, PimcPolicy, Policy, random_policy
 from .bots._bot import PolicyBot
+from .par import ContractWorth, deal_par_net, hand_par
 
 __all__ = [
     "BENCHMARK_RULESET",
@@ -45,10 +46,12 @@ __all__ = [
     "DealSet",
     "DealSetError",
     "HandOutcome",
+    "PhaseRegrets",
     "benchmark_result",
     "deal_file_lines",
     "deal_file_text",
     "deal_set_digest",
+    "game_phase_regret",
     "generate_deal_set",
     "hand_costs",
     "play_deal",
@@ -217,7 +220,8 @@ class BenchmarkResult:
     bot's side set them). ``passed_out`` counts games every seat passed. With
     ``regret_tricks``, ``play_regret`` holds each deal's (bot's side, reference's side) play
     regret: the double-dummy cost of their cards in the last ``regret_tricks`` tricks, the mean
-    of the deal's two games.
+    of the deal's two games. With the deal set's pars, ``phase_regret`` holds each deal's
+    regrets against par (:data:`PhaseRegrets`), the mean of its two games.
     """
 
     bot: str
@@ -230,6 +234,14 @@ class BenchmarkResult:
     passed_out: int
     regret_tricks: int = 0
     play_regret: tuple[tuple[float, float], ...] = ()
+    phase_regret: tuple[PhaseRegrets, ...] = ()
+
+    @property
+    def phase_regrets(self) -> PhaseRegrets | None:
+        """The means a deal of :data:`PhaseRegrets` (the bot's side's and the reference's
+        auction regret, then their nest and bury regret, each as its bounds); None when not
+        measured."""
+        return _mean_phases(self.phase_regret) if self.phase_regret else None
 
     @property
     def play_regrets(self) -> tuple[float, float] | None:
@@ -333,10 +345,53 @@ class HandOutcome(Protocol):
     def score_deltas(self) -> Sequence[int]: ...
 
 
+#: A game's (or a deal's mean) regret against par: the bot's side's and the reference's
+#: auction regret (net points), then the bot's side's and the reference's nest and bury regret
+#: (points), each as its (low, high) bounds (equal when every contract was solved).
+PhaseRegrets = tuple[
+    tuple[float, float], tuple[float, float], tuple[float, float], tuple[float, float]
+]
+
+
+def game_phase_regret(
+    result: HandResult, bot_side: int, contracts: Sequence[ContractWorth], *, node_limit: int
+) -> PhaseRegrets:
+    """A benchmark game's regrets against its deal's par (``rookery.client.par``), from the
+    deal's sixteen contracts solved before (``rookery.client.deal_pars``) and the game's own
+    contract, solved within ``node_limit`` nodes (unless the deal's contracts hold it solved:
+    its bidder buried as the heuristic does). A hand every seat passed scores 0: each side's
+    auction regret is then its par."""
+    if result.redeal or result.trump is None:
+        par = deal_par_net(BENCHMARK_RULESET, result.deal, result.dealer, contracts)
+        first, second = (float(par.low), float(par.high)), (float(-par.high), float(-par.low))
+        auction = (first, second) if bot_side == 0 else (second, first)
+        return (auction[0], auction[1], (0.0, 0.0), (0.0, 0.0))
+    hand = hand_par(BENCHMARK_RULESET, result, node_limit=node_limit, contracts=contracts)
+    regret = hand.auction_regret
+    bidding = (float(regret.low), float(regret.high))
+    defending = (float(-regret.high), float(-regret.low))
+    bury = (float(hand.bury_regret.low), float(hand.bury_regret.high))
+    if result.bidder % 2 == bot_side:
+        return (bidding, defending, bury, (0.0, 0.0))
+    return (defending, bidding, (0.0, 0.0), bury)
+
+
+def _mean_phases(items: Sequence[PhaseRegrets]) -> PhaseRegrets:
+    """The mean of some games' (or deals') regrets against par, bound by bound."""
+    means = [
+        (
+            sum(item[phase][0] for item in items) / len(items),
+            sum(item[phase][1] for item in items) / len(items),
+        )
+        for phase in range(4)
+    ]
+    return (means[0], means[1], means[2], means[3])
+
+
 @dataclasses.dataclass(frozen=True)
 class DealScore:
     """One deal's two games: the score (the bot's side minus the reference's, their mean), the
-    contracts, and each side's play regret when measured."""
+    contracts, and each side's play regret and regrets against par when measured."""
 
     score: float
     bids: int = 0
@@ -345,14 +400,17 @@ class DealScore:
     sets: int = 0
     passed_out: int = 0
     regret: tuple[float, float] = (0.0, 0.0)
+    phases: PhaseRegrets | None = None
 
 
 def score_deal(
     games: Sequence[tuple[HandOutcome, int]],
     costs: Sequence[tuple[int, int]] = (),
+    phases: Sequence[PhaseRegrets] = (),
 ) -> DealScore:
     """A deal's score from its games: each game's hand result and the bot's side in it (0 or
-    1); ``costs``, when measured, each game's (side 0, side 1) play regret."""
+    1); ``costs``, when measured, each game's (side 0, side 1) play regret; ``phases``, when
+    measured, each game's regrets against par (:func:`game_phase_regret`)."""
     total = 0.0
     counts = {"bids": 0, "made": 0, "opponent_bids": 0, "sets": 0, "passed_out": 0}
     for result, bot_side in games:
@@ -370,36 +428,53 @@ def score_deal(
     for (_, bot_side), cost in zip(games, costs, strict=False):
         regret[0] += cost[bot_side] / len(games)
         regret[1] += cost[1 - bot_side] / len(games)
-    return DealScore(total / len(games), **counts, regret=(regret[0], regret[1]))
+    means = _mean_phases(phases) if phases else None
+    return DealScore(total / len(games), **counts, regret=(regret[0], regret[1]), phases=means)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Measures:
+    """What a run measures besides the score: the play regret's tricks, and the deal set's
+    pars (each deal's sixteen contracts, by seed) with the node limit of a game's own."""
+
+    regret_tricks: int = 0
+    pars: Mapping[int, Sequence[ContractWorth]] | None = None
+    par_node_limit: int = 0
 
 
 def _score_deal(
     seed: int,
     make_bot: Callable[[], Policy],
     make_reference: Callable[[], Policy],
-    regret_tricks: int,
+    measures: _Measures,
 ) -> DealScore:
     games: list[tuple[HandOutcome, int]] = []
     costs: list[tuple[int, int]] = []
+    phases: list[PhaseRegrets] = []
     for bot_side in (0, 1):
         policies = [make_bot() if seat % 2 == bot_side else make_reference() for seat in range(4)]
-        builder = ReplayBuilder() if regret_tricks else None
+        builder = ReplayBuilder() if measures.regret_tricks else None
         result = play_deal(seed, policies, builder).hand_results[0]
         games.append((result, bot_side))
         if builder is not None:
-            costs.append((0, 0) if result.redeal else hand_costs(builder.replay(), regret_tricks))
-    return score_deal(games, costs)
+            tricks = measures.regret_tricks
+            costs.append((0, 0) if result.redeal else hand_costs(builder.replay(), tricks))
+        if measures.pars is not None:
+            contracts = measures.pars[seed]
+            limit = measures.par_node_limit
+            phases.append(game_phase_regret(result, bot_side, contracts, node_limit=limit))
+    return score_deal(games, costs, phases)
 
 
 #: A worker process's bots (``jobs`` > 1): set once by ``_start_worker``, inherited by fork.
-_worker_bots: tuple[Callable[[], Policy], Callable[[], Policy], int] | None = None
+_worker_bots: tuple[Callable[[], Policy], Callable[[], Policy], _Measures] | None = None
 
 
 def _start_worker(
-    make_bot: Callable[[], Policy], make_reference: Callable[[], Policy], regret_tricks: int
+    make_bot: Callable[[], Policy], make_reference: Callable[[], Policy], measures: _Measures
 ) -> None:
     global _worker_bots
-    _worker_bots = (make_bot, make_reference, regret_tricks)
+    _worker_bots = (make_bot, make_reference, measures)
 
 
 def _score_in_worker(seed: int) -> DealScore | tuple[str, str]:
@@ -424,23 +499,29 @@ def run_benchmark(
     *,
     progress: Callable[[int], None] | None = None,
     regret_tricks: int = 0,
+    pars: Mapping[int, Sequence[ContractWorth]] | None = None,
+    par_node_limit: int = 2_000_000,
     jobs: int = 1,
 ) -> BenchmarkResult:
     """Play ``make_bot``'s policy against the reference ``reference`` on every deal, twice.
 
     ``regret_tricks``: value every card of each hand's last that many tricks with the
-    double-dummy solver (the native core) and report each side's play regret. ``jobs``: play
+    double-dummy solver (the native core) and report each side's play regret. ``pars``: each
+    deal's sixteen contracts by seed (``rookery.client.deal_pars``): report each side's
+    auction and nest and bury regret against par, each game's own contract solved within
+    ``par_node_limit`` nodes. ``jobs``: play
     that many deals at once in forked worker processes; the result is the same as one
     process's, deal for deal (every seat's generator is seeded from its deal).
     """
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {jobs}")
     make_reference = REFERENCES[reference]
+    measures = _Measures(regret_tricks, pars, par_node_limit)
     scores: list[DealScore] = []
     if jobs == 1 or len(deals) < 2:
         for seed in deals.seeds:
             try:
-                scores.append(_score_deal(seed, make_bot, make_reference, regret_tricks))
+                scores.append(_score_deal(seed, make_bot, make_reference, measures))
             except (EngineError, AnalysisError):
                 raise
             except Exception as error:  # a bot's own crash, named as the workers name it
@@ -452,7 +533,7 @@ def run_benchmark(
         with context.Pool(
             min(jobs, len(deals)),
             initializer=_start_worker,
-            initargs=(make_bot, make_reference, regret_tricks),
+            initargs=(make_bot, make_reference, measures),
         ) as pool:
             for seed, outcome in zip(
                 deals.seeds, pool.imap(_score_in_worker, deals.seeds), strict=True
@@ -485,4 +566,5 @@ def benchmark_result(
         sum(score.passed_out for score in scores),
         regret_tricks,
         tuple(score.regret for score in scores) if regret_tricks else (),
+        tuple(score.phases for score in scores if score.phases is not None),
     )

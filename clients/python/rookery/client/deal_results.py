@@ -263,7 +263,8 @@ def read_results(path: Path, deals: DealSet | None = None) -> tuple[DealResult, 
 
 
 def results_node_limit(path: Path) -> int:
-    """The node limit a results file's deals were solved with (its header says it)."""
+    """The node limit a results file's deals were solved with (its header says it; a pars
+    file's too, ``rookery.client.deal_pars``)."""
     found = re.search(r"^#.*node limit \(([\d,]+)\)", deal_file_text(path), re.MULTILINE)
     if found is None:
         raise DealSetError(f"{path}: its header does not say the node limit")
@@ -271,7 +272,7 @@ def results_node_limit(path: Path) -> int:
 
 
 def results_digest(path: Path) -> str:
-    """The SHA-256 of a results file: what the checksum test pins."""
+    """The SHA-256 of a results file (or a pars file): what the checksum test pins."""
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 

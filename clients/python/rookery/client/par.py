@@ -4,7 +4,8 @@ A hand's *contracts* are every seat as the bidder with every trump. The seat tak
 buries what the reference heuristic buries with that trump (``best_bury``), and the hand is
 solved double-dummy from the first lead (``DoubleDummy``): the bidding side's total, buried
 points included. A seat's *worth* is its best contract's total; the hand's own bidder also
-has the trump and bury it chose, so its worth is never below what it played.
+has the trump and bury it chose, so its worth is never below what it played. A contract that
+cannot beat its seat's best is only bounded under it (:func:`deal_contracts`).
 
 With every worth known, the auction is a game of perfect information. Each seat, in the
 ruleset's order, bids or passes to raise its side's *net* score of the hand: its score minus
@@ -47,6 +48,7 @@ from collections.abc import Iterable, Sequence
 
 from rookery.engine import (
     AllPass,
+    Deal,
     DoubleDummy,
     FirstLead,
     HandResult,
@@ -59,7 +61,7 @@ from rookery.v1 import replay_pb2
 from rookery.wire.analysis import analyze_replay
 from rookery.wire.documents import JsonValue
 
-from .bots.heuristic import best_bury
+from .bots.heuristic import best_bury, best_trump
 
 __all__ = [
     "AuctionLine",
@@ -69,6 +71,8 @@ __all__ = [
     "PhaseRegret",
     "Span",
     "auction_par",
+    "deal_contracts",
+    "deal_par_net",
     "format_par",
     "hand_par",
     "par_to_json",
@@ -125,7 +129,8 @@ class AuctionLine:
 class HandPar:
     """A hand's par and its bidding side's regrets against it (see the module's doc).
 
-    ``contracts`` holds every seat and trump with the heuristic's bury, ``played`` the hand's
+    ``contracts`` holds every seat and trump with the heuristic's bury (seat by seat, each in
+    the order of the suits), ``played`` the hand's
     own contract (its bidder, trump and bury); ``worths`` each seat's best total; ``line`` the
     par contract when the bounds fix it (the auctions with every worth at one end of its
     bounds, and at the other, reach the same contract and net; ``None`` otherwise). Nets and
@@ -170,9 +175,44 @@ def supports_par(rules: Ruleset) -> bool:
     return rules.partnership is Partnership.FIXED and rules.num_sides == 2
 
 
-def hand_par(rules: Ruleset, result: HandResult, *, node_limit: int) -> HandPar:
+def deal_contracts(rules: Ruleset, deal: Deal, *, node_limit: int) -> tuple[ContractWorth, ...]:
+    """Every seat of ``deal`` as the bidder with every trump, burying what the heuristic buries
+    with that trump, solved within ``node_limit`` nodes a contract (0: no limit): seat 0's
+    black, red, yellow and green contracts, then seat 1's, and so on.
+
+    Only a seat's best contract counts for the par, so each seat's trump the heuristic would
+    name is solved first, and each other trump only as far as it could beat the best found
+    before it: a contract that cannot is left as bounds at or under that best (one
+    null-window search, often). ``ParError`` for a ruleset without two fixed sides;
+    ``RuntimeError`` without the native core."""
+    if not supports_par(rules):
+        raise ParError(f"{rules.name} has no two fixed sides: its auctions have no par")
+    contracts: list[ContractWorth] = []
+    for side in range(rules.num_sides):
+        # One table a trump serves both seats of the side.
+        solvers = {trump: _solver(rules, trump, side, node_limit) for trump in Suit}
+        for seat in rules.seats_of_side(side):
+            taken = deal.hands[seat] | deal.nest
+            named, _ = best_trump(taken, rules)
+            best: int | None = None
+            for trump in sorted(Suit, key=lambda suit: suit != named):
+                buried = best_bury(taken, int(trump), rules.nest_size) if rules.nest_size else 0
+                contract = _solve(rules, deal, solvers[trump], seat, trump, buried, above=best)
+                best = contract.total.low if best is None else max(best, contract.total.low)
+                contracts.append(contract)
+    return tuple(sorted(contracts, key=lambda contract: (contract.seat, contract.trump)))
+
+
+def hand_par(
+    rules: Ruleset,
+    result: HandResult,
+    *,
+    node_limit: int,
+    contracts: Sequence[ContractWorth] | None = None,
+) -> HandPar:
     """The par of the finished hand ``result`` of a game of ``rules``: every seat and trump's
-    contract solved within ``node_limit`` nodes a contract (0: no limit).
+    contract solved within ``node_limit`` nodes a contract (0: no limit), unless ``contracts``
+    gives them (:func:`deal_contracts` of the hand's deal, solved before).
 
     Raises :class:`ParError` for a ruleset without two fixed sides or a hand with no contract,
     and ``RuntimeError`` without the native core."""
@@ -181,26 +221,20 @@ def hand_par(rules: Ruleset, result: HandResult, *, node_limit: int) -> HandPar:
     if result.redeal or result.trump is None or result.bidder < 0:
         raise ParError(f"hand {result.hand_number} had no contract")
     total = rules.deck_points - mask_points(result.deal.dead) + rules.last_trick_bonus
-    contracts: list[ContractWorth] = []
-    played: ContractWorth | None = None
-    for trump in Suit:
-        for side in range(rules.num_sides):
-            seats = rules.seats_of_side(side)
-            solver = DoubleDummy(
-                rules.players,
-                int(trump),
-                sum(1 << seat for seat in seats),
-                rook_free_play=rules.rook_free_play,
-                last_trick_bonus=rules.last_trick_bonus,
-                node_limit=node_limit,
-            )
-            for seat in seats:
-                taken = result.deal.hands[seat] | result.deal.nest
-                buried = best_bury(taken, int(trump), rules.nest_size) if rules.nest_size else 0
-                contracts.append(_solve(rules, result, solver, seat, trump, buried))
-                if seat == result.bidder and trump is result.trump:
-                    played = _solve(rules, result, solver, seat, trump, result.buried)
-    assert played is not None
+    if contracts is None:
+        contracts = deal_contracts(rules, result.deal, node_limit=node_limit)
+    trump = result.trump
+    same = [
+        contract
+        for contract in contracts
+        if (contract.seat, contract.trump, contract.buried) == (result.bidder, trump, result.buried)
+        and contract.total.known
+    ]
+    if same:  # the bidder buried as the heuristic would have, and that contract is solved
+        played = same[0]
+    else:
+        solver = _solver(rules, trump, rules.side_of(result.bidder), node_limit)
+        played = _solve(rules, result.deal, solver, result.bidder, trump, result.buried)
     worths = tuple(
         _most(
             [contract.total for contract in contracts if contract.seat == seat]
@@ -208,12 +242,8 @@ def hand_par(rules: Ruleset, result: HandResult, *, node_limit: int) -> HandPar:
         )
         for seat in range(rules.players)
     )
-    bidding_side = rules.side_of(result.bidder)
-    sign = 1 if bidding_side == 0 else -1
-    # The side of seat 0's par is least with its seats' worths at their lows and the other
-    # side's at their highs, and most the other way round.
-    lowest = auction_par(rules, result.dealer, _ends(rules, worths, low_side=0), total)
-    highest = auction_par(rules, result.dealer, _ends(rules, worths, low_side=1), total)
+    sign = 1 if rules.side_of(result.bidder) == 0 else -1
+    lowest, highest = _auction_ends(rules, result.dealer, worths, total)
     if sign < 0:
         lowest, highest = highest, lowest
     par_net = Span(sign * lowest.net, sign * highest.net)
@@ -236,6 +266,20 @@ def hand_par(rules: Ruleset, result: HandResult, *, node_limit: int) -> HandPar:
             max(0, bidder_worth.high - played.total.low),
         ),
     )
+
+
+def deal_par_net(
+    rules: Ruleset, deal: Deal, dealer: int, contracts: Sequence[ContractWorth]
+) -> Span:
+    """The par of ``deal`` for the side of seat 0 (its net score of the hand), from its
+    :func:`deal_contracts` alone: what a hand every seat passed, or no hand yet, is held to."""
+    total = rules.deck_points - mask_points(deal.dead) + rules.last_trick_bonus
+    worths = tuple(
+        _most([contract.total for contract in contracts if contract.seat == seat])
+        for seat in range(rules.players)
+    )
+    lowest, highest = _auction_ends(rules, dealer, worths, total)
+    return Span(lowest.net, highest.net)
 
 
 def phase_regret_by_bot(
@@ -334,20 +378,47 @@ def auction_par(rules: Ruleset, dealer: int, worths: Sequence[int], total: int) 
     return line
 
 
+def _solver(rules: Ruleset, trump: Suit, side: int, node_limit: int) -> DoubleDummy:
+    """A solver for one trump and the seats of one side (its table serves both seats)."""
+    return DoubleDummy(
+        rules.players,
+        int(trump),
+        sum(1 << seat for seat in rules.seats_of_side(side)),
+        rook_free_play=rules.rook_free_play,
+        last_trick_bonus=rules.last_trick_bonus,
+        node_limit=node_limit,
+    )
+
+
 def _solve(
     rules: Ruleset,
-    result: HandResult,
+    deal: Deal,
     solver: DoubleDummy,
     seat: int,
     trump: Suit,
     buried: int,
+    *,
+    above: int | None = None,
 ) -> ContractWorth:
-    hands = list(result.deal.hands)
-    hands[seat] = (hands[seat] | result.deal.nest) & ~buried
+    """The contract's total; with ``above``, only as far as it could exceed that total."""
+    hands = list(deal.hands)
+    hands[seat] = (hands[seat] | deal.nest) & ~buried
     leader = seat if rules.first_lead is FirstLead.BIDDER else (seat + 1) % rules.players
-    low, high = solver.bounds(hands, leader)
     points = mask_points(buried)
+    only_above = None if above is None else above - points
+    low, high = solver.bounds(hands, leader, only_above=only_above)
     return ContractWorth(seat, trump, buried, Span(points + low, points + high))
+
+
+def _auction_ends(
+    rules: Ruleset, dealer: int, worths: Sequence[Span], total: int
+) -> tuple[AuctionLine, AuctionLine]:
+    """The auctions at the two ends of the worths' bounds: the side of seat 0's par is least
+    with its seats' worths at their lows and the other side's at their highs, and most the
+    other way round."""
+    lowest = auction_par(rules, dealer, _ends(rules, worths, low_side=0), total)
+    highest = auction_par(rules, dealer, _ends(rules, worths, low_side=1), total)
+    return lowest, highest
 
 
 def _most(spans: Sequence[Span]) -> Span:
