@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -159,6 +160,22 @@ def test_phase_regret_is_each_games_par_worked_out_again(tmp_path: Path) -> None
     assert done.returncode == 0, done.stderr
     title = done.stdout.splitlines()[1]
     assert title.split()[-4:] == ["auction", "r.auction", "bury", "r.bury"]
+
+
+def test_the_docs_phase_regret_command_runs_as_printed_on_fewer_deals(tmp_path: Path) -> None:
+    printed = (
+        "rookery benchmark heuristic --against random --against pimc-16 --first 100 --phase-regret"
+    )
+    assert printed in " ".join(DOC.read_text(encoding="utf-8").split())
+    argv = printed.split()[2:]  # after "rookery benchmark"
+    argv[argv.index("--first") + 1] = "2"
+    done = _rookery(tmp_path, *argv)
+    assert done.returncode == 0, done.stderr
+    rows = done.stdout.splitlines()[2:]
+    assert [row.split()[:2] for row in rows] == [["heuristic", "random"], ["heuristic", "pimc-16"]]
+    span = re.compile(r"[+-]\d+\.\d(\.\.[+-]\d+\.\d)?")
+    for row in rows:  # the four regrets against par close each row
+        assert all(span.fullmatch(field) for field in row.split()[-4:]), row
 
 
 def test_phase_regret_needs_the_pars_beside_the_set(tmp_path: Path) -> None:
