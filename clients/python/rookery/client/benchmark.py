@@ -30,7 +30,7 @@ from typing import Protocol
 
 from rookery.engine import PRESETS, Deal, EngineError, Game, HandResult, Ruleset, deal_for_hand
 from rookery.v1 import replay_pb2
-from rookery.wire.analysis import AnalysisError, analyze_replay
+from rookery.wire.analysis import DEFAULT_NODE_LIMIT, AnalysisError, analyze_replay
 from rookery.wire.replay import ReplayBuilder
 
 from .bots import HeuristicPolicy, PimcParameters, PimcPolicy, Policy, random_policy
@@ -500,7 +500,7 @@ def run_benchmark(
     progress: Callable[[int], None] | None = None,
     regret_tricks: int = 0,
     pars: Mapping[int, Sequence[ContractWorth]] | None = None,
-    par_node_limit: int = 2_000_000,
+    par_node_limit: int = DEFAULT_NODE_LIMIT,
     jobs: int = 1,
 ) -> BenchmarkResult:
     """Play ``make_bot``'s policy against the reference ``reference`` on every deal, twice.

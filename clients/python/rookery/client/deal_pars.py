@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from rookery.engine import Deal, Suit
+from rookery.wire.analysis import DEFAULT_NODE_LIMIT as ANALYSIS_NODE_LIMIT
 
 from .benchmark import BENCHMARK_RULESET, DealSet, DealSetError, deal_file_lines
 from .bots.heuristic import best_bury
@@ -36,7 +37,7 @@ __all__ = [
 ]
 
 #: The most nodes a contract's search may take (as ``rookery replay analyze``'s limit).
-DEFAULT_NODE_LIMIT = 2_000_000
+DEFAULT_NODE_LIMIT = ANALYSIS_NODE_LIMIT
 
 _CONTRACTS = BENCHMARK_RULESET.players * len(Suit)
 

@@ -220,7 +220,7 @@ def hand_par(
         raise ParError(f"{rules.name} has no two fixed sides: its auctions have no par")
     if result.redeal or result.trump is None or result.bidder < 0:
         raise ParError(f"hand {result.hand_number} had no contract")
-    total = rules.deck_points - mask_points(result.deal.dead) + rules.last_trick_bonus
+    total = _hand_total(rules, result.deal)
     if contracts is None:
         contracts = deal_contracts(rules, result.deal, node_limit=node_limit)
     trump = result.trump
@@ -273,7 +273,7 @@ def deal_par_net(
 ) -> Span:
     """The par of ``deal`` for the side of seat 0 (its net score of the hand), from its
     :func:`deal_contracts` alone: what a hand every seat passed, or no hand yet, is held to."""
-    total = rules.deck_points - mask_points(deal.dead) + rules.last_trick_bonus
+    total = _hand_total(rules, deal)
     worths = tuple(
         _most([contract.total for contract in contracts if contract.seat == seat])
         for seat in range(rules.players)
@@ -419,6 +419,12 @@ def _auction_ends(
     lowest = auction_par(rules, dealer, _ends(rules, worths, low_side=0), total)
     highest = auction_par(rules, dealer, _ends(rules, worths, low_side=1), total)
     return lowest, highest
+
+
+def _hand_total(rules: Ruleset, deal: Deal) -> int:
+    """The points the two sides share in a hand of ``deal``: the deck's but the dead cards',
+    and the last trick's bonus."""
+    return rules.deck_points - mask_points(deal.dead) + rules.last_trick_bonus
 
 
 def _most(spans: Sequence[Span]) -> Span:
