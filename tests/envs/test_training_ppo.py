@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import gymnasium
@@ -81,8 +82,11 @@ def _evaluate(make: Callable[[int], Any], choose: Chooser) -> tuple[float, float
 
 
 @pytest.fixture(autouse=True)
-def _one_thread() -> None:
+def _one_thread_and_logs_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     torch.set_num_threads(1)
+    # stable-baselines3 makes a log folder in the system's temp directory for every learn()
+    # unless told where: in the test's own.
+    monkeypatch.setenv("SB3_LOGDIR", str(tmp_path / "sb3"))
 
 
 @pytest.mark.timeout(900)
