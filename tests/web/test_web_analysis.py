@@ -1,6 +1,7 @@
-"""The replay viewer's double-dummy analysis, as an attack: no analysis of a hand is served, by
-the API or in the page, while its game or the twin game on the same deals is being played; once
-both are over, the followed seat's costly cards are marked as the API values them.
+"""The replay viewer's double-dummy analysis and par, as an attack: no analysis or par of a hand
+is served, by the API or in the page, while its game or the twin game on the same deals is being
+played; once both are over, the followed seat's costly cards are marked as the API values them,
+and the hand's par is the one worked out from the replay file.
 
 Two tables of a real server play the same seed; each one's bots wait at a gate the test opens,
 so the test knows which game is still being played when it asks.
@@ -25,10 +26,12 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page
 from rookery.client import arun_bot
+from rookery.client.par import format_par, hand_par, par_to_json
 from rookery.engine import Action, Observation, Ruleset
 from rookery.server import RookeryServer, ServerConfig, TableSpec, TimeControl
 from rookery.web import WebServer
 from rookery.web.testing import LoopThread
+from rookery.wire.replay import decode_replay, replay_to_record
 from web_bots import GreedyBot
 
 # `make setup` builds the core wherever cargo is found: there, a missing core is a failure.
@@ -147,11 +150,15 @@ def _no_analysis_anywhere(twins: Twins, page: Page, what: str) -> None:
             status, body = _get(f"{url}/api/replays/{game}/analysis?hand={hand}")
             assert status == 409, f"{what}: {game} hand {hand}: {status} {body}"
             assert "plays" not in body and "dd_value" not in body
+            status, body = _get(f"{url}/api/replays/{game}/par?hand={hand}")
+            assert status == 409, f"{what}: {game} hand {hand} par: {status} {body}"
+            assert "par" not in body and "lines" not in body
     page.goto("about:blank")
     page.goto(f"{url}/replays/twin-a#hand=0&seat=0")
     page.wait_for_selector(".error", timeout=60_000)
     assert page.locator("#dd-panel, .dd-mark").count() == 0
     assert _page_fetch_status(page, "/api/replays/twin-a/analysis?hand=0") == 409
+    assert _page_fetch_status(page, "/api/replays/twin-a/par?hand=0") == 409
 
 
 def test_no_analysis_is_served_until_the_game_and_its_twin_are_over(
@@ -195,3 +202,38 @@ def test_no_analysis_is_served_until_the_game_and_its_twin_are_over(
     assert f"Seat {seat}'s cards cost {sum(costs[seat])} points" in summary
     makeable = "makeable against" if analysis["makeable"] else "not makeable against"
     assert f"Double-dummy: {analysis['dd_value']} ({makeable}" in summary
+
+
+def test_the_par_served_is_the_replays_and_the_viewer_shows_it(twins: Twins, page: Page) -> None:
+    for gate in twins.gates.values():
+        gate.set()
+    _wait(lambda: twins.finished("twin-a") and twins.finished("twin-b"), "both games to end")
+    url = twins.web.url
+    with urllib.request.urlopen(f"{url}/api/replays/twin-a/file", timeout=60) as response:
+        replay = decode_replay(response.read())
+    results = replay_to_record(replay).replay(events=False).hand_results
+    status, served = _get(f"{url}/api/replays/twin-a/par?hand=0")
+    assert status == 200, served
+    # The hand's par worked out from the file the dashboard serves, at the dashboard's limit.
+    par = hand_par(RULES, results[0], node_limit=served["node_limit"])
+    assert served["par"] == par_to_json(par)
+    assert served["lines"] == [line.strip() for line in format_par(par, RULES)]
+    played = served["par"]["played"]
+    trump = results[0].trump
+    assert trump is not None
+    assert (played["seat"], played["trump"]) == (results[0].bidder, trump.name.lower())
+    low, high = served["par"]["auction_regret"]
+    par_net, contract_net = served["par"]["par_net"], served["par"]["contract_net"]
+    assert (low, high) == (par_net[0] - contract_net[1], par_net[1] - contract_net[0])
+    # A hand the game does not have, and no hand named: refused, nothing solved.
+    status, body = _get(f"{url}/api/replays/twin-a/par?hand={len(replay.hands)}")
+    assert status == 404 and "has no hand" in body["error"], body
+    status, body = _get(f"{url}/api/replays/twin-a/par?hand=first")
+    assert status == 400 and "?hand=N" in body["error"], body
+    # The viewer, following a seat, shows the par's lines under the analysis.
+    page.goto("about:blank")
+    page.goto(f"{url}/replays/twin-a#hand=0&seat=1")
+    page.wait_for_selector("#dd-par", timeout=120_000)
+    shown = page.locator("#dd-par .dd-par-line").all_inner_texts()
+    assert shown == served["lines"], shown
+    assert any("regret against par" in line for line in shown)

@@ -112,6 +112,7 @@ class WebServer:
             ("api/replays/*", self.replays.api_replay),
             ("api/replays/*/file", self.replays.api_replay_file),
             ("api/replays/*/analysis", self.replays.api_replay_analysis),
+            ("api/replays/*/par", self.replays.api_replay_par),
             ("healthz", self._health),
             ("", self._page_dashboard),
             ("tournaments/*", self._page_tournament),

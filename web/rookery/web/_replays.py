@@ -1,11 +1,13 @@
 """The dashboard's replays of finished games: the viewer's data, the replay file and one hand's
-double-dummy analysis, each under the same withholding (a replay stays private while its deals
-are still to be played: by a live table on the same seed, or by its tournament's other games)."""
+double-dummy analysis and par, each under the same withholding (a replay stays private while
+its deals are still to be played: by a live table on the same seed, or by its tournament's
+other games)."""
 
 from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 
 from rookery.arena.league import League
@@ -31,7 +33,7 @@ _CACHED_VIEWS = 32
 
 
 class ReplayRoutes:
-    """``/api/replays/<game>`` (and ``/file``, ``/analysis``): the replays of ``server``'s
+    """``/api/replays/<game>`` (and ``/file``, ``/analysis``, ``/par``): the replays of ``server``'s
     finished tables, of the arena runs in ``runs`` and of ``league``'s committed games."""
 
     def __init__(
@@ -147,6 +149,20 @@ class ReplayRoutes:
     ) -> tuple[str, bytes]:
         """One hand's double-dummy analysis (``?hand=N``, 0-based), under the same withholding
         as the replay: 409 while the game, or another on its deals, is being played."""
+        return await self._analysed(game_id, query, self.analyses.hand)
+
+    async def api_replay_par(self, game_id: str, *, query: dict[str, str]) -> tuple[str, bytes]:
+        """One hand's par (``?hand=N``, 0-based): each seat's best contract, the auction of
+        perfect information and the bidding side's regrets, under the same withholding as the
+        replay."""
+        return await self._analysed(game_id, query, self.analyses.par)
+
+    async def _analysed(
+        self,
+        game_id: str,
+        query: dict[str, str],
+        analyse: Callable[[str, replay_pb2.Replay, int], Awaitable[JSON]],
+    ) -> tuple[str, bytes]:
         try:
             hand = int(query.get("hand", ""))
         except ValueError:
@@ -159,7 +175,7 @@ class ReplayRoutes:
         if replay is None:
             replay, _ = await self._read(game_id)
         try:
-            view = await self.analyses.hand(game_id, replay, hand)
+            view = await analyse(game_id, replay, hand)
         except LookupError as error:
             raise HttpError(HTTPStatus.NOT_FOUND, str(error)) from None
         except AnalysisError as error:

@@ -543,6 +543,29 @@
       }
       return analyses[key];
     }
+    /* The hand's par (each seat's best contract and the bidding side's regrets), fetched once its
+     * analysis is in: the dashboard solves one at a time. */
+    var pars = {};
+    function parOf(handView, analysis) {
+      if (!analysis || analysis.loading || analysis.error || analysis.skipped) return null;
+      var key = handView.number;
+      if (pars[key] === undefined) {
+        pars[key] = { loading: true };
+        getJSON("/api/replays/" + encodeURIComponent(view.game_id) + "/par?hand=" + key).then(
+          function (data) { pars[key] = data; render(); },
+          function (error) { pars[key] = { error: String(error.message || error) }; render(); });
+      }
+      return pars[key];
+    }
+    function parBlock(par) {
+      if (!par) return null;
+      if (par.loading) return el("p", { class: "muted", text: "working out the par\u2026" });
+      if (par.error) return el("p", { class: "muted", id: "dd-par-error", text: "par: " + par.error });
+      if (par.par === null) return el("p", { class: "muted", id: "dd-par-none", text: "No par: " + par.reason + "." });
+      var block = el("div", { id: "dd-par", title: "each contract solved under " + par.node_limit + " nodes; a..b: bounds" });
+      par.lines.forEach(function (line) { append(block, el("p", { class: "dd-par-line", text: line })); });
+      return block;
+    }
     function costMark(play, marks) {
       if (play.cost === null) return el("span", { class: "dd-mark dd-unsolved muted", "data-cost": "", title: "not solved under the node limit", text: " \u00b7 ?" });
       var kind = play.cost >= marks.blunder ? ["??", "blunder"] : play.cost >= marks.mistake ? ["?", "mistake"] : play.cost >= marks.inaccuracy ? ["?!", "inaccuracy"] : null;
@@ -550,7 +573,7 @@
       return el("span", { class: "dd-mark dd-" + kind[1], "data-cost": play.cost, title: kind[1] + ": " + play.card + " cost " + play.cost + " points" + (play.best ? "; " + play.best + " lost none" : ""),
         text: " " + kind[0] + " \u2212" + play.cost + (play.best ? " (" + play.best + ")" : "") });
     }
-    function analysisPanel(analysis) {
+    function analysisPanel(analysis, par) {
       var body;
       if (analysis.loading) body = el("p", { class: "muted", text: "solving\u2026" });
       else if (analysis.error) body = el("p", { class: "muted", id: "dd-error", text: analysis.error });
@@ -566,7 +589,7 @@
         body = el("p", { id: "dd-summary" }, "Double-dummy: " + dd + "; taken " + analysis.taken + ". Seat " + state.perspective + "'s cards cost " + mine + " points: " +
           count.blunder + " blunders (??), " + count.mistake + " mistakes (?), " + count.inaccuracy + " inaccuracies (?!).");
       }
-      return el("div", { class: "panel", id: "dd-panel" }, el("h3", { text: "Double-dummy analysis" }), body);
+      return el("div", { class: "panel", id: "dd-panel" }, el("h3", { text: "Double-dummy analysis" }), body, parBlock(par));
     }
     function render() {
       if (!positions.length) { clear(left); append(left, el("p", { text: "No hand was dealt." })); return; }
@@ -583,7 +606,7 @@
       clear(left); clear(right); clear(below);
       append(left, drawTable(view, handView, st, opts), handsPanel(view, handView, st, opts));
       var analysis = analysisOf(handView);
-      append(right, infoPanel(view, handView, st, opts), movePanel(view, handView, index, revealed, state.perspective), moveList(at[0], index, revealed || opts.faceUp, analysis), analysis ? analysisPanel(analysis) : null);
+      append(right, infoPanel(view, handView, st, opts), movePanel(view, handView, index, revealed, state.perspective), moveList(at[0], index, revealed || opts.faceUp, analysis), analysis ? analysisPanel(analysis, parOf(handView, analysis)) : null);
       if (revealed || opts.faceUp) append(below, dealTable(view, handView, st));
       keepLastInView(document.getElementById("trick-log"));
       var list = document.getElementById("move-list"), now = list && list.querySelector(".now");
