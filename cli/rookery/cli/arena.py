@@ -550,9 +550,7 @@ def _report(args: argparse.Namespace) -> int:
         print("rookery arena report: --node-limit: 0 (no limit) or more", file=sys.stderr)
         return EXIT_ERROR
     try:
-        paths = write_report(args.run_dir)
         data = load_run(args.run_dir)
-        web_pages = _write_web_pages(Path(args.run_dir), None)
     except ArenaError as error:
         print(f"rookery arena report: {error}", file=sys.stderr)
         return EXIT_ERROR
@@ -568,7 +566,8 @@ def _report(args: argparse.Namespace) -> int:
         line = sprt_line(data.summary, data.config)
         if line:
             console.print(line)
-    if args.regret:
+    regret_files: list[Path] = []
+    if args.regret:  # before report.html, which shows regret.json
         from ._report_regret import report_regret
 
         regret_file = report_regret(
@@ -578,13 +577,17 @@ def _report(args: argparse.Namespace) -> int:
             quiet=args.quiet,
             par_nodes=args.node_limit if args.par else None,
         )
-        if regret_file is None:
-            return EXIT_ERROR
-        paths = [*paths, regret_file]
+        regret_files = [] if regret_file is None else [regret_file]
+    try:
+        paths = [*write_report(args.run_dir), *regret_files]
+        web_pages = _write_web_pages(Path(args.run_dir), None)
+    except ArenaError as error:
+        print(f"rookery arena report: {error}", file=sys.stderr)
+        return EXIT_ERROR
     for path in paths:
         console.print(str(path))
     console.print(f"{Path(args.run_dir) / 'web' / 'index.html'} ({len(web_pages)} pages)")
-    return 0
+    return EXIT_ERROR if args.regret and not regret_files else 0
 
 
 def _incidents(args: argparse.Namespace) -> int:

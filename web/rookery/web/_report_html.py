@@ -4,12 +4,14 @@ and :func:`write_report`, which writes it beside the run's data files."""
 from __future__ import annotations
 
 import html
+import json
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from rookery.arena.records import (
     LEDGER_COLUMNS,
+    REGRET_FILE,
     STANDING_COUNTS,
     RunData,
     interval_words,
@@ -155,6 +157,84 @@ def _incidents_html(data: RunData) -> str:
     )
 
 
+def _regret_html(data: RunData) -> str:
+    """Where each bot loses points, from the run's ``regret.json`` (``rookery arena report
+    --regret``): its play's regret, and with ``--par`` its auctions' and buries' regret against
+    par. Nothing when the run has no such file; a line naming the problem when it is unreadable."""
+    path = data.run_dir / REGRET_FILE
+    if not path.is_file():
+        return ""
+    esc = html.escape
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+        last_tricks = int(document["last_tricks"])
+        games = document.get("games")
+        rows = [_regret_row(name, entry) for name, entry in document["bots"].items()]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+        return (
+            f'<h2>Regret</h2>\n<p class="meta" id="regret-error">{esc(REGRET_FILE)} cannot be '
+            f"read ({esc(type(error).__name__)}: {esc(str(error))}): <code>rookery arena report "
+            "--regret</code> writes it again.</p>"
+        )
+    with_par = any(len(row) > 3 for row in rows)
+    head = ["bot", "hands", f"play: points lost a hand (last {last_tricks} tricks)"]
+    if with_par:
+        head += ["auction: net points a hand", "bids", "nest and bury: points a bid"]
+    width = len(head)
+    body = "".join(
+        "<tr>"
+        + "".join(
+            f"<td{' class=n' if i else ''}>{esc(cell)}</td>"
+            for i, cell in enumerate([*row, *([""] * (width - len(row)))])
+        )
+        + "</tr>"
+        for row in rows
+    )
+    replays = sum(1 for game in data.games if game.replay_path)
+    stale = (
+        f" Summed over {games} of the run's {replays} games with a replay: "
+        "<code>rookery arena report --regret</code> sums them all again."
+        if isinstance(games, int) and games != replays
+        else ""
+    )
+    return (
+        '<h2>Regret</h2>\n<p class="meta">Where each bot loses points against double-dummy play '
+        "(every hand known), from regret.json: what its cards cost its side in each hand's last "
+        "tricks; with <code>--par</code>, its side's auctions against each hand's par (below 0: "
+        "a gain) and its nests and buries when it won the auction; a..b: bounds where a search "
+        f"stopped at its node limit (docs/benchmark.md).{stale}</p>\n"
+        '<div class="scroll"><table id="regret">'
+        + "<tr>"
+        + "".join(f"<th>{esc(column)}</th>" for column in head)
+        + f"</tr>{body}</table></div>"
+    )
+
+
+def _regret_row(name: str, entry: Mapping[str, object]) -> list[str]:
+    """One bot's cells of the regret table (``ValueError``, ``KeyError`` or ``TypeError`` for
+    an entry that is not ``regret.json``'s)."""
+    hands = entry["hands"]
+    per_hand = entry["play_per_hand"]
+    if not isinstance(hands, int) or not isinstance(per_hand, int | float):
+        raise TypeError(f"{name}: hands and play_per_hand are numbers")
+    row = [name, str(hands), f"{per_hand:.1f}"]
+    par = entry.get("par")
+    if par is not None:
+        if not isinstance(par, Mapping):
+            raise TypeError(f"{name}: par is an object")
+        row += [_mean_span(par["auction_per_hand"]), str(int(par["bids"])),
+                _mean_span(par["bury_per_bid"])]  # fmt: skip
+    return row
+
+
+def _mean_span(value: object) -> str:
+    """A ``[low, high]`` mean as text: one signed figure when the two are equal."""
+    if not isinstance(value, list) or len(value) != 2:
+        raise TypeError(f"{value!r} is not a [low, high] pair")
+    low, high = (float(end) for end in value)
+    return f"{low:+.1f}" if low == high else f"{low:+.1f}..{high:+.1f}"
+
+
 _LEDGER_NOTE = (
     " Language models: tokens in/out, cost in US dollars, mean latency per answered decision,"
     " invalid replies (re-prompted, counted in illegal) and their rate per request, durability:"
@@ -233,6 +313,7 @@ arena run</code> and <code>rookery arena report</code>).</p>
 {summary.fit.confidence:.0%} {interval_words(summary.fit)}. LOS: likelihood that a bot is
 stronger than the next.{_LEDGER_NOTE if with_ledger else ""}</p>
 {_incidents_html(data)}
+{_regret_html(data)}
 <h2>Crosstable</h2>
 <p class="meta">Points of the row bot against the column bot, out of the games they met in.</p>
 <div class="scroll"><table>{cross_head}{"".join(cross_rows)}</table></div>

@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 from rookery.arena.records._ledger import format_ledger, ledger_of, run_ledger
-from rookery.arena.records._regret import run_regret, run_replays, write_regret
+from rookery.arena.records._regret import REGRET_FILE, run_regret, run_replays, write_regret
 from rookery.arena.records._report import (
     LEDGER_COLUMNS,
     STANDING_COUNTS,
@@ -34,6 +34,7 @@ from rookery.arena.records._storage import DATABASE_NAME, GameRow, RunStore, wri
 __all__ = [
     "DATABASE_NAME",
     "LEDGER_COLUMNS",
+    "REGRET_FILE",
     "STANDING_COUNTS",
     "GameRow",
     "RunData",

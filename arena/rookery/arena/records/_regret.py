@@ -58,9 +58,11 @@ def regret_json(
     regrets: dict[str, BotRegret],
     last_tricks: int = REGRET_TRICKS,
     par: Mapping[str, JsonValue] | None = None,
+    games: int | None = None,
 ) -> dict[str, JsonValue]:
     """The regret table as JSON-able values, per bot; with ``par`` (per bot, its regret
-    against par as JSON), each bot's entry holds it too, under ``"par"``."""
+    against par as JSON), each bot's entry holds it too, under ``"par"``; with ``games``, the
+    number of the run's replays it was summed over, under ``"games"``."""
     bots: dict[str, JsonValue] = {}
     for name in sorted(set(regrets) | set(par or {})):
         regret = regrets.get(name, BotRegret(name, 0, 0, 0))
@@ -74,7 +76,11 @@ def regret_json(
             entry["par"] = par[name]
         bots[name] = entry
     phases: list[JsonValue] = ["play"] if par is None else ["play", "auction", "nest and bury"]
-    return {"last_tricks": last_tricks, "phases_measured": phases, "bots": bots}
+    document: dict[str, JsonValue] = {"last_tricks": last_tricks, "phases_measured": phases}
+    if games is not None:
+        document["games"] = games
+    document["bots"] = bots
+    return document
 
 
 def write_regret(
@@ -82,9 +88,10 @@ def write_regret(
     regrets: dict[str, BotRegret],
     last_tricks: int = REGRET_TRICKS,
     par: Mapping[str, JsonValue] | None = None,
+    games: int | None = None,
 ) -> Path:
     """Write ``regret.json`` into the run directory (atomically); its path."""
     path = Path(run_dir) / REGRET_FILE
-    text = json.dumps(regret_json(regrets, last_tricks, par), indent=2) + "\n"
+    text = json.dumps(regret_json(regrets, last_tricks, par, games), indent=2) + "\n"
     write_bytes_atomically(path, text.encode())
     return path
