@@ -31,6 +31,8 @@ def test_a_doc_example_runs(
     source: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)
+    # The MaskablePPO example's stable-baselines3 logs: in the test's folder, not the system's.
+    monkeypatch.setenv("SB3_LOGDIR", str(tmp_path / "sb3"))
     exec(compile(source, str(DOC), "exec"), {"__name__": "__doc_example__"})
     assert capsys.readouterr().out.strip()
 

@@ -531,31 +531,26 @@
     }
     /* Double-dummy analysis (a dashboard's replays only): fetched a hand at a time once a seat
      * is followed; the server answers it only where it serves the replay itself. */
-    var analyses = {};
+    var analyses = {}, pars = {};
+    function handAnswer(answers, handView, route) {
+      var key = handView.number;
+      if (answers[key] === undefined) {
+        answers[key] = { loading: true };
+        getJSON("/api/replays/" + encodeURIComponent(view.game_id) + "/" + route + "?hand=" + key).then(
+          function (data) { answers[key] = data; render(); },
+          function (error) { answers[key] = { error: String(error.message || error) }; render(); });
+      }
+      return answers[key];
+    }
     function analysisOf(handView) {
       if (!LIVE || state.perspective < 0) return null;
-      var key = handView.number;
-      if (analyses[key] === undefined) {
-        analyses[key] = { loading: true };
-        getJSON("/api/replays/" + encodeURIComponent(view.game_id) + "/analysis?hand=" + key).then(
-          function (data) { analyses[key] = data; render(); },
-          function (error) { analyses[key] = { error: String(error.message || error) }; render(); });
-      }
-      return analyses[key];
+      return handAnswer(analyses, handView, "analysis");
     }
     /* The hand's par (each seat's best contract and the bidding side's regrets), fetched once its
      * analysis is in: the dashboard solves one at a time. */
-    var pars = {};
     function parOf(handView, analysis) {
       if (!analysis || analysis.loading || analysis.error || analysis.skipped) return null;
-      var key = handView.number;
-      if (pars[key] === undefined) {
-        pars[key] = { loading: true };
-        getJSON("/api/replays/" + encodeURIComponent(view.game_id) + "/par?hand=" + key).then(
-          function (data) { pars[key] = data; render(); },
-          function (error) { pars[key] = { error: String(error.message || error) }; render(); });
-      }
-      return pars[key];
+      return handAnswer(pars, handView, "par");
     }
     function parBlock(par) {
       if (!par) return null;
