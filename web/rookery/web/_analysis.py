@@ -66,7 +66,7 @@ class ReplayAnalyses:
                 **hand_to_json(analysis.hands[0]),
             }
 
-        return await self._cached(("analysis", game_id, hand), replay, hand, analyse)
+        return await self._cached("analysis", game_id, replay, hand, analyse)
 
     async def par(self, game_id: str, replay: replay_pb2.Replay, hand: int) -> JSON:
         """The par of hand ``hand`` of the (public) replay of ``game_id``: ``par`` (as
@@ -100,20 +100,21 @@ class ReplayAnalyses:
                     return {**answer, "par": par_to_json(par), "lines": list[JsonValue](lines)}
             return {**answer, "par": None, "reason": reason}
 
-        return await self._cached(("par", game_id, hand), replay, hand, solve)
+        return await self._cached("par", game_id, replay, hand, solve)
 
     async def _cached(
         self,
-        key: tuple[str, str, int],
+        kind: str,
+        game_id: str,
         replay: replay_pb2.Replay,
         hand: int,
         compute: Callable[[], JSON],
     ) -> JSON:
-        """``compute()``'s answer for ``key``, worked out in a worker thread one at a time, or
-        kept from before."""
+        """``compute()``, the ``kind`` of answer for hand ``hand`` of ``game_id``: worked out in
+        a worker thread one at a time, or kept from before."""
         if not 0 <= hand < len(replay.hands):
-            game_id = key[1]
             raise LookupError(f"game {game_id!r} has no hand {hand} (it has {len(replay.hands)})")
+        key = (kind, game_id, hand)
         async with self._lock:
             cached = self._cache.get(key)
             if cached is None:
