@@ -222,8 +222,11 @@ def _regret_row(name: str, entry: Mapping[str, object]) -> list[str]:
     if par is not None:
         if not isinstance(par, Mapping):
             raise TypeError(f"{name}: par is an object")
-        row += [_mean_span(par["auction_per_hand"]), str(int(par["bids"])),
-                _mean_span(par["bury_per_bid"])]  # fmt: skip
+        row += [
+            _mean_span(par["auction_per_hand"]),
+            str(int(par["bids"])),
+            _mean_span(par["bury_per_bid"]),
+        ]
     return row
 
 
