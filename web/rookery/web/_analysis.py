@@ -6,8 +6,9 @@ perfect information, and the bidding side's regrets against it, as ``rookery rep
 The dashboard hands this module a replay only once it serves that replay (the game and its
 duplicate twin over, the same withholding as ``/api/replays/ID``): the analysis shows every
 hand's cards, so it can be no more public than the replay. Solving is CPU work: one analysis
-or par runs at a time, in a worker thread, each position's (or contract's) search capped at
-``node_limit`` nodes, and the answers of the last ``cache_size`` hands are kept.
+or par runs at a time, in a worker thread, each position's search capped at ``node_limit``
+nodes and each contract of a par at ``par_node_limit``, and the last ``cache_size`` answers
+are kept.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING
 from rookery.client.par import ParError, format_par, hand_par, par_to_json, supports_par
 from rookery.engine import ReplayMismatchError
 from rookery.v1 import replay_pb2
-from rookery.wire.analysis import AnalysisError, analyze_replay, hand_to_json
+from rookery.wire.analysis import DEFAULT_NODE_LIMIT, AnalysisError, analyze_replay, hand_to_json
 from rookery.wire.documents import JsonValue
 from rookery.wire.errors import MalformedMessageError
 from rookery.wire.replay import read_replay, replay_to_record
@@ -41,13 +42,23 @@ BLUNDER = 20
 
 #: The most nodes one position's search may take for a visitor (the command's default is 2M).
 WEB_NODE_LIMIT = 500_000
+#: The most nodes each contract of a par may take: the command's own 2M (a `standard` hand's par
+#: takes a few seconds, which 500,000 a contract would cut to one at the price of spans on most).
+WEB_PAR_NODE_LIMIT = DEFAULT_NODE_LIMIT
 
 
 class ReplayAnalyses:
     """The analyses the dashboard has made, one hand at a time, bounded in CPU and memory."""
 
-    def __init__(self, *, node_limit: int = WEB_NODE_LIMIT, cache_size: int = 64) -> None:
+    def __init__(
+        self,
+        *,
+        node_limit: int = WEB_NODE_LIMIT,
+        par_node_limit: int = WEB_PAR_NODE_LIMIT,
+        cache_size: int = 64,
+    ) -> None:
         self.node_limit = node_limit
+        self.par_node_limit = par_node_limit
         self.cache_size = cache_size
         self._cache: OrderedDict[tuple[str, str, int], JSON] = OrderedDict()
         self._lock = asyncio.Lock()
@@ -77,7 +88,7 @@ class ReplayAnalyses:
         native core is missing."""
 
         def solve() -> JSON:
-            answer: JSON = {"game_id": game_id, "hand": hand, "node_limit": self.node_limit}
+            answer: JSON = {"game_id": game_id, "hand": hand, "node_limit": self.par_node_limit}
             try:
                 record = replay_to_record(replay)
                 results = record.replay(events=False).hand_results
@@ -90,7 +101,7 @@ class ReplayAnalyses:
                 reason = f"hand {hand} did not finish"
             else:
                 try:
-                    par = hand_par(rules, results[hand], node_limit=self.node_limit)
+                    par = hand_par(rules, results[hand], node_limit=self.par_node_limit)
                 except ParError as error:
                     reason = str(error)
                 except RuntimeError as error:  # no native core
