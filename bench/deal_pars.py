@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from _deal_solving import arguments, print_times, solve_rest
-from rookery.client.benchmark import DealSet, read_deal_set
+from rookery.client.benchmark import BENCHMARK_RULESET, read_deal_set
 from rookery.client.deal_pars import (
     DEFAULT_NODE_LIMIT,
     DealPar,
@@ -27,11 +27,15 @@ from rookery.client.deal_pars import (
     solve_deal_par,
     write_pars,
 )
+from rookery.engine import deal_for_hand
 
 
-def _solve(node_limit: int, deals: DealSet, seed: int) -> tuple[DealPar, float]:
+def _solve(node_limit: int, seed: int) -> tuple[DealPar, float]:
+    # The set's deal of the seed (read_deal_set checked that the engine deals it), dealt here
+    # rather than the whole set sent to the worker with every seed.
     started = time.perf_counter()
-    par = solve_deal_par(seed, deals.deals[deals.seeds.index(seed)], node_limit=node_limit)
+    deal = deal_for_hand(BENCHMARK_RULESET, seed, 0)
+    par = solve_deal_par(seed, deal, node_limit=node_limit)
     return par, time.perf_counter() - started
 
 
@@ -53,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
             if seed in deal_of:
                 done[seed] = parse_par(line, deal_of[seed])
     todo = [seed for seed in deals.seeds if seed not in done]
-    solve = functools.partial(_solve, args.node_limit, deals)
+    solve = functools.partial(_solve, args.node_limit)
     times = solve_rest(todo, solve, done, jobs=args.jobs, partial=partial, total=len(deals))
     write_pars(out, [done[seed] for seed in deals.seeds], node_limit=args.node_limit)
     partial.unlink()

@@ -39,8 +39,7 @@ def report_regret(
         par: dict[str, JsonValue] | None = (
             None if phases is None else {name: phase.to_json() for name, phase in phases.items()}
         )
-        replays = sum(1 for game in data.games if game.replay_path)
-        path = write_regret(run_dir, regrets, par=par, games=replays)
+        path = write_regret(run_dir, regrets, par=par, games=data.replayed_games)
     except (ArenaError, WireError) as error:
         print(f"rookery arena report: --regret: {error}", file=sys.stderr)
         return None

@@ -190,7 +190,7 @@ def _regret_html(data: RunData) -> str:
         + "</tr>"
         for row in rows
     )
-    replays = sum(1 for game in data.games if game.replay_path)
+    replays = data.replayed_games
     stale = (
         f" Summed over {games} of the run's {replays} games with a replay: "
         "<code>rookery arena report --regret</code> sums them all again."

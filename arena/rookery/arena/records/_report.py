@@ -52,6 +52,11 @@ class RunData:
     #: the sandbox's events: out of memory, too many processes, output cut, CPU time …).
     incidents: tuple[tuple[str, str, str], ...] = field(default=())
 
+    @property
+    def replayed_games(self) -> int:
+        """How many of the run's games have a replay (the ones ``run_replays`` reads)."""
+        return sum(1 for game in self.games if game.replay_path)
+
     def incident_counts(self) -> dict[str, dict[str, int]]:
         """Per bot, how many incidents of each kind."""
         counts: dict[str, dict[str, int]] = {}
