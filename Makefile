@@ -17,11 +17,10 @@ CORE_SOURCES := $(wildcard core/src/*.rs) core/Cargo.toml core/Cargo.lock core/p
 OPENSPIEL_VENV := build/openspiel-venv
 OPENSPIEL_STAMP := $(OPENSPIEL_VENV)/.rookery-stamp
 PYTEST_ARGS ?=
-# The suite runs on this many pytest-xdist worker processes; PYTEST_WORKERS=0 runs it in one
-# process. Three on a 2-core machine: much of a test's time is spent waiting on the processes
-# it starts (servers, bots, builds, a browser), so a third worker fills the cores (the main
-# suite took 20 minutes with three, 23.5 with two).
-PYTEST_WORKERS ?= 3
+# The suite runs on this many pytest-xdist worker processes (one per core of a 2-core machine);
+# PYTEST_WORKERS=0 runs it in one process. Three saved a minute of 23, but a league test's
+# qualifying deadline then ran out once under the load.
+PYTEST_WORKERS ?= 2
 # The Debian packages of the test suites, by suite: the C++ kit (gRPC, protobuf, GoogleTest,
 # CMake, g++), the browser tests (Chromium and a font), the launched bots' sandbox (bubblewrap).
 # `make setup` and `make demo` need none of them (Python 3.11+ alone); `make test` installs them
